@@ -1,0 +1,5 @@
+import sys
+
+from storyloom.cli.main import main
+
+sys.exit(main())

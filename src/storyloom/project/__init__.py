@@ -1,0 +1,1 @@
+"""The domain: collections, documents, settings, editing, project manager."""

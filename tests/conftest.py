@@ -1,0 +1,14 @@
+"""Suite-wide fixtures: every test gets its own STORYLOOM_HOME so none touches the real home."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def storyloom_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    home = tmp_path_factory.mktemp("storyloom-home")
+    monkeypatch.setenv("STORYLOOM_HOME", str(home))
+    monkeypatch.delenv("STORYLOOM_API_KEY", raising=False)
+    monkeypatch.delenv("STORYLOOM_REMOTE_PASSWORD", raising=False)
+    return home
