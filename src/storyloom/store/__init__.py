@@ -1,0 +1,17 @@
+"""The embedded document store with CouchDB semantics. See docs/store.md."""
+
+from storyloom.store.database import LOCAL_PREFIX, Database, attachment_digest, validate_doc_id
+from storyloom.store.errors import BadRequest, Conflict, Forbidden, MissingStub, NotFound, StoreError
+
+__all__ = [
+    "LOCAL_PREFIX",
+    "BadRequest",
+    "Conflict",
+    "Database",
+    "Forbidden",
+    "MissingStub",
+    "NotFound",
+    "StoreError",
+    "attachment_digest",
+    "validate_doc_id",
+]

@@ -1,0 +1,1239 @@
+"""An embedded document database on SQLite with CouchDB semantics (replication.md sections 1-2).
+
+One file per project (WAL mode), or ``":memory:"``. One writer at a time (a lock), many readers
+(one SQLite connection per reading thread, each seeing a committed snapshot). Every ``bulk_docs``
+call is one transaction, so a killed process never leaves a torn document, and a write is only
+acknowledged after its transaction committed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from storyloom.store import revtree
+from storyloom.store.errors import BadRequest, Conflict, Forbidden, MissingStub, NotFound, StoreError
+
+ChangeCallback = Callable[[dict[str, Any]], None]
+Validator = Callable[[dict[str, Any], "dict[str, Any] | None"], None]
+
+LOCAL_PREFIX = "_local/"
+DESIGN_PREFIX = "_design/"
+# Top-level fields a document may carry; any other ``_`` field is refused (couch_doc.erl).
+_SPECIAL_FIELDS_KEPT = {"_id", "_rev", "_deleted", "_attachments", "_revisions"}
+_SPECIAL_FIELDS_IGNORED = {"_conflicts", "_deleted_conflicts", "_revs_info", "_local_seq"}
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS docs (
+    id TEXT PRIMARY KEY,
+    rev_tree TEXT NOT NULL,
+    winning_rev TEXT NOT NULL,
+    deleted INTEGER NOT NULL,
+    seq INTEGER NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS revs (
+    doc_id TEXT NOT NULL,
+    rev TEXT NOT NULL,
+    deleted INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (doc_id, rev)
+);
+CREATE TABLE IF NOT EXISTS attachments (
+    digest TEXT PRIMARY KEY,
+    data BLOB NOT NULL,
+    length INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS att_refs (
+    digest TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    rev TEXT NOT NULL,
+    PRIMARY KEY (digest, doc_id, rev)
+);
+CREATE INDEX IF NOT EXISTS att_refs_by_doc ON att_refs (doc_id, rev);
+CREATE TABLE IF NOT EXISTS local_docs (
+    id TEXT PRIMARY KEY,
+    rev INTEGER NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def attachment_digest(data: bytes) -> str:
+    """Our digest of raw attachment bytes: ``md5-<base64>`` (never compared with a peer's)."""
+    return "md5-" + base64.b64encode(hashlib.md5(data).digest()).decode()
+
+
+def validate_doc_id(doc_id: Any) -> None:
+    """Refuse ids CouchDB refuses (couch_doc.erl validate_docid/1)."""
+    if not isinstance(doc_id, str) or doc_id == "":
+        raise BadRequest("Document id must be a non-empty string", error="illegal_docid")
+    if doc_id in (DESIGN_PREFIX, LOCAL_PREFIX):
+        raise BadRequest(f"Illegal document id {doc_id!r}", error="illegal_docid")
+    if doc_id.startswith("_") and not doc_id.startswith((DESIGN_PREFIX, LOCAL_PREFIX)):
+        raise BadRequest("Only reserved document ids may start with underscore.", error="illegal_docid")
+
+
+def _local_key(doc_id: str) -> str:
+    key = doc_id[len(LOCAL_PREFIX):] if doc_id.startswith(LOCAL_PREFIX) else doc_id
+    if not key:
+        raise BadRequest("Local document id must not be empty", error="illegal_docid")
+    return key
+
+
+def _check_special_fields(doc: dict[str, Any]) -> None:
+    for key in doc:
+        if key.startswith("_") and key not in _SPECIAL_FIELDS_KEPT and key not in _SPECIAL_FIELDS_IGNORED:
+            raise BadRequest(f"Bad special document member: {key}", error="doc_validation")
+
+
+def _body_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """The stored body: the document without the fields the store manages itself."""
+    return {k: v for k, v in doc.items() if not k.startswith("_") or k == "_attachments"}
+
+
+class _Snapshot:
+    """A read view on one connection; reads inside one snapshot see one committed state."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
+        row = self.conn.execute(
+            "SELECT rev_tree, winning_rev, deleted, seq FROM docs WHERE id = ?", (doc_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return json.loads(row[0]), row[1], bool(row[2]), row[3]
+
+    def body(self, doc_id: str, rev: str) -> tuple[dict[str, Any], bool] | None:
+        row = self.conn.execute(
+            "SELECT body, deleted FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
+        ).fetchone()
+        if row is None:
+            return None
+        return json.loads(row[0]), bool(row[1])
+
+    def attachment_data(self, digest: str) -> bytes | None:
+        row = self.conn.execute("SELECT data FROM attachments WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else row[0]
+
+
+class Database:
+    """A CouchDB-like database in one SQLite file. See docs/store.md for the full contract."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        revs_limit: int = 1000,
+        validator: Validator | None = None,
+        name: str | None = None,
+    ) -> None:
+        if revs_limit < 1:
+            raise BadRequest("revs_limit must be a positive integer")
+        self.path = str(path)
+        self.name = name or (Path(self.path).stem if self.path != ":memory:" else "memory")
+        self.revs_limit = revs_limit
+        self.validator = validator
+        self._memory = self.path == ":memory:"
+        self._write_lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._subscribers: list[ChangeCallback] = []
+        self._seq_cond = threading.Condition()
+        self._closed = False
+        self._writer = self._connect()
+        with self._write_lock:
+            self._writer.executescript(_SCHEMA)
+            cur = self._writer.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            cur.execute("INSERT OR IGNORE INTO meta VALUES ('instance_uuid', ?)", (uuid.uuid4().hex,))
+            cur.execute("INSERT OR IGNORE INTO meta VALUES ('update_seq', '0')")
+            cur.execute("INSERT OR IGNORE INTO meta VALUES ('doc_count', '0')")
+            cur.execute("INSERT OR IGNORE INTO meta VALUES ('doc_del_count', '0')")
+            cur.execute("INSERT OR REPLACE INTO meta VALUES ('revs_limit', ?)", (str(revs_limit),))
+            cur.execute("COMMIT")
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        if not self._memory:
+            conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: an acknowledged write survives power loss too, not only a process kill.
+            conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        return conn
+
+    def _reader(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError("Database is closed", error="db_closed", status=500)
+        if self._memory:
+            return self._writer
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def _read(self) -> _ReadContext:
+        return _ReadContext(self)
+
+    def close(self) -> None:
+        """Close every connection. Further calls raise."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._write_lock:
+            with self._readers_lock:
+                for conn in self._readers:
+                    try:
+                        conn.close()
+                    except sqlite3.Error:
+                        pass
+                self._readers.clear()
+            self._writer.close()
+        with self._seq_cond:
+            self._seq_cond.notify_all()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- info and notifications ------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        with self._read() as snap:
+            return {
+                "db_name": self.name,
+                "doc_count": int(snap.meta("doc_count", "0") or 0),
+                "doc_del_count": int(snap.meta("doc_del_count", "0") or 0),
+                "update_seq": int(snap.meta("update_seq", "0") or 0),
+                "instance_uuid": snap.meta("instance_uuid"),
+                "revs_limit": self.revs_limit,
+            }
+
+    @property
+    def update_seq(self) -> int:
+        return int(self.info()["update_seq"])
+
+    def subscribe(self, callback: ChangeCallback) -> Callable[[], None]:
+        """Call ``callback({"id", "rev", "seq", "deleted"})`` after each committed change."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            try:
+                self._subscribers.remove(callback)
+            except ValueError:
+                pass
+
+        return unsubscribe
+
+    def wait_for_change(self, since: int, timeout: float) -> bool:
+        """Block until ``update_seq > since`` or ``timeout`` seconds pass; True if it changed."""
+        with self._seq_cond:
+            return self._seq_cond.wait_for(lambda: self._closed or self.update_seq > since, timeout)
+
+    def _notify(self, changes: list[dict[str, Any]]) -> None:
+        if not changes:
+            return
+        with self._seq_cond:
+            self._seq_cond.notify_all()
+        for callback in list(self._subscribers):
+            for change in changes:
+                try:
+                    callback(change)
+                except Exception:  # a listener's bug must not fail the write
+                    pass
+
+    def set_revs_limit(self, limit: int) -> None:
+        if not isinstance(limit, int) or limit < 1:
+            raise BadRequest("revs_limit must be a positive integer")
+        self.revs_limit = limit
+        with self._write_lock:
+            self._writer.execute("INSERT OR REPLACE INTO meta VALUES ('revs_limit', ?)", (str(limit),))
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def put(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """Write one document (interactive edit). Raises Conflict, BadRequest, Forbidden, MissingStub."""
+        if not isinstance(doc, dict):
+            raise BadRequest("Document must be a JSON object")
+        doc_id = doc.get("_id")
+        if isinstance(doc_id, str) and doc_id.startswith(LOCAL_PREFIX):
+            return self.put_local(doc)
+        result = self.bulk_docs([doc])[0]
+        if "error" in result:
+            raise _error_from_result(result)
+        return result
+
+    def remove(self, doc_id: str, rev: str) -> dict[str, Any]:
+        """Delete a document by writing a tombstone on top of ``rev``."""
+        return self.put({"_id": doc_id, "_rev": rev, "_deleted": True})
+
+    def bulk_docs(self, docs: Iterable[dict[str, Any]], new_edits: bool = True) -> list[dict[str, Any]]:
+        """Write many documents in one transaction.
+
+        With ``new_edits=True``: one result per doc, ``{"ok", "id", "rev"}`` or ``{"id", "error",
+        "reason"}``. With ``new_edits=False`` (replication): revisions are merged into the trees as
+        they are; only failures are returned (an empty list on full success); a request-level
+        problem (missing ``_rev``, bad special field, unresolvable stub) fails the whole call.
+        """
+        docs = list(docs)
+        for doc in docs:
+            if not isinstance(doc, dict):
+                raise BadRequest("Each document must be a JSON object")
+        if not new_edits:
+            for doc in docs:
+                _check_special_fields(doc)
+                if "_rev" not in doc and "_revisions" not in doc:
+                    raise BadRequest(
+                        "When `new_edits: false`, the document needs `_rev` or `_revisions` specified."
+                    )
+                validate_doc_id(doc.get("_id"))
+                if doc["_id"].startswith(LOCAL_PREFIX):
+                    raise BadRequest("_local documents cannot be replicated")
+        with self._write_lock:
+            if self._closed:
+                raise StoreError("Database is closed", error="db_closed", status=500)
+            cur = self._writer.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            writer = _Writer(self, cur)
+            try:
+                if new_edits:
+                    results = [writer.write_interactive(doc) for doc in docs]
+                else:
+                    results = []
+                    for doc in docs:
+                        failure = writer.write_replicated(doc)
+                        if failure:
+                            results.append(failure)
+                writer.finish()
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+        self._notify(writer.changes)
+        return results
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get(
+        self,
+        doc_id: str,
+        rev: str | None = None,
+        revs: bool = False,
+        revs_info: bool = False,
+        conflicts: bool = False,
+        deleted_conflicts: bool = False,
+        open_revs: str | list[str] | None = None,
+        latest: bool = False,
+        attachments: bool = False,
+        atts_since: list[str] | None = None,
+    ) -> Any:
+        """Read a document, a revision of it, or (with ``open_revs``) several revisions."""
+        if isinstance(doc_id, str) and doc_id.startswith(LOCAL_PREFIX):
+            return self.get_local(doc_id)
+        with self._read() as snap:
+            row = snap.doc_row(doc_id)
+            if open_revs is not None:
+                return self._open_revs(snap, doc_id, row, open_revs, latest, revs, attachments, atts_since)
+            if row is None:
+                raise NotFound("missing")
+            tree, winner, deleted, _ = row
+            if rev is None:
+                if deleted:
+                    raise NotFound("deleted")
+                rev = winner
+            else:
+                try:
+                    revtree.parse_rev(rev)
+                except ValueError as exc:
+                    raise BadRequest("Invalid rev format") from exc
+                if latest:
+                    descendants = revtree.leaves_descending_from(tree, rev)
+                    if descendants:
+                        rev = descendants[0].rev
+            doc = self._materialize(snap, doc_id, tree, rev, revs, attachments, atts_since)
+            if doc is None:
+                raise NotFound("missing")
+            if revs_info:
+                doc["_revs_info"] = self._revs_info(snap, doc_id, tree, rev)
+            if conflicts or deleted_conflicts:
+                live, dead = revtree.conflicts(tree)
+                if conflicts and live and rev == winner:
+                    doc["_conflicts"] = live
+                if deleted_conflicts and dead and rev == winner:
+                    doc["_deleted_conflicts"] = dead
+            return doc
+
+    def _open_revs(
+        self,
+        snap: _Snapshot,
+        doc_id: str,
+        row: tuple | None,
+        open_revs: str | list[str],
+        latest: bool,
+        revs: bool,
+        attachments: bool,
+        atts_since: list[str] | None,
+    ) -> list[dict[str, Any]]:
+        if open_revs == "all":
+            if row is None:
+                return []
+            wanted = [leaf.rev for leaf in revtree.leaves(row[0])]
+        elif isinstance(open_revs, list):
+            wanted = list(open_revs)
+        else:
+            raise BadRequest("open_revs must be 'all' or a list of revs")
+        out: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for wanted_rev in wanted:
+            try:
+                revtree.parse_rev(wanted_rev)
+            except ValueError as exc:
+                raise BadRequest(f"Invalid rev format: {wanted_rev!r}") from exc
+            targets = [wanted_rev]
+            if row is not None and latest:
+                descendants = revtree.leaves_descending_from(row[0], wanted_rev)
+                if descendants:
+                    targets = [leaf.rev for leaf in descendants]
+            for target in targets:
+                if target in seen:
+                    continue
+                seen.add(target)
+                doc = None
+                if row is not None:
+                    doc = self._materialize(snap, doc_id, row[0], target, revs, attachments, atts_since)
+                out.append({"ok": doc} if doc is not None else {"missing": target})
+        return out
+
+    def _materialize(
+        self,
+        snap: _Snapshot,
+        doc_id: str,
+        tree: list,
+        rev: str,
+        revs: bool,
+        attachments: bool,
+        atts_since: list[str] | None = None,
+    ) -> dict[str, Any] | None:
+        stored = snap.body(doc_id, rev)
+        if stored is None:
+            return None
+        body, deleted = stored
+        doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
+        doc.update(body)
+        if deleted:
+            doc["_deleted"] = True
+        if revs:
+            path = revtree.ancestry(tree, rev)
+            if path:
+                doc["_revisions"] = {"start": path[0][0], "ids": [node[0] for _, node in path]}
+        atts = doc.get("_attachments")
+        if atts:
+            threshold = 0
+            if atts_since:
+                ancestors = {f"{p}-{n[0]}" for p, n in revtree.ancestry(tree, rev)}
+                for since_rev in atts_since:
+                    if since_rev in ancestors:
+                        threshold = max(threshold, revtree.parse_rev(since_rev)[0])
+            out_atts: dict[str, Any] = {}
+            for name, meta in atts.items():
+                entry = {k: v for k, v in meta.items() if k not in ("stub", "data")}
+                if attachments and entry.get("revpos", 0) > threshold:
+                    data = snap.attachment_data(meta["digest"])
+                    entry["data"] = base64.b64encode(data or b"").decode()
+                else:
+                    entry["stub"] = True
+                out_atts[name] = entry
+            doc["_attachments"] = out_atts
+        return doc
+
+    def _revs_info(self, snap: _Snapshot, doc_id: str, tree: list, rev: str) -> list[dict[str, str]]:
+        info = []
+        for pos, node in revtree.ancestry(tree, rev):
+            node_rev = f"{pos}-{node[0]}"
+            if node[1].get("deleted"):
+                status = "deleted"
+            elif snap.body(doc_id, node_rev) is not None:
+                status = "available"
+            else:
+                status = "missing"
+            info.append({"rev": node_rev, "status": status})
+        return info
+
+    def get_attachment(self, doc_id: str, name: str, rev: str | None = None) -> bytes:
+        """The raw bytes of attachment ``name`` of the winning (or given) revision."""
+        doc = self.get(doc_id, rev=rev)
+        meta = (doc.get("_attachments") or {}).get(name)
+        if meta is None:
+            raise NotFound("missing")
+        with self._read() as snap:
+            data = snap.attachment_data(meta["digest"])
+        if data is None:
+            raise NotFound("missing")
+        return data
+
+    def revs_diff(self, request: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
+        """For each id, the revs this database lacks (and possible ancestors among its leaves)."""
+        out: dict[str, dict[str, list[str]]] = {}
+        with self._read() as snap:
+            for doc_id, revs_wanted in request.items():
+                row = snap.doc_row(doc_id)
+                tree = row[0] if row else []
+                missing = [r for r in dict.fromkeys(revs_wanted) if not revtree.has_rev(tree, r)]
+                if not missing:
+                    continue
+                entry: dict[str, list[str]] = {"missing": missing}
+                max_missing = max((_safe_pos(r) for r in missing), default=0)
+                ancestors = [leaf.rev for leaf in revtree.leaves(tree) if leaf.pos < max_missing] if tree else []
+                if ancestors:
+                    entry["possible_ancestors"] = ancestors
+                out[doc_id] = entry
+        return out
+
+    def bulk_get(
+        self,
+        requests: list[dict[str, Any]],
+        revs: bool = False,
+        latest: bool = False,
+        attachments: bool = False,
+    ) -> dict[str, Any]:
+        """CouchDB ``_bulk_get``: one result per request item, in request order."""
+        results = []
+        with self._read() as snap:
+            for item in requests:
+                doc_id = item.get("id")
+                if not isinstance(doc_id, str):
+                    results.append({"id": doc_id, "docs": [{"error": {
+                        "id": doc_id, "rev": item.get("rev"), "error": "bad_request", "reason": "missing id"}}]})
+                    continue
+                row = snap.doc_row(doc_id)
+                open_revs: str | list[str] = [item["rev"]] if item.get("rev") else "all"
+                if row is None:
+                    rev = item.get("rev") or "undefined"
+                    results.append({"id": doc_id, "docs": [{"error": {
+                        "id": doc_id, "rev": rev, "error": "not_found", "reason": "missing"}}]})
+                    continue
+                try:
+                    found = self._open_revs(
+                        snap, doc_id, row, open_revs, latest, revs, attachments, item.get("atts_since")
+                    )
+                except BadRequest as exc:
+                    results.append({"id": doc_id, "docs": [{"error": {
+                        "id": doc_id, "rev": item.get("rev"), "error": exc.error, "reason": exc.reason}}]})
+                    continue
+                docs = []
+                for entry in found:
+                    if "ok" in entry:
+                        docs.append(entry)
+                    else:
+                        docs.append({"error": {"id": doc_id, "rev": entry["missing"],
+                                               "error": "not_found", "reason": "missing"}})
+                results.append({"id": doc_id, "docs": docs})
+        return {"results": results}
+
+    # -- changes -------------------------------------------------------------------------
+
+    def changes(
+        self,
+        since: int | str = 0,
+        limit: int | None = None,
+        style: str = "main_only",
+        include_docs: bool = False,
+        conflicts: bool = False,
+        doc_ids: Iterable[str] | None = None,
+        descending: bool = False,
+        attachments: bool = False,
+    ) -> dict[str, Any]:
+        """The changes feed: one row per document at its latest seq, after ``since``."""
+        if style not in ("main_only", "all_docs"):
+            raise BadRequest(f"Invalid style {style!r}: use 'main_only' or 'all_docs'")
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise BadRequest("limit must be a non-negative integer")
+        wanted_ids = set(doc_ids) if doc_ids is not None else None
+        with self._read() as snap:
+            update_seq = int(snap.meta("update_seq", "0") or 0)
+            if since == "now":
+                since_seq = update_seq
+            else:
+                try:
+                    since_seq = int(since)
+                except (TypeError, ValueError) as exc:
+                    raise BadRequest(f"Invalid since value {since!r}") from exc
+            order = "DESC" if descending else "ASC"
+            if descending:
+                query = f"SELECT id, rev_tree, winning_rev, deleted, seq FROM docs ORDER BY seq {order}"
+                params: tuple = ()
+            else:
+                query = (
+                    f"SELECT id, rev_tree, winning_rev, deleted, seq FROM docs WHERE seq > ? ORDER BY seq {order}"
+                )
+                params = (since_seq,)
+            results: list[dict[str, Any]] = []
+            last_seq = since_seq
+            for doc_id, tree_json, winner, deleted, seq in snap.conn.execute(query, params):
+                if limit is not None and len(results) >= limit:
+                    break
+                last_seq = seq
+                if wanted_ids is not None and doc_id not in wanted_ids:
+                    continue
+                tree = json.loads(tree_json)
+                if style == "all_docs":
+                    revs_listed = [winner] + [leaf.rev for leaf in revtree.leaves(tree) if leaf.rev != winner]
+                else:
+                    revs_listed = [winner]
+                row: dict[str, Any] = {"seq": seq, "id": doc_id, "changes": [{"rev": r} for r in revs_listed]}
+                if deleted:
+                    row["deleted"] = True
+                if include_docs:
+                    doc = self._materialize(snap, doc_id, tree, winner, False, attachments)
+                    if conflicts and doc is not None:
+                        live, _ = revtree.conflicts(tree)
+                        if live:
+                            doc["_conflicts"] = live
+                    row["doc"] = doc
+                results.append(row)
+            if descending and not results:
+                last_seq = since_seq
+            return {"results": results, "last_seq": last_seq}
+
+    # -- all_docs --------------------------------------------------------------------------------
+
+    def all_docs(self, **options: Any) -> dict[str, Any]:
+        """CouchDB ``_all_docs``: see docs/store.md for every option and the output shape."""
+        opts = _AllDocsOptions.parse(options)
+        with self._read() as snap:
+            header, rows = self._all_docs_rows(snap, opts)
+            out = {"total_rows": header["total_rows"], "offset": header["offset"], "rows": list(rows)}
+            if opts.update_seq:
+                out["update_seq"] = header["update_seq"]
+            return out
+
+    def all_docs_stream(self, **options: Any) -> Iterator[str]:
+        """The ``all_docs`` result as JSON text chunks, read from one snapshot, memory bounded.
+
+        Options are validated before the first chunk is produced, so a bad option raises at call
+        time and an HTTP layer can still answer 400.
+        """
+        opts = _AllDocsOptions.parse(options)
+        if self._memory:
+            # One shared connection: materialise under the lock rather than hold it while streaming.
+            result = self.all_docs(**options)
+            return iter([_dumps(result)])
+        conn = self._connect()
+        conn.execute("BEGIN")
+        snap = _Snapshot(conn)
+        try:
+            header, rows = self._all_docs_rows(snap, opts)
+        except BaseException:
+            conn.close()
+            raise
+        return self._stream_chunks(conn, header, rows, opts)
+
+    @staticmethod
+    def _stream_chunks(
+        conn: sqlite3.Connection, header: dict[str, Any], rows: Iterator[dict[str, Any]], opts: _AllDocsOptions
+    ) -> Iterator[str]:
+        try:
+            yield f'{{"total_rows":{header["total_rows"]},"offset":{_dumps(header["offset"])},"rows":['
+            first = True
+            for row in rows:
+                yield ("" if first else ",\n") + _dumps(row)
+                first = False
+            tail = "]"
+            if opts.update_seq:
+                tail += f',"update_seq":{header["update_seq"]}'
+            yield tail + "}\n"
+        finally:
+            conn.close()
+
+    def _all_docs_rows(self, snap: _Snapshot, opts: _AllDocsOptions) -> tuple[dict[str, Any], Iterator[dict]]:
+        total_rows = int(snap.meta("doc_count", "0") or 0)
+        update_seq = int(snap.meta("update_seq", "0") or 0)
+        if opts.keys is not None:
+            keys = list(opts.keys)
+            if opts.descending:
+                keys.reverse()
+            keys = keys[opts.skip:]
+            if opts.limit is not None:
+                keys = keys[: opts.limit]
+            header = {"total_rows": total_rows, "offset": opts.skip, "update_seq": update_seq}
+            return header, self._key_rows(snap, keys, opts)
+        # Range walk. Ids order by raw code point, as Python strings and SQLite's BINARY collation do.
+        # Descending walks from startkey down, so startkey is the upper bound there.
+        clauses, params = ["d.deleted = 0"], []
+        if opts.descending:
+            low, high = opts.endkey, opts.startkey
+            low_op, high_op = (">=" if opts.inclusive_end else ">"), "<="
+        else:
+            low, high = opts.startkey, opts.endkey
+            low_op, high_op = ">=", ("<=" if opts.inclusive_end else "<")
+        if low is not None:
+            clauses.append(f"d.id {low_op} ?")
+            params.append(low)
+        if high is not None:
+            clauses.append(f"d.id {high_op} ?")
+            params.append(high)
+        # offset: live docs that precede the first row in walk order, plus skip (CouchDB's meaning).
+        start_key = opts.startkey
+        preceding = 0
+        if start_key is not None:
+            before_op = ">" if opts.descending else "<"
+            preceding = snap.conn.execute(
+                f"SELECT COUNT(*) FROM docs WHERE deleted = 0 AND id {before_op} ?", (start_key,)
+            ).fetchone()[0]
+        header = {"total_rows": total_rows, "offset": min(total_rows, preceding + opts.skip), "update_seq": update_seq}
+        order = "DESC" if opts.descending else "ASC"
+        limit = -1 if opts.limit is None else opts.limit
+        body_column = "r.body" if opts.include_docs else "NULL"
+        join = "LEFT JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev " if opts.include_docs else ""
+        query = (
+            f"SELECT d.id, d.winning_rev, {body_column} FROM docs d {join}"
+            f"WHERE {' AND '.join(clauses)} ORDER BY d.id {order} LIMIT ? OFFSET ?"
+        )
+        cursor = snap.conn.execute(query, (*params, limit, opts.skip))
+        return header, self._range_rows(snap, cursor, opts)
+
+    def _range_rows(self, snap: _Snapshot, cursor: sqlite3.Cursor, opts: _AllDocsOptions) -> Iterator[dict]:
+        for doc_id, rev, body_json in cursor:
+            row: dict[str, Any] = {"id": doc_id, "key": doc_id, "value": {"rev": rev}}
+            if opts.include_docs:
+                row["doc"] = self._doc_for_listing(snap, doc_id, rev, body_json, opts)
+            yield row
+
+    def _doc_for_listing(
+        self, snap: _Snapshot, doc_id: str, rev: str, body_json: str | None, opts: _AllDocsOptions
+    ) -> dict[str, Any] | None:
+        if body_json is None:
+            return None
+        body = json.loads(body_json)
+        doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
+        doc.update(body)
+        atts = doc.get("_attachments")
+        if atts:
+            out_atts = {}
+            for name, meta in atts.items():
+                entry = {k: v for k, v in meta.items() if k not in ("stub", "data")}
+                if opts.attachments:
+                    entry["data"] = base64.b64encode(snap.attachment_data(meta["digest"]) or b"").decode()
+                else:
+                    entry["stub"] = True
+                out_atts[name] = entry
+            doc["_attachments"] = out_atts
+        if opts.conflicts:
+            row = snap.doc_row(doc_id)
+            if row is not None:
+                live, _ = revtree.conflicts(row[0])
+                if live:
+                    doc["_conflicts"] = live
+        return doc
+
+    def _key_rows(self, snap: _Snapshot, keys: list[str], opts: _AllDocsOptions) -> Iterator[dict]:
+        for key in keys:
+            row = snap.doc_row(key) if isinstance(key, str) else None
+            if row is None:
+                yield {"key": key, "error": "not_found"}
+                continue
+            _, winner, deleted, _ = row
+            if deleted:
+                out: dict[str, Any] = {"id": key, "key": key, "value": {"rev": winner, "deleted": True}}
+                if opts.include_docs:
+                    out["doc"] = None
+                yield out
+                continue
+            out = {"id": key, "key": key, "value": {"rev": winner}}
+            if opts.include_docs:
+                stored = snap.body(key, winner)
+                out["doc"] = self._doc_for_listing(
+                    snap, key, winner, _dumps(stored[0]) if stored else None, opts
+                )
+            yield out
+
+    # -- _local documents ------------------------------------------------------------------
+
+    def get_local(self, doc_id: str) -> dict[str, Any]:
+        key = _local_key(doc_id)
+        with self._read() as snap:
+            row = snap.conn.execute("SELECT rev, body FROM local_docs WHERE id = ?", (key,)).fetchone()
+        if row is None:
+            raise NotFound("missing")
+        doc = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{row[0]}"}
+        doc.update(json.loads(row[1]))
+        return doc
+
+    def put_local(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """Write a ``_local`` doc: never replicated, no history, revs ``0-N``, 409 on a stale rev."""
+        if not isinstance(doc, dict) or not isinstance(doc.get("_id"), str):
+            raise BadRequest("A _local document needs an _id")
+        key = _local_key(doc["_id"])
+        if doc.get("_deleted"):
+            self.remove_local(key, doc.get("_rev", ""))
+            return {"ok": True, "id": LOCAL_PREFIX + key, "rev": "0-0"}
+        body = {k: v for k, v in doc.items() if not k.startswith("_")}
+        with self._write_lock:
+            if self._closed:
+                raise StoreError("Database is closed", error="db_closed", status=500)
+            cur = self._writer.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                row = cur.execute("SELECT rev FROM local_docs WHERE id = ?", (key,)).fetchone()
+                given = doc.get("_rev")
+                if row is None:
+                    if given not in (None, "", "0-0"):
+                        raise Conflict()
+                    new_rev = 1
+                else:
+                    if given != f"0-{row[0]}":
+                        raise Conflict()
+                    new_rev = row[0] + 1
+                cur.execute("INSERT OR REPLACE INTO local_docs VALUES (?, ?, ?)", (key, new_rev, _dumps(body)))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+        return {"ok": True, "id": LOCAL_PREFIX + key, "rev": f"0-{new_rev}"}
+
+    def remove_local(self, doc_id: str, rev: str) -> dict[str, Any]:
+        key = _local_key(doc_id)
+        with self._write_lock:
+            if self._closed:
+                raise StoreError("Database is closed", error="db_closed", status=500)
+            cur = self._writer.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                row = cur.execute("SELECT rev FROM local_docs WHERE id = ?", (key,)).fetchone()
+                if row is None:
+                    raise NotFound("missing")
+                if rev != f"0-{row[0]}":
+                    raise Conflict()
+                cur.execute("DELETE FROM local_docs WHERE id = ?", (key,))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+        return {"ok": True, "id": LOCAL_PREFIX + key, "rev": "0-0"}
+
+
+class _ReadContext:
+    """``with db._read() as snap``: one read transaction (one snapshot) on this thread's reader."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.locked = False
+
+    def __enter__(self) -> _Snapshot:
+        if self.db._memory:
+            self.db._write_lock.acquire()
+            self.locked = True
+        conn = self.db._reader()
+        self.nested = conn.in_transaction
+        if not self.nested:
+            conn.execute("BEGIN")
+        self.conn = conn
+        return _Snapshot(conn)
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if not self.nested and not self.db._closed:
+                self.conn.execute("COMMIT")
+        finally:
+            if self.locked:
+                self.db._write_lock.release()
+
+
+def _safe_pos(rev: str) -> int:
+    try:
+        return revtree.parse_rev(rev)[0]
+    except ValueError:
+        return 0
+
+
+def _error_from_result(result: dict[str, Any]) -> StoreError:
+    error = result.get("error")
+    reason = result.get("reason", "")
+    for cls in (Conflict, BadRequest, Forbidden, MissingStub):
+        if cls.error == error:
+            return cls(reason) if reason else cls()
+    if error == "not_found":
+        return NotFound(reason or "missing")
+    return StoreError(reason, error=error, status=int(result.get("status", 500)))
+
+
+class _AllDocsOptions:
+    """Parsed and checked ``_all_docs`` options (CouchDB names and aliases)."""
+
+    known = {
+        "include_docs", "conflicts", "attachments", "descending", "startkey", "start_key", "endkey",
+        "end_key", "key", "keys", "limit", "skip", "inclusive_end", "update_seq",
+    }
+
+    def __init__(self) -> None:
+        self.include_docs = False
+        self.conflicts = False
+        self.attachments = False
+        self.descending = False
+        self.startkey: str | None = None
+        self.endkey: str | None = None
+        self.keys: list[Any] | None = None
+        self.limit: int | None = None
+        self.skip = 0
+        self.inclusive_end = True
+        self.update_seq = False
+
+    @classmethod
+    def parse(cls, options: dict[str, Any]) -> _AllDocsOptions:
+        unknown = set(options) - cls.known
+        if unknown:
+            raise BadRequest(f"Unknown all_docs option(s): {', '.join(sorted(unknown))}")
+        opts = cls()
+        for flag in ("include_docs", "conflicts", "attachments", "descending", "inclusive_end", "update_seq"):
+            if flag in options and options[flag] is not None:
+                value = options[flag]
+                if not isinstance(value, bool):
+                    raise BadRequest(f"Invalid value for {flag}: expected true or false")
+                setattr(opts, flag, value)
+        for name, aliases in (("startkey", ("startkey", "start_key")), ("endkey", ("endkey", "end_key"))):
+            given = [options[a] for a in aliases if options.get(a) is not None]
+            if given:
+                if not isinstance(given[0], str):
+                    raise BadRequest(f"Invalid value for {name}: document ids are strings")
+                setattr(opts, name, given[0])
+        key = options.get("key")
+        if key is not None and not isinstance(key, str):
+            raise BadRequest("Invalid value for key: document ids are strings")
+        keys = options.get("keys")
+        if keys is not None:
+            if not isinstance(keys, list):
+                raise BadRequest("Invalid value for keys: expected a JSON array")
+            if key is not None or opts.startkey is not None or opts.endkey is not None:
+                raise BadRequest("`keys` is incompatible with `key`, `start_key` and `end_key`")
+            opts.keys = keys
+        elif key is not None:
+            opts.startkey = opts.endkey = key
+            opts.inclusive_end = True
+        for name in ("limit", "skip"):
+            value = options.get(name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadRequest(f"Invalid value for {name}: expected a non-negative integer")
+            if value < 0:
+                raise BadRequest(f"Invalid value for {name}: must not be negative")
+            setattr(opts, name, value)
+        return opts
+
+
+class _Writer:
+    """The writes of one transaction: tree merges, bodies, attachments, seqs and counters."""
+
+    def __init__(self, db: Database, cur: sqlite3.Cursor) -> None:
+        self.db = db
+        self.cur = cur
+        self.seq = int(cur.execute("SELECT value FROM meta WHERE key = 'update_seq'").fetchone()[0])
+        self.doc_count_delta = 0
+        self.del_count_delta = 0
+        self.changes: list[dict[str, Any]] = []
+        self.dirty_digests: set[str] = set()
+
+    # Interactive edits -------------------------------------------------------------------------
+
+    def write_interactive(self, doc: dict[str, Any]) -> dict[str, Any]:
+        doc_id = doc.get("_id")
+        if doc_id is None:
+            doc_id = uuid.uuid4().hex
+        try:
+            _check_special_fields(doc)
+            validate_doc_id(doc_id)
+            if doc_id.startswith(LOCAL_PREFIX):
+                raise BadRequest("Use put_local for _local documents")
+            self.cur.execute("SAVEPOINT doc")
+            try:
+                result = self._write_one(doc_id, doc)
+                self.cur.execute("RELEASE doc")
+                return result
+            except BaseException:
+                self.cur.execute("ROLLBACK TO doc")
+                self.cur.execute("RELEASE doc")
+                raise
+        except MissingStub:
+            raise
+        except StoreError as exc:
+            return {"id": doc_id, "error": exc.error, "reason": exc.reason}
+
+    def _write_one(self, doc_id: str, doc: dict[str, Any]) -> dict[str, Any]:
+        row = self._doc_row(doc_id)
+        given_rev = doc.get("_rev")
+        deleted = bool(doc.get("_deleted"))
+        if given_rev is not None:
+            try:
+                revtree.parse_rev(given_rev)
+            except ValueError as exc:
+                raise BadRequest("Invalid rev format") from exc
+        if row is None:
+            if given_rev is not None:
+                raise Conflict()
+            tree: list = []
+            parent_rev = None
+            old_doc = None
+        else:
+            tree, winner, winner_deleted, _ = row
+            if given_rev is None:
+                if not winner_deleted:
+                    raise Conflict()
+                parent_rev = winner  # recreate on top of the winning tombstone
+            else:
+                found = revtree.find_node(tree, given_rev)
+                if found is None or not found[1]:
+                    raise Conflict()
+                parent_rev = given_rev
+            old_doc = self._old_doc(doc_id, parent_rev)
+        body = _body_of(doc)
+        parent_body = old_doc
+        body, att_digests = self._store_attachments(doc_id, body, parent_body, new_pos=None)
+        if deleted and "_attachments" in body and not body["_attachments"]:
+            del body["_attachments"]
+        if self.db.validator is not None:
+            new_doc = {"_id": doc_id, **body}
+            if deleted:
+                new_doc["_deleted"] = True
+            self.db.validator(new_doc, None if (old_doc is None or old_doc.get("_deleted")) else old_doc)
+        new_pos = (revtree.parse_rev(parent_rev)[0] + 1) if parent_rev else 1
+        # revpos of attachments that came with data is the new generation.
+        for meta in (body.get("_attachments") or {}).values():
+            if meta.pop("_new", False):
+                meta["revpos"] = new_pos
+        new_hash = hashlib.md5(
+            _canonical([parent_rev, deleted, body, sorted(att_digests)]).encode()
+        ).hexdigest()
+        new_rev = f"{new_pos}-{new_hash}"
+        leaf_opts: dict[str, Any] = {"status": revtree.AVAILABLE}
+        if deleted:
+            leaf_opts["deleted"] = True
+        if parent_rev:
+            ancestry = revtree.ancestry(tree, parent_rev)
+            ids = [new_hash] + [node[0] for _, node in ancestry]
+            path = revtree.path_to_branch(new_pos - len(ids) + 1, ids, leaf_opts)
+        else:
+            path = revtree.path_to_branch(1, [new_hash], leaf_opts)
+        self._apply(doc_id, row, tree, path, new_rev, deleted, body, att_digests)
+        return {"ok": True, "id": doc_id, "rev": new_rev}
+
+    # Replicated writes -------------------------------------------------------------------------
+
+    def write_replicated(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+        doc_id = doc["_id"]
+        deleted = bool(doc.get("_deleted"))
+        revisions = doc.get("_revisions")
+        try:
+            if revisions is not None:
+                start = revisions.get("start")
+                ids = revisions.get("ids")
+                if not isinstance(start, int) or not isinstance(ids, list) or not ids or start < len(ids):
+                    raise BadRequest("Invalid _revisions: expected {start: N, ids: [...]} with N >= len(ids)")
+                rev = f"{start}-{ids[0]}"
+                if doc.get("_rev") not in (None, rev):
+                    raise BadRequest("_rev does not match _revisions")
+                pos_root = start - len(ids) + 1
+            else:
+                rev = doc["_rev"]
+                start, rev_hash = revtree.parse_rev(rev)
+                ids = [rev_hash]
+                pos_root = start
+        except ValueError as exc:
+            raise BadRequest("Invalid rev format") from exc
+        row = self._doc_row(doc_id)
+        tree = row[0] if row else []
+        if revtree.has_rev(tree, rev):
+            return None  # already present: a complete no-op (no seq, no change row)
+        leaf_opts: dict[str, Any] = {"status": revtree.AVAILABLE}
+        if deleted:
+            leaf_opts["deleted"] = True
+        path = revtree.path_to_branch(pos_root, ids, leaf_opts)
+        # Nearest ancestor that still has a body: stubs resolve against it, validation sees it.
+        ancestor_body = None
+        for offset, ancestor_hash in enumerate(ids[1:], start=1):
+            stored = self._body(doc_id, f"{start - offset}-{ancestor_hash}")
+            if stored is not None:
+                ancestor_body = stored
+                break
+        body = _body_of(doc)
+        body, att_digests = self._store_attachments(doc_id, body, ancestor_body, new_pos=start, replicated=True)
+        if self.db.validator is not None:
+            new_doc = {"_id": doc_id, **body}
+            if deleted:
+                new_doc["_deleted"] = True
+            try:
+                self.db.validator(new_doc, ancestor_body)
+            except StoreError as exc:
+                return {"id": doc_id, "rev": rev, "error": exc.error, "reason": exc.reason}
+        self._apply(doc_id, row, tree, path, rev, deleted, body, att_digests)
+        return None
+
+    # Shared --------------------------------------------------------------------------------
+
+    def _doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
+        return _Snapshot(self.cur.connection).doc_row(doc_id)
+
+    def _body(self, doc_id: str, rev: str) -> dict[str, Any] | None:
+        stored = _Snapshot(self.cur.connection).body(doc_id, rev)
+        return None if stored is None else stored[0]
+
+    def _old_doc(self, doc_id: str, rev: str) -> dict[str, Any] | None:
+        stored = _Snapshot(self.cur.connection).body(doc_id, rev)
+        if stored is None:
+            return None
+        body, deleted = stored
+        doc = {"_id": doc_id, "_rev": rev, **body}
+        if deleted:
+            doc["_deleted"] = True
+        return doc
+
+    def _store_attachments(
+        self,
+        doc_id: str,
+        body: dict[str, Any],
+        parent: dict[str, Any] | None,
+        new_pos: int | None,
+        replicated: bool = False,
+    ) -> tuple[dict[str, Any], list[str]]:
+        atts = body.get("_attachments")
+        if not atts:
+            body.pop("_attachments", None)
+            return body, []
+        if not isinstance(atts, dict):
+            raise BadRequest("_attachments must be an object")
+        parent_atts = (parent or {}).get("_attachments") or {}
+        stored: dict[str, Any] = {}
+        digests: list[str] = []
+        for name, meta in atts.items():
+            if not isinstance(meta, dict):
+                raise BadRequest(f"Attachment {name!r} must be an object")
+            if meta.get("stub"):
+                known = parent_atts.get(name)
+                if known is None and replicated:
+                    known = self._stub_by_digest(meta.get("digest"))
+                if known is None:
+                    raise MissingStub(f"Attachment {name!r} is a stub but no earlier revision has it")
+                entry = {k: v for k, v in known.items() if k not in ("stub", "data")}
+                if replicated and "revpos" in meta:
+                    entry["revpos"] = meta["revpos"]
+                stored[name] = entry
+                digests.append(entry["digest"])
+                continue
+            data_b64 = meta.get("data")
+            if not isinstance(data_b64, str):
+                raise BadRequest(f"Attachment {name!r} needs base64 `data` or `stub: true`")
+            try:
+                data = base64.b64decode(data_b64, validate=True)
+            except (ValueError, TypeError) as exc:
+                raise BadRequest(f"Attachment {name!r} data is not valid base64") from exc
+            digest = attachment_digest(data)
+            self.cur.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?, ?)", (digest, data, len(data)))
+            entry = {
+                "content_type": meta.get("content_type") or "application/octet-stream",
+                "digest": digest,
+                "length": len(data),
+            }
+            if replicated:
+                entry["revpos"] = meta.get("revpos") or new_pos or 1
+            else:
+                entry["_new"] = True
+            stored[name] = entry
+            digests.append(digest)
+        body["_attachments"] = stored
+        return body, digests
+
+    def _stub_by_digest(self, digest: Any) -> dict[str, Any] | None:
+        if not isinstance(digest, str):
+            return None
+        row = self.cur.execute("SELECT length FROM attachments WHERE digest = ?", (digest,)).fetchone()
+        if row is None:
+            return None
+        return {"digest": digest, "length": row[0], "content_type": "application/octet-stream"}
+
+    def _apply(
+        self,
+        doc_id: str,
+        row: tuple | None,
+        tree: list,
+        path: dict[str, Any],
+        new_rev: str,
+        deleted: bool,
+        body: dict[str, Any],
+        att_digests: list[str],
+    ) -> None:
+        new_tree, _, stemmed = revtree.merge(tree, path, self.db.revs_limit)
+        winner = revtree.winning_leaf(new_tree)
+        self.cur.execute(
+            "INSERT OR REPLACE INTO revs VALUES (?, ?, ?, ?)", (doc_id, new_rev, int(deleted), _dumps(body))
+        )
+        for digest in set(att_digests):
+            self.cur.execute("INSERT OR IGNORE INTO att_refs VALUES (?, ?, ?)", (digest, doc_id, new_rev))
+        for gone in stemmed:
+            self.cur.execute("DELETE FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, gone))
+            for (digest,) in self.cur.execute(
+                "SELECT digest FROM att_refs WHERE doc_id = ? AND rev = ?", (doc_id, gone)
+            ).fetchall():
+                self.dirty_digests.add(digest)
+            self.cur.execute("DELETE FROM att_refs WHERE doc_id = ? AND rev = ?", (doc_id, gone))
+        self.seq += 1
+        was_live = row is not None and not row[2]
+        is_live = not winner.deleted
+        if row is None:
+            self.doc_count_delta += int(is_live)
+            self.del_count_delta += int(not is_live)
+        elif was_live != is_live:
+            self.doc_count_delta += 1 if is_live else -1
+            self.del_count_delta += -1 if is_live else 1
+        self.cur.execute(
+            "INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?, ?)",
+            (doc_id, _dumps(new_tree), winner.rev, int(winner.deleted), self.seq),
+        )
+        self.changes.append({"id": doc_id, "rev": winner.rev, "seq": self.seq, "deleted": winner.deleted})
+
+    def finish(self) -> None:
+        for digest in self.dirty_digests:
+            still = self.cur.execute("SELECT 1 FROM att_refs WHERE digest = ? LIMIT 1", (digest,)).fetchone()
+            if still is None:
+                self.cur.execute("DELETE FROM attachments WHERE digest = ?", (digest,))
+        if not self.changes:
+            return
+        self.cur.execute("UPDATE meta SET value = ? WHERE key = 'update_seq'", (str(self.seq),))
+        if self.doc_count_delta:
+            self.cur.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'doc_count'", (self.doc_count_delta,)
+            )
+        if self.del_count_delta:
+            self.cur.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'doc_del_count'",
+                (self.del_count_delta,),
+            )
