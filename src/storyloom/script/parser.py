@@ -1,0 +1,532 @@
+"""Line parser for scripts: one typed line per non-blank line, plus problems. Never raises on text."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from storyloom.script.expr import (
+    ExpressionError,
+    PathRef,
+    SetSyntaxError,
+    find_interpolations,
+    parse_expression,
+    parse_set,
+)
+from storyloom.script.lines import (
+    CommandLine,
+    CommentLine,
+    ElseLine,
+    EndIfLine,
+    IfLine,
+    Interpolation,
+    Problem,
+    ScriptLine,
+    SetLine,
+    SpeechLine,
+    TextLine,
+)
+
+__all__ = ["PROBLEM_CODES", "ParsedScript", "parse_script"]
+
+#: Every problem code the parser emits.
+PROBLEM_CODES = (
+    "unclosed-if",
+    "else-without-if",
+    "endif-without-if",
+    "duplicate-else",
+    "trailing-text",
+    "unknown-directive",
+    "bad-set",
+    "bad-expression",
+    "unknown-path",
+    "bad-json",
+    "bad-command",
+    "bad-speech",
+    "bad-tag",
+)
+
+_TAG_RE = re.compile(r"\[#([\w.]+)\]\s*")
+_SPEECH_RE = re.compile(r"::(.*?)::")
+_EXPRESSION_RE = re.compile(r"\[(\w[\w .\-]*)\]$")
+_COMMAND_START_RE = re.compile(r"<\s*([^\W\d][\w.]*)\s*\(")
+_DIRECTIVE_RE = re.compile(r"@(\w*)")
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass(slots=True)
+class ParsedScript:
+    """The result of :func:`parse_script`: typed ``lines`` (blank lines skipped) and ``problems``."""
+
+    lines: list[ScriptLine] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    interpolations: list[Interpolation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no problem of severity ``error``."""
+        return not any(p.severity == "error" for p in self.problems)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"lines": [...], "problems": [...]}`` for JSON export."""
+        return {
+            "lines": [line.to_dict() for line in self.lines],
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+def parse_script(text: str, known_state: Mapping[str, Any] | None = None) -> ParsedScript:
+    """Parse script ``text`` into typed lines and problems.
+
+    ``known_state`` (``{sid: state object}``, e.g. the authored defaults) turns on the check of
+    variable paths: a path it does not contain is an ``unknown-path`` problem.
+    """
+    parser = _ScriptParser(known_state)
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    for number, raw in enumerate(text.splitlines(), start=1):
+        try:
+            parser.line(number, raw)
+        except RecursionError:  # pragma: no cover - every recursive step is bounded
+            parser.problem(number, 1, "bad-expression", "line too deeply nested to read")
+    parser.finish()
+    return parser.result
+
+
+class _ScriptParser:
+    def __init__(self, known_state: Mapping[str, Any] | None) -> None:
+        self.known = known_state
+        self.result = ParsedScript()
+        self.if_stack: list[tuple[int, int, bool]] = []  # (line, column, has_else)
+
+    # ----------------------------------------------------------------- helpers
+
+    def problem(self, line: int, column: int, code: str, message: str, severity: str = "error") -> None:
+        self.result.problems.append(Problem(line, max(1, column), code, message, severity))
+
+    def add(self, line: ScriptLine) -> None:
+        self.result.lines.append(line)
+
+    def finish(self) -> None:
+        for line, column, _ in self.if_stack:
+            self.problem(line, column, "unclosed-if", "@if has no matching @endif")
+        self.if_stack.clear()
+        self.result.problems.sort(key=lambda p: (p.line, p.column))
+
+    def check_paths(self, number: int, base_column: int, paths: list[PathRef], target: bool = False) -> None:
+        """``base_column``: the line column of the expression's first character."""
+        if self.known is None:
+            return
+        for ref in paths:
+            missing = _missing_part(self.known, ref)
+            if missing is None:
+                continue
+            column = base_column + ref.column - 1
+            if target:
+                self.problem(
+                    number, column, "unknown-path",
+                    f"{ref.text} is not declared in the variables ({missing}); @set will create it",
+                    "warning",
+                )  # fmt: skip
+            else:
+                self.problem(number, column, "unknown-path", f"unknown variable path {ref.text}: {missing}")
+
+    def expression(self, number: int, base_column: int, text: str) -> None:
+        """Check an expression's syntax and its paths."""
+        try:
+            parsed = parse_expression(text)
+        except ExpressionError as exc:
+            self.problem(number, base_column + exc.column - 1, "bad-expression", exc.message)
+            return
+        self.check_paths(number, base_column, parsed.paths())
+
+    def interpolations(self, number: int, raw: str) -> None:
+        for start, end, inner in find_interpolations(raw):
+            column = start + 1
+            if end < 0:
+                self.problem(number, column, "bad-expression", "unclosed ${: add a closing }")
+                continue
+            if not inner.strip():
+                self.problem(number, column, "bad-expression", "empty ${}")
+                continue
+            lead = len(inner) - len(inner.lstrip())
+            self.result.interpolations.append(Interpolation(number, column, inner.strip()))
+            self.expression(number, start + 3 + lead, inner.strip())
+
+    # ----------------------------------------------------------------- lines
+
+    def line(self, number: int, raw: str) -> None:
+        stripped = raw.strip()
+        if not stripped:
+            return
+        indent = len(raw) - len(raw.lstrip())
+        if stripped.startswith("//"):
+            self.add(CommentLine(number, stripped[2:].strip()))
+        elif stripped.startswith("@"):
+            self.directive(number, raw, stripped, indent)
+        elif stripped.startswith("[#"):
+            self.tagged(number, raw, stripped, indent)
+        elif stripped.startswith("::"):
+            self.speech(number, raw, stripped, indent, None)
+        elif stripped.startswith("<") and _COMMAND_START_RE.match(stripped):
+            self.command(number, raw, stripped, indent)
+        else:
+            self.text(number, raw)
+
+    def text(self, number: int, raw: str) -> None:
+        self.add(TextLine(number, raw.rstrip()))
+        self.interpolations(number, raw)
+
+    def directive(self, number: int, raw: str, stripped: str, indent: int) -> None:
+        match = _DIRECTIVE_RE.match(stripped)
+        word = match.group(1) if match else ""
+        rest = stripped[match.end() if match else 1 :]
+        column = indent + 1
+        if word == "if":
+            condition = rest.strip()
+            self.add(IfLine(number, condition))
+            self.if_stack.append((number, column, False))
+            if not condition:
+                self.problem(number, column + 3, "bad-expression", "@if needs a condition")
+            else:
+                lead = len(rest) - len(rest.lstrip())
+                self.expression(number, column + 3 + lead, condition)
+        elif word in ("else", "endif"):
+            tail = rest.strip()
+            if tail and not tail.startswith("//"):
+                lead = len(rest) - len(rest.lstrip())
+                self.problem(
+                    number, column + len(word) + 1 + lead, "trailing-text",
+                    f"unexpected text after @{word} (only a // comment may follow)",
+                )  # fmt: skip
+            if word == "else":
+                self.add(ElseLine(number))
+                if not self.if_stack:
+                    self.problem(number, column, "else-without-if", "@else without an open @if")
+                elif self.if_stack[-1][2]:
+                    first = self.if_stack[-1][0]
+                    self.problem(number, column, "duplicate-else", f"second @else for the @if of line {first}")
+                else:
+                    line, col, _ = self.if_stack[-1]
+                    self.if_stack[-1] = (line, col, True)
+            else:
+                self.add(EndIfLine(number))
+                if self.if_stack:
+                    self.if_stack.pop()
+                else:
+                    self.problem(number, column, "endif-without-if", "@endif without an open @if")
+        elif word == "set":
+            self.set(number, raw, rest, column)
+        else:
+            shown = f"@{word}" if word else "@"
+            self.problem(
+                number, column, "unknown-directive",
+                f"unknown directive {shown}: expected @if, @else, @endif or @set",
+            )  # fmt: skip
+            self.text(number, raw)
+
+    def set(self, number: int, raw: str, rest: str, column: int) -> None:
+        base = column + 4  # column of the character right after "@set"
+        try:
+            stmt = parse_set(rest, directive=False)
+        except SetSyntaxError as exc:
+            self.problem(number, base + exc.column - 1, "bad-set", exc.message)
+            self.text(number, raw)
+            return
+        except ExpressionError as exc:
+            # target and operator are fine: keep the line typed, report the value
+            self.problem(number, base + exc.column - 1, "bad-expression", exc.message)
+            self.add(_set_line_from_text(number, rest))
+            return
+        self.add(SetLine(number, stmt.path.text, stmt.operator, stmt.value.text))
+        # "=" may create a property (a warning); a compound operator reads it first (an error)
+        self.check_paths(number, base, [stmt.path], target=stmt.operator == "=")
+        self.check_paths(number, base + stmt.value_column - 1, stmt.value.paths())
+
+    def tagged(self, number: int, raw: str, stripped: str, indent: int) -> None:
+        match = _TAG_RE.match(stripped)
+        if not match:
+            self.problem(
+                number, indent + 1, "bad-tag",
+                "a tag is [#name] with letters, digits, _ or . only, followed by ::Actor::",
+            )  # fmt: skip
+            self.text(number, raw)
+            return
+        rest = stripped[match.end() :]
+        if not rest.startswith("::"):
+            self.problem(number, indent + 1, "bad-tag", "a tag must be followed by ::Actor:: and the speech")
+            self.text(number, raw)
+            return
+        self.speech(number, raw, rest, indent + match.end(), match.group(1))
+
+    def speech(self, number: int, raw: str, body: str, offset: int, tag: str | None) -> None:
+        """``body`` starts with ``::``; ``offset`` is its 0-based position in ``raw``."""
+        match = _SPEECH_RE.match(body)
+        actor = match.group(1).strip() if match else ""
+        if not match or not actor:
+            self.problem(
+                number, offset + 1, "bad-speech",
+                "a speech line is ::Actor:: text (the actor name is missing or not closed with ::)",
+            )  # fmt: skip
+            self.text(number, raw)
+            return
+        content = body[match.end() :].rstrip()
+        content_offset = offset + match.end()
+        masked = _mask_interpolations(content)
+        data: dict[str, Any] | None = None
+        start = _trailing_object_start(masked)
+        if start is not None:
+            loaded, error = _load_object(content[start:])
+            if error is None:
+                data = loaded
+                content = content[:start].rstrip()
+                masked = masked[:start].rstrip()
+            else:
+                self.problem(
+                    number, content_offset + start + 1, "bad-json",
+                    f"not a JSON object ({error}); it stays part of the text",
+                    "warning",
+                )  # fmt: skip
+        expression = None
+        found = _EXPRESSION_RE.search(masked)
+        if found:
+            expression = found.group(1).strip()
+            content = content[: found.start()].rstrip()
+        self.add(SpeechLine(number, actor, content.strip(), tag, expression, data))
+        self.interpolations(number, raw)
+
+    def command(self, number: int, raw: str, stripped: str, indent: int) -> None:
+        match = _COMMAND_START_RE.match(stripped)
+        assert match is not None
+        name = match.group(1)
+        params, close, error = _split_params(stripped, match.end())
+        if error is not None:
+            self.problem(number, indent + error[0] + 1, "bad-command", error[1])
+            self.text(number, raw)
+            return
+        j = close + 1
+        while j < len(stripped) and stripped[j].isspace():
+            j += 1
+        if j >= len(stripped) or stripped[j] != ">":
+            self.problem(number, indent + j + 1, "bad-command", "expected > to close the command")
+            self.text(number, raw)
+            return
+        rest_start = j + 1
+        rest = stripped[rest_start:]
+        lead = len(rest) - len(rest.lstrip())
+        rest = rest.strip()
+        rest_column = indent + rest_start + lead + 1
+        data: dict[str, Any] | None = None
+        comment: str | None = None
+        if rest.startswith("{"):
+            end = _object_end(rest)
+            json_text = rest if end is None else rest[: end + 1]
+            after = "" if end is None else rest[end + 1 :].strip()
+            loaded, err = _load_object(json_text)
+            if err is None:
+                data = loaded
+            else:
+                self.problem(number, rest_column, "bad-json", f"not a JSON object ({err}); dropped from the command")
+            if after.startswith("//"):
+                comment = after[2:].strip()
+            elif after:
+                self.problem(
+                    number, rest_column + len(rest) - len(after), "bad-command",
+                    "unexpected text after the command's JSON",
+                )  # fmt: skip
+        elif rest.startswith("//"):
+            comment = rest[2:].strip()
+        elif rest:
+            self.problem(
+                number, rest_column, "bad-command",
+                "unexpected text after the command (only {json} and a // comment may follow)",
+            )  # fmt: skip
+        self.add(CommandLine(number, name, params, data, comment))
+        self.interpolations(number, raw)
+
+
+def _set_line_from_text(number: int, rest: str) -> SetLine:
+    """A SetLine for an ``@set`` whose value is malformed, split at its first assignment operator."""
+    index, op = _find_operator(rest)
+    if index < 0:  # pragma: no cover - parse_set found an operator before failing on the value
+        return SetLine(number, rest.strip(), "=", "")
+    return SetLine(number, rest[:index].strip(), op, rest[index + len(op) :].strip())
+
+
+def _find_operator(text: str) -> tuple[int, str]:
+    """First assignment operator outside brackets and strings: (index, operator) or (-1, "")."""
+    depth = 0
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        pair = text[i : i + 2]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            if pair in ("+=", "-=", "*=", "/=", "^="):
+                return i, pair
+            if pair in ("==", "!=", "<=", ">="):
+                i += 2
+                continue
+            if ch == "=":
+                return i, "="
+        i += 1
+    return -1, ""
+
+
+def _missing_part(known: Mapping[str, Any], ref: PathRef) -> str | None:
+    """None when the path exists in ``known`` (stopping at computed indexes), else what is missing."""
+    current: Any = known
+    walked = "defaults.variables" if ref.from_defaults else "variables"
+    for index, key in enumerate(ref.keys):
+        if key is None:
+            return None
+        if isinstance(current, Mapping) and isinstance(key, str):
+            if key not in current:
+                if index == 0:
+                    return f"no variables with state id {key!r}"
+                return f"{walked} has no property {key!r}"
+            current = current[key]
+            walked += f".{key}" if key.isidentifier() else f"[{json.dumps(key)}]"
+        elif isinstance(current, (list, tuple)) and isinstance(key, int):
+            if not 0 <= key < len(current):
+                return f"{walked} has no index {key}"
+            current = current[key]
+            walked += f"[{key}]"
+        else:
+            kind = "index" if isinstance(key, int) else "property"
+            return f"{walked} has no {kind} {key!r}"
+    return None
+
+
+def _mask_interpolations(text: str) -> str:
+    """``text`` with each closed ``${...}`` replaced by filler of the same length."""
+    spans = [(s, e) for s, e, _ in find_interpolations(text) if e >= 0]
+    if not spans:
+        return text
+    chars = list(text)
+    for s, e in spans:
+        chars[s:e] = "\x00" * (e - s)
+    return "".join(chars)
+
+
+def _trailing_object_start(text: str) -> int | None:
+    """Start of a top-level ``{...}`` group that ends the (right-stripped) text, if any."""
+    if not text.endswith("}"):
+        return None
+    depth = 0
+    start = -1
+    last: tuple[int, int] | None = None
+    quote = False
+    escaped = False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quote = False
+            continue
+        if ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                last = (start, i)
+        elif ch == '"' and depth > 0:
+            quote = True
+    if last is not None and last[1] == len(text) - 1:
+        return last[0]
+    return None
+
+
+def _object_end(text: str) -> int | None:
+    """Index of the ``}`` closing the ``{`` at index 0, or None when it is never closed."""
+    depth = 0
+    quote = False
+    escaped = False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quote = False
+            continue
+        if ch == '"':
+            quote = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _load_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"{exc.msg} at character {exc.pos + 1}"
+    except (RecursionError, ValueError) as exc:
+        return None, str(exc) or type(exc).__name__
+    if not isinstance(value, dict):
+        return None, "expected an object"
+    return value, None
+
+
+def _split_params(text: str, start: int) -> tuple[list[str], int, tuple[int, str] | None]:
+    """Split the params after ``(`` at ``start``: (params, index of the closing ``)``, error)."""
+    params: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    opened_quote = 0
+    piece_start = start
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+            opened_quote = i
+        elif ch in _OPENERS:
+            stack.append(_OPENERS[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+        elif not stack and ch == ")":
+            params.append(text[piece_start:i].strip())
+            if len(params) == 1 and not params[0]:
+                params = []
+            return params, i, None
+        elif not stack and ch == ",":
+            params.append(text[piece_start:i].strip())
+            piece_start = i + 1
+        i += 1
+    if quote:
+        return [], -1, (opened_quote, "unclosed string in the command's parameters")
+    return [], -1, (start - 1, "the command's ( is never closed")

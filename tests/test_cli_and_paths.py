@@ -1,0 +1,48 @@
+"""The command's skeleton and where data lives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import storyloom
+from storyloom import paths
+from storyloom.cli.main import main
+
+
+def test_version_flag_prints_the_package_version(capsys):
+    try:
+        main(["--version"])
+    except SystemExit as exc:
+        assert exc.code == 0
+    assert capsys.readouterr().out.strip() == f"storyloom {storyloom.__version__}"
+
+
+def test_help_lists_the_headless_verbs(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "usage: storyloom" in out
+    for verb in ("new", "list", "import", "export", "schema", "dump", "serve", "sync", "backup", "restore"):
+        assert verb in out, f"verb {verb!r} missing from help"
+
+
+def test_console_script_runs_as_a_process():
+    result = subprocess.run(
+        [sys.executable, "-m", "storyloom", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"storyloom {storyloom.__version__}"
+
+
+def test_storyloom_home_overrides_the_data_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("STORYLOOM_HOME", str(tmp_path / "home"))
+    assert paths.home_dir() == tmp_path / "home"
+    assert paths.projects_dir() == tmp_path / "home" / "projects"
+    assert paths.config_dir() == tmp_path / "home" / "config"
+    assert paths.projects_dir().is_dir() and paths.config_dir().is_dir()
+
+
+def test_every_test_runs_with_a_temporary_home(storyloom_home):
+    assert paths.home_dir() == storyloom_home
+    assert Path.home() not in paths.home_dir().parents
