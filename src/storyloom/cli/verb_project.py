@@ -1,0 +1,149 @@
+"""Project verbs: ``new``, ``list``, ``rename``, ``delete``, ``backup``, ``restore``, ``import``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from storyloom.cli.main import CliError
+from storyloom.export.drafft_import import DrafftImportError, import_backup
+from storyloom.project.manager import DumpError, ProjectError, ProjectManager
+from storyloom.project.options import OptionsError
+from storyloom.project.validation import ValidationError
+
+
+def _manager() -> ProjectManager:
+    return ProjectManager()
+
+
+def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Turn the domain's user-facing errors into ``storyloom: error: ...`` (exit code 1)."""
+
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (ProjectError, DumpError, DrafftImportError, OptionsError, ValidationError) as exc:
+            raise CliError(str(exc), code=1) from None
+
+    return wrapper
+
+
+@_run
+def _new(args: argparse.Namespace) -> int:
+    with _manager().create(args.name, args.description) as project:
+        print(f"Created project {project.name!r} (id {project.id}) in {project.path}")
+    return 0
+
+
+@_run
+def _list(args: argparse.Namespace) -> int:
+    projects = _manager().list()
+    if args.json:
+        print(json.dumps([{"id": p.id, "name": p.name, "path": str(p.path)} for p in projects], indent=2))
+        return 0
+    if not projects:
+        print("No projects yet: create one with `storyloom new NAME` or `storyloom import FILE`.")
+        return 0
+    width = max(len(p.name) for p in projects)
+    for p in projects:
+        print(f"{p.name:<{width}}  {p.id}")
+    return 0
+
+
+@_run
+def _rename(args: argparse.Namespace) -> int:
+    name = _manager().rename(args.project, args.new_name)
+    print(f"Renamed to {name!r}")
+    return 0
+
+
+@_run
+def _delete(args: argparse.Namespace) -> int:
+    manager = _manager()
+    info = manager.find(args.project)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise CliError(f"deleting project {info.name!r} ({info.id}) cannot be undone: add --yes to confirm")
+        answer = input(f"Delete project {info.name!r} ({info.id})? This cannot be undone. [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Nothing deleted.")
+            return 1
+    manager.delete(info.id)
+    print(f"Deleted project {info.name!r} ({info.id})")
+    return 0
+
+
+@_run
+def _backup(args: argparse.Namespace) -> int:
+    manager = _manager()
+    info = manager.find(args.project)
+    if args.output:
+        file = Path(args.output)
+    else:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in info.name) or "project"
+        file = Path(f"{safe}-{stamp}.json")
+    manager.backup(info.id, file)
+    print(f"Backed up {info.name!r} to {file}")
+    return 0
+
+
+@_run
+def _restore(args: argparse.Namespace) -> int:
+    with _manager().restore(args.file, args.name, new_id=args.new_id) as project:
+        print(f"Restored project {project.name!r} (id {project.id}) from {args.file}")
+    return 0
+
+
+@_run
+def _import(args: argparse.Namespace) -> int:
+    project, report = import_backup(_manager(), args.file, args.name)
+    project.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(report.to_text())
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("new", help="create a project")
+    p.add_argument("name", help="the project's name (unique on this machine)")
+    p.add_argument("--description", default="", help="a short description")
+    p.set_defaults(func=_new)
+
+    p = subparsers.add_parser("list", help="list the projects on this machine")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_list)
+
+    p = subparsers.add_parser("rename", help="rename a project")
+    p.add_argument("project", help="the project's name or id")
+    p.add_argument("new_name", help="the new name")
+    p.set_defaults(func=_rename)
+
+    p = subparsers.add_parser("delete", help="delete a project and all its documents")
+    p.add_argument("project", help="the project's name or id")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(func=_delete)
+
+    p = subparsers.add_parser("backup", help="write a project's backup file (an all_docs dump)")
+    p.add_argument("project", help="the project's name or id")
+    p.add_argument("-o", "--output", help="the file to write (default: <name>-<time>.json here)")
+    p.set_defaults(func=_backup)
+
+    p = subparsers.add_parser("restore", help="restore a project from a Storyloom backup file")
+    p.add_argument("file", help="the backup file")
+    p.add_argument("--name", help="the restored project's name (default: the backup's)")
+    p.add_argument("--new-id", action="store_true",
+                   help="restore as a copy with a new project id (needed while the original exists here)")
+    p.set_defaults(func=_restore)
+
+    p = subparsers.add_parser("import", help="import a Drafft backup (v1 or v2) as a new project")
+    p.add_argument("file", help="the Drafft backup file (an allDocs JSON dump)")
+    p.add_argument("--name", help="the new project's name (default: the backup's project name)")
+    p.add_argument("--json", action="store_true", help="print the import report as JSON")
+    p.set_defaults(func=_import)

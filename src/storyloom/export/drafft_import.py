@@ -1,0 +1,780 @@
+"""Import a Drafft backup (an ``allDocs`` dump of a v1 or v2 project) as a new Storyloom project.
+
+Nothing is lost: every document is imported (converted to the v2 shapes where it still has a
+v1 one), unknown fields are kept, attachments are kept byte for byte; only rows that are not
+project data are skipped (PouchDB design documents, deleted rows), each with its reason in the
+:class:`ImportReport`. The mapping is written down in ``docs/data-model.md`` ("Drafft import").
+
+In short, for every document: ``_rev`` dropped (imported documents are fresh documents in the
+new project), the three date formats normalised to ISO-8601 UTC, locks released, ``path``
+dropped and folders' ``children`` arrays turned into each child's ``parent`` + ``sortKey``.
+v1 shapes: string ``content`` moves into the v2 content field of its type, dialogue ``graph``
+becomes ``content.tree`` (as Drafft's own migration does; the graph is kept), ``prefix``
+becomes ``alias``, actor ``bio``/``properties`` move into ``content`` and ``expression_<name>``
+attachments become Attachment documents listed in ``content.expressions``, Hotkeys become
+Misc documents holding their data as JSON. Drafft v1's replication settings (URL, user,
+password) leave the replicated settings document for a ``_local`` document.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.dates import DateFormatError, normalise_date
+from storyloom.project.documents import (
+    DATE_FIELDS,
+    KNOWN_TYPES,
+    NODE_TYPES,
+    TREE_COLLECTIONS,
+    UNLOCKED_BY,
+    new_document,
+    permalink,
+)
+from storyloom.project.editor import WriteIntent
+from storyloom.project.manager import DumpError, Project, ProjectManager, read_dump
+from storyloom.project.settings import LEGACY_REMOTE_FIELDS, default_settings, fill_defaults
+from storyloom.project.tree import order_key, spread_keys
+
+# Where the v1 replication settings go: a _local document (never replicated, never exported).
+LEGACY_REMOTE_LOCAL_ID = "_local/drafft-remote"
+HOTKEYS_COLLECTION = "Hotkeys"
+_NAMESPACE = uuid.UUID("6f0f7a52-3b9e-4c53-9d7e-2f1b8a0c5d11")
+
+
+class DrafftImportError(Exception):
+    """The file cannot be imported (not a dump, nothing to import); no project was created."""
+
+
+def _stable_id(*parts: str) -> str:
+    """A deterministic UUID for a document the import creates (same input, same id)."""
+    return str(uuid.uuid5(_NAMESPACE, "/".join(parts)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+@dataclass
+class TypeCounts:
+    imported: int = 0
+    converted: int = 0
+    skipped: int = 0
+
+
+@dataclass(frozen=True)
+class Skipped:
+    id: str
+    type: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Created:
+    id: str
+    type: str
+    reason: str
+
+
+@dataclass
+class ImportReport:
+    """What the import did. ``counts`` is keyed by the source document's type (folders as
+    ``"Folder (Script)"``, Hotkeys as ``"Hotkeys"``); created documents are listed apart."""
+
+    source: str
+    rows: int = 0
+    format: str = "v2"
+    project_id: str = ""
+    project_name: str = ""
+    counts: dict[str, TypeCounts] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+    created: list[Created] = field(default_factory=list)
+    conversions: dict[str, list[str]] = field(default_factory=dict)
+    attachments: int = 0
+    attachment_bytes: int = 0
+    attachment_moves: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    dates_normalised: int = 0
+    locks_released: int = 0
+    folders_converted: int = 0
+    local_documents: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def count(self, label: str) -> TypeCounts:
+        return self.counts.setdefault(label, TypeCounts())
+
+    @property
+    def imported(self) -> int:
+        return sum(c.imported for c in self.counts.values())
+
+    @property
+    def converted(self) -> int:
+        return sum(c.converted for c in self.counts.values())
+
+    @property
+    def skipped_count(self) -> int:
+        return sum(c.skipped for c in self.counts.values())
+
+    def conversion_summary(self) -> list[tuple[str, str, int]]:
+        """``(type, change, number of documents)``, grouped."""
+        counter: Counter[tuple[str, str]] = Counter()
+        types = self._types
+        for doc_id, changes in self.conversions.items():
+            for change in changes:
+                counter[(types.get(doc_id, "?"), change)] += 1
+        return [(t, change, n) for (t, change), n in sorted(counter.items())]
+
+    _types: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "rows": self.rows,
+            "format": self.format,
+            "projectId": self.project_id,
+            "projectName": self.project_name,
+            "counts": {k: vars(v) for k, v in sorted(self.counts.items())},
+            "totals": {"imported": self.imported, "converted": self.converted, "skipped": self.skipped_count},
+            "skipped": [vars(s) for s in self.skipped],
+            "created": [vars(c) for c in self.created],
+            "conversions": [{"type": t, "change": c, "documents": n} for t, c, n in self.conversion_summary()],
+            "attachments": self.attachments,
+            "attachmentBytes": self.attachment_bytes,
+            "attachmentMoves": [
+                {"from": {"id": a, "name": b}, "to": {"id": c, "name": d}}
+                for (a, b), (c, d) in sorted(self.attachment_moves.items())
+            ],
+            "datesNormalised": self.dates_normalised,
+            "locksReleased": self.locks_released,
+            "foldersConverted": self.folders_converted,
+            "localDocuments": list(self.local_documents),
+            "warnings": list(self.warnings),
+        }
+
+    def to_text(self) -> str:
+        lines = [
+            f"Imported {self.source} (Drafft {self.format} backup, {self.rows} rows) as project "
+            f"{self.project_name!r} (id {self.project_id})",
+            "",
+        ]
+        width = max([len("Type"), len("Total"), *(len(k) for k in self.counts)])
+        lines.append(f"{'Type':<{width}}  {'Imported':>8}  {'Converted':>9}  {'Skipped':>7}")
+        for label in sorted(self.counts):
+            c = self.counts[label]
+            lines.append(f"{label:<{width}}  {c.imported:>8}  {c.converted:>9}  {c.skipped:>7}")
+        lines.append(f"{'Total':<{width}}  {self.imported:>8}  {self.converted:>9}  {self.skipped_count:>7}")
+        if self.skipped:
+            lines += ["", "Skipped:"]
+            lines += [f"  {s.id} ({s.type}): {s.reason}" for s in self.skipped]
+        if self.created:
+            lines += ["", "Created by the import:"]
+            lines += [f"  {c.id} ({c.type}): {c.reason}" for c in self.created]
+        summary = self.conversion_summary()
+        if summary:
+            lines += ["", "Conversions (documents):"]
+            lines += [f"  {t}: {change} ({n})" for t, change, n in summary]
+        lines += [
+            "",
+            f"Attachments kept: {self.attachments} ({self.attachment_bytes} bytes); "
+            f"dates normalised to ISO-8601 UTC: {self.dates_normalised}; locks released: {self.locks_released}; "
+            f"folders' children turned into parent + sortKey: {self.folders_converted}",
+        ]
+        if self.local_documents:
+            lines.append(f"Kept on this machine only (not replicated): {', '.join(self.local_documents)}")
+        if self.warnings:
+            lines += ["", f"Warnings ({len(self.warnings)}):"]
+            lines += [f"  {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversion (pure: rows in, documents out)
+
+
+def type_label(doc: dict[str, Any]) -> str:
+    """The per-type row of the report a source document counts in."""
+    doc_id = str(doc.get("_id", ""))
+    if doc_id.startswith("_design/"):
+        return "_design"
+    if doc_id == SETTINGS_ID:
+        return "ProjectSettings"
+    doc_type = doc.get("type")
+    if doc_type == FOLDER_TYPE:
+        return f"Folder ({doc.get('collection')})"
+    if isinstance(doc_type, str) and doc_type:
+        return doc_type
+    collection = doc.get("collection")
+    if isinstance(collection, str) and collection:
+        return collection
+    return "(no type)"
+
+
+@dataclass
+class Conversion:
+    """The documents to write, the ``_local`` documents, and the report (counts filled)."""
+
+    docs: list[dict[str, Any]]
+    local_docs: list[dict[str, Any]]
+    report: ImportReport
+    labels: dict[str, str]
+
+
+def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, name: str | None = None) -> Conversion:
+    """Convert the rows of a Drafft dump into Storyloom documents for a project ``project_id``."""
+    report = ImportReport(source=source, rows=len(rows), project_id=project_id)
+    docs: dict[str, dict[str, Any]] = {}
+    labels: dict[str, str] = {}
+    children_of: dict[str, list[str]] = {}
+    local_docs: list[dict[str, Any]] = []
+    saw_v1 = saw_v2 = False
+
+    for index, row in enumerate(rows):
+        source_doc = row.get("doc")
+        row_id = str(row.get("id") or row.get("key") or (source_doc or {}).get("_id") or f"row {index}")
+        if not isinstance(source_doc, dict):
+            value = row.get("value") if isinstance(row.get("value"), dict) else {}
+            reason = (
+                "deleted document"
+                if value.get("deleted")
+                else f"row without a document ({row.get('error') or 'no doc'})"
+            )
+            report.skipped.append(Skipped(row_id, "(none)", reason))
+            report.count("(none)").skipped += 1
+            continue
+        label = type_label(source_doc)
+        doc_id = source_doc.get("_id")
+        if not isinstance(doc_id, str) or not doc_id:
+            report.skipped.append(Skipped(row_id, label, "document without an _id"))
+            report.count(label).skipped += 1
+            continue
+        if doc_id.startswith("_design/"):
+            report.skipped.append(Skipped(doc_id, label, "design document (a PouchDB index), not project data"))
+            report.count(label).skipped += 1
+            continue
+        if doc_id.startswith("_local/"):
+            report.skipped.append(Skipped(doc_id, label, "local document (never replicated), not project data"))
+            report.count(label).skipped += 1
+            continue
+        if source_doc.get("_deleted"):
+            report.skipped.append(Skipped(doc_id, label, "deleted document"))
+            report.count(label).skipped += 1
+            continue
+        if doc_id in docs:
+            report.skipped.append(Skipped(doc_id, label, "a second row with the same id (the first is kept)"))
+            report.count(label).skipped += 1
+            continue
+        doc = {
+            k: copy.deepcopy(v) for k, v in source_doc.items() if not k.startswith("_") or k in ("_id", "_attachments")
+        }
+        notes: list[str] = []
+        if "children" in doc:
+            children = doc.pop("children")
+            ids = [
+                c if isinstance(c, str) else c.get("_id") if isinstance(c, dict) else None
+                for c in (children if isinstance(children, list) else [])
+            ]
+            ids = [i for i in ids if isinstance(i, str)]
+            if ids:
+                children_of[doc_id] = ids
+                report.folders_converted += 1
+        doc.pop("path", None)
+        _normalise_dates(doc, report)
+        _release_lock(doc, report)
+        if doc_id == SETTINGS_ID:
+            local = _convert_settings(doc, notes, project_id, name, source)
+            if local:
+                local_docs.append(local)
+                report.local_documents.append(local["_id"])
+        elif doc.get("type") is None and doc.get("collection") == HOTKEYS_COLLECTION:
+            doc = _convert_hotkey(doc, notes)
+            saw_v1 = True
+        elif doc.get("type") not in KNOWN_TYPES:
+            report.skipped.append(
+                Skipped(doc_id, label, f"unknown document type {doc.get('type')!r}: not a Drafft project document")
+            )
+            report.count(label).skipped += 1
+            continue
+        else:
+            v1 = _convert_v1_shapes(doc, notes, report)
+            saw_v1 = saw_v1 or v1
+            saw_v2 = saw_v2 or isinstance(source_doc.get("content"), dict)
+        _convert_attachments(doc, notes, report)
+        docs[doc_id] = doc
+        labels[doc_id] = label
+        report._types[doc_id] = label
+        if notes:
+            report.conversions[doc_id] = notes
+            report.count(label).converted += 1
+        report.count(label).imported += 1
+
+    _extract_expressions(docs, report)
+    _group_hotkeys(docs, report)
+    if SETTINGS_ID not in docs:
+        settings = default_settings(name or Path(source).stem or "Imported project", project_id=project_id)
+        docs[SETTINGS_ID] = settings
+        report.created.append(Created(SETTINGS_ID, "ProjectSettings", "the backup had no settings document"))
+    _build_tree(docs, children_of, report)
+    report.project_name = docs[SETTINGS_ID]["projectName"]
+    report.format = "v1 and v2 (partially migrated)" if saw_v1 and saw_v2 else ("v1" if saw_v1 else "v2")
+    for doc in docs.values():
+        for att in (doc.get("_attachments") or {}).values():
+            report.attachments += 1
+            report.attachment_bytes += len(base64.b64decode(att["data"]))
+    return Conversion(list(docs.values()), local_docs, report, labels)
+
+
+def _normalise_dates(doc: dict[str, Any], report: ImportReport) -> None:
+    for key in DATE_FIELDS:
+        if key not in doc or doc[key] is None or doc[key] == "":
+            if key in doc and doc[key] == "":
+                doc[key] = None
+            continue
+        try:
+            value = normalise_date(doc[key])
+        except DateFormatError:
+            doc[f"{key}Original"] = doc.pop(key)
+            report.warnings.append(
+                f"{doc.get('_id')}: {key} {doc[f'{key}Original']!r} is not a date; kept as {key}Original"
+            )
+            continue
+        if value != doc[key]:
+            report.dates_normalised += 1
+        doc[key] = value
+
+
+def _release_lock(doc: dict[str, Any], report: ImportReport) -> None:
+    if "locked" not in doc and "lockedBy" not in doc:
+        return
+    if doc.get("locked") is True:
+        report.locks_released += 1
+    doc["locked"] = False
+    doc["lockedBy"] = UNLOCKED_BY
+    if "lockedAt" in doc:
+        doc["lockedAt"] = None
+
+
+def _convert_settings(
+    doc: dict[str, Any], notes: list[str], project_id: str, name: str | None, source: str
+) -> dict[str, Any] | None:
+    doc["projectId"] = project_id
+    if name:
+        doc["projectName"] = name
+    elif not isinstance(doc.get("projectName"), str) or not doc["projectName"].strip():
+        doc["projectName"] = Path(source).stem or "Imported project"
+        notes.append("projectName missing: named after the file")
+    for key in ("language", "views"):  # design-document fields never belong here
+        doc.pop(key, None)
+    remote = {key: doc.pop(key) for key in LEGACY_REMOTE_FIELDS if key in doc}
+    added = fill_defaults(doc)
+    if added:
+        top = sorted({a.split(".")[0] + ("" if "." not in a else "." + a.split(".")[1]) for a in added})
+        notes.append("missing settings added at their defaults: " + ", ".join(top))
+    if remote:
+        notes.append("replication settings (remoteDb*) moved to the local-only " + LEGACY_REMOTE_LOCAL_ID)
+        return {"_id": LEGACY_REMOTE_LOCAL_ID, **remote}
+    return None
+
+
+def _convert_hotkey(doc: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    data = {k: v for k, v in doc.items() if k not in ("_id", "collection")}
+    misc = new_document(
+        "Misc",
+        str(doc.get("name") or doc.get("label") or "Hotkey"),
+        doc_id=doc["_id"],
+        content={"properties": json.dumps(data, indent=2, ensure_ascii=False) + "\n"},
+        editorLanguage="json",
+        originalCollection=HOTKEYS_COLLECTION,
+    )
+    notes.append("Hotkeys document -> Misc document (its data as JSON in content.properties)")
+    return misc
+
+
+def _html_or_markdown(text: str) -> str:
+    return "richText" if text.lstrip().startswith("<") else "markdown"
+
+
+def _move_text(doc: dict[str, Any], content: dict[str, Any], top: str, key: str, notes: list[str]) -> None:
+    """Move top-level v1 text ``top`` into ``content[key]`` unless the v2 field already exists."""
+    if key in content:
+        return
+    value = doc.get(top)
+    if top in doc and (isinstance(value, str) or value is None):
+        content[key] = value or ""
+        del doc[top]
+        notes.append(f"{top} -> content.{key}")
+    else:
+        content[key] = ""
+
+
+def _convert_v1_shapes(doc: dict[str, Any], notes: list[str], report: ImportReport) -> bool:
+    """Convert a document still in a v1 shape, in place. Returns True if anything was v1."""
+    doc_type = doc.get("type")
+    before = len(notes)
+    if "prefix" in doc and ("alias" not in doc or not doc.get("alias")):
+        doc["alias"] = doc.pop("prefix")
+        notes.append("prefix -> alias")
+    if doc_type not in TREE_COLLECTIONS:
+        if doc_type == ATTACHMENT_TYPE and not isinstance(doc.get("content"), dict):
+            doc.setdefault("content", {"notes": ""})
+        return len(notes) > before
+    raw = doc.get("content")
+    legacy_text = raw if isinstance(raw, str) else None
+    if isinstance(raw, dict):
+        content = raw
+    else:
+        content = {}
+        doc["content"] = content
+    text_note = "content text -> content.{}"
+    if doc_type == "Script":
+        if "script" not in content:
+            content["script"] = legacy_text or ""
+            notes.append(text_note.format("script"))
+            legacy_text = None
+        if "editorMode" not in doc and isinstance(doc.get("scriptEditorMode"), str):
+            doc["editorMode"] = doc.pop("scriptEditorMode")
+            notes.append("scriptEditorMode -> editorMode")
+    elif doc_type == "Gdd":
+        if "gdd" not in content:
+            content["gdd"] = legacy_text or ""
+            notes.append(text_note.format("gdd"))
+            if "editor" not in doc:
+                doc["editor"] = _html_or_markdown(content["gdd"])
+            legacy_text = None
+    elif doc_type == "Item":
+        _move_text(doc, content, "properties", "item", notes)
+    elif doc_type == "Quest":
+        _move_text(doc, content, "properties", "properties", notes)
+        _move_text(doc, content, "conditions", "conditions", notes)
+    elif doc_type == "Misc":
+        _move_text(doc, content, "properties", "properties", notes)
+    elif doc_type == "Actor":
+        _move_text(doc, content, "bio", "bio", notes)
+        _move_text(doc, content, "properties", "properties", notes)
+        if "expressions" not in content:
+            content["expressions"] = []
+    elif doc_type == "Dialogue":
+        graph = doc.get("graph")
+        if "tree" not in content:
+            if isinstance(graph, dict):
+                content["tree"] = convert_graph(graph, report, doc.get("_id", ""))
+                notes.append("graph -> content.tree (nodes and edges; the v1 graph is kept)")
+            else:
+                content["tree"] = {"nodes": [], "edges": []}
+    elif doc_type == "Kanban":
+        data = doc.get("data")
+        if "columns" not in content:
+            lanes = data.get("lanes") if isinstance(data, dict) else None
+            content["columns"] = _convert_lanes(lanes if isinstance(lanes, list) else [], report, doc.get("_id", ""))
+            content.setdefault("template", None)
+            content.setdefault("settings", {})
+            if lanes is not None:
+                notes.append("data.lanes -> content.columns (cards kept; the v1 data is kept)")
+    elif doc_type == "Grid":
+        for key, default in (("columns", []), ("data", [])):
+            content.setdefault(key, default)
+    elif doc_type == "Variable":
+        content.setdefault("variables", "")
+    elif doc_type == "Scenario":
+        content.setdefault("scenario", "")
+    elif doc_type == "Scene":
+        content.setdefault("items", [])
+    elif doc_type == "Canvas":
+        content.setdefault("nodes", [])
+        content.setdefault("edges", [])
+    if legacy_text:
+        content["notes"] = legacy_text
+        notes.append("content text -> content.notes")
+    elif legacy_text is not None and not notes[before:]:
+        notes.append("empty content text -> content object")
+    return len(notes) > before or not isinstance(raw, dict)
+
+
+def convert_graph(graph: dict[str, Any], report: ImportReport | None = None, doc_id: str = "") -> dict[str, Any]:
+    """A v1 dialogue ``graph`` (nodes with ports, links) as a v2 ``content.tree``.
+
+    The same mapping as Drafft's own v1->v2 migration (positions doubled, ports become handles:
+    ``in`` ports are targets, the others sources; links become edges between (node, handle)).
+    """
+    nodes = []
+    for node in graph.get("nodes") or []:
+        if not isinstance(node, dict):
+            continue
+        extras = node.get("extras") if isinstance(node.get("extras"), dict) else {}
+        v1_type = str(extras.get("type") or "")
+        node_type = v1_type.lower()
+        data: dict[str, Any] = {
+            "label": node.get("name", ""),
+            "handles": [
+                {"id": port.get("id"), "type": "target" if port.get("in") else "source", "label": port.get("label", "")}
+                for port in node.get("ports") or []
+                if isinstance(port, dict)
+            ],
+            "nodeType": node_type,
+        }
+        if node_type not in NODE_TYPES:
+            data["nodeType"] = "note"
+            data["v1Type"] = v1_type
+            if report is not None:
+                report.warnings.append(
+                    f"{doc_id}: node {node.get('id')!r} has v1 type {v1_type!r}, "
+                    "imported as a note node (v1Type keeps the original)"
+                )
+        if "scriptID" in extras:
+            data["scriptId"] = extras["scriptID"]
+        nodes.append(
+            {
+                "id": node.get("id"),
+                "position": {"x": (node.get("x") or 0) * 2, "y": (node.get("y") or 0) * 2},
+                "sourcePosition": "left",
+                "targetPosition": "right",
+                "type": "base",
+                "dragHandle": ".drag-handle__header",
+                "data": data,
+            }
+        )
+    edges = []
+    for link in graph.get("links") or []:
+        if not isinstance(link, dict):
+            continue
+        edges.append(
+            {
+                "edgeId": link.get("id"),
+                "id": link.get("id"),
+                "key": link.get("id"),
+                "source": link.get("source"),
+                "target": link.get("target"),
+                "sourceHandle": link.get("sourcePort"),
+                "targetHandle": link.get("targetPort"),
+                "animated": False,
+            }
+        )
+    return {"nodes": nodes, "edges": edges}
+
+
+def _convert_lanes(lanes: list[Any], report: ImportReport, doc_id: str) -> list[dict[str, Any]]:
+    columns = []
+    for lane in lanes:
+        if not isinstance(lane, dict):
+            continue
+        cards = []
+        for card in lane.get("cards") or []:
+            if not isinstance(card, dict):
+                continue
+            converted = copy.deepcopy(card)
+            tags = card.get("tags") or []
+            converted["tags"] = [t.get("title", "") if isinstance(t, dict) else str(t) for t in tags]
+            converted.setdefault("type", "card")
+            converted.setdefault("description", "")
+            converted.setdefault("related", [])
+            converted.setdefault("completed", False)
+            converted.setdefault("dueDate", "")
+            converted.setdefault("assigned", "")
+            if converted.get("modified"):
+                try:
+                    converted["modified"] = normalise_date(converted["modified"])
+                    report.dates_normalised += 1
+                except DateFormatError:
+                    pass
+            cards.append(converted)
+        columns.append(
+            {"id": str(lane.get("id", "")), "title": lane.get("title", ""), "type": "column", "cards": cards}
+        )
+    return columns
+
+
+def _convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:
+    attachments = doc.get("_attachments")
+    if attachments is None:
+        return
+    if not isinstance(attachments, dict):
+        report.warnings.append(f"{doc['_id']}: _attachments is not an object; dropped")
+        del doc["_attachments"]
+        return
+    kept: dict[str, Any] = {}
+    for att_name, att in attachments.items():
+        if not isinstance(att, dict) or not isinstance(att.get("data"), str):
+            report.warnings.append(
+                f"{doc['_id']}: attachment {att_name!r} has no data in the backup (a dump made without "
+                "attachments); it cannot be imported"
+            )
+            report.skipped.append(Skipped(f"{doc['_id']}/{att_name}", "attachment", "no data in the backup"))
+            continue
+        content_type = att.get("content_type")
+        if not isinstance(content_type, str) or not content_type:
+            content_type = doc.get("mimeType") if isinstance(doc.get("mimeType"), str) else "application/octet-stream"
+            notes.append("attachment content_type filled from mimeType")
+        kept[att_name] = {"content_type": content_type, "data": att["data"]}
+    if kept:
+        doc["_attachments"] = kept
+    else:
+        del doc["_attachments"]
+
+
+def _extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
+    """v1 actor expression images (``_attachments.expression_<name>``) -> Attachment documents
+    listed in ``content.expressions`` (unless the actor already lists that expression)."""
+    for actor in [d for d in docs.values() if d.get("type") == "Actor"]:
+        attachments = actor.get("_attachments") or {}
+        content = actor["content"]
+        listed = {e.get("name") for e in content.get("expressions", []) if isinstance(e, dict)}
+        moved = 0
+        for att_name in list(attachments):
+            if not att_name.startswith("expression_"):
+                continue
+            expression = att_name[len("expression_") :]
+            if expression in listed:
+                continue
+            att = attachments.pop(att_name)
+            att_id = _stable_id("expression", actor["_id"], att_name)
+            actor_name = str(actor.get("name") or "actor")
+            image = new_document(
+                ATTACHMENT_TYPE,
+                f"{actor_name.lower()}_expression_{expression}",
+                doc_id=att_id,
+                mimeType=att["content_type"],
+                permalink=permalink(att_id),
+                _attachments={"blob": att},
+            )
+            for key in ("created", "modified"):
+                if actor.get(key):
+                    image[key] = actor[key]
+            docs[att_id] = image
+            content["expressions"].append({"name": expression, "permalink": image["permalink"], "_id": att_id})
+            listed.add(expression)
+            report.attachment_moves[(actor["_id"], att_name)] = (att_id, "blob")
+            report.created.append(
+                Created(
+                    att_id,
+                    ATTACHMENT_TYPE,
+                    f"expression {expression!r} of actor {actor_name!r} (was its attachment {att_name})",
+                )
+            )
+            moved += 1
+        if moved:
+            if not attachments:
+                actor.pop("_attachments", None)
+            change = "expression attachments -> Attachment documents in content.expressions"
+            notes = report.conversions.setdefault(actor["_id"], [])
+            if not notes:
+                label = report._types.get(actor["_id"], "Actor")
+                report.count(label).converted += 1
+            notes.append(change)
+
+
+def _group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
+    hotkeys = [
+        d for d in docs.values() if d.get("originalCollection") == HOTKEYS_COLLECTION and d.get("type") == "Misc"
+    ]
+    if not hotkeys:
+        return
+    folder_id = _stable_id("hotkeys-folder")
+    folder = new_document(FOLDER_TYPE, "Hotkeys", collection="Misc", doc_id=folder_id)
+    docs[folder_id] = folder
+    for doc in hotkeys:
+        doc["parent"] = folder_id
+    report.created.append(
+        Created(folder_id, FOLDER_TYPE, f"Misc folder 'Hotkeys' holding the {len(hotkeys)} converted Hotkeys documents")
+    )
+
+
+def _build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str]], report: ImportReport) -> None:
+    """Each tree document gets ``parent`` (kept, or adopted from a folder's children array when
+    it had none) and a ``sortKey`` giving the order of the folder's children array; documents
+    a folder does not list, and the top level, are ordered by name."""
+    tree_docs = {i: d for i, d in docs.items() if d.get("type") == FOLDER_TYPE or d.get("type") in TREE_COLLECTIONS}
+    for folder_id, child_ids in children_of.items():
+        for child_id in child_ids:
+            child = tree_docs.get(child_id)
+            if child is None:
+                if child_id not in docs:
+                    report.warnings.append(f"{folder_id}: children lists {child_id!r}, which is not in the backup")
+                continue
+            parent = child.get("parent")
+            if not (isinstance(parent, str) and parent in docs):
+                if parent not in (None, "") and parent != folder_id:
+                    report.warnings.append(
+                        f"{child_id}: parent {parent!r} does not exist; placed in folder {folder_id!r} that lists it"
+                    )
+                child["parent"] = folder_id
+    groups: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
+    for doc in tree_docs.values():
+        doc.setdefault("parent", None)
+        parent = doc["parent"] if isinstance(doc["parent"], str) and doc["parent"] in docs else None
+        key = (parent, None if parent else doc.get("collection"))
+        groups.setdefault(key, []).append(doc)
+    for (parent, _), members in groups.items():
+        listed = children_of.get(parent, []) if parent else []
+        position = {child_id: i for i, child_id in enumerate(dict.fromkeys(listed))}
+        members.sort(
+            key=lambda d: (
+                position.get(d["_id"], len(position)),
+                str(d.get("name", "")).casefold(),
+                order_key(d),
+            )
+        )
+        for doc, key in zip(members, spread_keys(len(members)), strict=True):
+            doc["sortKey"] = key
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+
+def import_backup(manager: ProjectManager, file: Path | str, name: str | None = None) -> tuple[Project, ImportReport]:
+    """Import the Drafft backup ``file`` as a new project (a fresh project id every time).
+
+    ``name`` overrides the project name of the backup; without it the backup's name is used,
+    made unique among this machine's projects. Raises :class:`DrafftImportError` (and creates
+    nothing) when the file is not a dump or holds nothing to import.
+    """
+    path = Path(file)
+    try:
+        rows = read_dump(path)
+    except DumpError as exc:
+        raise DrafftImportError(str(exc)) from None
+    if name is not None:
+        if not name.strip():
+            raise DrafftImportError("the project name cannot be empty")
+        if any(p.name.casefold() == name.strip().casefold() for p in manager.list()):
+            raise DrafftImportError(f"a project named {name.strip()!r} already exists")
+        name = name.strip()
+    project_id = str(uuid.uuid4())
+    conversion = convert_rows(rows, source=path.name, project_id=project_id, name=name)
+    report = conversion.report
+    if not any(d.get("_id") != SETTINGS_ID for d in conversion.docs):
+        raise DrafftImportError(f"{path}: the backup holds no project documents to import")
+    settings = next(d for d in conversion.docs if d["_id"] == SETTINGS_ID)
+    if name is None:
+        settings["projectName"] = manager.unique_name(str(settings["projectName"]))
+    report.project_name = settings["projectName"]
+    with manager.staging(project_id, settings["projectName"]) as project:
+        written, refused = project.editor.write_many(conversion.docs, WriteIntent.IMPORT)
+        refused_ids = set()
+        for doc, exc in refused:
+            doc_id = doc.get("_id", "?")
+            refused_ids.add(doc_id)
+            if doc_id == SETTINGS_ID:
+                raise DrafftImportError(f"{path}: the settings document cannot be imported: {exc}")
+            label = conversion.labels.get(doc_id)
+            if label is None:  # a document the import created
+                report.created = [c for c in report.created if c.id != doc_id]
+                report.warnings.append(f"{doc_id}: could not be created: {exc}")
+                continue
+            report.skipped.append(Skipped(doc_id, label, f"refused by validation: {exc}"))
+            counts = report.count(label)
+            counts.imported -= 1
+            counts.skipped += 1
+            if doc_id in report.conversions:
+                counts.converted -= 1
+        for result in written:
+            for warning in result.warnings:
+                report.warnings.append(str(warning))
+        for local in conversion.local_docs:
+            project.db.put_local(local)
+    return project, report

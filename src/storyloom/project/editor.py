@@ -1,0 +1,452 @@
+"""The editing service: every write to a project's documents goes through :class:`Editor`.
+
+Create, update, patch, rename, move and delete build the new document, stamp it (``modified``
+in ISO-8601 UTC, ``modifiedBy`` = the app options' username; ``created``/``createdBy`` on
+create) and hand it to :meth:`Editor._commit`, which calls the single gate
+:meth:`Editor._check_write` before touching the store. The gate runs validation (hard errors
+refuse the write with a :class:`~storyloom.project.validation.ValidationError`; warnings are
+returned in the :class:`WriteResult`) and the invariants that need the previous revision
+(``type`` and ``projectId`` never change, no folder cycles, settings are never deleted).
+Locks (a later issue) plug in at :meth:`Editor._check_lock`, called by the gate.
+
+Imports and restores also pass the gate (intents ``import`` and ``restore``): validated, but
+not re-stamped, so the original timestamps survive.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.dates import now_iso
+from storyloom.project.documents import is_tree_document, new_document
+from storyloom.project.tree import derive_tree, is_valid_key, key_between, order_key, spread_keys
+from storyloom.project.validation import (
+    ERROR,
+    WARNING,
+    Context,
+    Problem,
+    ValidationError,
+    check_document,
+)
+from storyloom.store import NotFound
+
+MAX_DEPTH = 10_000
+
+
+class WriteIntent(StrEnum):
+    """Why a write happens; the gate (and, later, locks) may treat them differently."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    RENAME = "rename"
+    MOVE = "move"
+    DELETE = "delete"
+    IMPORT = "import"
+    RESTORE = "restore"
+
+
+# Intents that bring documents in from elsewhere: no stamping, cross-document uniqueness
+# problems are reported rather than refused (the source already holds both documents).
+_BULK_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
+_DOWNGRADED_ON_BULK = ("duplicate-sid",)
+
+
+@dataclass
+class WriteResult:
+    """The outcome of one accepted write."""
+
+    id: str
+    rev: str
+    doc: dict[str, Any]
+    intent: WriteIntent
+    warnings: list[Problem] = field(default_factory=list)
+
+
+class StoreContext(Context):
+    """Cross-document lookups against the store, with a batch of pending writes on top."""
+
+    def __init__(self, db: Any, pending: dict[str, dict[str, Any]] | None = None) -> None:
+        self.db = db
+        self.pending = pending or {}
+        self._all: list[dict[str, Any]] | None = None
+
+    def get(self, doc_id: str) -> dict[str, Any] | None:
+        if doc_id in self.pending:
+            doc = self.pending[doc_id]
+            return None if doc.get("_deleted") else doc
+        try:
+            return self.db.get(doc_id)
+        except NotFound:
+            return None
+
+    def all_docs(self) -> list[dict[str, Any]]:
+        if self._all is None:
+            rows = self.db.all_docs(include_docs=True)["rows"]
+            merged = {row["id"]: row["doc"] for row in rows if row.get("doc")}
+            merged.update(self.pending)
+            self._all = [d for d in merged.values() if not d.get("_deleted")]
+        return self._all
+
+    def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
+        return [doc for doc in self.all_docs() if doc.get("type") == doc_type]
+
+    @property
+    def knows_documents(self) -> bool:
+        return True
+
+
+UsernameSource = str | Callable[[], str] | None
+
+
+class Editor:
+    """Every document write of one project. ``db`` is the project's :class:`~storyloom.store.Database`.
+
+    ``username`` is the name stamped in ``modifiedBy``: a string, or a callable returning the
+    current app options' username (so a change of options applies at once).
+    """
+
+    def __init__(self, db: Any, username: UsernameSource = None, *, clock: Callable[[], str] = now_iso) -> None:
+        self.db = db
+        self._username = username
+        self._clock = clock
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def username(self) -> str:
+        source = self._username
+        if callable(source):
+            return source()
+        if source is None:
+            from storyloom.project.options import AppOptions
+
+            return AppOptions.load().username
+        return source
+
+    def get(self, doc_id: str) -> dict[str, Any]:
+        """The current document (raises the store's ``NotFound``)."""
+        return self.db.get(doc_id)
+
+    def documents(self) -> list[dict[str, Any]]:
+        """Every current document (no design documents)."""
+        rows = self.db.all_docs(include_docs=True)["rows"]
+        return [row["doc"] for row in rows if row.get("doc") and not row["id"].startswith("_design/")]
+
+    def tree(self) -> dict[str, dict[str, Any]]:
+        """The derived tree of the whole project (see :func:`storyloom.project.tree.derive_tree`)."""
+        return derive_tree(self.documents())
+
+    def siblings(self, parent: str | None, collection: str | None) -> list[dict[str, Any]]:
+        """The documents under ``parent`` (for the top level: of ``collection``), in order."""
+        docs = self.documents()
+        ids = {d["_id"] for d in docs}
+        if parent is None:
+            found = [
+                d for d in docs
+                if is_tree_document(d)
+                and d.get("collection") == collection
+                and not (isinstance(d.get("parent"), str) and d["parent"] in ids)
+            ]
+        else:
+            found = [d for d in docs if is_tree_document(d) and d.get("parent") == parent]
+        return sorted(found, key=order_key)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def create(
+        self,
+        doc_type: str,
+        name: str,
+        *,
+        parent: str | None = None,
+        collection: str | None = None,
+        content: dict[str, Any] | None = None,
+        before: str | None = None,
+        after: str | None = None,
+        doc_id: str | None = None,
+        **fields: Any,
+    ) -> WriteResult:
+        """Create a document of ``doc_type`` (``"Folder"`` needs ``collection``) under ``parent``.
+
+        It goes at the end of its siblings unless ``before`` or ``after`` names a sibling.
+        """
+        doc = new_document(
+            doc_type, name, collection=collection, parent=parent, doc_id=doc_id, content=content, **fields
+        )
+        return self.create_document(doc, before=before, after=after)
+
+    def create_document(self, doc: dict[str, Any], *, before: str | None = None,
+                        after: str | None = None) -> WriteResult:
+        """Create ``doc`` as given (a complete document without ``_rev``); a tree document with
+        no ``sortKey`` is placed at the end of its siblings (or ``before``/``after`` one)."""
+        doc = copy.deepcopy(doc)
+        if "_rev" in doc:
+            raise ValidationError.single(doc.get("_id"), "_rev", "no _rev on a new document", doc["_rev"])
+        if is_tree_document(doc) and ("sortKey" not in doc or before or after):
+            doc["sortKey"] = self._place(doc, doc.get("parent"), before=before, after=after)
+        now = self._clock()
+        doc.setdefault("created", now)
+        doc.setdefault("createdBy", self.username)
+        return self._commit(doc, WriteIntent.CREATE, previous=None, now=now)
+
+    def update(self, doc: dict[str, Any]) -> WriteResult:
+        """Replace a document with ``doc`` (which carries the ``_rev`` it was based on)."""
+        doc = copy.deepcopy(doc)
+        doc_id = doc.get("_id")
+        if not isinstance(doc_id, str):
+            raise ValidationError.single(None, "_id", "the id of an existing document", doc_id)
+        if "_rev" not in doc:
+            raise ValidationError.single(doc_id, "_rev", "the revision the update is based on")
+        previous = self._current(doc_id)
+        for key in ("created", "createdBy"):
+            if key not in doc and key in previous:
+                doc[key] = previous[key]
+        return self._commit(doc, WriteIntent.UPDATE, previous)
+
+    def patch(self, doc_id: str, changes: dict[str, Any], rev: str | None = None,
+              *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
+        """Set top-level fields of the current document (a value of ``None`` is stored as null)."""
+        previous = self._current(doc_id)
+        doc = copy.deepcopy(previous)
+        if rev is not None:
+            doc["_rev"] = rev
+        for key, value in changes.items():
+            if key in ("_id", "_rev"):
+                continue
+            doc[key] = copy.deepcopy(value)
+        return self._commit(doc, intent, previous)
+
+    def rename(self, doc_id: str, name: str, rev: str | None = None) -> WriteResult:
+        """Change a document's ``name`` (``projectName`` for the settings document)."""
+        previous = self._current(doc_id)
+        doc = copy.deepcopy(previous)
+        if rev is not None:
+            doc["_rev"] = rev
+        doc["projectName" if doc_id == SETTINGS_ID else "name"] = name
+        return self._commit(doc, WriteIntent.RENAME, previous)
+
+    def move(self, doc_id: str, parent: str | None, *, before: str | None = None,
+             after: str | None = None, rev: str | None = None) -> WriteResult:
+        """Put a document under ``parent`` (``None``: top level), at the end of its new siblings
+        unless ``before`` or ``after`` names one of them."""
+        previous = self._current(doc_id)
+        if not is_tree_document(previous):
+            raise ValidationError.single(doc_id, "type", "a folder or a document of a tree collection",
+                                         previous.get("type"))
+        if parent is not None:
+            target = self._get_or_none(parent)
+            if target is None:
+                raise ValidationError.single(doc_id, "parent", "an existing folder", parent, "missing-parent")
+        doc = copy.deepcopy(previous)
+        if rev is not None:
+            doc["_rev"] = rev
+        doc["parent"] = parent
+        doc["sortKey"] = self._place(doc, parent, before=before, after=after, exclude=doc_id)
+        return self._commit(doc, WriteIntent.MOVE, previous)
+
+    def delete(self, doc_id: str, rev: str | None = None, *, recursive: bool = False) -> list[WriteResult]:
+        """Delete a document; a folder that is not empty needs ``recursive=True`` (its content
+        goes first, deepest first). Returns one result per deleted document."""
+        previous = self._current(doc_id)
+        if rev is not None and rev != previous.get("_rev"):
+            previous = dict(previous, _rev=rev)
+        results: list[WriteResult] = []
+        if previous.get("type") == FOLDER_TYPE:
+            tree = self.tree()
+            children = tree.get(doc_id, {}).get("children", [])
+            if children and not recursive:
+                raise ValidationError.single(
+                    doc_id, "children", "an empty folder (or recursive=True to delete its content)",
+                    children, "folder-not-empty",
+                )
+            for child in children:
+                results.extend(self.delete(child, recursive=True))
+        tombstone = {"_id": doc_id, "_rev": previous["_rev"], "_deleted": True}
+        warnings = self._check_write(tombstone, WriteIntent.DELETE, previous, StoreContext(self.db))
+        result = self.db.remove(doc_id, previous["_rev"])
+        results.append(WriteResult(doc_id, result["rev"], tombstone | {"_rev": result["rev"]},
+                                   WriteIntent.DELETE, warnings))
+        return results
+
+    def settings(self) -> dict[str, Any]:
+        return self.get(SETTINGS_ID)
+
+    def update_settings(self, changes: dict[str, Any], *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
+        """Change fields of the ProjectSettings document (``projectId`` cannot change, except
+        when a restore makes a copy of a project: ``intent=WriteIntent.RESTORE``)."""
+        return self.patch(SETTINGS_ID, changes, intent=intent)
+
+    def create_settings(self, settings: dict[str, Any]) -> WriteResult:
+        """Write the first ProjectSettings document of a new project."""
+        doc = copy.deepcopy(settings)
+        now = self._clock()
+        doc.setdefault("createdAt", now)
+        return self._commit(doc, WriteIntent.CREATE, previous=None, now=now)
+
+    def write_many(self, docs: Iterable[dict[str, Any]], intent: WriteIntent = WriteIntent.IMPORT,
+                   *, new_edits: bool = True) -> tuple[list[WriteResult], list[tuple[dict[str, Any], Exception]]]:
+        """Write a batch (an import or a restore) through the gate, in one store transaction.
+
+        Every document is checked against the store plus the whole batch (so references between
+        documents of the batch resolve). Returns ``(written, refused)``; ``refused`` pairs each
+        document the gate refused with its :class:`ValidationError`. With ``new_edits=False``
+        the documents keep their ``_rev`` (a restore).
+        """
+        batch = [copy.deepcopy(doc) for doc in docs]
+        context = StoreContext(self.db, pending={doc["_id"]: doc for doc in batch if isinstance(doc.get("_id"), str)})
+        accepted: list[tuple[dict[str, Any], list[Problem]]] = []
+        refused: list[tuple[dict[str, Any], Exception]] = []
+        for doc in batch:
+            try:
+                previous = None if intent in _BULK_INTENTS else self._get_or_none(doc.get("_id"))
+                warnings = self._check_write(doc, intent, previous, context)
+            except ValidationError as exc:
+                refused.append((doc, exc))
+                continue
+            accepted.append((doc, warnings))
+        written: list[WriteResult] = []
+        if not accepted:
+            return written, refused
+        results = self.db.bulk_docs([doc for doc, _ in accepted], new_edits=new_edits)
+        if new_edits:
+            for (doc, warnings), result in zip(accepted, results, strict=True):
+                if "error" in result:
+                    refused.append((doc, RuntimeError(f"{result['error']}: {result.get('reason', '')}")))
+                    continue
+                stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
+                written.append(WriteResult(doc["_id"], result["rev"], stored, intent, warnings))
+        else:
+            failed = {result.get("id") for result in results}
+            for result in results:
+                bad = next(doc for doc, _ in accepted if doc["_id"] == result.get("id"))
+                refused.append((bad, RuntimeError(f"{result.get('error')}: {result.get('reason', '')}")))
+            for doc, warnings in accepted:
+                if doc["_id"] not in failed:
+                    written.append(WriteResult(doc["_id"], doc.get("_rev", ""), doc, intent, warnings))
+        return written, refused
+
+    # -- the gate ----------------------------------------------------------------------------
+
+    def _check_write(self, doc: dict[str, Any], intent: WriteIntent, previous: dict[str, Any] | None,
+                     context: Context) -> list[Problem]:
+        """THE gate every write passes. Raises :class:`ValidationError` to refuse the write;
+        returns the warnings to report. ``previous`` is the current revision (``None`` for a
+        new document or a bulk write into an empty project)."""
+        self._check_lock(doc, intent, previous)
+        doc_id = doc.get("_id")
+        if intent is WriteIntent.DELETE:
+            if doc_id == SETTINGS_ID:
+                raise ValidationError.single(doc_id, "_id", "a document other than ProjectSettings "
+                                             "(the settings document cannot be deleted)", doc_id, "forbidden")
+            return []
+        errors: list[Problem] = []
+        warnings: list[Problem] = []
+        for problem in check_document(doc, context):
+            if problem.severity == ERROR and intent in _BULK_INTENTS and problem.code in _DOWNGRADED_ON_BULK:
+                problem = Problem(problem.field, problem.expected, problem.message, WARNING, problem.code,
+                                  problem.doc_id, problem.line, problem.column)
+            (errors if problem.is_error else warnings).append(problem)
+        if previous is not None and not previous.get("_deleted") and intent is not WriteIntent.RESTORE:
+            for key in ("type", "collection", "projectId"):
+                if previous.get(key) != doc.get(key) and (key in previous or key in doc):
+                    errors.insert(0, Problem(
+                        key, f"{previous.get(key)!r} (a document's {key} never changes)",
+                        f"document {doc_id!r}: {key}: cannot change from {previous.get(key)!r} "
+                        f"to {doc.get(key)!r}", ERROR, "immutable-field", doc_id))
+        if is_tree_document(doc) and isinstance(doc.get("parent"), str):
+            cycle = self._cycle_through(doc, context)
+            if cycle:
+                errors.insert(0, Problem(
+                    "parent", "a folder that is not the document itself or inside it",
+                    f"document {doc_id!r}: parent: moving it under {doc['parent']!r} would put it inside "
+                    f"itself ({' > '.join(cycle)})", ERROR, "parent-cycle", doc_id))
+        if errors:
+            raise ValidationError(errors)
+        return warnings
+
+    def _check_lock(self, doc: dict[str, Any], intent: WriteIntent, previous: dict[str, Any] | None) -> None:
+        """Seam for locks (a later issue): refuse writes to a document locked by someone else."""
+        return None
+
+    def _commit(self, doc: dict[str, Any], intent: WriteIntent, previous: dict[str, Any] | None,
+                now: str | None = None) -> WriteResult:
+        if intent not in _BULK_INTENTS:
+            doc["modified"] = now or self._clock()
+            doc["modifiedBy"] = self.username
+        warnings = self._check_write(doc, intent, previous, StoreContext(self.db, pending={doc["_id"]: doc}))
+        result = self.db.put(doc)
+        stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
+        return WriteResult(result["id"], result["rev"], stored, intent, warnings)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _current(self, doc_id: str) -> dict[str, Any]:
+        return self.db.get(doc_id)
+
+    def _get_or_none(self, doc_id: Any) -> dict[str, Any] | None:
+        if not isinstance(doc_id, str):
+            return None
+        try:
+            return self.db.get(doc_id)
+        except NotFound:
+            return None
+
+    def _cycle_through(self, doc: dict[str, Any], context: Context) -> list[str]:
+        """The ancestor chain if ``doc``'s new parent is ``doc`` itself or one of its descendants."""
+        chain = [doc["_id"]]
+        current = doc.get("parent")
+        for _ in range(MAX_DEPTH):
+            if not isinstance(current, str):
+                return []
+            chain.append(current)
+            if current == doc["_id"]:
+                return chain
+            parent_doc = context.get(current)
+            if parent_doc is None:
+                return []
+            current = parent_doc.get("parent")
+        return chain
+
+    def _place(self, doc: dict[str, Any], parent: str | None, *, before: str | None = None,
+               after: str | None = None, exclude: str | None = None) -> str:
+        """A sort key putting ``doc`` at the end of the siblings under ``parent``, or just
+        ``before``/``after`` the named sibling. Rewrites siblings' keys only in the rare case of
+        equal keys around the insertion point."""
+        siblings = [s for s in self.siblings(parent, doc.get("collection")) if s["_id"] != exclude]
+        ids = [s["_id"] for s in siblings]
+        if before is not None and after is not None:
+            raise ValidationError.single(doc.get("_id"), "sortKey", "either before or after, not both")
+        if before is not None or after is not None:
+            anchor = before if before is not None else after
+            if anchor not in ids:
+                raise ValidationError.single(doc.get("_id"), "sortKey",
+                                             f"a sibling under {parent!r} to place it next to", anchor,
+                                             "missing-sibling")
+            index = ids.index(anchor) + (0 if before is not None else 1)
+        else:
+            index = len(siblings)
+        keys = [s.get("sortKey") if is_valid_key(s.get("sortKey")) else None for s in siblings]
+        low = keys[index - 1] if index > 0 else None
+        high = keys[index] if index < len(keys) else None
+        if (index > 0 and low is None) or (index < len(keys) and high is None) or (
+            low is not None and high is not None and low >= high
+        ):
+            keys = self._rebalance(siblings)
+            low = keys[index - 1] if index > 0 else None
+            high = keys[index] if index < len(keys) else None
+        return key_between(low, high)
+
+    def _rebalance(self, siblings: list[dict[str, Any]]) -> list[str]:
+        """Give every sibling a fresh evenly spread key (same order); returns the new keys."""
+        keys = spread_keys(len(siblings))
+        for sibling, key in zip(siblings, keys, strict=True):
+            if sibling.get("sortKey") != key:
+                doc = copy.deepcopy(sibling)
+                doc["sortKey"] = key
+                self._commit(doc, WriteIntent.MOVE, sibling)
+        return keys

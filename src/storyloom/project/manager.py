@@ -1,0 +1,372 @@
+"""Projects on this machine: create, list, open, rename, delete, back up and restore.
+
+Each project lives in ``storyloom.paths.projects_dir()/<project-id>/``: the store file
+(``store.sqlite3``) and a small metadata file (``project.json``: id, name, creation time) so
+that listing projects does not open every store. The ProjectSettings document inside the store
+is the source of truth for the name; the metadata file is refreshed from it when a project is
+opened.
+
+A backup is the project's ``all_docs`` dump with ``include_docs`` and ``attachments`` (the same
+JSON as Drafft's backups and ``/db-dump``). Restoring keeps every revision id, so a restored
+project still replicates cleanly with its remote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from storyloom import paths
+from storyloom.project.collections import SETTINGS_ID
+from storyloom.project.dates import now_iso
+from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project.options import AppOptions
+from storyloom.project.settings import default_settings, is_uuid
+from storyloom.store import Database, NotFound
+
+STORE_FILE = "store.sqlite3"
+META_FILE = "project.json"
+FORMAT_VERSION = 1
+
+
+class ProjectError(Exception):
+    """A project-level failure with a message meant for the user."""
+
+
+class ProjectNotFound(ProjectError):
+    pass
+
+
+class ProjectExists(ProjectError):
+    pass
+
+
+class BackupError(ProjectError):
+    """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents)."""
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    """A project as listed (from its metadata file, without opening the store)."""
+
+    id: str
+    name: str
+    path: Path
+    created: str | None = None
+
+
+class Project:
+    """One open project: its store (``db``), id, name, settings and editing service."""
+
+    def __init__(self, directory: Path, db: Database, project_id: str, editor: Editor) -> None:
+        self.path = directory
+        self.db = db
+        self._id = project_id
+        self.editor = editor
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def name(self) -> str:
+        try:
+            return str(self.settings().get("projectName") or "")
+        except NotFound:  # settings not written yet (a project being built)
+            return str(_read_meta(self.path).get("name", ""))
+
+    def settings(self) -> dict[str, Any]:
+        """The ProjectSettings document."""
+        return self.db.get(SETTINGS_ID)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Project(id={self.id!r}, path={str(self.path)!r})"
+
+
+def _read_meta(directory: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_meta(directory: Path, data: dict[str, Any]) -> None:
+    tmp = directory / (META_FILE + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(directory / META_FILE)
+
+
+class ProjectManager:
+    """The projects under ``root`` (default: ``storyloom.paths.projects_dir()``)."""
+
+    def __init__(self, root: Path | str | None = None, options: AppOptions | None = None) -> None:
+        self._root = Path(root) if root is not None else None
+        self._options = options
+
+    @property
+    def root(self) -> Path:
+        root = self._root or paths.projects_dir()
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+
+    @property
+    def options(self) -> AppOptions:
+        if self._options is None:
+            self._options = AppOptions.load()
+        return self._options
+
+    def _username(self) -> str:
+        return self.options.username
+
+    # -- listing and lookup ------------------------------------------------------------------
+
+    def list(self) -> list[ProjectInfo]:
+        """Every project, by name."""
+        found = []
+        for directory in sorted(self.root.iterdir()):
+            meta = _read_meta(directory) if directory.is_dir() else {}
+            if meta.get("id") and (directory / STORE_FILE).exists():
+                found.append(ProjectInfo(meta["id"], meta.get("name", ""), directory, meta.get("created")))
+        return sorted(found, key=lambda p: (p.name.casefold(), p.id))
+
+    def find(self, name_or_id: str) -> ProjectInfo:
+        """The project with this id, or else this name (exact, then ignoring case)."""
+        projects = self.list()
+        for info in projects:
+            if info.id == name_or_id:
+                return info
+        for matches in (
+            [p for p in projects if p.name == name_or_id],
+            [p for p in projects if p.name.casefold() == name_or_id.casefold()],
+        ):
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                ids = ", ".join(p.id for p in matches)
+                raise ProjectError(f"several projects are named {name_or_id!r} ({ids}); open one by id")
+        known = ", ".join(f"{p.name!r}" for p in projects) or "none"
+        raise ProjectNotFound(f"no project named or with id {name_or_id!r} (projects: {known})")
+
+    def _name_taken(self, name: str, except_id: str | None = None) -> bool:
+        return any(p.name.casefold() == name.casefold() and p.id != except_id for p in self.list())
+
+    def unique_name(self, name: str) -> str:
+        """``name``, or ``name (2)``, ``name (3)``... whichever no project uses yet."""
+        candidate, counter = name, 2
+        while self._name_taken(candidate):
+            candidate = f"{name} ({counter})"
+            counter += 1
+        return candidate
+
+    def _check_new_name(self, name: Any, except_id: str | None = None) -> str:
+        if not isinstance(name, str) or not name.strip():
+            raise ProjectError("a project name cannot be empty")
+        name = name.strip()
+        if self._name_taken(name, except_id):
+            raise ProjectExists(f"a project named {name!r} already exists")
+        return name
+
+    # -- open / create -----------------------------------------------------------------------
+
+    def _open_dir(self, directory: Path, project_id: str) -> Project:
+        db = Database(str(directory / STORE_FILE))
+        return Project(directory, db, project_id, Editor(db, self._username))
+
+    def open(self, name_or_id: str) -> Project:
+        """Open a project by id or name."""
+        info = self.find(name_or_id)
+        project = self._open_dir(info.path, info.id)
+        try:
+            name = project.settings().get("projectName")
+        except NotFound:
+            name = None
+        if isinstance(name, str) and name and name != info.name:
+            meta = _read_meta(info.path)
+            meta["name"] = name
+            _write_meta(info.path, meta)
+        return project
+
+    @contextlib.contextmanager
+    def staging(self, project_id: str | None = None, name: str = "") -> Iterator[Project]:
+        """A new, empty project being built (an import, a restore). If the block raises, the
+        project directory is removed, so a failure leaves nothing behind; on success the
+        metadata file is written (the block must have written the ProjectSettings document)."""
+        project_id = project_id or str(uuid.uuid4())
+        if not is_uuid(project_id):
+            raise ProjectError(f"a project id must be a UUID, got {project_id!r}")
+        directory = self.root / project_id
+        if directory.exists():
+            raise ProjectExists(f"a project with id {project_id} already exists")
+        directory.mkdir(parents=True)
+        project: Project | None = None
+        try:
+            project = self._open_dir(directory, project_id)
+            yield project
+            settings = project.settings()
+            if settings.get("projectId") != project_id:
+                raise ProjectError("the settings document does not carry the project's id")
+            _write_meta(directory, {
+                "id": project_id,
+                "name": settings.get("projectName") or name,
+                "created": now_iso(),
+                "formatVersion": FORMAT_VERSION,
+            })
+        except BaseException:
+            if project is not None:
+                with contextlib.suppress(Exception):
+                    project.close()
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+
+    def create(self, name: str, description: str = "", *, project_id: str | None = None) -> Project:
+        """Create a project with default settings; names are unique (ignoring case)."""
+        name = self._check_new_name(name)
+        with self.staging(project_id, name) as project:
+            project.editor.create_settings(default_settings(name, description, project_id=project.id))
+        return project
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def _resolve(self, project: Project | str) -> tuple[ProjectInfo, Project | None]:
+        if isinstance(project, Project):
+            return ProjectInfo(project.id, project.name, project.path), project
+        return self.find(project), None
+
+    def rename(self, project: Project | str, new_name: str) -> str:
+        """Rename a project (its settings' ``projectName`` and its metadata); returns the name."""
+        info, opened = self._resolve(project)
+        new_name = self._check_new_name(new_name, except_id=info.id)
+        target = opened or self._open_dir(info.path, info.id)
+        try:
+            target.editor.rename(SETTINGS_ID, new_name)
+        finally:
+            if opened is None:
+                target.close()
+        meta = _read_meta(info.path)
+        meta["name"] = new_name
+        _write_meta(info.path, meta)
+        return new_name
+
+    def delete(self, project: Project | str) -> None:
+        """Delete a project and its directory (closing it first if it is open)."""
+        info, opened = self._resolve(project)
+        if opened is not None:
+            opened.close()
+        shutil.rmtree(info.path)
+
+    # -- backup / restore --------------------------------------------------------------------
+
+    def backup(self, project: Project | str, file: Path | str) -> Path:
+        """Write the project's ``all_docs`` dump (documents and attachments) to ``file``."""
+        info, opened = self._resolve(project)
+        target = opened or self._open_dir(info.path, info.id)
+        file = Path(file)
+        tmp = file.with_name(file.name + ".tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as out:
+                for chunk in target.db.all_docs_stream(include_docs=True, attachments=True):
+                    out.write(chunk)
+            os.replace(tmp, file)
+        finally:
+            if opened is None:
+                target.close()
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        return file
+
+    def restore(self, file: Path | str, name: str | None = None, *, new_id: bool = False) -> Project:
+        """A new project from a Storyloom backup file.
+
+        The project keeps the backup's project id and every revision id, unless ``new_id`` (a
+        copy: fresh project id, same revisions). Restoring a backup whose project still exists
+        here needs ``new_id``. ``name`` defaults to the backup's name (made unique). Drafft
+        backups are imported instead (``storyloom import``).
+        """
+        rows = read_dump(file)
+        docs = [row["doc"] for row in rows if isinstance(row.get("doc"), dict)]
+        docs = [d for d in docs if not str(d.get("_id", "")).startswith("_design/")]
+        settings = next((d for d in docs if d.get("_id") == SETTINGS_ID), None)
+        if settings is None or not is_uuid(settings.get("projectId")):
+            raise BackupError(
+                f"{file}: not a Storyloom backup (no ProjectSettings document with a projectId); "
+                "use `storyloom import` for Drafft backups"
+            )
+        project_id = str(uuid.uuid4()) if new_id else settings["projectId"]
+        if not new_id and (self.root / project_id).exists():
+            raise ProjectExists(
+                f"project {project_id} from this backup already exists here; restore it as a copy "
+                "with a new project id (--new-id) or delete the existing project first"
+            )
+        if name is not None:
+            name = self._check_new_name(name)
+        else:
+            name = self.unique_name(str(settings.get("projectName") or Path(file).stem))
+        with self.staging(project_id, name) as project:
+            _, refused = project.editor.write_many(docs, WriteIntent.RESTORE, new_edits=False)
+            if refused:
+                details = "; ".join(str(exc) for _, exc in refused[:5])
+                raise BackupError(f"{file}: {len(refused)} document(s) cannot be restored: {details}")
+            current = project.settings()
+            changes = {
+                key: value
+                for key, value in (("projectName", name), ("projectId", project_id))
+                if current.get(key) != value
+            }
+            if changes:
+                # A new revision on top of the restored one; a copy gets a new identity, which
+                # only a restore may do (the gate refuses projectId changes otherwise).
+                project.editor.update_settings(changes, intent=WriteIntent.RESTORE)
+        return project
+
+
+class DumpError(ProjectError):
+    """The file is not an ``all_docs`` dump."""
+
+
+def read_dump(file: Path | str) -> list[dict[str, Any]]:
+    """The rows of an ``all_docs`` dump file; :class:`DumpError` with a clear message otherwise.
+
+    ``total_rows`` and ``offset`` are ignored (Drafft's are unreliable).
+    """
+    path = Path(file)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DumpError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DumpError(f"{path}: cannot read the file ({exc})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise DumpError(f"{path}: not a backup: the file is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise DumpError(
+            f"{path}: not a backup: expected an all_docs dump, a JSON object with a \"rows\" array "
+            '({"total_rows", "offset", "rows": [{"id", "key", "value", "doc"}]})'
+        )
+    rows = data["rows"]
+    if not rows:
+        raise DumpError(f"{path}: the backup holds no documents (\"rows\" is empty)")
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict) or ("id" not in row and "key" not in row):
+            raise DumpError(f"{path}: not a backup: row {index} is not an all_docs row with an id")
+    if not any(isinstance(row.get("doc"), dict) for row in rows):
+        raise DumpError(f"{path}: not a backup: no row carries its document (dump made without include_docs)")
+    return rows

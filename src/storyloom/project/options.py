@@ -1,0 +1,122 @@
+"""App options: per user, per machine, never replicated (``<config dir>/options.json``).
+
+- ``username``: stamped in ``modifiedBy``/``createdBy`` and lock owners; defaults to the OS user.
+- ``api_enabled``, ``api_key``, ``api_port``: the local REST API. Enabling the API with an empty
+  key generates a strong random one (``secrets.token_urlsafe(32)``): the API never runs open.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from storyloom import paths
+
+OPTIONS_FILE = "options.json"
+DEFAULT_API_PORT = 9001
+
+
+class OptionsError(ValueError):
+    """An invalid option value or an unreadable options file; ``field`` names the option."""
+
+    def __init__(self, field: str, expected: str, got: Any) -> None:
+        self.field = field
+        self.expected = expected
+        super().__init__(f"{field}: expected {expected}, got {got!r}")
+
+
+def default_username() -> str:
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError, ImportError):
+        name = ""
+    return name or os.environ.get("USER") or os.environ.get("USERNAME") or "user"
+
+
+def generate_api_key() -> str:
+    return secrets.token_urlsafe(32)
+
+
+@dataclass
+class AppOptions:
+    username: str = ""
+    api_enabled: bool = False
+    api_key: str = ""
+    api_port: int = DEFAULT_API_PORT
+
+    def __post_init__(self) -> None:
+        if not self.username:
+            self.username = default_username()
+        self.validate()
+
+    # -- rules -------------------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check every option; enabling the API with an empty key generates one."""
+        if not isinstance(self.username, str) or not self.username.strip():
+            raise OptionsError("username", "a non-empty name", self.username)
+        if not isinstance(self.api_enabled, bool):
+            raise OptionsError("api_enabled", "true or false", self.api_enabled)
+        if not isinstance(self.api_key, str):
+            raise OptionsError("api_key", "a string", self.api_key)
+        if isinstance(self.api_port, bool) or not isinstance(self.api_port, int) or not 1 <= self.api_port <= 65535:
+            raise OptionsError("api_port", "a port number from 1 to 65535", self.api_port)
+        if self.api_enabled and not self.api_key:
+            self.api_key = generate_api_key()
+
+    def enable_api(self, enabled: bool = True) -> None:
+        self.api_enabled = enabled
+        self.validate()
+
+    def regenerate_api_key(self) -> str:
+        self.api_key = generate_api_key()
+        return self.api_key
+
+    def set_port(self, port: int) -> None:
+        previous = self.api_port
+        self.api_port = port
+        try:
+            self.validate()
+        except OptionsError:
+            self.api_port = previous
+            raise
+
+    # -- persistence -------------------------------------------------------------------------
+
+    @staticmethod
+    def path() -> Path:
+        return paths.config_dir() / OPTIONS_FILE
+
+    @classmethod
+    def load(cls) -> AppOptions:
+        """The saved options, or the defaults when none were saved."""
+        file = cls.path()
+        if not file.exists():
+            return cls()
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise OptionsError("options file", f"readable JSON at {file}", str(exc)) from None
+        if not isinstance(data, dict):
+            raise OptionsError("options file", f"a JSON object at {file}", data)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def save(self) -> Path:
+        """Validate and write the options (atomically); returns the file written."""
+        self.validate()
+        file = self.path()
+        tmp = file.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        if os.name == "posix":
+            os.chmod(tmp, 0o600)  # the API key is a secret
+        tmp.replace(file)
+        return file
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

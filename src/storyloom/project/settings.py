@@ -1,0 +1,194 @@
+"""The ProjectSettings document (``_id: "ProjectSettings"``): one per project, replicated with it.
+
+Drafft's field names are kept (``projectName``, ``exportMappings``, ``screenPlay``, ...) so that
+imports are lossless and exports familiar; Storyloom adds ``projectId``, the project's UUID,
+which never changes (a remote database belongs to one project: sync compares this id).
+
+Per-machine options (username, API key) are not here: see :mod:`storyloom.project.options`.
+Remote replication settings and credentials are not here either: they live in ``_local``
+documents of the project's store.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import Any
+
+from storyloom.project.collections import EXPORT_NAMES, SETTINGS_ID
+from storyloom.project.documents import EDITOR_LANGUAGES, EDITOR_MODES
+
+SPEECH_MAPPING = "speechExportMapping"
+COMMAND_MAPPING = "commandSpeechExportMapping"
+INTERPOLATE = "interpolateVariablesOnExport"
+SCREENPLAY_COMMANDS: tuple[str, ...] = ("locationCommand", "fadeInCommand", "fadeOutCommand")
+
+# What a game export contains by default (Drafft's defaults, plus the newer typed collections).
+DEFAULT_EXPORT_SECTIONS: tuple[str, ...] = (
+    "Scripts", "Dialogues", "Actors", "Quests", "Items", "Variables", "Scenarios", "Scenes",
+    "Misc", "Grids", "Kanban", "Maps",
+)
+
+DEFAULT_SCREENPLAY: dict[str, str] = {
+    "locationCommand": "CutTo",
+    "fadeInCommand": "FadeIn",
+    "fadeOutCommand": "FadeOut",
+}
+
+# Fields that Drafft v1 kept in the replicated settings document and that belong to the
+# per-machine remote configuration instead (moved to a ``_local`` document on import).
+LEGACY_REMOTE_FIELDS: tuple[str, ...] = (
+    "remoteDbEnabled", "remoteDbUrl", "remoteDbUsername", "remoteDbPassword", "remoteDbSyncInterval",
+)
+
+
+def default_export_mappings() -> dict[str, Any]:
+    """Empty speech and command templates for every script language; no interpolation."""
+    return {
+        SPEECH_MAPPING: {mode: "" for mode in EDITOR_MODES},
+        COMMAND_MAPPING: {mode: "" for mode in EDITOR_MODES},
+        INTERPOLATE: False,
+    }
+
+
+def default_settings(
+    name: str,
+    description: str = "",
+    *,
+    project_id: str | None = None,
+    version: str = "1.0",
+    default_editor_language: str = "hjson",
+) -> dict[str, Any]:
+    """A new ProjectSettings document (no ``_rev``, no stamps)."""
+    return {
+        "_id": SETTINGS_ID,
+        "projectId": project_id or str(uuid.uuid4()),
+        "projectName": name,
+        "projectDescription": description,
+        "projectVersion": version,
+        "defaultEditorLanguage": default_editor_language,
+        "defaultScriptEditorMode": "text",
+        "exportSections": list(DEFAULT_EXPORT_SECTIONS),
+        "exportMappings": default_export_mappings(),
+        "screenPlay": dict(DEFAULT_SCREENPLAY),
+    }
+
+
+def fill_defaults(settings: dict[str, Any]) -> list[str]:
+    """Add every missing settings field (and missing mapping languages) in place, at its default.
+
+    Returns the names of what was added (for an import report). Existing values are kept.
+    """
+    added: list[str] = []
+    defaults = default_settings(str(settings.get("projectName") or "Untitled"))
+    for key, value in defaults.items():
+        if key in ("_id", "projectId"):
+            continue
+        if key not in settings:
+            settings[key] = copy.deepcopy(value)
+            added.append(key)
+    mappings = settings.get("exportMappings")
+    if isinstance(mappings, dict):
+        for key in (SPEECH_MAPPING, COMMAND_MAPPING):
+            table = mappings.get(key)
+            if table is None:
+                mappings[key] = {mode: "" for mode in EDITOR_MODES}
+                added.append(f"exportMappings.{key}")
+            elif isinstance(table, dict):
+                for mode in EDITOR_MODES:
+                    if mode not in table:
+                        table[mode] = ""
+                        added.append(f"exportMappings.{key}.{mode}")
+        if INTERPOLATE not in mappings:
+            mappings[INTERPOLATE] = False
+            added.append(f"exportMappings.{INTERPOLATE}")
+    screenplay = settings.get("screenPlay")
+    if isinstance(screenplay, dict):
+        for key, value in DEFAULT_SCREENPLAY.items():
+            if key not in screenplay:
+                screenplay[key] = value
+                added.append(f"screenPlay.{key}")
+    return added
+
+
+def is_uuid(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """Hard errors of a settings document as ``(field, expected, got)``; empty when valid.
+
+    ``got`` is :data:`MISSING` when the field is absent.
+    """
+    problems: list[tuple[str, str, Any]] = []
+
+    def need(field: str, ok: bool, expected: str, got: Any) -> None:
+        if not ok:
+            problems.append((field, expected, got))
+
+    def get(field: str) -> Any:
+        return doc.get(field, MISSING)
+
+    need("_id", doc.get("_id") == SETTINGS_ID, f"{SETTINGS_ID!r}", get("_id"))
+    need("projectId", is_uuid(doc.get("projectId")), "a UUID (the project id)", get("projectId"))
+    name = get("projectName")
+    need("projectName", isinstance(name, str) and bool(name.strip()), "a non-empty string", name)
+    for field in ("projectDescription", "projectVersion"):
+        value = get(field)
+        need(field, value is MISSING or isinstance(value, str), "a string", value)
+    language = get("defaultEditorLanguage")
+    need(
+        "defaultEditorLanguage",
+        language in EDITOR_LANGUAGES,
+        f"one of {', '.join(EDITOR_LANGUAGES)}",
+        language,
+    )
+    mode = get("defaultScriptEditorMode")
+    need("defaultScriptEditorMode", mode is MISSING or isinstance(mode, str), "a script editor mode", mode)
+    sections = get("exportSections")
+    if not isinstance(sections, list) or not all(isinstance(s, str) for s in sections):
+        problems.append(("exportSections", "a list of export names", sections))
+    else:
+        unknown = [s for s in sections if s not in EXPORT_NAMES]
+        if unknown:
+            problems.append(
+                ("exportSections", f"export names among {', '.join(EXPORT_NAMES)}", unknown)
+            )
+    mappings = get("exportMappings")
+    if not isinstance(mappings, dict):
+        problems.append(("exportMappings", "an object with speech and command templates", mappings))
+    else:
+        for key in (SPEECH_MAPPING, COMMAND_MAPPING):
+            table = mappings.get(key, MISSING)
+            if not isinstance(table, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+            ):
+                problems.append(
+                    (f"exportMappings.{key}", "an object of script language: template text", table)
+                )
+        flag = mappings.get(INTERPOLATE, MISSING)
+        need(f"exportMappings.{INTERPOLATE}", flag is MISSING or isinstance(flag, bool), "true or false", flag)
+    screenplay = get("screenPlay")
+    if not isinstance(screenplay, dict):
+        problems.append(("screenPlay", "an object of screenplay command names", screenplay))
+    else:
+        for key in SCREENPLAY_COMMANDS:
+            value = screenplay.get(key, MISSING)
+            need(f"screenPlay.{key}", isinstance(value, str), "a command name (a string)", value)
+    kanban = get("kanban")
+    need("kanban", kanban is MISSING or kanban is None or isinstance(kanban, dict), "an object", kanban)
+    return problems
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()

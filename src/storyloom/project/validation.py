@@ -1,0 +1,844 @@
+"""Validation of every document write: hard errors refuse the write, warnings are reported.
+
+- **Errors** (:class:`ValidationError`): the document has the wrong shape: a field of the wrong
+  type, a missing required field, an unknown dialogue node type, a malformed sort key, a stored
+  ``children``/``path``. Each names the field (a dotted path such as
+  ``content.tree.nodes[2].data.nodeType``) and what was expected.
+- **Warnings**: references that do not resolve (a missing parent folder, a dialogue edge whose
+  node or handle is missing, a scene item pointing at a missing script, an expression image
+  that is not there) and content that does not parse yet (a variable source with a syntax
+  error, a scenario overriding an unknown property). Documents are written in any order (by
+  the API, by replication, while the writer is still typing), so these are reported, not refused.
+
+:func:`check_document` returns every :class:`Problem`; :func:`validate_document` raises on the
+errors and returns the warnings. Cross-document checks need a :class:`Context` (the editing
+service passes one backed by the store; the import passes one backed by the batch).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from storyloom.project.collections import (
+    ATTACHMENT_TYPE,
+    FOLDER_TYPE,
+    SETTINGS_ID,
+    USER_TYPE,
+)
+from storyloom.project.dates import is_iso_utc
+from storyloom.project.documents import (
+    DATE_FIELDS,
+    DERIVED_FIELDS,
+    EDITOR_LANGUAGES,
+    EDITOR_MODES,
+    GDD_EDITORS,
+    HANDLE_TYPES,
+    KNOWN_TYPES,
+    NODE_TYPES,
+    SCENE_ITEM_TYPES,
+    TREE_COLLECTIONS,
+    permalink_target,
+)
+from storyloom.project.settings import MISSING, settings_problems
+from storyloom.project.tree import is_valid_key
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding. ``field`` is a dotted path into the document; ``expected`` says what would
+    be right; ``code`` is a stable machine-readable name (``wrong-type``, ``dangling-edge``, ...)."""
+
+    field: str
+    expected: str
+    message: str
+    severity: str = ERROR
+    code: str = "wrong-shape"
+    doc_id: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "field": self.field,
+            "expected": self.expected,
+            "message": self.message,
+            "severity": self.severity,
+            "code": self.code,
+            "docId": self.doc_id,
+            "line": self.line,
+            "column": self.column,
+        }
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ValidationError(ValueError):
+    """A write refused because the document has the wrong shape.
+
+    ``field`` and ``expected`` are those of the first error; ``problems`` holds every error.
+    """
+
+    def __init__(self, problems: Problem | Iterable[Problem]) -> None:
+        self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
+        if not self.problems:
+            raise ValueError("ValidationError needs at least one problem")
+        first = self.problems[0]
+        self.field = first.field
+        self.expected = first.expected
+        self.doc_id = first.doc_id
+        self.code = first.code
+        message = first.message
+        if len(self.problems) > 1:
+            message += f" (and {len(self.problems) - 1} more problem{'s' if len(self.problems) > 2 else ''})"
+        self.message = message
+        super().__init__(message)
+
+    @classmethod
+    def single(cls, doc_id: str | None, field: str, expected: str, got: Any = MISSING,
+               code: str = "wrong-shape") -> ValidationError:
+        return cls(_problem(doc_id, field, expected, got, ERROR, code))
+
+
+def _describe(value: Any) -> str:
+    if value is MISSING:
+        return "nothing (the field is missing)"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    kind = {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(
+        type(value), type(value).__name__
+    )
+    return f"{kind} {text}"
+
+
+def _problem(doc_id: str | None, field_path: str, expected: str, got: Any, severity: str,
+             code: str, detail: str | None = None) -> Problem:
+    who = f"document {doc_id!r}" if doc_id else "document"
+    if detail is None:
+        detail = f"expected {expected}, got {_describe(got)}"
+    return Problem(
+        field=field_path,
+        expected=expected,
+        message=f"{who}: {field_path}: {detail}",
+        severity=severity,
+        code=code,
+        doc_id=doc_id,
+    )
+
+
+class Context:
+    """What cross-document checks may ask. The default knows no documents (checks skipped)."""
+
+    def get(self, doc_id: str) -> dict[str, Any] | None:
+        """The current document with this id, or ``None`` (missing or deleted)."""
+        return None
+
+    def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
+        """Every current document of ``type`` ``doc_type``."""
+        return []
+
+    @property
+    def knows_documents(self) -> bool:
+        return False
+
+
+class MappingContext(Context):
+    """A context over a dict of documents (an import batch, or a test)."""
+
+    def __init__(self, docs: Mapping[str, dict[str, Any]] | Iterable[dict[str, Any]]) -> None:
+        if isinstance(docs, Mapping):
+            self.docs = dict(docs)
+        else:
+            self.docs = {doc["_id"]: doc for doc in docs}
+
+    def get(self, doc_id: str) -> dict[str, Any] | None:
+        doc = self.docs.get(doc_id)
+        return None if doc is None or doc.get("_deleted") else doc
+
+    def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
+        return [d for d in self.docs.values() if d.get("type") == doc_type and not d.get("_deleted")]
+
+    @property
+    def knows_documents(self) -> bool:
+        return True
+
+
+@dataclass
+class _Checker:
+    doc_id: str | None
+    problems: list[Problem] = field(default_factory=list)
+
+    def error(self, field_path: str, expected: str, got: Any = MISSING, code: str = "wrong-shape",
+              detail: str | None = None) -> None:
+        self.problems.append(_problem(self.doc_id, field_path, expected, got, ERROR, code, detail))
+
+    def warn(self, field_path: str, expected: str, got: Any = MISSING, code: str = "dangling-reference",
+             detail: str | None = None) -> None:
+        self.problems.append(_problem(self.doc_id, field_path, expected, got, WARNING, code, detail))
+
+    # -- small type checks; each returns True when the value is acceptable --
+
+    def string(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = False,
+               nullable: bool = False, non_empty: bool = False) -> bool:
+        value = obj.get(key, MISSING)
+        if value is MISSING:
+            if required:
+                self.error(path, "a non-empty string" if non_empty else "a string", value, "missing-field")
+                return False
+            return True
+        if value is None and nullable:
+            return True
+        if not isinstance(value, str) or (non_empty and not value):
+            expected = "a non-empty string" if non_empty else "a string"
+            self.error(path, expected + (" or null" if nullable else ""), value, "wrong-type")
+            return False
+        return True
+
+    def boolean(self, obj: Mapping[str, Any], key: str, path: str) -> bool:
+        value = obj.get(key, MISSING)
+        if value is MISSING or isinstance(value, bool):
+            return True
+        self.error(path, "true or false", value, "wrong-type")
+        return False
+
+    def mapping(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> dict | None:
+        value = obj.get(key, MISSING)
+        if value is MISSING and not required:
+            return None
+        if not isinstance(value, dict):
+            self.error(path, "an object", value, "missing-field" if value is MISSING else "wrong-type")
+            return None
+        return value
+
+    def array(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> list | None:
+        value = obj.get(key, MISSING)
+        if value is MISSING and not required:
+            return None
+        if not isinstance(value, list):
+            self.error(path, "an array", value, "missing-field" if value is MISSING else "wrong-type")
+            return None
+        return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+
+
+def check_document(doc: Any, context: Context | None = None) -> list[Problem]:
+    """Every problem of ``doc`` (errors and warnings), in document order. Never raises."""
+    context = context or Context()
+    if not isinstance(doc, dict):
+        return [_problem(None, "(document)", "a JSON object", doc, ERROR, "wrong-type")]
+    doc_id = doc.get("_id")
+    ck = _Checker(doc_id if isinstance(doc_id, str) else None)
+    if not isinstance(doc_id, str) or not doc_id:
+        ck.error("_id", "a non-empty string", doc.get("_id", MISSING), "missing-field")
+    elif doc_id.startswith("_"):
+        ck.error("_id", "an id not starting with '_' (reserved for design and local documents)", doc_id)
+    if doc_id == SETTINGS_ID:
+        for field_path, expected, got in settings_problems(doc):
+            ck.error(field_path, expected, got, "missing-field" if got is MISSING else "wrong-type")
+        _check_common_fields(ck, doc)
+        return ck.problems
+    doc_type = doc.get("type", MISSING)
+    if doc_type not in KNOWN_TYPES:
+        ck.error("type", f"one of {', '.join(KNOWN_TYPES)}", doc_type,
+                 "missing-field" if doc_type is MISSING else "unknown-type")
+        return ck.problems
+    _check_common_fields(ck, doc)
+    _check_collection(ck, doc)
+    if doc_type == FOLDER_TYPE or doc_type in TREE_COLLECTIONS:
+        _check_tree_fields(ck, doc, context)
+    checker = _TYPE_CHECKS.get(doc_type)
+    if checker is not None:
+        checker(ck, doc, context)
+    return ck.problems
+
+
+def validate_document(doc: Any, context: Context | None = None) -> list[Problem]:
+    """Raise :class:`ValidationError` if ``doc`` has errors; otherwise return its warnings."""
+    problems = check_document(doc, context)
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        raise ValidationError(errors)
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Common fields
+
+
+def _check_common_fields(ck: _Checker, doc: dict[str, Any]) -> None:
+    for derived in DERIVED_FIELDS:
+        if derived in doc:
+            ck.error(
+                derived,
+                f"no stored {derived!r} (it is derived from parent and sortKey; see storyloom.project.tree)",
+                doc[derived],
+                "derived-field",
+            )
+    if doc.get("_id") != SETTINGS_ID:
+        ck.string(doc, "name", "name", required=True)
+    for key in DATE_FIELDS:
+        value = doc.get(key, MISSING)
+        if value is MISSING or value is None:
+            continue
+        if not is_iso_utc(value):
+            ck.error(key, "an ISO-8601 UTC timestamp such as 2021-03-30T23:08:49.000Z", value, "bad-date")
+    for key in ("createdBy", "modifiedBy", "lockedBy"):
+        ck.string(doc, key, key, nullable=True)
+    for key in ("icon", "color", "comments", "alias"):
+        ck.string(doc, key, key)
+    for key in ("isClonable", "isRemovable", "isReadOnly", "locked"):
+        ck.boolean(doc, key, key)
+    attachments = doc.get("_attachments", MISSING)
+    if attachments is not MISSING:
+        _check_attachments(ck, attachments)
+
+
+def _check_attachments(ck: _Checker, attachments: Any) -> None:
+    if not isinstance(attachments, dict):
+        ck.error("_attachments", "an object of attachment name: attachment", attachments, "wrong-type")
+        return
+    for name, att in attachments.items():
+        path = f"_attachments.{name}"
+        if not isinstance(att, dict):
+            ck.error(path, "an object with content_type and data (or stub: true)", att, "wrong-type")
+            continue
+        if att.get("stub") is True or att.get("follows") is True:
+            continue
+        if not isinstance(att.get("content_type"), str) or not att["content_type"]:
+            ck.error(f"{path}.content_type", "a MIME type such as image/png", att.get("content_type", MISSING),
+                     "missing-field")
+        data = att.get("data", MISSING)
+        if not isinstance(data, str):
+            ck.error(f"{path}.data", "base64 text (or stub: true)", data, "missing-field")
+            continue
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            ck.error(f"{path}.data", "valid base64 text", data, "bad-base64")
+
+
+def _check_collection(ck: _Checker, doc: dict[str, Any]) -> None:
+    doc_type = doc["type"]
+    collection = doc.get("collection", MISSING)
+    if doc_type == FOLDER_TYPE:
+        if collection not in TREE_COLLECTIONS:
+            ck.error("collection", f"the collection the folder belongs to, one of {', '.join(TREE_COLLECTIONS)}",
+                     collection, "missing-field" if collection is MISSING else "wrong-type")
+    elif collection != doc_type:
+        ck.error("collection", f"{doc_type!r} (the same as type)", collection,
+                 "missing-field" if collection is MISSING else "wrong-type")
+
+
+def _check_tree_fields(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    parent = doc.get("parent", MISSING)
+    if parent is MISSING:
+        ck.error("parent", "null (top level) or the id of a folder", parent, "missing-field")
+    elif parent is not None:
+        if not isinstance(parent, str) or not parent:
+            ck.error("parent", "null (top level) or the id of a folder", parent, "wrong-type")
+        elif parent == doc.get("_id"):
+            ck.error("parent", "another document's id (a document cannot contain itself)", parent, "parent-cycle")
+        elif context.knows_documents:
+            folder = context.get(parent)
+            if folder is None:
+                ck.warn("parent", "an existing folder", parent, "dangling-parent",
+                        detail=f"parent folder {parent!r} does not exist (yet)")
+            elif folder.get("type") != FOLDER_TYPE:
+                ck.error("parent", "the id of a folder", parent, "parent-not-folder",
+                         detail=f"parent {parent!r} is a {folder.get('type')}, not a folder")
+            elif folder.get("collection") != doc.get("collection"):
+                ck.error("parent", f"a folder of collection {doc.get('collection')!r}", parent,
+                         "parent-collection",
+                         detail=f"parent folder {parent!r} belongs to {folder.get('collection')!r}, "
+                                f"not {doc.get('collection')!r}")
+    key = doc.get("sortKey", MISSING)
+    if not is_valid_key(key):
+        ck.error("sortKey", "a sort key (base-62 digits 0-9A-Za-z, not ending in '0')", key,
+                 "missing-field" if key is MISSING else "bad-sort-key")
+
+
+# ---------------------------------------------------------------------------------------------
+# Per type
+
+
+def _content(ck: _Checker, doc: dict[str, Any]) -> dict[str, Any] | None:
+    return ck.mapping(doc, "content", "content")
+
+
+def _text_fields(ck: _Checker, content: dict[str, Any], *keys: str, optional: tuple[str, ...] = ()) -> None:
+    for key in keys:
+        ck.string(content, key, f"content.{key}", required=True)
+    for key in optional:
+        ck.string(content, key, f"content.{key}")
+
+
+def _editor_language(ck: _Checker, doc: dict[str, Any]) -> None:
+    value = doc.get("editorLanguage", MISSING)
+    if value is not MISSING and value not in EDITOR_LANGUAGES:
+        ck.error("editorLanguage", f"one of {', '.join(EDITOR_LANGUAGES)}", value, "wrong-type")
+
+
+def _check_script(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is not None:
+        _text_fields(ck, content, "script")
+    ck.boolean(doc, "isDialogueScript", "isDialogueScript")
+    if ck.string(doc, "editorMode", "editorMode"):
+        mode = doc.get("editorMode")
+        if mode is not None and mode not in EDITOR_MODES:
+            ck.warn("editorMode", f"one of {', '.join(EDITOR_MODES)}", mode, "unknown-editor-mode",
+                    detail=f"unknown script editor mode {mode!r} (highlighting falls back to text)")
+
+
+def _check_folder(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    ck.boolean(doc, "isDialogueScriptFolder", "isDialogueScriptFolder")
+
+
+def _check_gdd(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is not None:
+        _text_fields(ck, content, "gdd")
+    if ck.string(doc, "editor", "editor", nullable=True):
+        editor = doc.get("editor")
+        if editor is not None and editor not in GDD_EDITORS:
+            ck.warn("editor", f"one of {', '.join(GDD_EDITORS)}", editor, "unknown-editor")
+
+
+def _check_actor(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    _editor_language(ck, doc)
+    content = _content(ck, doc)
+    if content is None:
+        return
+    _text_fields(ck, content, "bio", "properties")
+    expressions = ck.array(content, "expressions", "content.expressions")
+    for index, expression in enumerate(expressions or []):
+        path = f"content.expressions[{index}]"
+        if not isinstance(expression, dict):
+            ck.error(path, "an object {name, permalink, _id}", expression, "wrong-type")
+            continue
+        ck.string(expression, "name", f"{path}.name", required=True, non_empty=True)
+        ck.string(expression, "permalink", f"{path}.permalink")
+        ck.string(expression, "_id", f"{path}._id")
+        target = expression.get("_id") or permalink_target(expression.get("permalink", ""))
+        if target and isinstance(target, str) and context.knows_documents and context.get(target) is None:
+            ck.warn(f"{path}._id", "an existing Attachment document", target, "dangling-attachment",
+                    detail=f"expression image {target!r} does not exist")
+
+
+def _check_quest(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    _editor_language(ck, doc)
+    content = _content(ck, doc)
+    if content is not None:
+        _text_fields(ck, content, "properties", "conditions", optional=("notes",))
+
+
+def _check_item(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    _editor_language(ck, doc)
+    content = _content(ck, doc)
+    if content is not None:
+        _text_fields(ck, content, "item", optional=("notes",))
+
+
+def _check_misc(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    _editor_language(ck, doc)
+    content = _content(ck, doc)
+    if content is not None:
+        _text_fields(ck, content, "properties", optional=("notes",))
+
+
+def _check_grid(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is None:
+        return
+    columns = ck.array(content, "columns", "content.columns")
+    for index, column in enumerate(columns or []):
+        if not isinstance(column, dict):
+            ck.error(f"content.columns[{index}]", "an object {id, title, type, ...}", column, "wrong-type")
+    data = ck.array(content, "data", "content.data")
+    for index, row in enumerate(data or []):
+        if not isinstance(row, list):
+            ck.error(f"content.data[{index}]", "an array (one row of cells)", row, "wrong-type")
+
+
+def _check_kanban(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is None:
+        return
+    columns = ck.array(content, "columns", "content.columns")
+    for index, column in enumerate(columns or []):
+        path = f"content.columns[{index}]"
+        if not isinstance(column, dict):
+            ck.error(path, "an object {id, title, cards}", column, "wrong-type")
+            continue
+        ck.string(column, "id", f"{path}.id", required=True)
+        ck.string(column, "title", f"{path}.title")
+        cards = ck.array(column, "cards", f"{path}.cards")
+        for card_index, card in enumerate(cards or []):
+            card_path = f"{path}.cards[{card_index}]"
+            if not isinstance(card, dict):
+                ck.error(card_path, "an object {id, title, ...}", card, "wrong-type")
+                continue
+            ck.string(card, "id", f"{card_path}.id", required=True)
+            ck.string(card, "title", f"{card_path}.title")
+            related = card.get("related", MISSING)
+            if related is not MISSING and not (
+                isinstance(related, list) and all(isinstance(r, str) for r in related)
+            ):
+                ck.error(f"{card_path}.related", "an array of document ids", related, "wrong-type")
+
+
+def _check_canvas(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is not None:
+        ck.array(content, "nodes", "content.nodes")
+        ck.array(content, "edges", "content.edges")
+
+
+def _check_attachment(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    ck.string(doc, "mimeType", "mimeType", required=True, non_empty=True)
+    ck.string(doc, "permalink", "permalink")
+    content = ck.mapping(doc, "content", "content", required=False)
+    if content is not None:
+        ck.string(content, "notes", "content.notes")
+    attachments = doc.get("_attachments")
+    if not isinstance(attachments, dict) or "blob" not in attachments:
+        ck.warn("_attachments.blob", "the attachment's data", attachments.get("blob", MISSING)
+                if isinstance(attachments, dict) else MISSING, "missing-blob",
+                detail="an Attachment document without its blob")
+
+
+def _check_user(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    ck.string(doc, "userName", "userName")
+    ck.string(doc, "email", "email")
+
+
+# -- Dialogues ----------------------------------------------------------------------------
+
+
+def check_dialogue_tree(ck: _Checker, tree: Any, context: Context | None = None,
+                        base: str = "content.tree") -> None:
+    """Structure of a dialogue graph: the ten node types, handles, edges resolved by
+    (node id, handle id). Malformed nodes and edges are errors; dangling edges are warnings."""
+    context = context or Context()
+    if not isinstance(tree, dict):
+        ck.error(base, "an object {nodes, edges}", tree, "missing-field" if tree is MISSING else "wrong-type")
+        return
+    nodes = ck.array(tree, "nodes", f"{base}.nodes")
+    edges = ck.array(tree, "edges", f"{base}.edges")
+    handles_of: dict[str, dict[str, str]] = {}
+    start_nodes = 0
+    for index, node in enumerate(nodes or []):
+        path = f"{base}.nodes[{index}]"
+        if not isinstance(node, dict):
+            ck.error(path, "an object {id, position, type, data}", node, "wrong-type")
+            continue
+        node_id = node.get("id", MISSING)
+        if not isinstance(node_id, str) or not node_id:
+            ck.error(f"{path}.id", "a non-empty string", node_id, "missing-field")
+            continue
+        if node_id in handles_of:
+            ck.error(f"{path}.id", "a node id unique in this dialogue", node_id, "duplicate-node")
+            continue
+        handles: dict[str, str] = {}
+        handles_of[node_id] = handles
+        position = node.get("position", MISSING)
+        if position is not MISSING and not (
+            isinstance(position, dict)
+            and all(isinstance(position.get(a), int | float) and not isinstance(position.get(a), bool)
+                    for a in ("x", "y"))
+        ):
+            ck.error(f"{path}.position", "an object {x, y} of numbers", position, "wrong-type")
+        data = ck.mapping(node, "data", f"{path}.data")
+        if data is None:
+            continue
+        node_type = data.get("nodeType", MISSING)
+        if node_type not in NODE_TYPES:
+            ck.error(f"{path}.data.nodeType", f"one of {', '.join(NODE_TYPES)}", node_type,
+                     "missing-field" if node_type is MISSING else "unknown-node-type")
+        if node_type == "start":
+            start_nodes += 1
+        ck.string(data, "label", f"{path}.data.label")
+        ck.string(data, "notes", f"{path}.data.notes")
+        if ck.string(data, "scriptId", f"{path}.data.scriptId", nullable=True):
+            script_id = data.get("scriptId")
+            if isinstance(script_id, str) and script_id and context.knows_documents:
+                script = context.get(script_id)
+                if script is None:
+                    ck.warn(f"{path}.data.scriptId", "an existing Script", script_id, "dangling-script",
+                            detail=f"node {node_id!r} links script {script_id!r}, which does not exist")
+                elif script.get("type") != "Script":
+                    ck.warn(f"{path}.data.scriptId", "the id of a Script", script_id, "dangling-script",
+                            detail=f"node {node_id!r} links {script_id!r}, a {script.get('type')}, not a Script")
+        node_handles = ck.array(data, "handles", f"{path}.data.handles")
+        for h_index, handle in enumerate(node_handles or []):
+            h_path = f"{path}.data.handles[{h_index}]"
+            if not isinstance(handle, dict):
+                ck.error(h_path, "an object {id, type: source|target, label}", handle, "wrong-type")
+                continue
+            handle_id = handle.get("id", MISSING)
+            if not isinstance(handle_id, str) or not handle_id:
+                ck.error(f"{h_path}.id", "a non-empty string", handle_id, "missing-field")
+                continue
+            if handle_id in handles:
+                ck.error(f"{h_path}.id", "a handle id unique within its node", handle_id, "duplicate-handle")
+                continue
+            handle_type = handle.get("type", MISSING)
+            if handle_type not in HANDLE_TYPES:
+                ck.error(f"{h_path}.type", "source or target", handle_type,
+                         "missing-field" if handle_type is MISSING else "wrong-type")
+                continue
+            handles[handle_id] = handle_type
+            ck.string(handle, "label", f"{h_path}.label")
+            ck.string(handle, "portScript", f"{h_path}.portScript")
+    if nodes and start_nodes != 1:
+        ck.warn(f"{base}.nodes", "exactly one start node", start_nodes, "start-nodes",
+                detail=f"a dialogue should have exactly one start node, this one has {start_nodes}")
+    edge_ids: set[str] = set()
+    for index, edge in enumerate(edges or []):
+        path = f"{base}.edges[{index}]"
+        if not isinstance(edge, dict):
+            ck.error(path, "an object {id, source, sourceHandle, target, targetHandle}", edge, "wrong-type")
+            continue
+        edge_id = edge.get("id", MISSING)
+        if not isinstance(edge_id, str) or not edge_id:
+            ck.error(f"{path}.id", "a non-empty string", edge_id, "missing-field")
+        elif edge_id in edge_ids:
+            ck.error(f"{path}.id", "an edge id unique in this dialogue", edge_id, "duplicate-edge")
+        else:
+            edge_ids.add(edge_id)
+        ok = True
+        for key in ("source", "target"):
+            ok = ck.string(edge, key, f"{path}.{key}", required=True, non_empty=True) and ok
+        for key in ("sourceHandle", "targetHandle"):
+            ok = ck.string(edge, key, f"{path}.{key}", nullable=True) and ok
+        if not ok:
+            continue
+        for end, wanted in (("source", "source"), ("target", "target")):
+            node_id = edge[end]
+            handle_id = edge.get(f"{end}Handle")
+            label = f"edge {edge.get('id', index)!r}"
+            if node_id not in handles_of:
+                ck.warn(f"{path}.{end}", "the id of a node of this dialogue", node_id, "dangling-edge",
+                        detail=f"{label}: {end} node {node_id!r} does not exist")
+                continue
+            if handle_id is None:
+                continue
+            handle_type = handles_of[node_id].get(handle_id)
+            if handle_type is None:
+                ck.warn(f"{path}.{end}Handle", f"a handle of node {node_id!r}", handle_id, "dangling-edge",
+                        detail=f"{label}: node {node_id!r} has no handle {handle_id!r}")
+            elif handle_type != wanted:
+                ck.warn(f"{path}.{end}Handle", f"a {wanted} handle", handle_id, "dangling-edge",
+                        detail=f"{label}: handle {handle_id!r} of node {node_id!r} is a {handle_type} "
+                               f"handle, not a {wanted} handle")
+
+
+def _check_dialogue(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is not None:
+        check_dialogue_tree(ck, content.get("tree", MISSING), context)
+
+
+# -- Scenes --------------------------------------------------------------------------------
+
+
+def _check_scene(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is None:
+        return
+    items = ck.array(content, "items", "content.items")
+    for index, item in enumerate(items or []):
+        path = f"content.items[{index}]"
+        if not isinstance(item, dict):
+            ck.error(path, "an object {docId, docType, startLine, startNode}", item, "wrong-type")
+            continue
+        ok = ck.string(item, "docId", f"{path}.docId", required=True, non_empty=True)
+        doc_type = item.get("docType", MISSING)
+        if doc_type not in SCENE_ITEM_TYPES:
+            ck.error(f"{path}.docType", "Script or Dialogue", doc_type,
+                     "missing-field" if doc_type is MISSING else "wrong-type")
+            ok = False
+        start_line = item.get("startLine", MISSING)
+        if start_line is not MISSING and start_line is not None and (
+            isinstance(start_line, bool) or not isinstance(start_line, int) or start_line < 0
+        ):
+            ck.error(f"{path}.startLine", "a line number (0 or more) or null", start_line, "wrong-type")
+        ck.string(item, "startNode", f"{path}.startNode", nullable=True)
+        if not ok or not context.knows_documents:
+            continue
+        target = context.get(item["docId"])
+        if target is None:
+            ck.warn(f"{path}.docId", f"an existing {doc_type}", item["docId"], "dangling-scene-item",
+                    detail=f"scene item {index} points at {item['docId']!r}, which does not exist")
+            continue
+        if target.get("type") != doc_type:
+            ck.warn(f"{path}.docType", f"the type of {item['docId']!r} ({target.get('type')})", doc_type,
+                    "scene-item-type",
+                    detail=f"scene item {index} says {doc_type} but {item['docId']!r} is a {target.get('type')}")
+            continue
+        start_node = item.get("startNode")
+        if doc_type == "Dialogue" and isinstance(start_node, str) and start_node:
+            tree = (target.get("content") or {}).get("tree") or {}
+            node_ids = {n.get("id") for n in tree.get("nodes") or [] if isinstance(n, dict)}
+            if start_node not in node_ids:
+                ck.warn(f"{path}.startNode", "a node of the dialogue", start_node, "dangling-scene-item",
+                        detail=f"scene item {index}: dialogue {item['docId']!r} has no node {start_node!r}")
+        if doc_type == "Script" and isinstance(start_line, int) and not isinstance(start_line, bool):
+            script = (target.get("content") or {}).get("script")
+            if isinstance(script, str) and start_line > max(1, len(script.splitlines())):
+                ck.warn(f"{path}.startLine", "a line of the script", start_line, "dangling-scene-item",
+                        detail=f"scene item {index}: script {item['docId']!r} has "
+                               f"{len(script.splitlines())} lines, not {start_line}")
+
+
+# -- Variables, Scenarios, Maps: the typed-content hooks --------------------------------------
+
+
+def _content_module() -> Any:
+    """``storyloom.project.content`` when importable (the typed-content rules), else ``None``."""
+    try:
+        from storyloom.project import content
+    except ImportError:  # pragma: no cover - the module ships with the package
+        return None
+    return content
+
+
+def _from_content_problem(ck: _Checker, problem: Any, base: str, severity: str) -> None:
+    path = getattr(problem, "path", "") or ""
+    field_path = f"{base}.{path}" if path else base
+    code = getattr(problem, "code", "content")
+    line, column = getattr(problem, "line", None), getattr(problem, "column", None)
+    where = ""
+    if line is not None:
+        where = f"line {line}" + (f", column {column}" if column else "") + ": "
+    who = f"document {ck.doc_id!r}" if ck.doc_id else "document"
+    message = getattr(problem, "message", str(problem))
+    ck.problems.append(
+        Problem(
+            field=field_path,
+            expected="valid content",
+            message=f"{who}: {field_path}: {where}{message}",
+            severity=severity,
+            code=code,
+            doc_id=ck.doc_id,
+            line=line,
+            column=column,
+        )
+    )
+
+
+def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    _editor_language(ck, doc)
+    content = _content(ck, doc)
+    if content is None:
+        return
+    _text_fields(ck, content, "variables", optional=("json",))
+    module = _content_module()
+    if module is None or not isinstance(content.get("variables"), str):
+        return
+    try:
+        state = module.parse_variables_doc(doc)
+    except module.ContentError as exc:
+        # The text is kept (the writer may still be typing); the problem is reported.
+        _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
+                              "content.variables", WARNING)
+        return
+    if not context.knows_documents:
+        return
+    others = [d for d in context.docs_of_type("Variable") if d.get("_id") != doc.get("_id")]
+    for other in others:
+        with contextlib.suppress(module.ContentError):
+            if module.parse_variables_doc(other)["_sid"] == state["_sid"]:
+                ck.error("content.variables", f"a _sid not used by another Variable document "
+                         f"({other.get('_id')!r} already uses {state['_sid']!r})", state["_sid"],
+                         "duplicate-sid",
+                         detail=f"_sid {state['_sid']!r} is already used by Variable document "
+                                f"{other.get('_id')!r}; two variable documents cannot share a _sid")
+                break
+
+
+def _check_scenario(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    _editor_language(ck, doc)
+    content = _content(ck, doc)
+    if content is None:
+        return
+    _text_fields(ck, content, "scenario", optional=("json",))
+    module = _content_module()
+    if module is None or not isinstance(content.get("scenario"), str):
+        return
+    if not context.knows_documents:
+        try:
+            module.parse_scenario_doc(doc)
+        except module.ContentError as exc:
+            _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
+                                  "content.scenario", WARNING)
+        return
+    states = module.collect_states(context.docs_of_type("Variable"))
+    for problem in module.validate_scenario(doc, states):
+        _from_content_problem(ck, problem, "content.scenario", WARNING)
+
+
+def _check_map(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    content = _content(ck, doc)
+    if content is None:
+        return
+    module = _content_module()
+    if module is None:
+        for key in ("width", "height"):
+            value = content.get(key, MISSING)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                ck.error(f"content.{key}", "a whole number of 1 or more", value, "bad-dimension")
+        return
+    # Map content is written by the map editor, not typed by hand: every problem is an error.
+    for problem in module.validate_map(doc):
+        _from_content_problem(ck, problem, "content", ERROR)
+
+
+_TYPE_CHECKS: dict[str, Callable[[_Checker, dict[str, Any], Context], None]] = {
+    "Script": _check_script,
+    FOLDER_TYPE: _check_folder,
+    "Gdd": _check_gdd,
+    "Dialogue": _check_dialogue,
+    "Actor": _check_actor,
+    "Quest": _check_quest,
+    "Item": _check_item,
+    "Misc": _check_misc,
+    "Grid": _check_grid,
+    "Kanban": _check_kanban,
+    "Canvas": _check_canvas,
+    "Variable": _check_variable,
+    "Scenario": _check_scenario,
+    "Scene": _check_scene,
+    "Map": _check_map,
+    ATTACHMENT_TYPE: _check_attachment,
+    USER_TYPE: _check_user,
+}
+
+
+def check_dialogue(doc: dict[str, Any], context: Context | None = None) -> list[Problem]:
+    """Problems of a Dialogue document's graph only (see :func:`check_dialogue_tree`)."""
+    ck = _Checker(doc.get("_id"))
+    content = doc.get("content")
+    check_dialogue_tree(ck, content.get("tree", MISSING) if isinstance(content, dict) else MISSING,
+                        context or Context())
+    return ck.problems
