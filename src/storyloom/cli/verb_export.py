@@ -1,0 +1,190 @@
+"""``storyloom export``, ``storyloom schema`` and ``storyloom dump``.
+
+- ``export PROJECT [--collections A,B] [-o FILE] [--schema-sidecar] [--pretty]``: the game
+  export (``docs/export-format.md``); with ``--schema-sidecar`` also ``<FILE>.schema.json``
+  (``game.json`` -> ``game.schema.json``), the JSON Schema of that very export.
+- ``schema PROJECT [--collections A,B] [-o FILE] [--pretty]``: the JSON Schema alone
+  (``docs/schema.md``).
+- ``dump PROJECT [-o FILE]``: the raw ``all_docs`` dump with ``include_docs`` and
+  ``attachments`` (what ``/db-dump`` serves and what a backup holds).
+
+``PROJECT`` is a project name or id. Output goes to stdout unless ``-o`` is given; files are
+written atomically (a temporary file renamed into place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from storyloom.cli.main import CliError
+
+
+def register(subparsers: Any) -> None:
+    export = subparsers.add_parser(
+        "export",
+        help="write the game export of a project (JSON)",
+        description="Write the game export of PROJECT: the JSON a game engine reads.",
+    )
+    export.add_argument("project", metavar="PROJECT", help="project name or id")
+    _collections_option(export)
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument(
+        "--schema-sidecar",
+        action="store_true",
+        help="also write the JSON Schema of the export beside it (FILE.json -> FILE.schema.json); needs -o",
+    )
+    export.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
+    export.set_defaults(func=run_export)
+
+    schema = subparsers.add_parser(
+        "schema",
+        help="write the JSON Schema (2020-12) of a project's game export",
+        description="Write the JSON Schema (draft 2020-12) of PROJECT's game export, same filter.",
+    )
+    schema.add_argument("project", metavar="PROJECT", help="project name or id")
+    _collections_option(schema)
+    schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    schema.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
+    schema.set_defaults(func=run_schema)
+
+    dump = subparsers.add_parser(
+        "dump",
+        help="print the raw all_docs dump of a project (include_docs, attachments)",
+        description="Print the raw all_docs dump of PROJECT (with include_docs and attachments): "
+        "the same JSON /db-dump serves.",
+    )
+    dump.add_argument("project", metavar="PROJECT", help="project name or id")
+    dump.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    dump.set_defaults(func=run_dump)
+
+
+def _collections_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--collections",
+        metavar="A,B,...",
+        help="export names, comma-separated (default: the project's export sections); "
+        "ProjectSettings, GDD, Scripts, Dialogues, Actors, Quests, Items, Variables, Scenarios, "
+        "Scenes, Misc, Grids, Kanban, Canvas, Maps",
+    )
+
+
+# --------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _open_project(name_or_id: str) -> Iterator[Any]:
+    from storyloom.project.manager import ProjectError, ProjectManager
+
+    try:
+        project = ProjectManager().open(name_or_id)
+    except ProjectError as exc:
+        raise CliError(str(exc)) from exc
+    try:
+        yield project
+    finally:
+        with contextlib.suppress(Exception):
+            project.close()
+
+
+def _write(chunks: Iterable[str], output: str | None) -> None:
+    """Write text chunks as UTF-8 to ``output`` (atomically) or to stdout."""
+    if output is None:
+        stream = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+        try:
+            for chunk in chunks:
+                if stream is not None:
+                    stream.write(chunk.encode("utf-8"))
+                else:  # pragma: no cover - a text-only stdout (captured)
+                    sys.stdout.write(chunk)
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:  # the reader stopped early (`storyloom dump P | head`): not an error
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+        return
+    target = Path(output)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise CliError(f"cannot write {output}: directory {directory} does not exist")
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk.encode("utf-8"))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _selection(args: argparse.Namespace) -> str | None:
+    return args.collections
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from storyloom.export.collections_filter import UnknownCollections
+    from storyloom.export.game_export import build_game_export, dumps_export
+    from storyloom.export.schema_export import build_schema, sidecar_path
+
+    if args.schema_sidecar and not args.output:
+        raise CliError("--schema-sidecar needs -o FILE (the schema is written beside the export)")
+    indent = 2 if args.pretty else None
+    with _open_project(args.project) as project:
+        try:
+            export = build_game_export(project, _selection(args))
+            schema = build_schema(project, _selection(args)) if args.schema_sidecar else None
+        except UnknownCollections as exc:
+            raise CliError(str(exc)) from exc
+    _write([dumps_export(export, indent)], args.output)
+    if schema is not None:
+        _write([dumps_export(schema, indent)], sidecar_path(args.output))
+    warnings = export["_meta"]["warnings"]
+    if warnings:
+        print(f"storyloom: {len(warnings)} warning(s) in _meta.warnings:", file=sys.stderr)
+        for warning in warnings[:20]:
+            where = f"{warning['collection']} {warning['docId']} {warning['field'] or ''}".strip()
+            if warning.get("line"):
+                where += f" line {warning['line']}" + (f":{warning['column']}" if warning.get("column") else "")
+            print(f"  {where}: {warning['message']}", file=sys.stderr)
+        if len(warnings) > 20:
+            print(f"  ... and {len(warnings) - 20} more", file=sys.stderr)
+    return 0
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from storyloom.export.collections_filter import UnknownCollections
+    from storyloom.export.game_export import dumps_export
+    from storyloom.export.schema_export import build_schema
+
+    with _open_project(args.project) as project:
+        try:
+            schema = build_schema(project, _selection(args))
+        except UnknownCollections as exc:
+            raise CliError(str(exc)) from exc
+    _write([dumps_export(schema, 2 if args.pretty else None)], args.output)
+    return 0
+
+
+def run_dump(args: argparse.Namespace) -> int:
+    with _open_project(args.project) as project:
+        db = project.db
+        stream = getattr(db, "all_docs_stream", None)
+        if callable(stream):
+            _write(stream(include_docs=True, attachments=True), args.output)
+        else:  # pragma: no cover - every Database has all_docs_stream
+            import json
+
+            _write([json.dumps(db.all_docs(include_docs=True, attachments=True), ensure_ascii=False)], args.output)
+    return 0

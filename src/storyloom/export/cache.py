@@ -1,0 +1,139 @@
+"""A per-store memo of what the exporters compute from one document revision.
+
+Parsing property text, variables, scenarios and scripts is most of an export's cost, and a
+document's content never changes at a given ``_rev``. While a project stays open (the desktop
+app, the API answering a game engine that re-exports on every change), the exporters keep the
+result for each ``(kind, _id, _rev, context)`` here, so a repeated export only re-parses the
+documents that changed. ``context`` holds whatever else the result depends on (the export
+mappings, the default language, a fingerprint of the variables' states).
+
+Results are stored as JSON text and decoded afresh on every hit: callers own what they get and
+may modify it. Entries that no export used in the last few runs (older revisions, deleted
+documents, older export mappings) are dropped, so the memo stays about the size of the project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import threading
+import weakref
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
+
+_MISS = object()
+
+
+class ContentCache:
+    """Memo of JSON-able results keyed by hashable keys (see the module docstring)."""
+
+    KEEP_GENERATIONS = 3
+    """A result unused by this many exports in a row is forgotten."""
+
+    def __init__(self) -> None:
+        self._entries: dict[Hashable, str] = {}
+        self._last_used: dict[Hashable, int] = {}
+        self._generation = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Hashable) -> Any:
+        """The stored result (a fresh copy), or :data:`MISS`."""
+        text = self._entries.get(key)
+        self._last_used[key] = self._generation
+        if text is None:
+            self.misses += 1
+            return _MISS
+        self.hits += 1
+        return json.loads(text)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self._entries[key] = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        self._last_used[key] = self._generation
+
+    def memo(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per key; later calls return a fresh copy of the stored result."""
+        value = self.get(key)
+        if value is _MISS:
+            value = compute()
+            self.put(key, value)
+        return value
+
+    def trim(self) -> None:
+        """End of an export (or schema export): forget results no recent export used (older
+        revisions of documents, deleted documents, an older set of export mappings)."""
+        with self._lock:
+            self._generation += 1
+            oldest = self._generation - self.KEEP_GENERATIONS
+            stale = [key for key, used in self._last_used.items() if used < oldest]
+            for key in stale:
+                self._entries.pop(key, None)
+                del self._last_used[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._last_used.clear()
+
+
+MISS = _MISS
+"""What :meth:`ContentCache.get` returns for an unknown key."""
+
+_caches: weakref.WeakKeyDictionary[Any, ContentCache] = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def cache_for(db: Any) -> ContentCache | None:
+    """The memo of store ``db`` (created on first use, gone with the store object); ``None``
+    for objects that cannot be weakly referenced."""
+    with _caches_lock:
+        try:
+            cache = _caches.get(db)
+            if cache is None:
+                cache = _caches[db] = ContentCache()
+        except TypeError:
+            return None
+    return cache
+
+
+_gc_lock = threading.Lock()
+_gc_depth = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while an export builds its (acyclic) JSON data.
+
+    An export creates hundreds of thousands of dicts, lists and strings that hold no cycles;
+    the collector would only traverse them again and again (it doubles the time of a 10,000
+    document export). Reference counting still frees everything as usual. Nested and
+    concurrent uses are counted: the collector is re-enabled by the last one out, and only if
+    it was enabled before the first one came in.
+    """
+    global _gc_depth, _gc_was_enabled
+    with _gc_lock:
+        if _gc_depth == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_depth += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_depth -= 1
+            if _gc_depth == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+def fingerprint(value: Any) -> str:
+    """A short stable digest of a JSON value (for cache contexts)."""
+    import hashlib
+
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()

@@ -1,0 +1,645 @@
+"""Game export: the JSON a game engine reads (``storyloom export``, ``GET /game-export``).
+
+:func:`build_game_export` reads the project's documents once, transforms them (see
+``docs/export-format.md`` for every key and every transformation) and returns a plain dict;
+:func:`dumps_export` serialises it deterministically. The pure part,
+:func:`export_from_docs`, works on a list of document dicts so it is testable without a store.
+
+Determinism: documents are sorted by ``_id``, object keys are sorted by the serialiser, and
+everything else (arrays inside documents, tree children, script lines) keeps its meaningful
+order; the only value that changes between two exports of the same project is
+``_meta.exportedAt``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+from urllib.parse import quote
+
+import storyloom
+from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint, gc_paused
+from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
+from storyloom.project.collections import BY_APP_NAME, BY_EXPORT_NAME, COLLECTIONS, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.content import (
+    LANGUAGES,
+    MAP_CONTENT_KEYS,
+    ContentError,
+    ContentProblem,
+    check_map_content,
+    check_scenario_diff,
+    parse_scenario_doc,
+    parse_text,
+    parse_variables_doc,
+    scenario_source,
+    variables_source,
+)
+from storyloom.project.tree import derive_tree
+
+FORMAT_VERSION = 1
+"""``_meta.formatVersion``: bumped on any change a consumer has to adapt to."""
+
+ATTACHMENT_PERMALINK = "storyloom://attachment/{doc_id}/{name}"
+"""The permalink of an attachment stub: the document id and the attachment name, URL-quoted."""
+
+# Fields never exported: revision and lock bookkeeping. Every other ``_``-prefixed field but
+# ``_id`` and ``_attachments`` (``_conflicts``, ``_revisions``, ``_deleted_conflicts``,
+# ``_revs_info``, ``_local_seq``) is stripped too.
+STRIPPED_FIELDS: frozenset[str] = frozenset({"_rev", "locked", "lockedBy", "lockedAt"})
+
+# Per-machine fields of ProjectSettings that old files still carry (Drafft 1.x kept the remote
+# database, password included, in the replicated settings). Never exported.
+LOCAL_ONLY_SETTINGS: frozenset[str] = frozenset(
+    {
+        "dbName",
+        "remoteDbEnabled",
+        "remoteDbUrl",
+        "remoteDbUsername",
+        "remoteDbPassword",
+        "remoteDbSyncInterval",
+        "remote",
+        "replication",
+        "apiKey",
+    }
+)
+
+# Property text parsed from ``editorLanguage`` to JSON: collection -> fields of ``content``.
+PROPERTY_FIELDS: dict[str, tuple[str, ...]] = {
+    "Item": ("item",),
+    "Quest": ("properties", "conditions"),
+    "Actor": ("properties",),
+    "Misc": ("properties",),
+}
+
+# Keys of ``content`` each typed collection exports (whitelists: editor caches such as the
+# stringified ``content.json`` and any simulation state never leave the project).
+TYPED_CONTENT_KEYS: dict[str, tuple[str, ...]] = {
+    "Variable": ("variables",),
+    "Scenario": ("scenario",),
+    "Map": MAP_CONTENT_KEYS,
+}
+
+
+# Collections whose content the exporter transforms (Variables are handled apart: a variable's
+# fate depends on the other variable documents).
+_TRANSFORMED: frozenset[str] = frozenset({*PROPERTY_FIELDS, "Script", "Scenario", "Map"})
+
+
+class ProjectLike(Protocol):
+    """What the exporter needs of a :class:`storyloom.project.manager.Project`."""
+
+    @property
+    def db(self) -> Any: ...
+
+    def settings(self) -> dict[str, Any]: ...
+
+
+# --------------------------------------------------------------------------------------
+# Reading the project
+
+
+def read_documents(db: Any) -> list[dict[str, Any]]:
+    """Every live document of the store (winning revisions, attachment stubs), design
+    documents excluded, as fresh dicts the caller may modify."""
+    rows = db.all_docs(include_docs=True)["rows"]
+    return [row["doc"] for row in rows if row.get("doc") and not row["id"].startswith("_design/")]
+
+
+def collection_of(doc: Mapping[str, Any]) -> str | None:
+    """The app name of the collection a document belongs to, or ``None`` (attachments, users,
+    hotkeys, design documents, unknown types are not exported)."""
+    doc_id = doc.get("_id")
+    if doc_id == SETTINGS_ID:
+        return SETTINGS_ID
+    if not isinstance(doc_id, str) or doc_id.startswith(("_design/", "_local/")):
+        return None
+    collection = doc.get("collection")
+    if isinstance(collection, str) and collection in BY_APP_NAME and collection != SETTINGS_ID:
+        return collection
+    doc_type = doc.get("type")
+    if isinstance(doc_type, str) and doc_type in BY_APP_NAME and doc_type != SETTINGS_ID:
+        return doc_type
+    return None
+
+
+def default_collections(settings: Mapping[str, Any], warnings: list[dict[str, Any]] | None = None) -> list[str]:
+    """The project's export sections (``ProjectSettings.exportSections``), every collection when
+    it names none. Unknown names in it are skipped (with a warning when ``warnings`` is given)."""
+    sections = settings.get("exportSections")
+    if not isinstance(sections, list) or not sections:
+        return [c.export_name for c in COLLECTIONS]
+    chosen: list[str] = []
+    for name in sections:
+        try:
+            chosen.extend(parse_collections([name]) if isinstance(name, str) else [])
+        except UnknownCollections:
+            if warnings is not None:
+                warnings.append(
+                    _warning(
+                        "unknown-export-section",
+                        f"ProjectSettings.exportSections names an unknown collection {name!r}; skipped",
+                        doc_id=SETTINGS_ID,
+                        collection=SETTINGS_ID,
+                        field="exportSections",
+                    )
+                )
+    return canonical_order(chosen) if chosen else [c.export_name for c in COLLECTIONS]
+
+
+# --------------------------------------------------------------------------------------
+# Warnings
+
+
+def _warning(
+    code: str,
+    message: str,
+    *,
+    doc_id: str | None,
+    collection: str | None,
+    field: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> dict[str, Any]:
+    return {
+        "code": code,
+        "message": message,
+        "docId": doc_id,
+        "collection": collection,
+        "field": field,
+        "line": line,
+        "column": column,
+    }
+
+
+def _problem_warning(problem: ContentProblem, collection: str, field: str) -> dict[str, Any]:
+    path = f"{field}.{problem.path}" if problem.path else field
+    return _warning(
+        problem.code,
+        problem.message,
+        doc_id=problem.doc_id,
+        collection=collection,
+        field=path,
+        line=problem.line,
+        column=problem.column,
+    )
+
+
+_COLLECTION_ORDER = {c.app_name: i for i, c in enumerate(COLLECTIONS)}
+
+
+def _warning_order(w: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        _COLLECTION_ORDER.get(w.get("collection") or "", len(_COLLECTION_ORDER)),
+        w.get("docId") or "",
+        w.get("field") or "",
+        w.get("line") or 0,
+        w.get("column") or 0,
+        w.get("code") or "",
+        w.get("message") or "",
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Scripts: parsed lines with the export mappings applied
+
+
+ScriptRenderer = Callable[
+    [str, str | None, str | None, Mapping[str, Any] | None, bool],
+    tuple[list[dict[str, Any]], list[dict[str, Any]]],
+]
+
+
+def _interpolated(line: Any, state: Mapping[str, Any], problems: list[dict[str, Any]]) -> Any:
+    """``line`` with every ``${...}`` of its text (or command params) replaced by its value
+    in the authored defaults; on an error the line is kept as written, with a problem."""
+    import dataclasses
+
+    from storyloom.script import CommandLine, ExpressionError, SpeechLine, TextLine, interpolate
+
+    def fill(text: str) -> str:
+        if "${" not in text:
+            return text
+        try:
+            return interpolate(text, state, state)
+        except ExpressionError as exc:
+            problems.append(
+                {
+                    "line": line.line,
+                    "column": None,
+                    "code": "interpolation",
+                    "message": f"${{...}} left as written: {exc}",
+                    "severity": "warning",
+                }
+            )
+            return text
+
+    if isinstance(line, SpeechLine | TextLine):
+        text = fill(line.text)
+        return line if text == line.text else dataclasses.replace(line, text=text)
+    if isinstance(line, CommandLine):
+        params = [fill(param) for param in line.params]
+        return line if params == line.params else dataclasses.replace(line, params=params)
+    return line
+
+
+def render_script(
+    text: str,
+    speech_template: str | None,
+    command_template: str | None,
+    known_state: Mapping[str, Any] | None = None,
+    interpolate_variables: bool = False,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(lines, problems)`` of a script as JSON-ready dicts; each speech or command line gets
+    ``mapped`` when its template is non-empty. ``known_state`` (``{_sid: state}``, the authored
+    defaults) turns on the check of variable paths; with ``interpolate_variables`` (the
+    project's ``exportMappings.interpolateVariablesOnExport``) every ``${...}`` in speech and
+    text lines and in command params is replaced by its value in those defaults."""
+    from storyloom.script import parse_script, render_line
+
+    parsed = parse_script(text, known_state)
+    problems = [problem.to_dict() for problem in parsed.problems]
+    lines: list[dict[str, Any]] = []
+    for line in parsed.lines:
+        if interpolate_variables:
+            line = _interpolated(line, known_state or {}, problems)
+        item = line.to_dict()
+        mapped = render_line(line, speech_template or "", command_template or "")
+        if mapped is not None:
+            item["mapped"] = mapped
+        lines.append(item)
+    return lines, problems
+
+
+def _mapping_templates(settings: Mapping[str, Any], mode: str) -> tuple[str | None, str | None]:
+    mappings = settings.get("exportMappings")
+    if not isinstance(mappings, Mapping):
+        return None, None
+    speech = mappings.get("speechExportMapping")
+    command = mappings.get("commandSpeechExportMapping")
+    speech_template = speech.get(mode) if isinstance(speech, Mapping) else None
+    command_template = command.get(mode) if isinstance(command, Mapping) else None
+    return (
+        speech_template if isinstance(speech_template, str) and speech_template else None,
+        command_template if isinstance(command_template, str) and command_template else None,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# The transformation
+
+
+def _attachment_stubs(doc_id: str, attachments: Mapping[str, Any]) -> dict[str, Any]:
+    stubs: dict[str, Any] = {}
+    for name, info in attachments.items():
+        info = info if isinstance(info, Mapping) else {}
+        stub = {k: v for k, v in info.items() if k in ("content_type", "digest", "length", "revpos")}
+        if "length" not in stub and isinstance(info.get("data"), str):
+            stub["length"] = len(info["data"]) * 3 // 4 - info["data"][-2:].count("=")
+        stub["stub"] = True
+        stub["permalink"] = ATTACHMENT_PERMALINK.format(doc_id=quote(doc_id, safe=""), name=quote(name, safe=""))
+        stubs[name] = stub
+    return stubs
+
+
+class _Exporter:
+    def __init__(
+        self,
+        settings: Mapping[str, Any],
+        render: ScriptRenderer,
+        states: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.render = render
+        self.states = states
+        self.warnings: list[dict[str, Any]] = []
+        language = settings.get("defaultEditorLanguage")
+        self.default_language = language if isinstance(language, str) and language in LANGUAGES else "hjson"
+        mode = settings.get("defaultScriptEditorMode")
+        self.default_mode = mode if isinstance(mode, str) and mode else "text"
+        self._templates: dict[str, tuple[str | None, str | None]] = {}
+        mappings = settings.get("exportMappings")
+        self.interpolate = isinstance(mappings, Mapping) and mappings.get("interpolateVariablesOnExport") is True
+
+    def warn(self, code: str, message: str, doc: Mapping[str, Any], collection: str, **kw: Any) -> None:
+        self.warnings.append(_warning(code, message, doc_id=doc.get("_id"), collection=collection, **kw))
+
+    # -- generic ------------------------------------------------------------------------
+    def base(self, doc: dict[str, Any], collection: str, tree: Mapping[str, Any]) -> dict[str, Any]:
+        """Strip revision, lock and local fields; add ``collection``, ``children``, ``path``;
+        attachments as stubs. Works in place on the freshly read document."""
+        for key in [k for k in doc if k in STRIPPED_FIELDS or (k[:1] == "_" and k not in ("_id", "_attachments"))]:
+            del doc[key]
+        if collection == SETTINGS_ID:
+            for key in [k for k in doc if k in LOCAL_ONLY_SETTINGS]:
+                del doc[key]
+        doc["collection"] = collection
+        node = tree.get(doc["_id"])
+        doc["children"] = list(node["children"]) if node else []
+        doc["path"] = node["path"] if node else doc["_id"]
+        attachments = doc.get("_attachments")
+        if isinstance(attachments, Mapping):
+            doc["_attachments"] = _attachment_stubs(doc["_id"], attachments)
+        elif "_attachments" in doc:
+            del doc["_attachments"]
+        return doc
+
+    # -- property text --------------------------------------------------------------------
+    def properties(self, doc: dict[str, Any], collection: str) -> None:
+        content = doc.get("content")
+        if not isinstance(content, dict):
+            return
+        language = doc.get("editorLanguage")
+        if not isinstance(language, str) or not language:
+            language = self.default_language
+        for field in PROPERTY_FIELDS[collection]:
+            text = content.get(field)
+            if not isinstance(text, str):
+                continue
+            if language.lower() not in LANGUAGES:
+                self.warn(
+                    "unknown-language",
+                    f"editorLanguage {language!r} is not one of {', '.join(LANGUAGES)}; left as text",
+                    doc,
+                    collection,
+                    field=f"content.{field}",
+                )
+                continue
+            try:
+                content[field] = parse_text(text, language)
+            except ContentError as exc:
+                self.warn(
+                    "parse-error",
+                    f"{exc.message} ({language}); left as text",
+                    doc,
+                    collection,
+                    field=f"content.{field}",
+                    line=exc.line,
+                    column=exc.column,
+                )
+
+    # -- scripts --------------------------------------------------------------------------
+    def script(self, doc: dict[str, Any]) -> None:
+        content = doc.get("content")
+        if not isinstance(content, dict) or not isinstance(content.get("script"), str):
+            return
+        mode = doc.get("editorMode") or doc.get("scriptEditorMode") or self.default_mode
+        mode = mode if isinstance(mode, str) else self.default_mode
+        if mode not in self._templates:
+            self._templates[mode] = _mapping_templates(self.settings, mode)
+        speech, command = self._templates[mode]
+        lines, problems = self.render(content["script"], speech, command, self.states, self.interpolate)
+        content["lines"] = lines
+        for problem in problems:
+            self.warn(
+                f"script-{problem.get('code', 'problem')}",
+                str(problem.get("message", "")),
+                doc,
+                "Script",
+                field="content.script",
+                line=problem.get("line"),
+                column=problem.get("column"),
+            )
+
+    # -- typed collections ----------------------------------------------------------------
+    def transform(self, doc: dict[str, Any], collection: str) -> None:
+        """The content transformation of ``collection`` (one of :data:`_TRANSFORMED`)."""
+        if collection in PROPERTY_FIELDS:
+            self.properties(doc, collection)
+        elif collection == "Script":
+            self.script(doc)
+        elif collection == "Scenario":
+            self.scenario(doc, self.states or {})
+        elif collection == "Map":
+            self.map(doc)
+
+    def cached_transform(self, doc: dict[str, Any], collection: str, cache: ContentCache, key: Any) -> None:
+        """:meth:`transform` through the per-revision memo: ``[has content, content, warnings]``."""
+        hit = cache.get(key)
+        if hit is not MISS:
+            has_content, content, warnings = hit
+            if has_content:
+                doc["content"] = content
+            self.warnings.extend(warnings)
+            return
+        before = len(self.warnings)
+        self.transform(doc, collection)
+        cache.put(key, ["content" in doc, doc.get("content"), self.warnings[before:]])
+
+    def variable(self, doc: dict[str, Any], state: dict[str, Any] | None, error: ContentProblem | None) -> None:
+        if error is not None:
+            self.warnings.append(_problem_warning(error, "Variable", "content.variables"))
+            source = variables_source(doc)
+            doc["content"] = {"variables": source}
+            return
+        doc["content"] = {"variables": state}
+
+    def scenario(self, doc: dict[str, Any], states: Mapping[str, Mapping[str, Any]]) -> None:
+        try:
+            diff = parse_scenario_doc(doc)
+        except ContentError as exc:
+            self.warn(
+                "parse-error",
+                f"{exc.message}; left as text",
+                doc,
+                "Scenario",
+                field="content.scenario",
+                line=exc.line,
+                column=exc.column,
+            )
+            doc["content"] = {"scenario": scenario_source(doc)}
+            return
+        cleaned, problems = check_scenario_diff(diff, states, scenario_source(doc), doc.get("_id"))
+        for problem in problems:
+            warning = _problem_warning(problem, "Scenario", "content.scenario")
+            warning["message"] += "; override dropped"
+            self.warnings.append(warning)
+        doc["content"] = {"scenario": cleaned}
+
+    def map(self, doc: dict[str, Any]) -> None:
+        content = doc.get("content")
+        if not isinstance(content, Mapping):
+            content = {}
+        exported, problems = check_map_content(content, doc.get("_id"))
+        for problem in problems:
+            warning = _problem_warning(problem, "Map", "content")
+            warning["message"] += "; not exported" if exported is not None else "; map content not exported"
+            self.warnings.append(warning)
+        doc["content"] = exported
+
+
+def _parse_variable(doc: Mapping[str, Any]) -> list[Any]:
+    try:
+        return ["ok", parse_variables_doc(doc)]
+    except ContentError as exc:
+        return ["error", exc.message, exc.line, exc.column]
+
+
+def analyse_variables(
+    docs: Iterable[Mapping[str, Any]],
+    cache: ContentCache | None = None,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], dict[str, ContentProblem]]:
+    """Parse every Variable document once.
+
+    Returns ``(states by _sid, state by doc id, problem by doc id)``: a document that does not
+    parse, or whose ``_sid`` a document earlier in ``_id`` order already uses, has a problem
+    instead of a state. ``cache`` memoises the parse per ``(_id, _rev)``.
+    """
+    states: dict[str, dict[str, Any]] = {}
+    by_doc: dict[str, dict[str, Any]] = {}
+    failures: dict[str, ContentProblem] = {}
+    owners: dict[str, str] = {}
+    variable_docs = [d for d in docs if collection_of(d) == "Variable" and d.get("type") != FOLDER_TYPE]
+    for doc in sorted(variable_docs, key=lambda d: str(d["_id"])):
+        doc_id = str(doc["_id"])
+        rev = doc.get("_rev")
+        if cache is not None and isinstance(rev, str):
+            result = cache.memo(("variables", doc_id, rev), lambda doc=doc: _parse_variable(doc))
+        else:
+            result = _parse_variable(doc)
+        if result[0] != "ok":
+            _, message, line, column = result
+            failures[doc_id] = ContentProblem("parse-error", f"{message}; left as text", "", line, column, doc_id)
+            continue
+        state = result[1]
+        sid = state["_sid"]
+        if sid in owners:
+            failures[doc_id] = ContentProblem(
+                "duplicate-sid",
+                f"`_sid` {sid!r} is already used by document {owners[sid]}; left as text",
+                "_sid",
+                doc_id=doc_id,
+            )
+            continue
+        owners[sid] = doc_id
+        states[sid] = state
+        by_doc[doc_id] = state
+    return states, by_doc, failures
+
+
+def export_from_docs(
+    docs: Sequence[dict[str, Any]],
+    settings: Mapping[str, Any],
+    collections: str | Sequence[str] | None = None,
+    *,
+    exported_by: str | None = None,
+    project_id: str | None = None,
+    project_name: str | None = None,
+    now: _dt.datetime | None = None,
+    render: ScriptRenderer | None = None,
+    cache: ContentCache | None = None,
+) -> dict[str, Any]:
+    """The game export of ``docs`` (freshly read document dicts; they are modified in place).
+
+    ``render`` turns script text into lines (default: :func:`render_script`); ``now`` fixes
+    ``_meta.exportedAt`` (tests); ``cache`` memoises per-revision results (documents without
+    a ``_rev`` are never cached).
+    """
+    pre_warnings: list[dict[str, Any]] = []
+    selected = parse_collections(collections, default_collections(settings, pre_warnings))
+    chosen_apps = {BY_EXPORT_NAME[name].app_name for name in selected}
+    tree = derive_tree(docs)
+    needs_states = bool(chosen_apps & {"Variable", "Scenario", "Script"})
+    states, by_doc, failures = analyse_variables(docs, cache) if needs_states else ({}, {}, {})
+    exporter = _Exporter(settings, render or render_script, states)
+    exporter.warnings.extend(pre_warnings)
+    if render is not None and render is not render_script:
+        cache = None  # a custom renderer's results are not the memo's
+    context: tuple[str, str] | None = None
+    if cache is not None:
+        context = (
+            fingerprint(
+                [settings.get(k) for k in ("exportMappings", "defaultEditorLanguage", "defaultScriptEditorMode")]
+            ),
+            fingerprint(states) if chosen_apps & {"Scenario", "Script"} else "",
+        )
+
+    buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in COLLECTIONS if c.app_name in chosen_apps}
+    for doc in docs:
+        collection = collection_of(doc)
+        if collection not in buckets:
+            continue
+        rev = doc.get("_rev")
+        exporter.base(doc, collection, tree)
+        if doc.get("type") == FOLDER_TYPE:
+            pass
+        elif collection == "Variable":
+            exporter.variable(doc, by_doc.get(doc["_id"]), failures.get(doc["_id"]))
+        elif collection in _TRANSFORMED:
+            if cache is not None and isinstance(rev, str):
+                exporter.cached_transform(doc, collection, cache, ("export", collection, doc["_id"], rev, context))
+            else:
+                exporter.transform(doc, collection)
+        buckets[collection].append(doc)
+    if cache is not None:
+        cache.trim()
+
+    export: dict[str, Any] = {}
+    for c in COLLECTIONS:
+        if c.app_name in buckets:
+            export[c.export_key] = sorted(buckets[c.app_name], key=lambda d: d["_id"])
+    moment = now or _dt.datetime.now(_dt.UTC)
+    export["_meta"] = {
+        "exportedAt": moment.astimezone(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "exportedBy": exported_by,
+        "appVersion": storyloom.__version__,
+        "formatVersion": FORMAT_VERSION,
+        "collections": selected,
+        "projectId": project_id,
+        "projectName": project_name,
+        "warnings": sorted(exporter.warnings, key=_warning_order),
+    }
+    return export
+
+
+def _default_exported_by() -> str | None:
+    try:
+        from storyloom.project.options import AppOptions
+    except ImportError:  # pragma: no cover - the options module is part of the project layer
+        return None
+    try:
+        options = AppOptions.load()
+    except Exception:  # a broken options file must not break an export
+        return None
+    name = getattr(options, "username", None)
+    return name if isinstance(name, str) and name else None
+
+
+def build_game_export(
+    project: ProjectLike,
+    collections: str | Sequence[str] | None = None,
+    exported_by: str | None = None,
+) -> dict[str, Any]:
+    """The game export of ``project`` for ``collections`` (export names; default: the
+    project's export sections). ``exported_by`` defaults to the machine's username. Raises
+    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name."""
+    settings = project.settings() or {}
+    if exported_by is None:
+        exported_by = _default_exported_by()
+    with gc_paused():
+        return export_from_docs(
+            read_documents(project.db),
+            settings,
+            collections,
+            exported_by=exported_by,
+            project_id=_project_attr(project, "id"),
+            project_name=_project_attr(project, "name"),
+            cache=cache_for(project.db),
+        )
+
+
+def _project_attr(project: Any, name: str) -> str | None:
+    value = getattr(project, name, None)
+    return value if isinstance(value, str) else None
+
+
+def dumps_export(export: Mapping[str, Any], indent: int | None = None) -> str:
+    """Serialise an export (or a schema) deterministically: keys sorted, UTF-8 text kept as is,
+    compact unless ``indent`` is given, a final newline. NaN and infinities are refused."""
+    with gc_paused():
+        if indent is None:
+            text = json.dumps(export, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        else:
+            text = json.dumps(export, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
+    return text + "\n"

@@ -1,0 +1,609 @@
+"""Schema export: a JSON Schema (draft 2020-12) of exactly the game export of a project.
+
+``storyloom schema``, ``storyloom export --schema-sidecar`` and ``GET /schema-export`` use
+:func:`build_schema`; see ``docs/schema.md``. The schema is built from the same documents and
+the same rules as the export (:mod:`storyloom.project.content`), so an export always
+validates against the schema built from the same project state, and a hand-edited export
+that breaks a rule does not:
+
+- generic collections: ``$defs/BaseDocument`` (``_id``, ``collection``, derived ``children``
+  and ``path``, attachment stubs; ``_rev`` and lock fields forbidden);
+- Variables: one ``$defs/Variable_<_sid>`` per variable document, types inferred recursively
+  from the authored defaults; the ``variables`` array is a union discriminated on ``_sid``
+  (``const``);
+- Scenarios: each override must have the type of the variable it overrides; unknown state ids
+  and properties are rejected (``additionalProperties: false``);
+- Maps: dimensions, key patterns bounded by each map's width and height, typed cells and edges,
+  named markers inside the map.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import storyloom
+from storyloom.export.cache import ContentCache, cache_for, gc_paused
+from storyloom.export.collections_filter import parse_collections
+from storyloom.export.game_export import (
+    ATTACHMENT_PERMALINK,
+    FORMAT_VERSION,
+    LOCAL_ONLY_SETTINGS,
+    STRIPPED_FIELDS,
+    ProjectLike,
+    _project_attr,
+    analyse_variables,
+    collection_of,
+    default_collections,
+    read_documents,
+)
+from storyloom.project.collections import BY_EXPORT_NAME, COLLECTIONS, EXPORT_NAMES, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.content import (
+    ContentError,
+    check_map_content,
+    infer_schema,
+    parse_scenario_doc,
+    partial_schema,
+)
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+_SCRIPT_LINE_FIELDS: dict[str, tuple[str, ...]] = {
+    "speech": ("actor", "text"),
+    "command": ("name", "params"),
+    "comment": ("text",),
+    "if": ("condition",),
+    "set": ("path", "operator", "expression"),
+    "text": ("text",),
+}
+
+
+def _never() -> dict[str, Any]:
+    """A field that must be absent. (``{"not": {}}`` rather than ``false``: validators report
+    it at the field's own path.)"""
+    return {"not": {}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _is_folder() -> dict[str, Any]:
+    return {"properties": {"type": {"const": FOLDER_TYPE}}, "required": ["type"]}
+
+
+def _id_in(ids: Sequence[str]) -> dict[str, Any]:
+    return {"properties": {"_id": {"enum": sorted(ids)}}, "required": ["_id"]}
+
+
+def int_range_pattern(highest: int) -> str:
+    """A regex (no anchors) matching the decimal integers ``0..highest`` written without
+    leading zeros, e.g. ``37`` -> ``(?:[0-9]|[1-2][0-9]|3[0-7])``."""
+    if highest < 0:
+        raise ValueError("highest must be >= 0")
+    text = str(highest)
+    last = len(text) - 1
+    parts: list[str] = []
+    for length in range(1, len(text)):  # every shorter number
+        parts.append("[0-9]" if length == 1 else "[1-9][0-9]" if length == 2 else f"[1-9][0-9]{{{length - 1}}}")
+    for i, ch in enumerate(text):  # same length: text[:i], then a smaller digit, then anything
+        digit = int(ch)
+        low = 1 if i == 0 and last > 0 else 0
+        top = digit if i == last else digit - 1
+        if top < low:
+            continue
+        span = str(low) if top == low else f"[{low}-{top}]"
+        rest = last - i
+        tail = "" if rest == 0 else "[0-9]" if rest == 1 else f"[0-9]{{{rest}}}"
+        parts.append(f"{text[:i]}{span}{tail}")
+    return "(?:" + "|".join(parts) + ")"
+
+
+# --------------------------------------------------------------------------------------
+# Fixed definitions
+
+
+def _fixed_defs() -> dict[str, Any]:
+    nullable_string = {"type": ["string", "null"]}
+    nullable_int = {"type": ["integer", "null"]}
+    forbidden = {name: _never() for name in sorted(STRIPPED_FIELDS)}
+    return {
+        "Warning": {
+            "type": "object",
+            "description": "Something the export could not use as authored, and what it did instead.",
+            "required": ["code", "message", "docId", "collection", "field", "line", "column"],
+            "additionalProperties": False,
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "docId": nullable_string,
+                "collection": nullable_string,
+                "field": nullable_string,
+                "line": nullable_int,
+                "column": nullable_int,
+            },
+        },
+        "AttachmentStub": {
+            "type": "object",
+            "description": f"An attachment without its data; fetch it through its permalink ({ATTACHMENT_PERMALINK}).",
+            "required": ["stub", "permalink"],
+            "properties": {
+                "stub": {"const": True},
+                "permalink": {"type": "string", "pattern": "^storyloom://attachment/[^/]+/[^/]+$"},
+                "content_type": {"type": "string"},
+                "digest": {"type": "string"},
+                "length": {"type": "integer", "minimum": 0},
+                "revpos": {"type": "integer", "minimum": 1},
+                "data": _never(),
+            },
+        },
+        "BaseDocument": {
+            "type": "object",
+            "description": "A document of any collection: whole, with derived children and path; "
+            "revision and lock fields stripped.",
+            "required": ["_id", "collection", "children", "path"],
+            "properties": {
+                "_id": {"type": "string", "minLength": 1},
+                **forbidden,
+                "type": {"type": "string"},
+                "collection": {"type": "string"},
+                "name": {"type": "string"},
+                "parent": nullable_string,
+                "sortKey": {"type": "string"},
+                "children": {"type": "array", "items": {"type": "string"}},
+                "path": {"type": "string"},
+                "_attachments": {"type": "object", "additionalProperties": _ref("AttachmentStub")},
+            },
+            "patternProperties": {"^_(?!(id|attachments|rev)$)": _never()},
+        },
+        "ScriptLine": _script_line_def(),
+    }
+
+
+def _script_line_def() -> dict[str, Any]:
+    branches = [
+        {
+            "if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+            "then": {"required": list(fields)},
+        }
+        for kind, fields in _SCRIPT_LINE_FIELDS.items()
+    ]
+    return {
+        "type": "object",
+        "description": "One parsed script line; `mapped` is the line rewritten by the project's "
+        "export mapping for the script's editorMode, when one is set.",
+        "required": ["type", "line"],
+        "properties": {
+            "type": {"type": "string"},
+            "line": {"type": "integer", "minimum": 1},
+            "mapped": {"type": "string"},
+        },
+        "allOf": branches,
+    }
+
+
+def _collection_doc(app_name: str, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "$ref": "#/$defs/BaseDocument",
+        "properties": {"collection": {"const": app_name}},
+    }
+    for key, value in (extra or {}).items():
+        if key == "properties":
+            schema["properties"].update(value)
+        else:
+            schema[key] = value
+    return schema
+
+
+# --------------------------------------------------------------------------------------
+# Typed collections
+
+
+def _memo(cache: ContentCache | None, doc: Mapping[str, Any], kind: str, compute: Callable[[], Any]) -> Any:
+    rev = doc.get("_rev")
+    if cache is None or not isinstance(rev, str):
+        return compute()
+    return cache.memo((kind, doc.get("_id"), rev), compute)
+
+
+def _scenario_parses(doc: Mapping[str, Any]) -> bool:
+    try:
+        parse_scenario_doc(doc)
+    except ContentError:
+        return False
+    return True
+
+
+def _map_size(doc: Mapping[str, Any]) -> list[int] | None:
+    content = doc.get("content")
+    exported, _ = check_map_content(content if isinstance(content, Mapping) else {})
+    return [exported["width"], exported["height"]] if exported is not None else None
+
+
+def _variables_defs(
+    docs: Sequence[Mapping[str, Any]],
+    cache: ContentCache | None = None,
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """``(defs, states)`` for Variables: ``VariablesEntry`` and one ``Variable_<sid>`` each."""
+    states, _, failures = analyse_variables(docs, cache)
+    defs: dict[str, Any] = {}
+    defs["VariableFolder"] = _collection_doc("Variable", {"properties": {"type": {"const": FOLDER_TYPE}}})
+    defs["VariableBase"] = _collection_doc(
+        "Variable",
+        {
+            "required": ["content"],
+            "properties": {
+                "content": {
+                    "type": "object",
+                    "required": ["variables"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "variables": {
+                            "type": "object",
+                            "description": "The authored default state; `_sid` names it.",
+                            "required": ["_sid"],
+                            "properties": {"_sid": {"enum": sorted(states)}},
+                        }
+                    },
+                }
+            },
+        },
+    )
+    discriminated: list[dict[str, Any]] = []
+    for sid in sorted(states):
+        state_schema = infer_schema(states[sid])
+        state_schema["properties"]["_sid"] = {"const": sid}
+        defs[f"Variable_{sid}"] = {
+            "$ref": "#/$defs/VariableBase",
+            "description": f"The variable document of state `{sid}`; types inferred from its defaults.",
+            "properties": {"content": {"properties": {"variables": state_schema}}},
+        }
+        discriminated.append(
+            {
+                "if": {
+                    "properties": {
+                        "content": {
+                            "properties": {"variables": {"properties": {"_sid": {"const": sid}}, "required": ["_sid"]}},
+                            "required": ["variables"],
+                        }
+                    },
+                    "required": ["content"],
+                },
+                "then": _ref(f"Variable_{sid}"),
+            }
+        )
+    typed: dict[str, Any] = {"$ref": "#/$defs/VariableBase"}
+    if discriminated:
+        typed["allOf"] = discriminated
+    if failures:
+        defs["VariableUnparsed"] = _collection_doc(
+            "Variable",
+            {
+                "description": "A variable document whose source did not parse (see _meta.warnings).",
+                "required": ["content"],
+                "properties": {
+                    "content": {
+                        "type": "object",
+                        "required": ["variables"],
+                        "additionalProperties": False,
+                        "properties": {"variables": {"type": "string"}},
+                    }
+                },
+            },
+        )
+        typed = {"if": _id_in(list(failures)), "then": _ref("VariableUnparsed"), "else": typed}
+    defs["VariablesEntry"] = {"if": _is_folder(), "then": _ref("VariableFolder"), "else": typed}
+    return defs, states
+
+
+def _scenarios_defs(
+    docs: Sequence[Mapping[str, Any]],
+    states: Mapping[str, Mapping[str, Any]],
+    cache: ContentCache | None = None,
+) -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    overrides: dict[str, Any] = {}
+    for sid in sorted(states):
+        state_schema = infer_schema(dict(states[sid]))
+        del state_schema["properties"]["_sid"]
+        state_schema["required"] = [key for key in state_schema["required"] if key != "_sid"]
+        defs[f"ScenarioOverride_{sid}"] = {
+            "description": f"Overrides of state `{sid}`: each property keeps the type of its default.",
+            **partial_schema(state_schema),
+        }
+        overrides[sid] = _ref(f"ScenarioOverride_{sid}")
+    defs["ScenarioDiff"] = {
+        "type": "object",
+        "description": "A diff over the default state, keyed by `_sid`.",
+        "properties": overrides,
+        "additionalProperties": False,
+    }
+    defs["ScenarioFolder"] = _collection_doc("Scenario", {"properties": {"type": {"const": FOLDER_TYPE}}})
+    defs["ScenarioDocument"] = _collection_doc(
+        "Scenario",
+        {
+            "required": ["content"],
+            "properties": {
+                "content": {
+                    "type": "object",
+                    "required": ["scenario"],
+                    "additionalProperties": False,
+                    "properties": {"scenario": _ref("ScenarioDiff")},
+                }
+            },
+        },
+    )
+    failed: list[str] = []
+    for doc in docs:
+        if collection_of(doc) != "Scenario" or doc.get("type") == FOLDER_TYPE:
+            continue
+        if not _memo(cache, doc, "scenario-parses", lambda doc=doc: _scenario_parses(doc)):
+            failed.append(str(doc["_id"]))
+    typed: dict[str, Any] = _ref("ScenarioDocument")
+    if failed:
+        defs["ScenarioUnparsed"] = _collection_doc(
+            "Scenario",
+            {
+                "description": "A scenario whose source did not parse (see _meta.warnings).",
+                "required": ["content"],
+                "properties": {
+                    "content": {
+                        "type": "object",
+                        "required": ["scenario"],
+                        "additionalProperties": False,
+                        "properties": {"scenario": {"type": "string"}},
+                    }
+                },
+            },
+        )
+        typed = {"if": _id_in(failed), "then": _ref("ScenarioUnparsed"), "else": typed}
+    defs["ScenariosEntry"] = {"if": _is_folder(), "then": _ref("ScenarioFolder"), "else": typed}
+    return defs
+
+
+def _maps_defs(docs: Sequence[Mapping[str, Any]], cache: ContentCache | None = None) -> dict[str, Any]:
+    cell_key = "^(0|[1-9][0-9]*),(0|[1-9][0-9]*)$"
+    edge_key = "^(0|[1-9][0-9]*),(0|[1-9][0-9]*):[NESW]$"
+    defs: dict[str, Any] = {
+        "MapEntry": {
+            "type": "object",
+            "description": "A cell or an edge: a `type` and free properties.",
+            "required": ["type"],
+            "properties": {"type": {"type": "string", "minLength": 1}},
+        },
+        "MapMarker": {
+            "type": "object",
+            "description": "A named position on the map, with free properties.",
+            "required": ["x", "y"],
+            "properties": {"x": {"type": "integer", "minimum": 0}, "y": {"type": "integer", "minimum": 0}},
+        },
+        "MapContent": {
+            "type": "object",
+            "required": ["width", "height", "cells", "edges", "markers", "properties"],
+            "additionalProperties": False,
+            "properties": {
+                "width": {"type": "integer", "minimum": 1},
+                "height": {"type": "integer", "minimum": 1},
+                "cells": {
+                    "type": "object",
+                    "description": 'Cells keyed "x,y" (x right, y down, from 0).',
+                    "propertyNames": {"pattern": cell_key},
+                    "additionalProperties": _ref("MapEntry"),
+                },
+                "edges": {
+                    "type": "object",
+                    "description": 'Edges keyed "x,y:N|E|S|W": the side of cell x,y.',
+                    "propertyNames": {"pattern": edge_key},
+                    "additionalProperties": _ref("MapEntry"),
+                },
+                "markers": {
+                    "type": "object",
+                    "description": "Named markers keyed by name.",
+                    "propertyNames": {"minLength": 1},
+                    "additionalProperties": _ref("MapMarker"),
+                },
+                "properties": {"type": "object", "description": "Free properties of the map."},
+            },
+        },
+        "MapFolder": _collection_doc("Map", {"properties": {"type": {"const": FOLDER_TYPE}}}),
+        "MapDocument": _collection_doc(
+            "Map",
+            {
+                "required": ["content"],
+                "properties": {
+                    "content": {
+                        "type": ["object", "null"],
+                        "description": "null when the map's width or height is unusable (see _meta.warnings).",
+                        "if": {"type": "object"},
+                        "then": _ref("MapContent"),
+                    }
+                },
+            },
+        ),
+    }
+    by_size: dict[tuple[int, int] | None, list[str]] = {}
+    for doc in docs:
+        if collection_of(doc) != "Map" or doc.get("type") == FOLDER_TYPE:
+            continue
+        found = _memo(cache, doc, "map-size", lambda doc=doc: _map_size(doc))
+        size = (found[0], found[1]) if found is not None else None
+        by_size.setdefault(size, []).append(str(doc["_id"]))
+    branches: list[dict[str, Any]] = []
+    for size in sorted(by_size, key=lambda s: (s is not None, s or (0, 0))):
+        ids = by_size[size]
+        if size is None:
+            name = "Map_withoutContent"
+            defs[name] = {
+                "description": "Maps whose width or height is unusable: content not exported.",
+                "properties": {"content": {"type": "null"}},
+            }
+        else:
+            width, height = size
+            xs, ys = int_range_pattern(width - 1), int_range_pattern(height - 1)
+            name = f"Map_{width}x{height}"
+            defs[name] = {
+                "description": f"Maps of {width} x {height} cells: every key inside the map.",
+                "properties": {
+                    "content": {
+                        "type": "object",
+                        "properties": {
+                            "width": {"const": width},
+                            "height": {"const": height},
+                            "cells": {"propertyNames": {"pattern": f"^{xs},{ys}$"}},
+                            "edges": {"propertyNames": {"pattern": f"^{xs},{ys}:[NESW]$"}},
+                            "markers": {
+                                "additionalProperties": {
+                                    "properties": {
+                                        "x": {"maximum": width - 1},
+                                        "y": {"maximum": height - 1},
+                                    }
+                                }
+                            },
+                        },
+                    }
+                },
+            }
+        branches.append({"if": _id_in(ids), "then": _ref(name)})
+    typed: dict[str, Any] = _ref("MapDocument")
+    if branches:
+        typed = {"$ref": "#/$defs/MapDocument", "allOf": branches}
+    defs["MapsEntry"] = {"if": _is_folder(), "then": _ref("MapFolder"), "else": typed}
+    return defs
+
+
+# --------------------------------------------------------------------------------------
+# The schema
+
+
+def schema_from_docs(
+    docs: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+    collections: str | Sequence[str] | None = None,
+    *,
+    project_id: str | None = None,
+    project_name: str | None = None,
+    cache: ContentCache | None = None,
+) -> dict[str, Any]:
+    """The JSON Schema of the export of ``docs`` for ``collections`` (see :func:`build_schema`);
+    ``cache`` memoises per-revision parses."""
+    selected = parse_collections(collections, default_collections(settings))
+    chosen = [BY_EXPORT_NAME[name] for name in selected]
+    chosen_apps = {c.app_name for c in chosen}
+    defs = _fixed_defs()
+    properties: dict[str, Any] = {}
+
+    states: dict[str, dict[str, Any]] = {}
+    if "Variable" in chosen_apps or "Scenario" in chosen_apps:
+        variable_defs, states = _variables_defs(docs, cache)
+        if "Variable" in chosen_apps:
+            defs.update(variable_defs)
+    if "Scenario" in chosen_apps:
+        defs.update(_scenarios_defs(docs, states, cache))
+    if "Map" in chosen_apps:
+        defs.update(_maps_defs(docs, cache))
+
+    for c in COLLECTIONS:
+        if c.app_name not in chosen_apps:
+            continue
+        if c.app_name == "Variable":
+            item = _ref("VariablesEntry")
+        elif c.app_name == "Scenario":
+            item = _ref("ScenariosEntry")
+        elif c.app_name == "Map":
+            item = _ref("MapsEntry")
+        else:
+            def_name = f"{c.app_name}Document"
+            if c.app_name == SETTINGS_ID:
+                defs[def_name] = _collection_doc(
+                    SETTINGS_ID,
+                    {
+                        "properties": {
+                            "_id": {"const": SETTINGS_ID},
+                            **{k: _never() for k in sorted(LOCAL_ONLY_SETTINGS)},
+                        }
+                    },
+                )
+            elif c.app_name == "Script":
+                defs[def_name] = _collection_doc(
+                    "Script",
+                    {
+                        "if": _is_folder(),
+                        "else": {
+                            "properties": {
+                                "content": {
+                                    "type": "object",
+                                    "properties": {
+                                        "script": {"type": "string"},
+                                        "lines": {"type": "array", "items": _ref("ScriptLine")},
+                                    },
+                                }
+                            }
+                        },
+                    },
+                )
+            else:
+                defs[def_name] = _collection_doc(c.app_name)
+            item = _ref(def_name)
+        properties[c.export_key] = {
+            "type": "array",
+            "description": f"The {c.export_name} collection: documents and folders, sorted by _id.",
+            "items": item,
+        }
+
+    properties["_meta"] = {
+        "type": "object",
+        "required": ["exportedAt", "exportedBy", "appVersion", "formatVersion", "collections", "warnings"],
+        "properties": {
+            "exportedAt": {"type": "string", "format": "date-time"},
+            "exportedBy": {"type": ["string", "null"]},
+            "appVersion": {"type": "string"},
+            "formatVersion": {"const": FORMAT_VERSION},
+            "collections": {"const": list(selected), "items": {"enum": list(EXPORT_NAMES)}},
+            "projectId": {"type": ["string", "null"]},
+            "projectName": {"type": ["string", "null"]},
+            "warnings": {"type": "array", "items": _ref("Warning")},
+        },
+    }
+    if not any(c.app_name == "Script" for c in chosen):
+        del defs["ScriptLine"]
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "title": f"Storyloom game export{f': {project_name}' if project_name else ''}",
+        "description": (
+            f"The game export of Storyloom {storyloom.__version__} (format {FORMAT_VERSION}) for the "
+            f"collections {', '.join(selected)}. Built from the project's documents: see docs/schema.md."
+        ),
+        "type": "object",
+        "required": [*(c.export_key for c in chosen), "_meta"],
+        "additionalProperties": False,
+        "properties": properties,
+        "$defs": defs,
+    }
+
+
+def build_schema(project: ProjectLike, collections: str | Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``build_game_export(project, collections)``.
+
+    Same filter, same defaults, same rules; raises
+    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name.
+    """
+    settings = project.settings() or {}
+    cache = cache_for(project.db)
+    with gc_paused():
+        schema = schema_from_docs(
+            read_documents(project.db),
+            settings,
+            collections,
+            project_id=_project_attr(project, "id"),
+            project_name=_project_attr(project, "name"),
+            cache=cache,
+        )
+    if cache is not None:
+        cache.trim()
+    return schema
+
+
+def sidecar_path(export_path: str) -> str:
+    """``game.json`` -> ``game.schema.json`` (any other name gets ``.schema.json`` appended)."""
+    return re.sub(r"\.json$", "", export_path, flags=re.IGNORECASE) + ".schema.json"

@@ -1,0 +1,83 @@
+"""The ``export``, ``schema`` and ``dump`` verbs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from storyloom.cli.main import main
+from storyloom.export.drafft_import import import_backup
+from storyloom.project.manager import ProjectManager
+from tests.export.helpers import GARDEN
+
+
+@pytest.fixture
+def garden_project() -> str:
+    project, _ = import_backup(ProjectManager(), GARDEN, name="Garden")
+    project.close()
+    return "Garden"
+
+
+def test_export_with_schema_sidecar(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "game.json"
+    assert main(["export", garden_project, "-o", str(out), "--schema-sidecar"]) == 0
+    export = json.loads(out.read_text(encoding="utf-8"))
+    schema = json.loads((tmp_path / "game.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    assert list(Draft202012Validator(schema).iter_errors(export)) == []
+    assert {"scripts", "variables", "scenarios", "_meta"} <= set(export)
+    assert "warning" in capsys.readouterr().err  # the garden's scripts use an unknown variable path
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_export_collections_to_stdout(garden_project: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", garden_project.upper(), "--collections", "Items, Variables", "--pretty"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("{\n  ")
+    export = json.loads(text)
+    assert set(export) == {"items", "variables", "_meta"}
+    assert export["_meta"]["collections"] == ["Items", "Variables"]
+
+
+def test_export_errors(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", garden_project, "--collections", "Items,Weapons"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown collection 'Weapons'" in err and "Scripts" in err and "Maps" in err
+    assert main(["export", garden_project, "--collections", ""]) == 2
+    assert "empty name" in capsys.readouterr().err
+    assert main(["export", garden_project, "--schema-sidecar"]) == 2
+    assert "needs -o" in capsys.readouterr().err
+    assert main(["export", "No Such Project"]) == 2
+    assert "No Such Project" in capsys.readouterr().err
+    assert main(["export", garden_project, "-o", str(tmp_path / "missing" / "x.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_schema_verb(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "schema.json"
+    assert main(["schema", garden_project, "--collections", "Variables,Scenarios", "-o", str(out)]) == 0
+    schema = json.loads(out.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    assert schema["required"] == ["variables", "scenarios", "_meta"]
+    assert "Variable_player" in schema["$defs"]
+    assert main(["schema", garden_project, "--collections", "Nope"]) == 2
+    assert "valid collections" in capsys.readouterr().err
+
+
+def test_dump_verb(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dump", garden_project]) == 0
+    dump = json.loads(capsys.readouterr().out)
+    project = ProjectManager().open(garden_project)
+    try:
+        expected = project.db.all_docs(include_docs=True, attachments=True)
+    finally:
+        project.close()
+    assert dump["rows"] == expected["rows"]
+    with_data = [r for r in dump["rows"] if r["doc"].get("_attachments")]
+    assert with_data and all("data" in a for r in with_data for a in r["doc"]["_attachments"].values())
+    out = tmp_path / "dump.json"
+    assert main(["dump", garden_project, "-o", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["rows"] == expected["rows"]
