@@ -1,0 +1,238 @@
+"""``storyloom sync PROJECT --remote URL``: replicate a project with a CouchDB database.
+
+Runs one push and then one pull (or only one direction with ``--direction``; or keeps
+following both with ``--live`` until Ctrl-C) and prints a summary (``--json`` for machines).
+
+``PROJECT`` is a project name or id, or the path of a store file (``*.sqlite``). The password
+comes from the environment variable ``STORYLOOM_REMOTE_PASSWORD`` or a prompt, never from
+the command line (``ps`` would show it to every user of the machine).
+
+Exit codes: 0 everything synced; 1 the sync failed (the reason is printed); 2 bad usage;
+3 the sync completed but some documents were refused or too large (listed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import getpass
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from storyloom.cli.main import CliError
+
+PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
+EXIT_FAILED = 1
+EXIT_PARTIAL = 3
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "sync",
+        help="replicate a project with a CouchDB database (push, then pull)",
+        description="Replicate PROJECT with a remote CouchDB (or compatible) database: one push, "
+        f"then one pull. The password comes from ${PASSWORD_ENV} or a prompt.",
+    )
+    parser.add_argument("project", metavar="PROJECT", help="project name or id, or a store file (*.sqlite)")
+    parser.add_argument(
+        "--remote", required=True, metavar="URL", help="the remote database, http(s)://host:port/dbname"
+    )
+    parser.add_argument("--username", "-u", metavar="USER", help="user name on the remote server")
+    parser.add_argument(
+        "--auth",
+        choices=("basic", "cookie"),
+        default="basic",
+        help="send the credentials with every request (basic, default) or log in once (cookie session)",
+    )
+    parser.add_argument(
+        "--direction", choices=("both", "push", "pull"), default="both", help="what to replicate (default: both)"
+    )
+    parser.add_argument("--live", action="store_true", help="keep syncing changes until interrupted (Ctrl-C)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--batch-size", type=int, default=100, metavar="N", help="changes per batch (default 100)")
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="largest request body to send (default 1000000; keep it below the proxy's limit)",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="retries after network errors, with backoff (default 3; unlimited with --live)",
+    )
+    parser.add_argument("--verbose", "-v", action="store_true", help="print progress events to stderr")
+    parser.set_defaults(func=run_sync)
+
+
+@contextlib.contextmanager
+def _open_store(project: str) -> Iterator[Any]:
+    """The project's store, or a store file given by path."""
+    path = Path(project)
+    if project.endswith((".sqlite", ".db")) or path.is_file():
+        if not path.is_file():
+            raise CliError(f"no store file at {path}")
+        from storyloom.store import Database
+
+        db = Database(str(path))
+        try:
+            yield db
+        finally:
+            db.close()
+        return
+    from storyloom.project.manager import ProjectError, ProjectManager
+
+    try:
+        opened = ProjectManager().open(project)
+    except ProjectError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        yield opened.db
+    finally:
+        opened.close()
+
+
+def _password(username: str | None, from_url: str | None) -> str | None:
+    if from_url is not None:
+        raise CliError(
+            "do not put the password in the --remote URL (other users can see command lines); "
+            f"set {PASSWORD_ENV} or type it at the prompt"
+        )
+    if username is None:
+        return None
+    password = os.environ.get(PASSWORD_ENV)
+    if password is not None:
+        return password
+    if not sys.stdin.isatty():
+        raise CliError(f"no password for {username!r}: set {PASSWORD_ENV} (stdin is not a terminal, cannot prompt)")
+    try:
+        return getpass.getpass(f"Password for {username}: ")
+    except (EOFError, KeyboardInterrupt):
+        raise CliError("no password given") from None
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    from storyloom.sync import InvalidRemote, ReplicationOptions, Sync, make_pull, make_push, parse_remote_url
+    from storyloom.sync.backoff import capped_backoff
+    from storyloom.sync.remote import RemoteDatabase
+
+    try:
+        url = parse_remote_url(args.remote)
+    except InvalidRemote as exc:
+        raise CliError(exc.message) from None
+    if args.batch_size < 1:
+        raise CliError("--batch-size must be at least 1")
+    if args.max_request_bytes < 1024:
+        raise CliError("--max-request-bytes must be at least 1024")
+    username = args.username if args.username is not None else url.username
+    password = _password(username, url.password)
+
+    options = ReplicationOptions(
+        batch_size=args.batch_size,
+        max_request_bytes=args.max_request_bytes,
+        live=args.live,
+        retry=args.live or args.retries > 0,
+        max_retries=None if args.live else args.retries,
+        backoff=capped_backoff(60.0 if args.live else 10.0),
+    )
+    verbose = args.verbose
+
+    def on_event(event: Any) -> None:
+        if not verbose:
+            return
+        st = event.status
+        line = f"[{event.direction}] {event.type}: read {st.docs_read}, written {st.docs_written}"
+        if st.doc_write_failures:
+            line += f", failed {st.doc_write_failures}"
+        if event.error is not None:
+            line += f" ({event.error.message})"
+        print(line, file=sys.stderr, flush=True)
+
+    remote = RemoteDatabase(url, username=username, password=password, auth=args.auth)
+    with _open_store(args.project) as db, remote:
+        if args.direction == "both":
+            runner: Any = Sync(db, remote, options, on_event=on_event)
+        elif args.direction == "push":
+            runner = make_push(db, remote, options, on_event)
+        else:
+            runner = make_pull(remote, db, options, on_event)
+        _run_interruptible(runner)
+        status = runner.status
+
+    return _report(status, args.direction, args.json, url.db_url)
+
+
+def _run_interruptible(runner: Any) -> None:
+    """Run in a thread so that Ctrl-C (SIGINT) cancels cleanly instead of killing mid-write."""
+    thread = threading.Thread(target=runner.run, name="storyloom-sync-cli", daemon=True)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+    try:
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.2)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _directions(status: Any, direction: str) -> list[tuple[str, Any]]:
+    if direction == "both":
+        return [("push", status.push), ("pull", status.pull)]
+    return [(direction, status)]
+
+
+def _report(status: Any, direction: str, as_json: bool, where: str) -> int:
+    parts = _directions(status, direction)
+    fatal = [(name, st) for name, st in parts if st.state == "error"]
+    cancelled = any(st.state == "cancelled" for _, st in parts)
+    partial = any(st.doc_write_failures for _, st in parts)
+    code = EXIT_FAILED if fatal or (cancelled and not _live(parts)) else (EXIT_PARTIAL if partial else 0)
+    if as_json:
+        data: dict[str, Any] = {"ok": code == 0, "remote": where, "exit_code": code}
+        for name, st in parts:
+            data[name] = st.to_json()
+        if fatal:
+            data["error"] = fatal[0][1].last_error_message
+        print(json.dumps(data, indent=2, default=str))
+        return code
+    for name, st in parts:
+        if st.state == "idle":
+            print(f"{name}: not run")
+            continue
+        elapsed = st.elapsed or 0.0
+        line = f"{name}: {st.docs_read} read, {st.docs_written} written"
+        if st.doc_write_failures:
+            line += f", {st.doc_write_failures} failed ({st.denied} denied)"
+        line += f" in {elapsed:.2f}s"
+        if st.state not in ("complete",):
+            line += f" [{st.state}]"
+        print(line)
+        for failure in st.failures:
+            print(f"  failed: {failure.message}")
+        for warning in st.warnings:
+            print(f"  warning: {warning}")
+    seen: set[str] = set()
+    for name, st in fatal:
+        message = st.last_error_message or "unknown error"
+        if message in seen:
+            continue
+        seen.add(message)
+        print(f"storyloom: error: {name} failed: {message}", file=sys.stderr)
+    if cancelled and not fatal and not _live(parts):
+        print("storyloom: sync cancelled", file=sys.stderr)
+    return code
+
+
+def _live(parts: list[tuple[str, Any]]) -> bool:
+    return any(st.live for _, st in parts)

@@ -1,0 +1,198 @@
+"""Typed errors of the replication engine.
+
+Every error raised by the remote client or the replicator is a :class:`SyncError`. HTTP
+errors keep the server's ``error`` and ``reason`` (taken from the JSON body, or from the
+page title when a proxy answers with HTML, such as nginx's 413 page) and the ``status``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# CouchDB-style error names for statuses whose body carried no usable ``error`` field.
+STATUS_ERROR_NAMES: dict[int, str] = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    408: "request_timeout",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "too_large",
+    415: "bad_content_type",
+    416: "requested_range_not_satisfiable",
+    417: "expectation_failed",
+    429: "too_many_requests",
+    500: "internal_server_error",
+    502: "bad_gateway",
+    503: "service_unavailable",
+    504: "gateway_timeout",
+}
+
+
+class SyncError(Exception):
+    """Base class of every sync failure. ``message`` is meant for the user."""
+
+    #: Whether retrying later (with backoff) can help.
+    retryable: bool = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": type(self).__name__, "message": self.message}
+
+
+class InvalidRemote(SyncError, ValueError):
+    """A malformed server URL or database name (raised before any request is sent)."""
+
+
+class Cancelled(SyncError):
+    """The replication was cancelled by the caller."""
+
+
+class NetworkError(SyncError):
+    """The server could not be reached or the connection broke; retryable."""
+
+    retryable = True
+
+    def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
+        super().__init__(message)
+        self.method = method
+        self.url = url
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data.update({"method": self.method, "url": self.url})
+        return data
+
+
+class RemoteTimeout(NetworkError):
+    """The server did not answer within the client's timeout."""
+
+
+class RemoteError(SyncError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        reason: str,
+        *,
+        method: str = "",
+        url: str = "",
+        message: str | None = None,
+    ) -> None:
+        self.status = status
+        self.error = error
+        self.reason = reason
+        self.method = method
+        self.url = url
+        if message is None:
+            message = f"{method} {url} failed: {status} {error}"
+            if reason:
+                message += f": {reason}"
+        super().__init__(message)
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.status >= 500 or self.status in (408, 429)
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data.update(
+            {
+                "status": self.status,
+                "error": self.error,
+                "reason": self.reason,
+                "method": self.method,
+                "url": self.url,
+            }
+        )
+        return data
+
+
+class BadRequest(RemoteError):
+    """400."""
+
+
+class Unauthorized(RemoteError):
+    """401: credentials are missing or wrong (pouchdb-server also uses it for non-members)."""
+
+
+class Forbidden(RemoteError):
+    """403: the credentials are valid but lack a permission."""
+
+
+class NotFound(RemoteError):
+    """404."""
+
+
+class Conflict(RemoteError):
+    """409."""
+
+
+class PreconditionFailed(RemoteError):
+    """412 (``file_exists`` on database creation, ``missing_stub`` on ``_bulk_docs``)."""
+
+
+class RequestTooLarge(RemoteError):
+    """413: the request body exceeded a proxy's or the server's size limit."""
+
+
+class ServerError(RemoteError):
+    """5xx."""
+
+
+_STATUS_CLASSES: dict[int, type[RemoteError]] = {
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    412: PreconditionFailed,
+    413: RequestTooLarge,
+}
+
+
+def error_class_for(status: int) -> type[RemoteError]:
+    if status in _STATUS_CLASSES:
+        return _STATUS_CLASSES[status]
+    if status >= 500:
+        return ServerError
+    return RemoteError
+
+
+class AccessDenied(SyncError):
+    """A database-level 401 or 403: says which credential or permission is missing."""
+
+    def __init__(self, message: str, cause: RemoteError | None = None, *, action: str = "read") -> None:
+        super().__init__(message)
+        self.cause = cause
+        #: What was refused: ``credentials`` (none given, or rejected), ``read``, ``write``
+        #: or ``create``.
+        self.action = action
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data["action"] = self.action
+        if self.cause is not None:
+            data["status"] = self.cause.status
+            data["error"] = self.cause.error
+            data["reason"] = self.cause.reason
+        return data
+
+
+class DatabaseMissing(SyncError):
+    """The remote database does not exist and may not (or should not) be created."""
+
+
+class BatchFailed(SyncError):
+    """A batch could not be completed (a document could not be fetched or written);
+    it is not checkpointed, so a retry starts again before it."""
+
+    retryable = True

@@ -1,0 +1,511 @@
+"""HTTP client for one remote CouchDB (or compatible) database, on ``httpx``.
+
+- ``Accept: application/json`` on every request (CouchDB would otherwise answer
+  ``open_revs`` with multipart).
+- Basic auth, or cookie auth through ``POST /_session`` with one fresh login and one retry
+  when a request gets 401 (session cookies expire after 10 minutes by default).
+- Document ids, attachment names and the database name are percent-encoded as in
+  replication.md 3.8.
+- Errors become :mod:`storyloom.sync.errors` exceptions that keep the server's ``error``
+  and ``reason``, also when the body is not JSON (an nginx 413 page).
+- :meth:`RemoteDatabase.abort` shuts down the client's sockets from another thread, so a
+  blocked read (a longpoll between heartbeats) returns at once.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import socket
+import threading
+import weakref
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import httpx
+
+import storyloom
+from storyloom.sync.errors import (
+    STATUS_ERROR_NAMES,
+    Cancelled,
+    NetworkError,
+    NotFound,
+    RemoteError,
+    RemoteTimeout,
+    Unauthorized,
+    error_class_for,
+)
+from storyloom.sync.urls import (
+    RemoteURL,
+    encode_attachment_name,
+    encode_doc_id,
+    parse_remote_url,
+)
+
+AuthMode = Literal["basic", "cookie"]
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=120.0, pool=30.0)
+USER_AGENT = f"Storyloom/{storyloom.__version__} (replicator)"
+_TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG_RE = re.compile(r"<[^>]+>")
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact JSON as UTF-8 bytes, the way every request body is serialized."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _query_value(value: Any) -> str:
+    """CouchDB query parameters: booleans as ``true``/``false``, strings and integers as
+    they are (opaque seqs go back exactly as received), everything else as JSON."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _encode_params(params: Mapping[str, Any] | None) -> dict[str, str] | None:
+    if not params:
+        return None
+    return {k: _query_value(v) for k, v in params.items() if v is not None}
+
+
+def error_from_response(response: httpx.Response, method: str, url: str) -> RemoteError:
+    """Build the typed error for an HTTP error response, JSON body or not."""
+    status = response.status_code
+    error = ""
+    reason = ""
+    content = response.content or b""
+    data: Any = None
+    if content:
+        try:
+            data = json.loads(content)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+    if isinstance(data, dict):
+        error = str(data.get("error") or "")
+        reason_value = data.get("reason")
+        reason = "" if reason_value is None else str(reason_value)
+    elif content:
+        text = content.decode("utf-8", "replace")
+        match = _TITLE_RE.search(text)
+        if match:
+            reason = html.unescape(match.group(1)).strip()
+        else:
+            reason = " ".join(html.unescape(_TAG_RE.sub(" ", text)).split())[:300]
+    if not error:
+        error = STATUS_ERROR_NAMES.get(status, f"http_{status}")
+    if not reason:
+        reason = response.reason_phrase or ""
+    cls = error_class_for(status)
+    return cls(status, error, reason, method=method, url=url)
+
+
+class RemoteDatabase:
+    """One database on a CouchDB-compatible server.
+
+    ``url`` is ``http(s)://host:port[/prefix]/dbname``; credentials come from ``username``
+    and ``password`` (or the URL's user-info). ``auth`` is ``"basic"`` (a header on every
+    request) or ``"cookie"`` (log in through ``/_session``). ``transport`` lets tests plug in
+    an ``httpx.MockTransport``.
+    """
+
+    def __init__(
+        self,
+        url: str | RemoteURL,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        auth: AuthMode = "basic",
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        transport: httpx.BaseTransport | None = None,
+        verify: bool | str = True,
+    ) -> None:
+        self.url = url if isinstance(url, RemoteURL) else parse_remote_url(url)
+        self.username = username if username is not None else self.url.username
+        self._password = password if password is not None else self.url.password
+        if auth not in ("basic", "cookie"):
+            raise ValueError(f"auth must be 'basic' or 'cookie', not {auth!r}")
+        self.auth_mode: AuthMode = auth
+        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._transport = transport
+        self._verify = verify
+        self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
+        self._sockets_lock = threading.Lock()
+        self._aborted = False
+        self._logged_in = False
+        self._login_lock = threading.Lock()
+        self._server_info: dict[str, Any] | None = None
+        basic = None
+        if self.auth_mode == "basic" and self.username is not None:
+            basic = httpx.BasicAuth(self.username, self._password or "")
+        self._client = httpx.Client(
+            auth=basic,
+            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+            timeout=self._timeout,
+            transport=transport,
+            verify=verify,
+            follow_redirects=False,
+        )
+
+    # -- identity ------------------------------------------------------------------------------
+
+    @property
+    def db_name(self) -> str:
+        return self.url.db_name
+
+    @property
+    def server_url(self) -> str:
+        return self.url.server
+
+    @property
+    def db_url(self) -> str:
+        return self.url.db_url
+
+    @property
+    def has_credentials(self) -> bool:
+        return self.username is not None
+
+    def __repr__(self) -> str:
+        user = f" as {self.username!r}" if self.username else ""
+        return f"RemoteDatabase({self.db_url!r}{user})"
+
+    def clone(self) -> RemoteDatabase:
+        """A new client for the same database and credentials (its own connections)."""
+        return RemoteDatabase(
+            self.url,
+            username=self.username,
+            password=self._password,
+            auth=self.auth_mode,
+            timeout=self._timeout,
+            transport=self._transport,
+            verify=self._verify,
+        )
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> RemoteDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def abort(self) -> None:
+        """Make the in-flight and every later request fail with :class:`Cancelled`.
+
+        Safe to call from any thread: shuts the client's sockets down, which wakes a read
+        blocked in another thread at once.
+        """
+        self._aborted = True
+        with self._sockets_lock:
+            sockets = list(self._sockets)
+            self._sockets.clear()
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        if event == "connection.connect_tcp.complete":
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with self._sockets_lock:
+                    self._sockets.add(sock)
+                if self._aborted:
+                    self.abort()
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _url(self, path: str, db: bool) -> str:
+        base = self.db_url if db else self.server_url
+        return f"{base}/{path}" if path else (base + "/" if not db else base)
+
+    def request(
+        self,
+        method: str,
+        path: str = "",
+        *,
+        db: bool = True,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: httpx.Timeout | None = None,
+        ok_statuses: Iterable[int] = (),
+    ) -> httpx.Response:
+        """Send one request and return the response; raise a typed error for an error status
+        (except those listed in ``ok_statuses``). ``path`` is already encoded; ``db`` says
+        whether it is relative to the database or to the server root."""
+        url = self._url(path, db)
+        body = content
+        hdrs = dict(headers or {})
+        if json_body is not None:
+            body = dumps(json_body)
+        if body is not None:
+            hdrs.setdefault("Content-Type", "application/json")
+        if self.auth_mode == "cookie" and self.username is not None and not self._logged_in:
+            self.login()
+        response = self._send(method, url, params, body, hdrs, timeout)
+        if (
+            response.status_code == 401
+            and self.auth_mode == "cookie"
+            and self.username is not None
+            and not (not db and path == "_session")
+        ):
+            # The session cookie may have expired: log in again and retry once.
+            self._logged_in = False
+            self.login()
+            response = self._send(method, url, params, body, hdrs, timeout)
+        if response.status_code >= 400 and response.status_code not in ok_statuses:
+            raise error_from_response(response, method, url)
+        return response
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        body: bytes | None,
+        headers: dict[str, str],
+        timeout: httpx.Timeout | None,
+    ) -> httpx.Response:
+        if self._aborted:
+            raise Cancelled("the request was cancelled")
+        try:
+            return self._client.request(
+                method,
+                url,
+                params=_encode_params(params),
+                content=body,
+                headers=headers,
+                timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                extensions={"trace": self._trace},
+            )
+        except httpx.TimeoutException as exc:
+            if self._aborted:
+                raise Cancelled("the request was cancelled") from None
+            raise RemoteTimeout(
+                f"{method} {url}: no answer from the server in time ({type(exc).__name__})",
+                method=method,
+                url=url,
+            ) from None
+        except (httpx.TransportError, RuntimeError) as exc:
+            # RuntimeError: the client was closed from another thread during a cancel.
+            if self._aborted:
+                raise Cancelled("the request was cancelled") from None
+            if isinstance(exc, RuntimeError):
+                raise
+            detail = str(exc) or type(exc).__name__
+            raise NetworkError(f"cannot reach {self.server_url}: {detail}", method=method, url=url) from None
+
+    def _json(self, response: httpx.Response) -> Any:
+        if self._aborted:
+            raise Cancelled("the request was cancelled")
+        try:
+            return json.loads(response.content)
+        except ValueError:
+            # A body cut short by a dropped connection, or an HTML page with status 200.
+            raise NetworkError(
+                f"{response.request.method} {response.request.url}: the server sent an invalid "
+                f"JSON body ({len(response.content)} bytes)",
+                method=response.request.method,
+                url=str(response.request.url),
+            ) from None
+
+    def get_json(self, path: str = "", *, db: bool = True, **params: Any) -> Any:
+        return self._json(self.request("GET", path, db=db, params=params))
+
+    # -- server --------------------------------------------------------------------------------
+
+    def login(self) -> dict[str, Any]:
+        """``POST /_session`` with the name and password (cookie auth)."""
+        with self._login_lock:
+            if self.username is None:
+                raise Unauthorized(401, "unauthorized", "no user name to log in with")
+            url = self._url("_session", db=False)
+            response = self._send(
+                "POST",
+                url,
+                None,
+                dumps({"name": self.username, "password": self._password or ""}),
+                {"Content-Type": "application/json"},
+                None,
+            )
+            if response.status_code >= 400:
+                raise error_from_response(response, "POST", url)
+            self._logged_in = True
+            return self._json(response)
+
+    def server_info(self, refresh: bool = False) -> dict[str, Any]:
+        """``GET /`` (cached): the welcome object with the server ``uuid``."""
+        if self._server_info is None or refresh:
+            self._server_info = self.get_json("", db=False)
+        return self._server_info
+
+    def session(self) -> dict[str, Any]:
+        """``GET /_session``: ``{"ok", "userCtx": {"name", "roles"}, ...}``."""
+        return self.get_json("_session", db=False)
+
+    # -- database ------------------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        return self.get_json("")
+
+    def exists(self) -> bool:
+        try:
+            self.info()
+        except NotFound:
+            return False
+        return True
+
+    def create(self) -> bool:
+        """``PUT /db``; False when it already existed (412)."""
+        response = self.request("PUT", "", ok_statuses=(412,))
+        return response.status_code != 412
+
+    def delete(self) -> None:
+        self.request("DELETE", "")
+
+    def get(self, doc_id: str, **params: Any) -> dict[str, Any]:
+        return self.get_json(encode_doc_id(doc_id), **params)
+
+    def put(self, doc: Mapping[str, Any], **params: Any) -> dict[str, Any]:
+        return self._json(self.request("PUT", encode_doc_id(doc["_id"]), params=params, json_body=doc))
+
+    def remove(self, doc_id: str, rev: str) -> dict[str, Any]:
+        return self._json(self.request("DELETE", encode_doc_id(doc_id), params={"rev": rev}))
+
+    def get_open_revs(
+        self,
+        doc_id: str,
+        open_revs: list[str] | Literal["all"],
+        *,
+        revs: bool = True,
+        latest: bool = True,
+        attachments: bool = True,
+    ) -> list[dict[str, Any]]:
+        """``GET /db/id?open_revs=[...]`` with JSON Accept: ``[{"ok": doc} | {"missing": rev}]``."""
+        params = {
+            "open_revs": open_revs if open_revs == "all" else list(open_revs),
+            "revs": revs,
+            "latest": latest,
+            "attachments": attachments,
+        }
+        return self.get_json(encode_doc_id(doc_id), **params)
+
+    def get_attachment(self, doc_id: str, name: str, rev: str | None = None) -> bytes:
+        path = f"{encode_doc_id(doc_id)}/{encode_attachment_name(name)}"
+        response = self.request("GET", path, params={"rev": rev})
+        return response.content
+
+    def all_docs(self, **params: Any) -> dict[str, Any]:
+        keys = params.pop("keys", None)
+        if keys is not None:
+            return self._json(self.request("POST", "_all_docs", params=params, json_body={"keys": keys}))
+        return self.get_json("_all_docs", **params)
+
+    def changes(
+        self,
+        since: Any = 0,
+        *,
+        limit: int | None = None,
+        style: str = "all_docs",
+        doc_ids: list[str] | None = None,
+        feed: str = "normal",
+        heartbeat: int | None = None,
+        read_timeout: float | None = None,
+        **params: Any,
+    ) -> dict[str, Any]:
+        """``_changes``. With ``doc_ids`` it posts ``filter=_doc_ids``. For ``feed=longpoll``
+        set ``heartbeat`` (ms) and a ``read_timeout`` above it."""
+        query: dict[str, Any] = {"style": style, "since": since, "limit": limit, "feed": feed}
+        if feed == "normal":
+            del query["feed"]
+        if heartbeat is not None:
+            query["heartbeat"] = heartbeat
+        query.update(params)
+        timeout = None
+        if read_timeout is not None:
+            timeout = httpx.Timeout(
+                connect=self._timeout.connect,
+                read=read_timeout,
+                write=self._timeout.write,
+                pool=self._timeout.pool,
+            )
+        if doc_ids is not None:
+            query["filter"] = "_doc_ids"
+            response = self.request(
+                "POST", "_changes", params=query, json_body={"doc_ids": list(doc_ids)}, timeout=timeout
+            )
+        else:
+            response = self.request("GET", "_changes", params=query, timeout=timeout)
+        return self._json(response)
+
+    def revs_diff(self, revs: Mapping[str, list[str]]) -> dict[str, Any]:
+        return self._json(self.request("POST", "_revs_diff", json_body=revs))
+
+    def bulk_get(
+        self,
+        docs: list[dict[str, Any]],
+        *,
+        revs: bool = True,
+        latest: bool = True,
+        attachments: bool = True,
+    ) -> dict[str, Any]:
+        params = {"revs": revs, "latest": latest, "attachments": attachments}
+        return self._json(self.request("POST", "_bulk_get", params=params, json_body={"docs": docs}))
+
+    def bulk_docs(self, docs: list[dict[str, Any]], *, new_edits: bool = True) -> list[dict[str, Any]]:
+        body = {"docs": docs} if new_edits else {"docs": docs, "new_edits": False}
+        return self._json(self.request("POST", "_bulk_docs", json_body=body))
+
+    def bulk_docs_serialized(self, docs: list[bytes], *, new_edits: bool = False) -> list[dict[str, Any]]:
+        """``_bulk_docs`` from documents already serialized with :func:`dumps`."""
+        head = b'{"new_edits":false,"docs":[' if not new_edits else b'{"docs":['
+        body = head + b",".join(docs) + b"]}"
+        return self._json(self.request("POST", "_bulk_docs", content=body))
+
+    def get_local(self, local_id: str) -> dict[str, Any] | None:
+        """A ``_local`` document, or None when it does not exist."""
+        if not local_id.startswith("_local/"):
+            local_id = "_local/" + local_id
+        response = self.request("GET", encode_doc_id(local_id), ok_statuses=(404,))
+        if response.status_code == 404:
+            return None
+        return self._json(response)
+
+    def put_local(self, doc: Mapping[str, Any]) -> dict[str, Any]:
+        local_id = doc["_id"]
+        if not local_id.startswith("_local/"):
+            local_id = "_local/" + local_id
+            doc = {**doc, "_id": local_id}
+        return self._json(self.request("PUT", encode_doc_id(local_id), json_body=doc))
+
+    def remove_local(self, local_id: str, rev: str) -> None:
+        if not local_id.startswith("_local/"):
+            local_id = "_local/" + local_id
+        self.request("DELETE", encode_doc_id(local_id), params={"rev": rev})
+
+    def security(self) -> dict[str, Any]:
+        return self.get_json("_security")
+
+    def put_security(self, security: Mapping[str, Any]) -> None:
+        self.request("PUT", "_security", json_body=security)
+
+
+__all__ = ["DEFAULT_TIMEOUT", "RemoteDatabase", "RemoteError", "dumps", "error_from_response"]

@@ -1,0 +1,628 @@
+"""One-way replication between two peers (replication.md 3.2 to 3.7).
+
+A :class:`Replicator` reads the source's changes from the last checkpoint, asks the target
+which revisions it lacks (``revs_diff``), fetches them with their history and attachments,
+writes them with ``new_edits=false`` and checkpoints after every batch. Reading, diffing and
+fetching of the next batches run in a helper thread while the current batch is written, so
+the source and the target work at the same time; batches are still written and
+checkpointed strictly in order.
+
+Driving it: ``run()`` blocks and returns the final :class:`ReplicationStatus`; ``start()``
+runs it in a background thread; ``cancel()`` (any thread) stops it within a second;
+``status`` is a snapshot at any time; ``on_event`` receives :class:`SyncEvent` objects
+(``active``, ``paused``, ``change``, ``denied``, ``error``, ``complete``) on the replication's
+threads, so a GUI should hand them over to its own thread.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from storyloom.sync.backoff import BackoffFunction, default_backoff
+from storyloom.sync.checkpoint import Checkpointer, CheckpointMode, replication_id
+from storyloom.sync.errors import (
+    AccessDenied,
+    BatchFailed,
+    Cancelled,
+    Forbidden,
+    RemoteError,
+    SyncError,
+    Unauthorized,
+)
+from storyloom.sync.peers import DEFAULT_MAX_REQUEST_BYTES, FetchResult, Peer, StubsUnresolved
+
+log = logging.getLogger("storyloom.sync")
+
+Direction = Literal["push", "pull", "replicate"]
+State = Literal["idle", "active", "paused", "complete", "error", "cancelled"]
+EventType = Literal["active", "paused", "change", "denied", "error", "complete"]
+
+#: At most this many failed documents are kept in ``ReplicationStatus.failures`` (the
+#: counters keep counting).
+MAX_FAILURES_KEPT = 1000
+
+TOO_LARGE_REMEDY = (
+    "raise the proxy's request body limit (nginx: client_max_body_size) or the server's "
+    "[couchdb] max_document_size / [chttpd] max_http_request_size, or make the document "
+    "smaller; it is sent again on the next sync"
+)
+
+
+@dataclass
+class ReplicationOptions:
+    """How a replication runs. The defaults suit a one-shot CLI run."""
+
+    #: Changes read per batch (PouchDB's ``batch_size``).
+    batch_size: int = 100
+    #: Batches read, diffed and fetched ahead of the one being written.
+    prefetch_batches: int = 2
+    #: Upper bound of one ``_bulk_docs`` request body; larger batches are split.
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    #: Keep following changes after catching up.
+    live: bool = False
+    #: Retry retryable failures (network errors, 5xx, incomplete batches) with backoff.
+    #: None (the default) means: retry in live mode, not in a one-shot run.
+    retry: bool | None = None
+    #: Give up after this many consecutive retries (None: never, the usual live setting).
+    max_retries: int | None = None
+    backoff: BackoffFunction = default_backoff
+    #: Create a missing target database (only possible for a server admin).
+    create_target: bool = True
+    #: Checkpoints on both sides (True), one side ("source"/"target") or none (False).
+    checkpoint: CheckpointMode = True
+    #: Replicate only these documents (``filter=_doc_ids``); part of the replication id.
+    doc_ids: list[str] | None = None
+    #: Longpoll heartbeat of the live pull, in milliseconds.
+    heartbeat_ms: int = 10_000
+
+    @property
+    def should_retry(self) -> bool:
+        return self.live if self.retry is None else self.retry
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if self.prefetch_batches < 1:
+            raise ValueError("prefetch_batches must be at least 1")
+        if self.max_request_bytes < 1024:
+            raise ValueError("max_request_bytes must be at least 1024")
+
+
+@dataclass
+class DocFailure:
+    """A document that could not be written (denied by the server, or too large)."""
+
+    id: str
+    rev: str | None
+    error: str
+    reason: str
+    size: int | None = None
+    remedy: str | None = None
+
+    @property
+    def message(self) -> str:
+        text = f"{self.id} ({self.rev}): {self.error}"
+        if self.size is not None:
+            text += f", {self.size} bytes"
+        if self.reason:
+            text += f": {self.reason}"
+        if self.remedy:
+            text += f"; {self.remedy}"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class ReplicationStatus:
+    """Where a replication stands. Every public read returns a copy."""
+
+    direction: str = "replicate"
+    state: State = "idle"
+    live: bool = False
+    docs_read: int = 0
+    docs_written: int = 0
+    doc_write_failures: int = 0
+    denied: int = 0
+    failures: list[DocFailure] = field(default_factory=list)
+    start_seq: Any = None
+    last_seq: Any = None
+    pending: int | None = None
+    batches: int = 0
+    retries: int = 0
+    replication_id: str | None = None
+    session_id: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    last_error: SyncError | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Finished (or running) without a fatal error and without failed documents."""
+        return self.state not in ("error", "cancelled") and self.doc_write_failures == 0
+
+    @property
+    def last_error_message(self) -> str | None:
+        return None if self.last_error is None else self.last_error.message
+
+    @property
+    def elapsed(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return (self.ended_at or time.time()) - self.started_at
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "direction": self.direction,
+            "state": self.state,
+            "live": self.live,
+            "docs_read": self.docs_read,
+            "docs_written": self.docs_written,
+            "doc_write_failures": self.doc_write_failures,
+            "denied": self.denied,
+            "failures": [f.to_json() for f in self.failures],
+            "start_seq": self.start_seq,
+            "last_seq": self.last_seq,
+            "pending": self.pending,
+            "batches": self.batches,
+            "retries": self.retries,
+            "replication_id": self.replication_id,
+            "elapsed": None if self.elapsed is None else round(self.elapsed, 3),
+            "last_error": None if self.last_error is None else self.last_error.to_json(),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class SyncEvent:
+    """One progress event. ``status`` is a snapshot taken when the event was emitted."""
+
+    type: EventType
+    direction: str
+    status: ReplicationStatus
+    error: SyncError | None = None
+    #: For ``denied``: the refused documents; for ``change``: failures of that batch.
+    docs: tuple[dict[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type, "direction": self.direction, "status": self.status.to_json()}
+        if self.error is not None:
+            data["error"] = self.error.to_json()
+        if self.docs:
+            data["docs"] = list(self.docs)
+        return data
+
+
+EventCallback = Callable[[SyncEvent], None]
+
+
+@dataclass
+class _Batch:
+    rows: list[dict[str, Any]]
+    last_seq: Any
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    ancestors: dict[str, list[str]] = field(default_factory=dict)
+    fetched: FetchResult = field(default_factory=FetchResult)
+    pending: int | None = None
+
+
+_END = object()  # the source is exhausted (one-shot)
+_CAUGHT_UP = object()  # live mode: everything so far is processed; now waiting
+
+
+class Replicator:
+    """Replicates ``source`` into ``target`` once, or continuously with ``live=True``."""
+
+    def __init__(
+        self,
+        source: Peer,
+        target: Peer,
+        options: ReplicationOptions | None = None,
+        *,
+        direction: Direction = "replicate",
+        on_event: EventCallback | None = None,
+    ) -> None:
+        self.source = source
+        self.target = target
+        self.options = options or ReplicationOptions()
+        self.direction = direction
+        self.on_event = on_event
+        self._status = ReplicationStatus(direction=direction, live=self.options.live)
+        self._lock = threading.RLock()
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._done = threading.Event()
+        self._checkpointer: Checkpointer | None = None
+        self._session_id: str | None = None
+        self._progress = False
+        self._hold_checkpoint = False
+
+    # -- public API ------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> ReplicationStatus:
+        with self._lock:
+            return _snapshot(self._status)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self) -> ReplicationStatus:
+        """Run in the calling thread until complete, failed or cancelled."""
+        try:
+            self._run()
+        finally:
+            self._done.set()
+        return self.status
+
+    def start(self) -> threading.Thread:
+        """Run in a background thread; returns it."""
+        if self._thread is not None:
+            raise RuntimeError("this replication was already started")
+        self._thread = threading.Thread(target=self.run, name=f"storyloom-sync-{self.direction}", daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def cancel(self) -> None:
+        """Stop as soon as possible (well within a second); safe from any thread."""
+        self._cancel.set()
+        self.source.abort()
+        self.target.abort()
+
+    def wait(self, timeout: float | None = None) -> ReplicationStatus:
+        """Wait for the end of a started (or running) replication."""
+        self._done.wait(timeout)
+        return self.status
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def _emit(self, kind: EventType, *, error: SyncError | None = None, docs: tuple[dict[str, Any], ...] = ()) -> None:
+        if self.on_event is None:
+            return
+        event = SyncEvent(type=kind, direction=self.direction, status=self.status, error=error, docs=docs)
+        try:
+            self.on_event(event)
+        except Exception:  # a listener's bug must not stop the replication
+            log.exception("sync event listener failed")
+
+    def _set_state(self, state: State) -> None:
+        with self._lock:
+            self._status.state = state
+
+    def _warn(self, message: str) -> None:
+        with self._lock:
+            self._status.warnings.append(message)
+        log.warning("%s: %s", self.direction, message)
+
+    # -- the run loop with retries ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        with self._lock:
+            self._status.started_at = time.time()
+            self._status.state = "active"
+        self._emit("active")
+        delay = 0.0
+        consecutive = 0
+        while True:
+            self._progress = False
+            try:
+                self._check_cancel()
+                self._attempt()
+                # A one-shot replication finished (live mode only ends through Cancelled).
+                self._finish("complete")
+                return
+            except Cancelled:
+                self._finish("cancelled")
+                return
+            except SyncError as exc:
+                error = self._explain(exc)
+            except Exception as exc:  # a bug: report it rather than die silently
+                log.exception("replication failed unexpectedly")
+                error = SyncError(f"internal error during {self.direction}: {exc!r}")
+            with self._lock:
+                self._status.last_error = error
+            if self._cancel.is_set():
+                self._finish("cancelled")
+                return
+            if self._progress:
+                # Batches went through since the last failure: start the backoff afresh.
+                delay, consecutive = 0.0, 0
+            can_retry = (
+                error.retryable
+                and self.options.should_retry
+                and (self.options.max_retries is None or consecutive < self.options.max_retries)
+            )
+            if not can_retry:
+                self._set_state("error")
+                self._emit("error", error=error)
+                self._finish("error")
+                return
+            consecutive += 1
+            delay = self.options.backoff(delay)
+            with self._lock:
+                self._status.retries += 1
+                self._status.state = "paused"
+            log.info("%s: %s; retrying in %.1f s", self.direction, error.message, delay)
+            self._emit("paused", error=error)
+            if self._cancel.wait(delay):
+                self._finish("cancelled")
+                return
+            # Restart from the checkpoint.
+            with self._lock:
+                self._status.state = "active"
+            self._emit("active")
+
+    def close(self) -> None:
+        """Release the peers (their own HTTP clients, the store subscription). Idempotent;
+        done automatically at the end of a run."""
+        self.source.close()
+        self.target.close()
+
+    def _finish(self, state: State) -> None:
+        with self._lock:
+            self._status.state = state
+            self._status.ended_at = time.time()
+        self.close()
+        self._emit("complete", error=self._status.last_error if state == "error" else None)
+
+    def _check_cancel(self) -> None:
+        if self._cancel.is_set():
+            raise Cancelled("the replication was cancelled")
+
+    def _explain(self, exc: SyncError) -> SyncError:
+        """A database-level 401/403 becomes an AccessDenied that names what is missing."""
+        if isinstance(exc, (Unauthorized, Forbidden)) and not isinstance(exc, AccessDenied):
+            for peer, action in ((self.target, "write"), (self.source, "read")):
+                remote = getattr(peer, "remote", None)
+                if remote is not None and exc.url.startswith(remote.server_url):
+                    return peer.access_denied(exc, action)  # type: ignore[attr-defined]
+        return exc
+
+    # -- one attempt: from the checkpoint until caught up ------------------------------------
+
+    def _attempt(self) -> None:
+        opts = self.options
+        self.source.prepare(as_target=False, create=False)
+        self._check_cancel()
+        self.target.prepare(as_target=True, create=opts.create_target)
+        self._check_cancel()
+        rep_id = replication_id(self.source.identity(), self.target.identity(), doc_ids=opts.doc_ids)
+        if self._session_id is None:
+            self._session_id = uuid.uuid4().hex
+        checkpointer = Checkpointer(
+            self.source, self.target, rep_id, mode=opts.checkpoint, session_id=self._session_id, on_warning=self._warn
+        )
+        self._checkpointer = checkpointer
+        since = checkpointer.start_seq()
+        with self._lock:
+            self._status.replication_id = rep_id
+            self._status.session_id = self._session_id
+            if self._status.start_seq is None:
+                self._status.start_seq = since
+            self._status.last_seq = since
+        self._hold_checkpoint = False
+
+        batches: queue.Queue[Any] = queue.Queue(maxsize=opts.prefetch_batches)
+        stop_reader = threading.Event()
+        reader = threading.Thread(
+            target=self._read_batches,
+            args=(since, batches, stop_reader),
+            name=f"storyloom-sync-{self.direction}-reader",
+            daemon=True,
+        )
+        reader.start()
+        try:
+            while True:
+                item = self._next(batches)
+                if item is _END:
+                    return
+                if item is _CAUGHT_UP:
+                    self._caught_up()
+                    continue
+                if isinstance(item, BaseException):
+                    raise item
+                self._write_batch(checkpointer, item)
+        finally:
+            stop_reader.set()
+            # The reader stops at its next step; a reader stuck in a long request (a
+            # longpoll) is left behind: it puts nothing more once ``stop_reader`` is set.
+            reader.join(1.0)
+
+    def _next(self, batches: queue.Queue[Any]) -> Any:
+        while True:
+            self._check_cancel()
+            try:
+                return batches.get(timeout=0.1)
+            except queue.Empty:
+                continue
+
+    def _put(self, batches: queue.Queue[Any], item: Any, stop: threading.Event) -> bool:
+        while not stop.is_set() and not self._cancel.is_set():
+            try:
+                batches.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _read_batches(self, since: Any, batches: queue.Queue[Any], stop: threading.Event) -> None:
+        """Reader thread: changes → revs_diff → fetch, one batch at a time, into the queue."""
+        opts = self.options
+        live_waiting = False
+        try:
+            while not stop.is_set() and not self._cancel.is_set():
+                if live_waiting:
+                    page = self.source.wait_changes(since, opts.batch_size, opts.doc_ids, self._cancel)
+                else:
+                    page = self.source.changes(since, opts.batch_size, opts.doc_ids)
+                if page.results or page.last_seq != since:
+                    batch = _Batch(rows=page.results, last_seq=page.last_seq, pending=page.pending)
+                    if page.results:
+                        self._prepare_batch(batch)
+                    if not self._put(batches, batch, stop):
+                        return
+                since = page.last_seq
+                if len(page.results) >= opts.batch_size:
+                    live_waiting = False  # there may be more right away
+                    continue
+                if not opts.live:
+                    self._put(batches, _END, stop)
+                    return
+                if not self._put(batches, _CAUGHT_UP, stop):
+                    return
+                live_waiting = True
+        except BaseException as exc:  # handed to the writer, which raises it
+            item: BaseException = Cancelled("the replication was cancelled") if self._cancel.is_set() else exc
+            self._put(batches, item, stop)
+
+    def _prepare_batch(self, batch: _Batch) -> None:
+        revs: dict[str, list[str]] = {}
+        for row in batch.rows:
+            doc_id = row.get("id")
+            if not isinstance(doc_id, str):
+                continue
+            revs.setdefault(doc_id, [])
+            for change in row.get("changes") or []:
+                rev = change.get("rev")
+                if rev and rev not in revs[doc_id]:
+                    revs[doc_id].append(rev)
+        diff = self.target.revs_diff(revs) if revs else {}
+        for doc_id, entry in diff.items():
+            missing = list(entry.get("missing") or [])
+            if missing:
+                batch.missing[doc_id] = missing
+                if entry.get("possible_ancestors"):
+                    batch.ancestors[doc_id] = list(entry["possible_ancestors"])
+        if batch.missing:
+            batch.fetched = self.source.fetch(batch.missing, batch.ancestors)
+
+    # -- writing a batch ------------------------------------------------------------------------
+
+    def _write_batch(self, checkpointer: Checkpointer, batch: _Batch) -> None:
+        fetched = batch.fetched
+        docs = fetched.docs
+        failures: list[dict[str, Any]] = []
+        if docs:
+            try:
+                failures = self.target.write(docs)
+            except StubsUnresolved as exc:
+                log.info("%s: %s; fetching full attachments", self.direction, exc.message)
+                fetched = self.source.fetch(batch.missing, None)
+                docs = fetched.docs
+                failures = self.target.write(docs)
+        self._check_cancel()
+        denied: list[dict[str, Any]] = []
+        too_large: list[DocFailure] = []
+        other: list[dict[str, Any]] = []
+        for failure in failures:
+            name = str(failure.get("error", "")).lower()
+            if name in ("forbidden", "unauthorized"):
+                denied.append(failure)
+            elif name == "too_large" and failure.get("status") == 413:
+                too_large.append(
+                    DocFailure(
+                        id=str(failure.get("id")),
+                        rev=failure.get("rev"),
+                        error="too_large",
+                        reason=str(failure.get("reason") or "Request Entity Too Large"),
+                        size=failure.get("size"),
+                        remedy=TOO_LARGE_REMEDY,
+                    )
+                )
+            else:
+                other.append(failure)
+        written = len(docs) - len(failures)
+        with self._lock:
+            st = self._status
+            st.docs_read += len(docs)
+            st.docs_written += max(written, 0)
+            st.doc_write_failures += len(denied) + len(too_large)
+            st.denied += len(denied)
+            for failure in denied:
+                st.failures.append(
+                    DocFailure(
+                        id=str(failure.get("id")),
+                        rev=failure.get("rev"),
+                        error=str(failure.get("error")),
+                        reason=str(failure.get("reason") or ""),
+                    )
+                )
+            st.failures.extend(too_large)
+            del st.failures[:-MAX_FAILURES_KEPT]
+            if too_large:
+                st.last_error = SyncError(
+                    f"{len(too_large)} document(s) too large for the server: "
+                    + "; ".join(f.message for f in too_large)
+                )
+            st.batches += 1
+        if denied:
+            self._emit("denied", docs=tuple(denied))
+        if other:
+            first = other[0]
+            raise BatchFailed(
+                f"the target refused {len(other)} document(s), e.g. {first.get('id')!r}: "
+                f"{first.get('error')} {first.get('reason', '')}".strip()
+            )
+        if fetched.unresolved:
+            doc_id, rev, error, reason = fetched.unresolved[0]
+            raise BatchFailed(
+                f"the source did not return {len(fetched.unresolved)} revision(s), e.g. {doc_id} {rev}: "
+                f"{error} {reason}".strip()
+            )
+        if too_large:
+            # Keep the checkpoint before this batch: the next run sends the document again
+            # (after the limit was raised); the rest of this run still goes through.
+            self._hold_checkpoint = True
+        if not self._hold_checkpoint:
+            checkpointer.write(batch.last_seq)
+            with self._lock:
+                self._status.last_seq = batch.last_seq
+        with self._lock:
+            self._status.pending = batch.pending
+            if self._status.state != "active":
+                self._status.state = "active"
+                resumed = True
+            else:
+                resumed = False
+        self._progress = True
+        if resumed:
+            self._emit("active")
+        if batch.rows or docs:
+            self._emit(
+                "change",
+                docs=tuple(f.to_json() for f in too_large) + tuple(denied),
+            )
+
+    def _caught_up(self) -> None:
+        with self._lock:
+            if self._status.state == "paused":
+                return
+            self._status.state = "paused"
+        self._emit("paused")
+
+
+def _snapshot(status: ReplicationStatus) -> ReplicationStatus:
+    clone = copy.copy(status)
+    clone.failures = list(status.failures)
+    clone.warnings = list(status.warnings)
+    return clone
+
+
+def explain_remote_error(exc: RemoteError) -> str:
+    """A one-line description of a remote error for users."""
+    return exc.message
