@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.store import Database
+from tests.support.fixtures import DRAFFT_FIXTURES, DRAFFT_GAME_EXPORTS, DRAFFT_PROJECTS
 
-FIXTURES = Path("/work/shared/fixtures/drafft")
-PROJECTS = FIXTURES / "projects"
-GAME_EXPORTS = FIXTURES / "game-exports"
+FIXTURES = DRAFFT_FIXTURES
+PROJECTS = DRAFFT_PROJECTS
+GAME_EXPORTS = DRAFFT_GAME_EXPORTS
 GARDEN = PROJECTS / "v2" / "the-garden-of-fading-memories.json"
 PROJECT_FILES = sorted(PROJECTS.glob("*/*.json"))
 

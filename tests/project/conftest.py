@@ -10,9 +10,7 @@ import pytest
 
 from storyloom.project.manager import Project, ProjectManager
 from storyloom.project.options import AppOptions
-
-# The shared fixtures sit next to the repository (never copied into it).
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "drafft" / "projects"
+from tests.support.fixtures import DRAFFT_PROJECTS as FIXTURES
 
 FIXTURE_FILES = {
     "one-bullet": FIXTURES / "v1" / "one-bullet.json",

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-PROJECTS = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "drafft" / "projects"
+from tests.support.fixtures import DRAFFT_PROJECTS as PROJECTS
+
 GARDEN = PROJECTS / "v2" / "the-garden-of-fading-memories.json"
 
 
