@@ -1,0 +1,277 @@
+"""API benchmark: /info and /game-export against a minimal Starlette app, served the same way.
+
+    .venv/bin/python bench/api_bench.py [--docs 10000] [--clients 8] [--seconds 5] [--dir DIR]
+
+A project of ``--docs`` documents (the export benchmark's generator: all 15 collections, realistic
+scripts, properties, variables, maps...) is created under a temporary ``STORYLOOM_HOME`` and served
+by ``ApiServer`` on a free loopback port. The reference is a minimal Starlette app whose one route
+returns a constant JSON body, served by the same ``UvicornThread`` (uvicorn, h11, asyncio, no
+access log) on another port of the same machine, in the same process, in the same run.
+
+The load comes from a separate client process (so the clients do not share the servers' GIL):
+``--clients`` threads, each with one keep-alive HTTP/1.1 connection, sending requests back to back
+for ``--seconds`` after a short warm-up, each response read whole. Per scenario it prints
+requests, requests per second, latency p50 and p99, and each as a ratio against the reference
+measured just before it (latency ratio = API / reference, so higher is slower; rps ratio = API /
+reference, so lower is slower). Each scenario and its reference are measured ``--repeat`` times,
+alternating; the medians (of the figures and of the per-run ratios) are printed.
+
+Scenarios:
+
+* ``/info``;
+* ``/game-export`` of an unchanged project: what a game polling for content sees (the JSON text is
+  reused until the next committed change, with a fresh ``_meta.exportedAt``);
+* ``/game-export`` rebuilt on every request (cache off): what the first request after each change
+  costs. Each client sends ``--cold-requests`` requests instead of running for ``--seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+KEY = "bench-key-" + "0" * 32
+
+
+# ---------------------------------------------------------------------- client process
+
+
+def _read_response(stream: Any) -> tuple[int, int]:
+    """Read one HTTP/1.1 response from ``stream``; returns (status, body bytes)."""
+    status_line = stream.readline()
+    if not status_line:
+        raise ConnectionError("connection closed")
+    status = int(status_line.split()[1])
+    length: int | None = None
+    chunked = False
+    while True:
+        line = stream.readline()
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.decode("latin-1").partition(":")
+        name = name.strip().lower()
+        if name == "content-length":
+            length = int(value)
+        elif name == "transfer-encoding" and "chunked" in value.lower():
+            chunked = True
+    if chunked:
+        total = 0
+        while True:
+            size = int(stream.readline().split(b";")[0], 16)
+            if size == 0:
+                stream.readline()
+                return status, total
+            total += len(stream.read(size))
+            stream.readline()
+    body = stream.read(length or 0)
+    return status, len(body)
+
+
+def _client_worker(port: int, path: str, warmup: int, count: int | None, start: threading.Barrier,
+                   clock: dict[str, float], out: list[float], errors: list[str]) -> None:
+    """One client: warm up, wait for the others, then send requests back to back on one connection.
+
+    Runs until ``clock["deadline"]`` (set by the main thread right after the barrier) or, with
+    ``count``, for that many requests.
+    """
+    request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-api-key: {KEY}\r\n"
+               "Accept: application/json\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        stream = sock.makefile("rb", buffering=1 << 20)
+        for _ in range(warmup):
+            sock.sendall(request)
+            _read_response(stream)
+        start.wait()
+        done = 0
+        while (count is None and time.perf_counter() < clock["deadline"]) or (count is not None and done < count):
+            began = time.perf_counter()
+            sock.sendall(request)
+            status, _size = _read_response(stream)
+            out.append(time.perf_counter() - began)
+            done += 1
+            if status != 200:
+                errors.append(str(status))
+
+
+def run_clients(port: int, path: str, clients: int, seconds: float, count: int | None, warmup: int) -> dict:
+    """Client-process side: ``clients`` threads on ``path``; returns every latency and the elapsed time."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    errors: list[str] = []
+    start = threading.Barrier(clients + 1)
+    clock = {"deadline": float("inf")}
+    workers = [
+        threading.Thread(target=_client_worker,
+                         args=(port, path, warmup, count, start, clock, latencies[i], errors))
+        for i in range(clients)
+    ]
+    for worker in workers:
+        worker.start()
+    start.wait()  # every client has warmed up
+    began = time.perf_counter()
+    clock["deadline"] = began + seconds
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - began
+    return {"latencies": [x for per in latencies for x in per], "elapsed": elapsed, "errors": errors}
+
+
+def client_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--path", required=True)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--count", type=int, default=None)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args(argv)
+    result = run_clients(args.port, args.path, args.clients, args.seconds, args.count, args.warmup)
+    json.dump(result, sys.stdout)
+    return 0
+
+
+# ---------------------------------------------------------------------- server side
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+def measure(port: int, path: str, args: argparse.Namespace, count: int | None = None, warmup: int = 3) -> dict:
+    command = [sys.executable, __file__, "--client", "--port", str(port), "--path", path,
+               "--clients", str(args.clients), "--seconds", str(args.seconds), "--warmup", str(warmup)]
+    if count is not None:
+        command += ["--count", str(count)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    raw = json.loads(output)
+    latencies = raw["latencies"]
+    if raw["errors"]:
+        raise SystemExit(f"{path}: {len(raw['errors'])} non-200 answers, e.g. {raw['errors'][:3]}")
+    return {
+        "requests": len(latencies),
+        "rps": len(latencies) / raw["elapsed"],
+        "p50": percentile(latencies, 50) * 1000,
+        "p99": percentile(latencies, 99) * 1000,
+    }
+
+
+def reference_app() -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    body = {"app": "reference", "ok": True}
+
+    async def constant(request: Any) -> JSONResponse:
+        return JSONResponse(body)
+
+    return Starlette(routes=[Route("/{path:path}", constant)])
+
+
+def main() -> int:
+    if "--client" in sys.argv:
+        return client_main([a for a in sys.argv[1:] if a != "--client"])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=10_000)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--cold-requests", type=int, default=2, help="requests per client without the cache")
+    parser.add_argument("--dir", help="STORYLOOM_HOME to use (default: a temporary directory)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="measure each scenario (and its reference) this many times; medians are printed")
+    parser.add_argument("--only", choices=["info", "export", "cold"], action="append",
+                        help="run only these scenarios (repeatable; default: all)")
+    args = parser.parse_args()
+
+    home = args.dir or tempfile.mkdtemp(prefix="storyloom-api-bench-")
+    os.environ["STORYLOOM_HOME"] = home
+
+    from export_bench import make_docs
+    from storyloom.api import ApiServer, StaticProjectProvider
+    from storyloom.api.provider import StoryloomPayloads
+    from storyloom.api.server import UvicornThread, bind_socket
+    from storyloom.project.manager import ProjectManager
+
+    project = ProjectManager().create(f"api-bench-{random.randrange(10**9)}")
+    docs = make_docs(args.docs)
+    for i in range(0, len(docs), 500):
+        failures = [r for r in project.db.bulk_docs(docs[i : i + 500]) if "error" in r]
+        if failures:
+            raise SystemExit(f"write failed: {failures[:3]}")
+
+    class Options:
+        api_key = KEY
+        api_port = 0
+        username = "bench"
+
+    reference = UvicornThread(reference_app(), bind_socket("127.0.0.1", 0), name="reference")
+    reference.start()
+    reference_port = reference.sock.getsockname()[1]
+    api = ApiServer(StaticProjectProvider(project), Options())
+    api.start()
+    cold = ApiServer(StaticProjectProvider(project), Options(), payloads=StoryloomPayloads(cache=False))
+    cold.start()
+    size = len(_get(api.port or 0, "/game-export").encode("utf-8"))
+    print(f"project: {project.db.info()['doc_count']} documents; /game-export is {size / 1e6:.1f} MB; "
+          f"{args.clients} concurrent clients (one process, one keep-alive connection each); "
+          f"{os.cpu_count()} CPUs")
+    print()
+    header = (f"{'scenario':<34}{'requests':>9}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}"
+              f"{'rps ratio':>11}{'p50 ratio':>11}{'p99 ratio':>11}")
+    print(header)
+    print("-" * len(header))
+    scenarios = [
+        ("info", "/info", api.port, "/info", None),
+        ("export", "/game-export (unchanged project)", api.port, "/game-export", None),
+        ("cold", "/game-export (rebuilt each time)", cold.port, "/game-export", args.cold_requests),
+    ]
+    scenarios = [s[1:] for s in scenarios if not args.only or s[0] in args.only]
+    for name, port, path, count in scenarios:
+        runs = []
+        for _ in range(1 if count else args.repeat):
+            ref = measure(reference_port, path, args)
+            got = measure(port, path, args, count=count, warmup=0 if count else 3)
+            runs.append((got, ref))
+        med = {k: statistics.median(g[k] for g, _ in runs) for k in ("requests", "rps", "p50", "p99")}
+        ref_med = {k: statistics.median(r[k] for _, r in runs) for k in ("requests", "rps", "p50", "p99")}
+        ratio = {k: statistics.median(g[k] / r[k] for g, r in runs) for k in ("rps", "p50", "p99")}
+        print(f"{'  reference (constant JSON)':<34}{ref_med['requests']:>9.0f}{ref_med['rps']:>10.0f}"
+              f"{ref_med['p50']:>10.2f}{ref_med['p99']:>10.2f}")
+        print(f"{name:<34}{med['requests']:>9.0f}{med['rps']:>10.1f}{med['p50']:>10.2f}{med['p99']:>10.2f}"
+              f"{ratio['rps']:>10.3f}x{ratio['p50']:>10.1f}x{ratio['p99']:>10.1f}x")
+    cold.stop()
+    api.stop()
+    reference.stop()
+    project.close()
+    return 0
+
+
+def _get(port: int, path: str) -> str:
+    import httpx
+
+    response = httpx.get(f"http://127.0.0.1:{port}{path}", headers={"x-api-key": KEY}, timeout=120)
+    response.raise_for_status()
+    return response.text
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""The API's errors: one status and one ``{"error", "reason"}`` body each.
+
+``ERRORS`` is the single table the handlers, the OpenAPI document and ``docs/api.md`` agree
+on: a client can switch on ``error`` (stable code) and show ``reason`` (text a person can act
+on). ``/navigate`` errors also carry ``"success": false`` (and ``id`` when one was given), so a
+client reading ``success`` never has to look at the status first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    status: int
+    code: str
+    description: str
+
+
+# Stable error codes (the ``error`` member of every error body).
+UNAUTHORIZED = "unauthorized"
+FORBIDDEN_HOST = "forbidden_host"
+FORBIDDEN_ORIGIN = "forbidden_origin"
+NOT_FOUND = "not_found"
+METHOD_NOT_ALLOWED = "method_not_allowed"
+BAD_REQUEST = "bad_request"
+UNKNOWN_COLLECTIONS = "unknown_collections"
+NOT_NAVIGABLE = "not_navigable"
+NO_PROJECT = "no_project"
+NAVIGATION_UNAVAILABLE = "navigation_unavailable"
+INTERNAL_ERROR = "internal_error"
+
+ERRORS: tuple[ErrorSpec, ...] = (
+    ErrorSpec(400, BAD_REQUEST, "A query parameter is missing, unknown or has a bad value; `reason` names it."),
+    ErrorSpec(400, UNKNOWN_COLLECTIONS, "`collections` names an unknown collection or is empty; "
+              "`reason` lists the valid names."),
+    ErrorSpec(400, NOT_NAVIGABLE, "`/navigate`: the id is a design document, a `_local` id, a folder "
+              "or another document that does not open in a tab."),
+    ErrorSpec(401, UNAUTHORIZED, "The `x-api-key` header is missing or wrong (one answer for both)."),
+    ErrorSpec(403, FORBIDDEN_HOST, "The `Host` header is not a loopback name with the server's port "
+              "(DNS-rebinding protection)."),
+    ErrorSpec(403, FORBIDDEN_ORIGIN, "The request has an `Origin` header that is not on the allowlist "
+              "(no CORS unless origins are allowed explicitly)."),
+    ErrorSpec(404, NOT_FOUND, "Unknown path, or (`/navigate`) no document with this id."),
+    ErrorSpec(405, METHOD_NOT_ALLOWED, "The path exists but not for this method (every endpoint is GET; "
+              "see the `Allow` header)."),
+    ErrorSpec(409, NAVIGATION_UNAVAILABLE, "`/navigate`: no desktop app is attached (headless `serve`) "
+              "or the app could not open the document."),
+    ErrorSpec(500, INTERNAL_ERROR, "A bug in Storyloom; the reason says what failed."),
+    ErrorSpec(503, NO_PROJECT, "No project is loaded in the app."),
+)
+
+REASON_UNAUTHORIZED = (
+    "missing or wrong API key: send the key shown in Storyloom's options (or given to "
+    "`storyloom serve`) in the x-api-key header"
+)
+REASON_NO_PROJECT = "no project is loaded: open a project in Storyloom, then retry"
+
+
+class ApiError(Exception):
+    """Raised by handlers; rendered as ``{"error": code, "reason": reason, **extra}``."""
+
+    def __init__(self, status: int, code: str, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.code = code
+        self.reason = reason
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        return {"error": self.code, "reason": self.reason, **self.extra}
+
+
+def error_body(code: str, reason: str) -> dict[str, str]:
+    return {"error": code, "reason": reason}
+
+
+def bad_parameter(name: str, problem: str) -> ApiError:
+    """A 400 whose reason starts with the parameter's name, e.g. ``limit: expected ...``."""
+    return ApiError(400, BAD_REQUEST, f"invalid query parameter '{name}': {problem}")

@@ -1,0 +1,85 @@
+"""Query-string parsing for ``/db-dump``, the way CouchDB parses ``_all_docs`` parameters.
+
+CouchDB reads booleans as ``true``/``false`` (any case), ``limit``/``skip`` as non-negative
+integers, and keys (``key``, ``keys``, ``startkey``...) as JSON values: ``?key="abc"`` is the
+string ``abc``, ``?startkey=3`` the number 3. A value that does not parse is a 400 whose reason
+names the parameter. Unlike CouchDB, an unknown parameter or a parameter given twice is also a
+400, so a typo such as ``include_doc=false`` is reported instead of silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from storyloom.api.errors import bad_parameter
+
+BOOLEAN_OPTIONS: tuple[str, ...] = (
+    "include_docs",
+    "attachments",
+    "conflicts",
+    "descending",
+    "inclusive_end",
+    "update_seq",
+)
+INTEGER_OPTIONS: tuple[str, ...] = ("limit", "skip")
+JSON_OPTIONS: tuple[str, ...] = ("startkey", "start_key", "endkey", "end_key", "key", "keys")
+ALL_OPTIONS: tuple[str, ...] = BOOLEAN_OPTIONS + INTEGER_OPTIONS + JSON_OPTIONS
+
+# /db-dump differs from _all_docs only in these defaults.
+DB_DUMP_DEFAULTS: dict[str, Any] = {"include_docs": True, "attachments": True}
+
+# Bigger values than this mean "everything" anyway; SQLite cannot take them.
+_INT_CAP = 2**62
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_boolean(name: str, text: str) -> bool:
+    lowered = text.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    raise bad_parameter(name, f"expected true or false, got {text!r}")
+
+
+def parse_non_negative_int(name: str, text: str) -> int:
+    if not _INT_RE.fullmatch(text):
+        raise bad_parameter(name, f"expected a non-negative integer, got {text!r}")
+    value = int(text)
+    if value < 0:
+        raise bad_parameter(name, f"expected a non-negative integer, got {text!r}")
+    return min(value, _INT_CAP)
+
+
+def parse_json_value(name: str, text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise bad_parameter(
+            name, f"expected a JSON value (a document id is a JSON string: {name}=\"my-id\"), got {text!r}"
+        ) from None
+    if name == "keys" and not isinstance(value, list):
+        raise bad_parameter(name, "expected a JSON array of document ids, e.g. keys=[\"a\",\"b\"]")
+    return value
+
+
+def parse_all_docs_query(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """Turn query-string pairs into ``Database.all_docs`` keyword arguments (defaults included)."""
+    options: dict[str, Any] = dict(DB_DUMP_DEFAULTS)
+    seen: set[str] = set()
+    for name, text in items:
+        if name in seen:
+            raise bad_parameter(name, "given more than once")
+        seen.add(name)
+        if name in BOOLEAN_OPTIONS:
+            options[name] = parse_boolean(name, text)
+        elif name in INTEGER_OPTIONS:
+            options[name] = parse_non_negative_int(name, text)
+        elif name in JSON_OPTIONS:
+            options[name] = parse_json_value(name, text)
+        else:
+            raise bad_parameter(name, f"unknown parameter; /db-dump accepts {', '.join(ALL_OPTIONS)}")
+    return options

@@ -1,0 +1,317 @@
+"""``ApiServer``: the API on uvicorn in a background thread, with start, stop and restart.
+
+The listening socket is bound in the caller's thread by :meth:`ApiServer.start`, so a port
+already in use raises :class:`ApiStartError` with a message for a person, right away, and the
+caller (the desktop app, the CLI) keeps working. The port, key and bind address are read from
+the options at each start; ``restart()`` applies changed options.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+import uvicorn
+
+from storyloom.api.app import create_app
+from storyloom.api.events import EventHub
+from storyloom.api.navigation import NavigationPort
+from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
+from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, as_provider
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 9001
+
+
+class ApiOptions(Protocol):
+    """The part of ``storyloom.project.options.AppOptions`` the server reads."""
+
+    api_key: str
+    api_port: int
+    username: str
+
+
+class ApiStartError(Exception):
+    """The server could not start; the message says why and what to do."""
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip().strip("[]").lower()
+    return host in LOOPBACK_HOSTS or host.startswith("127.")
+
+
+def exposure_warning(host: str) -> str | None:
+    """The warning to show when binding anything but a loopback address, else ``None``."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: the API listens on {host}, not only on this machine's loopback address: any "
+        "computer that can reach this address can try keys. Use it only on a network you trust."
+    )
+
+
+def url_for(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else "::1" if host == "::" else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``; ``ApiStartError`` with a clear message otherwise."""
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+        raise ApiStartError(f"invalid API port {port!r}: choose a number from 1024 to 65535 in the options")
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ApiStartError(f"cannot listen on {host!r}: unknown address ({exc.strerror})") from None
+    # "localhost" may resolve to ::1 first while most clients try 127.0.0.1 first: prefer IPv4.
+    infos.sort(key=lambda info: info[0] != socket.AF_INET)
+    family, socktype, proto, _, address = infos[0]
+    sock = socket.socket(family, socktype, proto)
+    try:
+        if sys.platform == "win32":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)  # type: ignore[attr-defined]
+        else:
+            # Lets a restart re-bind while old connections linger in TIME_WAIT; a port with a live
+            # listener is still refused.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
+            raise ApiStartError(
+                f"port {port} is already in use on {host}: another program (or another Storyloom) is "
+                "listening there. Choose another API port in the options, or stop the other program."
+            ) from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise ApiStartError(
+                f"not allowed to listen on {host}:{port}: ports below 1024 need administrator rights; "
+                "choose a port from 1024 to 65535"
+            ) from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise ApiStartError(f"cannot listen on {host}: this machine has no such address") from None
+        raise ApiStartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+class UvicornThread:
+    """One ASGI app served by uvicorn on an already bound socket, in a daemon thread.
+
+    Shared by :class:`ApiServer` and the benchmark's reference app, so both are served the same
+    way (h11, asyncio, no access log).
+    """
+
+    def __init__(self, app: Any, sock: socket.socket, *, graceful_timeout: float = 3.0,
+                 name: str = "storyloom-api") -> None:
+        self.sock = sock
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=max(1, round(graceful_timeout)),
+            timeout_keep_alive=5,
+            server_header=False,
+            proxy_headers=False,  # no proxy in front: never trust X-Forwarded-* headers
+        )
+        self.server = uvicorn.Server(config)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    @property
+    def alive(self) -> bool:
+        return self.thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            self.server.run(sockets=[self.sock])
+        except BaseException as exc:  # reported by start() or logged
+            self.error = exc
+            log.error("the API server stopped unexpectedly: %r", exc)
+        finally:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start serving; returns once uvicorn accepts connections."""
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                self.stop(2.0)
+                raise ApiStartError(f"the API server did not start: {self.error!r}")
+            time.sleep(0.005)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask uvicorn to exit; force it when requests in flight outlast ``timeout``."""
+        self.server.should_exit = True
+        self.thread.join(timeout)
+        if self.thread.is_alive():
+            self.server.force_exit = True
+            self.thread.join(timeout)
+        if self.thread.is_alive():  # pragma: no cover - uvicorn ignores force_exit only if wedged
+            log.error("the API server thread did not stop within %.1f s", 2 * timeout)
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class ApiServer:
+    """The local REST API running on uvicorn in a daemon thread.
+
+    ``project_provider`` returns the loaded project (or ``None``: 503); ``options`` supplies
+    ``api_key``, ``api_port`` and ``username``; ``navigation`` is the desktop app's port for
+    ``/navigate`` (``None`` when headless: 409).
+    """
+
+    def __init__(
+        self,
+        project_provider: ProjectProvider | Callable[[], ProjectLike | None],
+        options: ApiOptions,
+        navigation: NavigationPort | None = None,
+        *,
+        host: str = DEFAULT_HOST,
+        allowed_hosts: Iterable[str] = (),
+        allowed_origins: Iterable[str] = (),
+        payloads: Payloads | None = None,
+        heartbeat: float = 15.0,
+        graceful_timeout: float = 3.0,
+    ) -> None:
+        self.provider = as_provider(project_provider)
+        self.options = options
+        self.navigation = navigation
+        self.host = host
+        self.allowed_hosts = tuple(allowed_hosts)
+        self.allowed_origins = tuple(allowed_origins)
+        self.payloads = payloads
+        self.heartbeat = heartbeat
+        self.graceful_timeout = graceful_timeout
+        self._lock = threading.RLock()
+        self._runner: UvicornThread | None = None
+        self._hub: EventHub | None = None
+        self._port: int | None = None
+        self._key: str | None = None
+
+    # ------------------------------------------------------------------ state
+    @property
+    def running(self) -> bool:
+        runner = self._runner
+        return runner is not None and runner.alive
+
+    @property
+    def port(self) -> int | None:
+        """The bound port (useful with ``api_port = 0``); ``None`` when stopped."""
+        return self._port if self.running else None
+
+    @property
+    def url(self) -> str | None:
+        """``http://127.0.0.1:9001`` while running, else ``None``."""
+        port = self.port
+        return None if port is None else url_for(self.host, port)
+
+    @property
+    def key(self) -> str | None:
+        """The key the running server checks (a snapshot of the options at start)."""
+        return self._key if self.running else None
+
+    @property
+    def open_event_streams(self) -> int:
+        hub = self._hub
+        return hub.open_streams if hub is not None and self.running else 0
+
+    def end_event_streams(self, reason: str = "project closed") -> None:
+        """End the open ``/events`` streams (the project they follow closed or changed)."""
+        hub = self._hub
+        if hub is not None:
+            hub.end_streams_threadsafe(reason)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> str:
+        """Bind and serve; returns the URL. ``ApiStartError`` when it cannot (nothing left running)."""
+        with self._lock:
+            if self.running:
+                return self.url or ""
+            key = getattr(self.options, "api_key", "") or ""
+            if not key.strip():
+                raise ApiStartError(
+                    "the API key is empty: the API cannot be enabled without a key. Generate one in the "
+                    "options (or pass --key / set STORYLOOM_API_KEY for `storyloom serve`)."
+                )
+            port = getattr(self.options, "api_port", DEFAULT_PORT)
+            warning = exposure_warning(self.host)
+            if warning:
+                log.warning(warning)
+            sock = bind_socket(self.host, port)
+            bound_port = sock.getsockname()[1]
+            protection = ProtectionSettings(
+                api_key=key,
+                port=bound_port,
+                bind_host=self.host,
+                allowed_hosts=frozenset(self.allowed_hosts),
+                allowed_origins=frozenset(self.allowed_origins),
+            )
+            hub = EventHub(self.provider, heartbeat=self.heartbeat)
+            app = create_app(
+                self.provider,
+                protection,
+                username=lambda: getattr(self.options, "username", None) or None,
+                navigation=self.navigation,
+                payloads=self.payloads,
+                hub=hub,
+            )
+            runner = UvicornThread(app, sock, graceful_timeout=self.graceful_timeout,
+                                   name=f"storyloom-api-{bound_port}")
+            self._runner, self._hub = runner, hub
+            self._port, self._key = bound_port, key
+            try:
+                runner.start()
+            except ApiStartError:
+                self._runner = self._hub = None
+                self._port = self._key = None
+                raise
+            return url_for(self.host, bound_port)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop serving: end event streams, finish in-flight requests (briefly), close the socket."""
+        with self._lock:
+            self._stop_locked(timeout)
+
+    def _stop_locked(self, timeout: float) -> None:
+        runner, hub = self._runner, self._hub
+        if runner is None:
+            return
+        if hub is not None:
+            hub.close_threadsafe()
+        runner.stop(timeout)
+        self._runner = self._hub = None
+        self._port = self._key = None
+
+    def restart(self) -> str:
+        """Stop, then start with the current options (port and key)."""
+        with self._lock:
+            self._stop_locked(timeout=5.0)
+            return self.start()
+
+    def __enter__(self) -> ApiServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()

@@ -1,0 +1,141 @@
+"""``storyloom serve PROJECT``: the local REST API without the desktop app.
+
+Prints the URL, serves until Ctrl-C or SIGTERM, then stops cleanly (exit code 0, no
+traceback). ``/navigate`` answers 409: no app is attached to open documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from storyloom.cli.main import CliError
+
+KEY_ENV = "STORYLOOM_API_KEY"
+
+
+@dataclass
+class ServeOptions:
+    """The options ``ApiServer`` reads, resolved from the command line, environment and app options."""
+
+    api_key: str
+    api_port: int
+    username: str
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the local REST API for a project, headless (until Ctrl-C or SIGTERM)",
+        description=(
+            "Serve the local REST API (see docs/api.md) for PROJECT without the desktop app. "
+            f"The key is --key, else ${KEY_ENV}, else the key in the app options; the port is --port, "
+            "else the port in the app options (9001 by default)."
+        ),
+    )
+    parser.add_argument("project", metavar="PROJECT", help="project name or id")
+    parser.add_argument("--port", type=int, default=None, help="TCP port (default: the app options' API port)")
+    parser.add_argument("--key", default=None, help=f"API key (default: ${KEY_ENV}, then the app options' key)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="bind address (default 127.0.0.1; anything else exposes the API beyond this machine)",
+    )
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="also accept this Host name (repeatable); loopback names are always accepted",
+    )
+    parser.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN",
+        help="allow browser requests (CORS) from this origin, e.g. http://localhost:5173 (repeatable)",
+    )
+    parser.set_defaults(func=run)
+
+
+def _load_options() -> Any:
+    from storyloom.project.options import AppOptions, OptionsError
+
+    try:
+        return AppOptions.load()
+    except OptionsError as exc:
+        raise CliError(f"cannot read the app options: {exc}") from None
+
+
+def resolve_options(args: argparse.Namespace, app_options: Any) -> ServeOptions:
+    key = args.key or os.environ.get(KEY_ENV) or getattr(app_options, "api_key", "") or ""
+    if not key.strip():
+        raise CliError(
+            f"no API key: pass --key KEY, set {KEY_ENV}, or enable the API in the app options "
+            "(which generates a key)"
+        )
+    port = args.port if args.port is not None else getattr(app_options, "api_port", 9001)
+    username = getattr(app_options, "username", "") or os.environ.get("USER", "") or ""
+    return ServeOptions(api_key=key, api_port=int(port), username=username)
+
+
+def _open_project(name: str) -> Any:
+    from storyloom.project.manager import ProjectManager
+
+    try:
+        return ProjectManager().open(name)
+    except Exception as exc:
+        if type(exc).__module__.startswith("storyloom.") or isinstance(exc, (LookupError, ValueError)):
+            raise CliError(f"cannot open project {name!r}: {exc}") from None
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    from storyloom.api.provider import StaticProjectProvider
+    from storyloom.api.server import ApiServer, ApiStartError, exposure_warning
+
+    stop = threading.Event()
+    received: list[int] = []
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    project = None
+    server = None
+    try:
+        options = resolve_options(args, _load_options())
+        warning = exposure_warning(args.host)
+        if warning:
+            print(f"storyloom: {warning}", file=sys.stderr, flush=True)
+        project = _open_project(args.project)
+        server = ApiServer(
+            StaticProjectProvider(project),
+            options,
+            navigation=None,
+            host=args.host,
+            allowed_hosts=args.allow_host,
+            allowed_origins=args.allow_origin,
+        )
+        try:
+            url = server.start()
+        except ApiStartError as exc:
+            raise CliError(str(exc), code=1) from None
+        print(f"Serving project {project.name!r} at {url} (Ctrl-C to stop)", flush=True)
+        while not stop.wait(0.5):
+            if not server.running:
+                raise CliError("the API server stopped unexpectedly", code=1)
+        print("Stopping...", flush=True)
+        return 0
+    finally:
+        if server is not None:
+            server.stop()
+        if project is not None:
+            close = getattr(project, "close", None)
+            if close is not None:
+                close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if received:
+            print("Stopped.", flush=True)

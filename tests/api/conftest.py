@@ -1,0 +1,64 @@
+"""Fixtures: the Garden sample project (Drafft import) served on a free loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.api.support import GARDEN, Harness, RecordingNavigation, running_server
+
+
+@pytest.fixture
+def garden(storyloom_home) -> Iterator[Any]:
+    """The Drafft sample project, imported by the project layer's Drafft import."""
+    if not GARDEN.exists():
+        pytest.skip(f"fixture missing: {GARDEN}")
+    from storyloom.export.drafft_import import import_backup
+    from storyloom.project.manager import ProjectManager
+
+    project, _report = import_backup(ProjectManager(), GARDEN, name="Garden")
+    try:
+        yield project
+    finally:
+        project.close()
+
+
+@pytest.fixture
+def api(garden) -> Iterator[Harness]:
+    """A server for ``garden`` with a recording navigation port; ``api.client`` sends the key."""
+    with running_server(garden, navigation=RecordingNavigation(), heartbeat=0.5) as harness:
+        yield harness
+
+
+@pytest.fixture
+def headless(garden) -> Iterator[Harness]:
+    """A server with no navigation port, as ``storyloom serve`` runs it."""
+    with running_server(garden, navigation=None) as harness:
+        yield harness
+
+
+@pytest.fixture(scope="module")
+def shared_garden(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One Garden import per module, for tests that only read (its own root and options, so it
+    never depends on the per-test STORYLOOM_HOME)."""
+    if not GARDEN.exists():
+        pytest.skip(f"fixture missing: {GARDEN}")
+    from storyloom.export.drafft_import import import_backup
+    from storyloom.project.manager import ProjectManager
+    from storyloom.project.options import AppOptions
+
+    manager = ProjectManager(tmp_path_factory.mktemp("shared-projects"), options=AppOptions(username="tester"))
+    project, _report = import_backup(manager, GARDEN, name="Garden")
+    try:
+        yield project
+    finally:
+        project.close()
+
+
+@pytest.fixture(scope="module")
+def shared_api(shared_garden) -> Iterator[Harness]:
+    """A server for ``shared_garden``, shared by a module's read-only tests."""
+    with running_server(shared_garden, navigation=RecordingNavigation(), heartbeat=0.5) as harness:
+        yield harness

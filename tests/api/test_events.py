@@ -1,0 +1,151 @@
+"""``GET /events``: Server-Sent Events for committed changes, protections, clean end on stop."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from typing import Any
+
+import httpx
+
+from tests.api.support import KEY
+
+
+class SseListener:
+    """Reads an SSE stream in a thread; ``events`` receives ``(event, id, data)`` tuples."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
+        self.url = url
+        self.headers = {"x-api-key": KEY, **(headers or {})}
+        self.events: queue.Queue[tuple[str, str | None, Any]] = queue.Queue()
+        self.comments: list[str] = []
+        self.status: int | None = None
+        self.content_type: str | None = None
+        self.connected = threading.Event()
+        self.finished = threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        assert self.connected.wait(10), "no answer from /events"
+
+    def _run(self) -> None:
+        try:
+            with httpx.stream("GET", self.url + "/events", headers=self.headers, timeout=30) as response:
+                self.status = response.status_code
+                self.content_type = response.headers.get("content-type")
+                self.connected.set()
+                event, event_id, data = "message", None, []
+                for line in response.iter_lines():
+                    if line == "":
+                        if data:
+                            self.events.put((event, event_id, json.loads("\n".join(data))))
+                        event, event_id, data = "message", None, []
+                    elif line.startswith(":"):
+                        self.comments.append(line)
+                    elif line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("id: "):
+                        event_id = line[4:]
+                    elif line.startswith("data: "):
+                        data.append(line[6:])
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+            self.connected.set()
+        finally:
+            self.finished.set()
+
+    def next(self, timeout: float = 10) -> tuple[str, str | None, Any]:
+        return self.events.get(timeout=timeout)
+
+
+def _wait_streams(api, count: int = 1) -> None:
+    deadline = time.monotonic() + 10
+    while api.server.open_event_streams < count:
+        assert time.monotonic() < deadline, "the stream never subscribed"
+        time.sleep(0.01)
+
+
+def test_a_change_is_an_event_with_id_collection_rev_deleted(api):
+    listener = SseListener(api.url)
+    assert listener.status == 200
+    assert listener.content_type.startswith("text/event-stream")
+    _wait_streams(api)
+    db = api.project.db
+    result = db.put({"_id": "new-script", "type": "Script", "collection": "Script", "name": "n"})
+    event, event_id, data = listener.next()
+    assert event == "change"
+    assert data == {"id": "new-script", "collection": "Script", "rev": result["rev"], "deleted": False}
+    assert int(event_id) == db.info()["update_seq"]
+    removed = db.remove("new-script", result["rev"])
+    event, _, data = listener.next()
+    assert data == {"id": "new-script", "collection": "Script", "rev": removed["rev"], "deleted": True}
+
+
+def test_every_document_of_a_bulk_write_gets_an_event_and_local_docs_none(api):
+    listener = SseListener(api.url)
+    _wait_streams(api)
+    db = api.project.db
+    db.put_local({"_id": "_local/checkpoint", "seq": 1})
+    db.bulk_docs([{"_id": f"bulk-{i}", "type": "Item", "collection": "Item"} for i in range(5)])
+    db.put({"_id": "_design/idx", "views": {}})
+    seen = [listener.next() for _ in range(6)]
+    assert [data["id"] for _, _, data in seen] == [f"bulk-{i}" for i in range(5)] + ["_design/idx"]
+    assert seen[-1][2]["collection"] is None
+    assert all(data["collection"] == "Item" for _, _, data in seen[:5])
+    assert listener.events.empty()
+
+
+def test_last_event_id_replays_what_was_missed(api):
+    db = api.project.db
+    since = db.info()["update_seq"]
+    db.put({"_id": "missed-1", "type": "Gdd", "collection": "Gdd"})
+    db.put({"_id": "missed-2", "type": "Quest", "collection": "Quest"})
+    listener = SseListener(api.url, headers={"last-event-id": str(since)})
+    _wait_streams(api)
+    first, second = listener.next(), listener.next()
+    assert (first[2]["id"], first[2]["collection"]) == ("missed-1", "Gdd")
+    assert (second[2]["id"], second[2]["collection"]) == ("missed-2", "Quest")
+    db.put({"_id": "live", "type": "Misc", "collection": "Misc"})
+    assert listener.next()[2]["id"] == "live"
+    assert listener.events.empty()
+
+
+def test_idle_streams_get_keep_alive_comments(api):
+    listener = SseListener(api.url)  # the api fixture's heartbeat is 0.5 s
+    time.sleep(1.3)
+    assert ": keep-alive" in listener.comments
+
+
+def test_events_need_the_key_and_pass_the_host_and_origin_checks(api):
+    assert httpx.get(api.url + "/events").status_code == 401
+    assert httpx.get(api.url + "/events", headers={"x-api-key": "nope"}).json()["error"] == "unauthorized"
+    forbidden_host = httpx.get(api.url + "/events", headers={"x-api-key": KEY, "host": "evil.example"})
+    assert forbidden_host.status_code == 403 and forbidden_host.json()["error"] == "forbidden_host"
+    forbidden_origin = httpx.get(api.url + "/events", headers={"x-api-key": KEY, "origin": "https://x.example"})
+    assert forbidden_origin.status_code == 403 and forbidden_origin.json()["error"] == "forbidden_origin"
+
+
+def test_server_stop_ends_the_stream_cleanly_and_quickly(api):
+    listeners = [SseListener(api.url) for _ in range(3)]
+    _wait_streams(api, 3)
+    started = time.monotonic()
+    api.server.stop()
+    assert time.monotonic() - started < 2
+    for listener in listeners:
+        assert listener.finished.wait(5)
+        assert listener.error is None, listener.error
+        event, _, data = listener.next(timeout=1)
+        assert (event, data) == ("end", {"reason": "server stopping"})
+    assert api.server.open_event_streams == 0
+
+
+def test_the_stream_ends_when_the_client_goes_away(api):
+    with httpx.stream("GET", api.url + "/events", headers={"x-api-key": KEY}) as response:
+        assert response.status_code == 200
+        _wait_streams(api)
+    deadline = time.monotonic() + 10
+    while api.server.open_event_streams:
+        assert time.monotonic() < deadline, "the stream (and its store subscription) was never released"
+        time.sleep(0.05)

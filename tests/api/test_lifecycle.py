@@ -1,0 +1,239 @@
+"""Start, stop and restart; the controller following the app options; a port already in use."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+from storyloom.api import ApiController, ApiServer, ApiStartError, ApiStatus, StaticProjectProvider
+from tests.api.support import KEY, RecordingNavigation, free_port
+
+
+def _app_options(**values):
+    """The real app options (storyloom.project.options.AppOptions) with ``values`` set."""
+    from storyloom.project.options import AppOptions
+
+    options = AppOptions()
+    options.username = "tester"
+    for name, value in values.items():
+        setattr(options, name, value)
+    return options
+
+
+def _info(url: str, key: str = KEY) -> httpx.Response:
+    return httpx.get(url + "/info", headers={"x-api-key": key}, timeout=10)
+
+
+def _refused(url: str) -> bool:
+    try:
+        httpx.get(url + "/openapi.json", timeout=2)
+    except httpx.ConnectError:
+        return True
+    return False
+
+
+def test_start_stop_restart(garden):
+    options = _app_options(api_key=KEY, api_port=free_port())
+    server = ApiServer(StaticProjectProvider(garden), options)
+    assert not server.running and server.url is None
+    url = server.start()
+    assert url == f"http://127.0.0.1:{options.api_port}" == server.url
+    assert server.start() == url  # idempotent
+    assert _info(url).status_code == 200
+    server.stop()
+    assert not server.running and server.url is None
+    assert _refused(url)
+    server.stop()  # idempotent
+    server.start()
+    assert _info(url).status_code == 200
+    started = time.monotonic()
+    server.restart()
+    assert time.monotonic() - started < 3
+    assert _info(url).status_code == 200
+    server.stop()
+
+
+def test_restart_applies_a_new_port_and_key(garden):
+    options = _app_options(api_key=KEY, api_port=free_port())
+    with ApiServer(StaticProjectProvider(garden), options) as server:
+        old_url = server.url
+        options.api_port = free_port()
+        options.api_key = "new-key-abcdef"
+        new_url = server.restart()
+        assert new_url != old_url and new_url == server.url
+        assert _refused(old_url)
+        assert _info(new_url, "new-key-abcdef").status_code == 200
+        assert _info(new_url, KEY).status_code == 401
+
+
+def test_port_in_use_is_a_clear_error_and_nothing_keeps_running(garden):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        server = ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=port))
+        with pytest.raises(ApiStartError) as info:
+            server.start()
+        message = str(info.value)
+        assert f"port {port} is already in use" in message
+        assert "Choose another API port" in message
+        assert not server.running
+
+
+def test_two_servers_cannot_share_a_port(garden):
+    port = free_port()
+    with ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=port)):
+        second = ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=port))
+        with pytest.raises(ApiStartError, match="already in use"):
+            second.start()
+
+
+@pytest.mark.parametrize("port", [-1, 70000, "9001"])
+def test_invalid_port_is_a_clear_error(garden, port):
+    server = ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=port))
+    with pytest.raises(ApiStartError, match="invalid API port"):
+        server.start()
+
+
+def test_stop_does_not_wait_for_idle_keep_alive_connections(garden):
+    with ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=0)) as server:
+        client = httpx.Client(base_url=server.url, headers={"x-api-key": KEY})
+        assert client.get("/info").status_code == 200
+        started = time.monotonic()
+        server.stop()
+        assert time.monotonic() - started < 2
+        client.close()
+
+
+def test_stop_while_a_dump_is_being_read(garden):
+    with ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=0)) as server:
+        with httpx.stream("GET", server.url + "/db-dump", headers={"x-api-key": KEY}) as response:
+            assert response.status_code == 200
+            started = time.monotonic()
+            server.stop()
+            assert time.monotonic() - started < 8
+        assert not server.running
+
+
+# ---------------------------------------------------------------------- the controller
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.statuses: list[ApiStatus] = []
+
+    def __call__(self, status: ApiStatus) -> None:
+        self.statuses.append(status)
+
+
+def test_controller_follows_project_and_options(garden):
+    options = _app_options(api_enabled=False, api_key=KEY, api_port=free_port())
+    recorder = _Recorder()
+    controller = ApiController(options, RecordingNavigation(), on_status=recorder)
+    try:
+        # Enabled but no project: not running.
+        options.api_enabled = True
+        assert controller.options_changed() == ApiStatus(running=False)
+        # A project opens: it starts.
+        status = controller.project_opened(garden)
+        assert status.running and status.url == f"http://127.0.0.1:{options.api_port}"
+        assert _info(status.url).json()["project"]["id"] == garden.id
+        # Nothing changed: no restart.
+        server_thread = controller.server._runner
+        controller.options_changed()
+        assert controller.server._runner is server_thread
+        # The username changes: still no restart, the new name is served.
+        options.username = "someone-else"
+        controller.options_changed()
+        assert controller.server._runner is server_thread
+        assert _info(status.url).json()["user"]["username"] == "someone-else"
+        # The port changes: restarted on the new port.
+        old_url = status.url
+        options.api_port = free_port()
+        status = controller.options_changed()
+        assert status.running and status.url != old_url
+        assert _refused(old_url)
+        assert _info(status.url).status_code == 200
+        # The key changes: restarted with the new key.
+        options.api_key = "rotated-key-123456"
+        status = controller.options_changed()
+        assert _info(status.url, "rotated-key-123456").status_code == 200
+        assert _info(status.url, KEY).status_code == 401
+        # Disabled: stopped.
+        url = status.url
+        options.api_enabled = False
+        assert controller.options_changed() == ApiStatus(running=False)
+        assert _refused(url)
+        # Enabled again, then the project closes: stopped.
+        options.api_enabled = True
+        assert controller.options_changed().running
+        assert controller.project_closed() == ApiStatus(running=False)
+        assert _refused(url)
+        # A key change keeps the same status (same URL): no callback for it.
+        assert [s.running for s in recorder.statuses] == [True, True, False, True, False]
+    finally:
+        controller.shutdown()
+
+
+def test_controller_reports_port_in_use_and_the_app_keeps_working(garden):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        options = _app_options(api_enabled=True, api_key=KEY, api_port=port)
+        recorder = _Recorder()
+        controller = ApiController(options, on_status=recorder)
+        status = controller.project_opened(garden)  # does not raise
+        assert not status.running
+        assert status.error and "already in use" in status.error
+        assert recorder.statuses == [status]
+        # The user picks another port: it starts.
+        options.api_port = free_port()
+        status = controller.options_changed()
+        assert status.running and status.error is None
+        controller.shutdown()
+        assert not controller.status.running
+
+
+def test_controller_refuses_an_empty_key(garden):
+    options = _app_options(api_enabled=True, api_key="", api_port=free_port())
+    controller = ApiController(options)
+    status = controller.project_opened(garden)
+    assert not status.running and "key is empty" in (status.error or "")
+    controller.shutdown()
+
+
+def test_controller_serves_the_current_project_and_ends_streams_on_switch(garden, storyloom_home):
+    from storyloom.project.manager import ProjectManager
+
+    other = ProjectManager().create("Other")
+    options = _app_options(api_enabled=True, api_key=KEY, api_port=free_port())
+    controller = ApiController(options, heartbeat=30)
+    try:
+        url = controller.project_opened(garden).url
+        lines: list[str] = []
+
+        def listen() -> None:
+            with httpx.stream("GET", url + "/events", headers={"x-api-key": KEY}, timeout=20) as response:
+                for line in response.iter_lines():
+                    lines.append(line)
+
+        listener = threading.Thread(target=listen)
+        listener.start()
+        deadline = time.monotonic() + 10
+        while controller.server.open_event_streams == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        controller.project_opened(other)
+        listener.join(10)
+        assert not listener.is_alive()
+        assert "event: end" in lines and any("project closed" in line for line in lines)
+        assert _info(url).json()["project"]["id"] == other.id
+        controller.project_closed()
+        assert not controller.status.running
+    finally:
+        controller.shutdown()
+        other.close()

@@ -1,0 +1,46 @@
+"""Schemathesis against the live server's /openapi.json: no 5xx, and every answer as documented.
+
+Positive and negative cases for each operation (``/events`` is a never-ending stream, tested in
+``test_events.py``), bounded so the whole run stays well under a minute.
+"""
+
+from __future__ import annotations
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.api.support import KEY
+
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+EXAMPLES = 60
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", [schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE])
+def test_schemathesis_finds_no_server_error(shared_api, mode):
+    api = shared_api
+    schema = schemathesis.openapi.from_url(api.url + "/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    tested = []
+    for operation in operations:
+        if operation.path == "/events":
+            continue
+        tested.append(operation.path)
+
+        @settings(max_examples=EXAMPLES, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(case=operation.as_strategy(generation_mode=mode))
+        def check(case: schemathesis.Case) -> None:
+            response = case.call(base_url=api.url, headers={"x-api-key": KEY}, timeout=30)
+            case.validate_response(response, checks=CHECKS)
+
+        check()
+    # Schemathesis leaves out the operation that serves the schema it loaded (/openapi.json).
+    assert sorted(tested) == ["/db-dump", "/game-export", "/info", "/navigate", "/schema-export"]

@@ -1,0 +1,147 @@
+"""Bind address, Host (DNS rebinding) and Origin (CORS) refusals, and the key's requirements."""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import pytest
+
+from storyloom.api import ApiServer, ApiStartError, StaticProjectProvider, generate_api_key
+from storyloom.api.protection import ProtectionSettings, split_host_header
+from tests.api.support import KEY, Options, running_server
+
+
+def _port(harness) -> int:
+    return int(harness.url.rsplit(":", 1)[1])
+
+
+def test_binds_loopback_by_default(shared_api):
+    assert shared_api.server.host == "127.0.0.1"
+    assert shared_api.url.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "LocalHost"])
+def test_loopback_names_with_the_right_port_are_accepted(shared_api, host):
+    response = shared_api.get("/info", headers={"host": f"{host}:{_port(shared_api)}"})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example:{port}", "evil.example", "127.0.0.1:{other}", "localhost", "127.0.0.1",
+     "localhost.evil.example:{port}", "127.0.0.2:{port}", "[::2]:{port}", "localhost:{port}x", ":{port}",
+     "10.0.0.1:{port}"],
+)
+def test_other_hosts_are_refused_with_403(shared_api, host):
+    port = _port(shared_api)
+    value = host.format(port=port, other=port + 1 if port < 65535 else port - 1)
+    response = shared_api.get("/info", headers={"host": value})
+    assert response.status_code == 403
+    body = response.json()
+    assert body["error"] == "forbidden_host"
+    assert set(body) == {"error", "reason"}
+    assert "DNS rebinding" in body["reason"]
+
+
+def test_host_refusal_also_protects_the_public_document(shared_api):
+    response = httpx.get(shared_api.url + "/openapi.json", headers={"host": "evil.example:80"})
+    assert response.status_code == 403
+    assert response.json()["error"] == "forbidden_host"
+
+
+def test_host_is_checked_before_the_key(shared_api):
+    response = httpx.get(shared_api.url + "/info", headers={"host": "evil.example"})
+    assert response.json()["error"] == "forbidden_host"
+
+
+def test_split_host_header():
+    assert split_host_header("LOCALHOST:9001") == ("localhost", 9001)
+    assert split_host_header("[::1]:9001") == ("::1", 9001)
+    assert split_host_header("[::1]") == ("::1", None)
+    assert split_host_header("::1") is None
+    assert split_host_header("a:b") is None
+    assert split_host_header("a:123456") is None
+    settings = ProtectionSettings(api_key="k", port=9001)
+    assert settings.host_allowed("[::1]:9001")
+    assert not settings.host_allowed(None)
+    assert ProtectionSettings(api_key="k", port=80).host_allowed("localhost")
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "http://localhost:3000", "null",
+                                    "http://127.0.0.1:{port}"])
+def test_any_origin_is_refused_by_default(shared_api, origin):
+    response = shared_api.get("/info", headers={"origin": origin.format(port=_port(shared_api))})
+    assert response.status_code == 403
+    body = response.json()
+    assert body["error"] == "forbidden_origin"
+    assert "access-control-allow-origin" not in response.headers
+
+
+def test_preflight_from_an_unknown_origin_is_refused(shared_api):
+    response = shared_api.client.options(
+        "/info", headers={"origin": "https://evil.example", "access-control-request-method": "GET"}
+    )
+    assert response.status_code == 403
+    assert "access-control-allow-origin" not in response.headers
+
+
+def test_allowed_origins_get_cors_headers(garden):
+    with running_server(garden, allowed_origins=["http://localhost:5173/"]) as api:
+        response = api.get("/info", headers={"origin": "http://localhost:5173"})
+        assert response.status_code == 200
+        assert response.headers["access-control-allow-origin"] == "http://localhost:5173"
+        assert "Origin" in response.headers["vary"]
+        preflight = httpx.options(api.url + "/game-export", headers={
+            "origin": "http://localhost:5173",
+            "access-control-request-method": "GET",
+            "access-control-request-headers": "x-api-key",
+        })
+        assert preflight.status_code == 204
+        assert preflight.headers["access-control-allow-headers"] == "x-api-key"
+        assert preflight.headers["access-control-allow-methods"] == "GET"
+        # The key is still required on the real request, and other origins are still refused.
+        assert httpx.get(api.url + "/info", headers={"origin": "http://localhost:5173"}).status_code == 401
+        assert api.get("/info", headers={"origin": "http://localhost:5174"}).status_code == 403
+
+
+def test_allowed_hosts_extend_the_loopback_names(garden):
+    with running_server(garden, allowed_hosts=["storyloom.test"]) as api:
+        assert api.get("/info", headers={"host": f"storyloom.test:{_port(api)}"}).status_code == 200
+        assert api.get("/info", headers={"host": "storyloom.test:1"}).status_code == 403
+
+
+def test_another_bind_address_is_explicit_and_warns(garden, caplog):
+    caplog.set_level(logging.WARNING, logger="storyloom.api.server")
+    with running_server(garden, host="0.0.0.0") as api:
+        assert any("not only on this machine" in r.getMessage() for r in caplog.records)
+        # Still reachable on loopback, and the Host check still applies.
+        assert api.get("/info").status_code == 200
+        assert api.get("/info", headers={"host": f"192.0.2.1:{_port(api)}"}).status_code == 403
+
+
+def test_api_cannot_start_with_an_empty_key(garden):
+    for key in ("", "   "):
+        server = ApiServer(StaticProjectProvider(garden), Options(api_key=key))
+        with pytest.raises(ApiStartError, match="key is empty"):
+            server.start()
+        assert not server.running
+
+
+def test_generated_keys_are_strong_and_unique():
+    keys = {generate_api_key() for _ in range(100)}
+    assert len(keys) == 100
+    assert all(len(k) >= 43 for k in keys)
+
+
+def test_responses_carry_no_store_and_nosniff(shared_api):
+    for response in (shared_api.get("/info"), httpx.get(shared_api.url + "/info"), shared_api.get("/nope")):
+        assert response.headers["cache-control"] == "no-store"
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_key_with_non_ascii_characters(garden):
+    with running_server(garden, options=Options(api_key="clé-ключ")) as api:
+        ok = httpx.get(api.url + "/info", headers={"x-api-key": "clé-ключ".encode()})
+        assert ok.status_code == 200
+        assert httpx.get(api.url + "/info", headers={"x-api-key": KEY}).status_code == 401
