@@ -24,7 +24,8 @@ from typing import Any
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.documents import is_tree_document, new_document
-from storyloom.project.tree import derive_tree, is_valid_key, key_between, order_key, spread_keys
+from storyloom.project.index import DocSummary, ProjectIndex
+from storyloom.project.tree import is_valid_key, key_between, order_key, spread_keys
 from storyloom.project.validation import (
     ERROR,
     WARNING,
@@ -68,12 +69,26 @@ class WriteResult:
 
 
 class StoreContext(Context):
-    """Cross-document lookups against the store, with a batch of pending writes on top."""
+    """Cross-document lookups against the store, with a batch of pending writes on top.
 
-    def __init__(self, db: Any, pending: dict[str, dict[str, Any]] | None = None) -> None:
+    With an ``index`` (:class:`~storyloom.project.index.ProjectIndex`; the editing service
+    always passes one) the questions of validation and of the gate (the owner of a Variable
+    ``_sid``, the variable states, the parent of a document, the documents of a type) are
+    answered from the index, caught up once when the context first needs it, and the pending
+    batch; ``get`` reads the one document asked for. Without an index, they read every
+    document (the behaviour before the index).
+    """
+
+    def __init__(self, db: Any, pending: dict[str, dict[str, Any]] | None = None,
+                 index: ProjectIndex | None = None) -> None:
         self.db = db
         self.pending = pending or {}
+        self.index = index
+        self._caught_up = False
         self._all: list[dict[str, Any]] | None = None
+        self._pending_states: dict[str, dict[str, Any] | None] | None = None
+        self._pending_sids: dict[str, list[str]] | None = None
+        self._states: dict[str, dict[str, Any]] | None = None
 
     def get(self, doc_id: str) -> dict[str, Any] | None:
         if doc_id in self.pending:
@@ -92,12 +107,108 @@ class StoreContext(Context):
             self._all = [d for d in merged.values() if not d.get("_deleted")]
         return self._all
 
+    def _index(self) -> ProjectIndex:
+        assert self.index is not None
+        if not self._caught_up:
+            self.index.refresh()
+            self._caught_up = True
+        return self.index
+
+    def _stored(self, doc_id: str) -> DocSummary | None:
+        return self._index().get(doc_id, catch_up=False)
+
     def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
-        return [doc for doc in self.all_docs() if doc.get("type") == doc_type]
+        if self.index is None:
+            return [doc for doc in self.all_docs() if doc.get("type") == doc_type]
+        # The stored documents (id order), pending versions in their place, then the pending
+        # documents new to the store (batch order): the order all_docs() gives.
+        index = self._index()
+        in_place = [i for i in index.ids_of_type(doc_type, catch_up=False) if i not in self.pending]
+        new: list[str] = []
+        for doc_id, doc in self.pending.items():
+            if not doc.get("_deleted") and doc.get("type") == doc_type:
+                (in_place if index.get(doc_id, catch_up=False) is not None else new).append(doc_id)
+        fetch = [i for i in in_place if i not in self.pending]
+        rows = self.db.all_docs(keys=fetch, include_docs=True)["rows"] if fetch else []
+        docs = {row["id"]: row["doc"] for row in rows if row.get("doc")}
+        docs.update((i, self.pending[i]) for i in in_place + new if i in self.pending)
+        return [docs[i] for i in [*sorted(in_place), *new] if i in docs]
 
     @property
     def knows_documents(self) -> bool:
         return True
+
+    # -- index-backed lookups ----------------------------------------------------------------
+
+    def _pending_variables(self) -> dict[str, dict[str, Any] | None]:
+        """``{id: parsed state, or None when it does not parse}`` of the pending Variables
+        (each parsed once per context, however many documents of the batch ask)."""
+        if self._pending_states is None:
+            from storyloom.project import content
+
+            states: dict[str, dict[str, Any] | None] = {}
+            for doc_id, doc in self.pending.items():
+                if doc.get("_deleted") or doc.get("type") != "Variable":
+                    continue
+                try:
+                    states[doc_id] = content.parse_variables_doc(doc)
+                except content.ContentError:
+                    states[doc_id] = None
+            self._pending_states = states
+        return self._pending_states
+
+    def variable_sid_owner(self, sid: str, exclude: str | None = None) -> str | None:
+        if self.index is None:
+            return super().variable_sid_owner(sid, exclude)
+        stored = [i for i in self._index().sid_owners(sid, catch_up=False)
+                  if i != exclude and i not in self.pending]
+        if not any(i != exclude for i in self.pending):  # one write: only stored owners count
+            return stored[0] if stored else None
+        if self._pending_sids is None:
+            by_sid: dict[str, list[str]] = {}
+            for doc_id, state in self._pending_variables().items():
+                if state is not None:
+                    by_sid.setdefault(state["_sid"], []).append(doc_id)
+            self._pending_sids = by_sid
+        # The first match in docs_of_type("Variable") order: stored ids (pending versions in
+        # their place) by id, then pending documents new to the store in batch order.
+        pending = [i for i in self._pending_sids.get(sid, ()) if i != exclude]
+        replacing = [i for i in pending if self._stored(i) is not None]
+        if stored or replacing:
+            return min(stored + replacing)
+        return pending[0] if pending else None
+
+    def variable_states(self) -> dict[str, dict[str, Any]]:
+        if self.index is None:
+            return super().variable_states()
+        if self._states is None:
+            self._states = self._merged_states()
+        return self._states
+
+    def _merged_states(self) -> dict[str, dict[str, Any]]:
+        index = self._index()
+        pending_vars = self._pending_variables()
+        replaced = [i for i in self.pending if (s := self._stored(i)) is not None and s.type == "Variable"]
+        if not pending_vars and not replaced:
+            return index.states(catch_up=False)
+        # Pending Variables replace or join the stored ones; collect_states' rule (the first
+        # in id order wins a duplicate _sid) over the merged set.
+        merged: dict[str, dict[str, Any] | None] = {
+            s.id: s.state for s in index.variables(catch_up=False) if s.id not in self.pending
+        }
+        merged.update(pending_vars)
+        states: dict[str, dict[str, Any]] = {}
+        for doc_id in sorted(merged):
+            state = merged[doc_id]
+            if state is not None:
+                states.setdefault(state["_sid"], state)
+        return states
+
+    def parent_of(self, doc_id: str) -> tuple[bool, Any]:
+        if self.index is None or doc_id in self.pending or doc_id.startswith("_design/"):
+            return super().parent_of(doc_id)
+        summary = self._stored(doc_id)
+        return (False, None) if summary is None else (True, summary.parent)
 
 
 UsernameSource = str | Callable[[], str] | None
@@ -110,10 +221,20 @@ class Editor:
     current app options' username (so a change of options applies at once).
     """
 
-    def __init__(self, db: Any, username: UsernameSource = None, *, clock: Callable[[], str] = now_iso) -> None:
+    def __init__(self, db: Any, username: UsernameSource = None, *, clock: Callable[[], str] = now_iso,
+                 index: ProjectIndex | None = None) -> None:
         self.db = db
         self._username = username
         self._clock = clock
+        self._index = index
+
+    @property
+    def index(self) -> ProjectIndex:
+        """The project index the editor places, moves and validates with (built on first use
+        unless one was given: a :class:`~storyloom.project.manager.Project` shares its own)."""
+        if self._index is None:
+            self._index = ProjectIndex(self.db)
+        return self._index
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -138,23 +259,23 @@ class Editor:
         return [row["doc"] for row in rows if row.get("doc") and not row["id"].startswith("_design/")]
 
     def tree(self) -> dict[str, dict[str, Any]]:
-        """The derived tree of the whole project (see :func:`storyloom.project.tree.derive_tree`)."""
-        return derive_tree(self.documents())
+        """The derived tree of the whole project (see :func:`storyloom.project.tree.derive_tree`),
+        from the index (no document is read)."""
+        return self.index.tree()
 
     def siblings(self, parent: str | None, collection: str | None) -> list[dict[str, Any]]:
-        """The documents under ``parent`` (for the top level: of ``collection``), in order."""
-        docs = self.documents()
-        ids = {d["_id"] for d in docs}
-        if parent is None:
-            found = [
-                d for d in docs
-                if is_tree_document(d)
-                and d.get("collection") == collection
-                and not (isinstance(d.get("parent"), str) and d["parent"] in ids)
-            ]
-        else:
-            found = [d for d in docs if is_tree_document(d) and d.get("parent") == parent]
-        return sorted(found, key=order_key)
+        """The documents under ``parent`` (for the top level: of ``collection``), in order.
+
+        Reads only those documents (the index knows which they are)."""
+        return self._read_docs(s.id for s in self.index.siblings(parent, collection))
+
+    def _read_docs(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+        """The current documents ``ids`` (in one store read), in tree order; gone ones skipped."""
+        keys = list(ids)
+        if not keys:
+            return []
+        rows = self.db.all_docs(keys=keys, include_docs=True)["rows"]
+        return sorted((row["doc"] for row in rows if row.get("doc")), key=order_key)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -257,8 +378,7 @@ class Editor:
             previous = dict(previous, _rev=rev)
         results: list[WriteResult] = []
         if previous.get("type") == FOLDER_TYPE:
-            tree = self.tree()
-            children = tree.get(doc_id, {}).get("children", [])
+            children = [child.id for child in self.index.children(doc_id)]
             if children and not recursive:
                 raise ValidationError.single(
                     doc_id, "children", "an empty folder (or recursive=True to delete its content)",
@@ -267,7 +387,7 @@ class Editor:
             for child in children:
                 results.extend(self.delete(child, recursive=True))
         tombstone = {"_id": doc_id, "_rev": previous["_rev"], "_deleted": True}
-        warnings = self._check_write(tombstone, WriteIntent.DELETE, previous, StoreContext(self.db))
+        warnings = self._check_write(tombstone, WriteIntent.DELETE, previous, self._context())
         result = self.db.remove(doc_id, previous["_rev"])
         results.append(WriteResult(doc_id, result["rev"], tombstone | {"_rev": result["rev"]},
                                    WriteIntent.DELETE, warnings))
@@ -298,7 +418,7 @@ class Editor:
         the documents keep their ``_rev`` (a restore).
         """
         batch = [copy.deepcopy(doc) for doc in docs]
-        context = StoreContext(self.db, pending={doc["_id"]: doc for doc in batch if isinstance(doc.get("_id"), str)})
+        context = self._context({doc["_id"]: doc for doc in batch if isinstance(doc.get("_id"), str)})
         accepted: list[tuple[dict[str, Any], list[Problem]]] = []
         refused: list[tuple[dict[str, Any], Exception]] = []
         for doc in batch:
@@ -378,12 +498,17 @@ class Editor:
         if intent not in _BULK_INTENTS:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
-        warnings = self._check_write(doc, intent, previous, StoreContext(self.db, pending={doc["_id"]: doc}))
+        warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
         result = self.db.put(doc)
         stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
         return WriteResult(result["id"], result["rev"], stored, intent, warnings)
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _context(self, pending: dict[str, dict[str, Any]] | None = None) -> StoreContext:
+        """What validation and the gate ask about other documents: the store via the index,
+        with ``pending`` (the write or batch being checked) on top."""
+        return StoreContext(self.db, pending, index=self.index)
 
     def _current(self, doc_id: str) -> dict[str, Any]:
         return self.db.get(doc_id)
@@ -406,10 +531,9 @@ class Editor:
             chain.append(current)
             if current == doc["_id"]:
                 return chain
-            parent_doc = context.get(current)
-            if parent_doc is None:
+            found, current = context.parent_of(current)
+            if not found:
                 return []
-            current = parent_doc.get("parent")
         return chain
 
     def _place(self, doc: dict[str, Any], parent: str | None, *, before: str | None = None,
@@ -417,8 +541,8 @@ class Editor:
         """A sort key putting ``doc`` at the end of the siblings under ``parent``, or just
         ``before``/``after`` the named sibling. Rewrites siblings' keys only in the rare case of
         equal keys around the insertion point."""
-        siblings = [s for s in self.siblings(parent, doc.get("collection")) if s["_id"] != exclude]
-        ids = [s["_id"] for s in siblings]
+        siblings = [s for s in self.index.siblings(parent, doc.get("collection")) if s.id != exclude]
+        ids = [s.id for s in siblings]
         if before is not None and after is not None:
             raise ValidationError.single(doc.get("_id"), "sortKey", "either before or after, not both")
         if before is not None or after is not None:
@@ -430,7 +554,7 @@ class Editor:
             index = ids.index(anchor) + (0 if before is not None else 1)
         else:
             index = len(siblings)
-        keys = [s.get("sortKey") if is_valid_key(s.get("sortKey")) else None for s in siblings]
+        keys = [s.sort_key if is_valid_key(s.sort_key) else None for s in siblings]
         low = keys[index - 1] if index > 0 else None
         high = keys[index] if index < len(keys) else None
         if (index > 0 and low is None) or (index < len(keys) and high is None) or (
@@ -441,12 +565,16 @@ class Editor:
             high = keys[index] if index < len(keys) else None
         return key_between(low, high)
 
-    def _rebalance(self, siblings: list[dict[str, Any]]) -> list[str]:
+    def _rebalance(self, siblings: list[DocSummary]) -> list[str]:
         """Give every sibling a fresh evenly spread key (same order); returns the new keys."""
         keys = spread_keys(len(siblings))
-        for sibling, key in zip(siblings, keys, strict=True):
-            if sibling.get("sortKey") != key:
-                doc = copy.deepcopy(sibling)
-                doc["sortKey"] = key
-                self._commit(doc, WriteIntent.MOVE, sibling)
+        changed = [(s.id, key) for s, key in zip(siblings, keys, strict=True) if s.sort_key != key]
+        docs = {d["_id"]: d for d in self._read_docs(doc_id for doc_id, _ in changed)}
+        for doc_id, key in changed:
+            sibling = docs.get(doc_id)
+            if sibling is None:  # deleted meanwhile (another writer): its key no longer matters
+                continue
+            doc = copy.deepcopy(sibling)
+            doc["sortKey"] = key
+            self._commit(doc, WriteIntent.MOVE, sibling)
         return keys

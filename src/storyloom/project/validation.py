@@ -158,6 +158,35 @@ class Context:
     def knows_documents(self) -> bool:
         return False
 
+    # The lookups below have defaults built on ``docs_of_type`` and ``get``; a context backed by
+    # an index (the editing service's) answers them without reading every document.
+
+    def variable_sid_owner(self, sid: str, exclude: str | None = None) -> str | None:
+        """The id of the first Variable document (in ``docs_of_type`` order) other than
+        ``exclude`` whose ``_sid`` is ``sid``; ``None`` if there is none."""
+        module = _content_module()
+        if module is None:
+            return None
+        for other in self.docs_of_type("Variable"):
+            if other.get("_id") == exclude:
+                continue
+            with contextlib.suppress(module.ContentError):
+                if module.parse_variables_doc(other)["_sid"] == sid:
+                    return other.get("_id")
+        return None
+
+    def variable_states(self) -> dict[str, dict[str, Any]]:
+        """``{_sid: state}`` of the Variable documents (see ``content.collect_states``); the
+        result is shared, do not mutate it."""
+        module = _content_module()
+        return {} if module is None else module.collect_states(self.docs_of_type("Variable"))
+
+    def parent_of(self, doc_id: str) -> tuple[bool, Any]:
+        """``(True, parent)`` for a current document (``parent`` as stored, ``None`` when absent),
+        ``(False, None)`` when there is no such document."""
+        doc = self.get(doc_id)
+        return (False, None) if doc is None else (True, doc.get("parent"))
+
 
 class MappingContext(Context):
     """A context over a dict of documents (an import batch, or a test)."""
@@ -765,16 +794,13 @@ def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None
         return
     if not context.knows_documents:
         return
-    others = [d for d in context.docs_of_type("Variable") if d.get("_id") != doc.get("_id")]
-    for other in others:
-        with contextlib.suppress(module.ContentError):
-            if module.parse_variables_doc(other)["_sid"] == state["_sid"]:
-                ck.error("content.variables", f"a _sid not used by another Variable document "
-                         f"({other.get('_id')!r} already uses {state['_sid']!r})", state["_sid"],
-                         "duplicate-sid",
-                         detail=f"_sid {state['_sid']!r} is already used by Variable document "
-                                f"{other.get('_id')!r}; two variable documents cannot share a _sid")
-                break
+    owner = context.variable_sid_owner(state["_sid"], exclude=doc.get("_id"))
+    if owner is not None:
+        ck.error("content.variables", f"a _sid not used by another Variable document "
+                 f"({owner!r} already uses {state['_sid']!r})", state["_sid"],
+                 "duplicate-sid",
+                 detail=f"_sid {state['_sid']!r} is already used by Variable document "
+                        f"{owner!r}; two variable documents cannot share a _sid")
 
 
 def _check_scenario(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
@@ -793,7 +819,7 @@ def _check_scenario(ck: _Checker, doc: dict[str, Any], context: Context) -> None
             _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
                                   "content.scenario", WARNING)
         return
-    states = module.collect_states(context.docs_of_type("Variable"))
+    states = context.variable_states()
     for problem in module.validate_scenario(doc, states):
         _from_content_problem(ck, problem, "content.scenario", WARNING)
 
