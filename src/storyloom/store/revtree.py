@@ -10,7 +10,6 @@ Functions here never mutate their inputs' callers can still see: ``merge`` works
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -263,14 +262,78 @@ def stem(tree: Tree, limit: int) -> tuple[Tree, list[str]]:
     return result, sorted(dropped)
 
 
+def _copy_node(root: Node) -> Node:
+    """A deep copy of a node and its descendants without recursion (trees can be 1000+ deep)."""
+    top: Node = [root[0], dict(root[1]), []]
+    stack: list[tuple[Node, Node]] = [(root, top)]
+    while stack:
+        src, dst = stack.pop()
+        for child in src[2]:
+            copied: Node = [child[0], dict(child[1]), []]
+            dst[2].append(copied)
+            stack.append((child, copied))
+    return top
+
+
+def _copy_branch(branch: Branch) -> Branch:
+    return {"pos": branch["pos"], "ids": _copy_node(branch["ids"])}
+
+
+def _copy_tree(tree: Tree) -> Tree:
+    return [_copy_branch(b) for b in tree]
+
+
 def merge(tree: Tree, path: Branch, revs_limit: int) -> tuple[Tree, str, list[str]]:
     """Merge a one-path branch into a tree, then stem. Returns (tree, outcome, stemmed revs).
 
-    ``outcome`` is 'new_leaf', 'new_branch' or 'internal_node' (nothing new).
+    ``outcome`` is 'new_leaf', 'new_branch' or 'internal_node' (nothing new); see _merge_outcome.
     """
-    merged, outcome = _merge_into(copy.deepcopy(tree), copy.deepcopy(path), expand=True)
+    # Fix: the outcome is judged from the tree before the merge. _merge_into's own outcome is not
+    # used: when the path starts before a branch root it contains, that branch is grafted into the
+    # path and the outcome described the wrong side ('new_branch' for a path that only added an
+    # older ancestor above an existing revision, where CouchDB says 'internal_node').
+    outcome = _merge_outcome(tree, path)
+    # Fix: iterative copies. ``copy.deepcopy`` recursed once per nesting level, and a history of
+    # about 250 revisions (two list levels per generation) exceeded Python's recursion limit.
+    merged, _ = _merge_into(_copy_tree(tree), _copy_branch(path), expand=True)
     stemmed, dropped = stem(merged, revs_limit)
     return stemmed, outcome, dropped
+
+
+def _merge_outcome(tree: Tree, path: Branch) -> str:
+    """What merging ``path`` adds, judged from the tree before the merge (couch_key_tree:merge/2).
+
+    'internal_node': the path's leaf is already in the tree. 'new_leaf': the tree is empty, or the
+    deepest path node the tree already has is a leaf there (the path extends it). 'new_branch':
+    anything else (a new sibling, or a new root when the path shares no node with the tree).
+    """
+    if not tree:
+        return "new_leaf"
+    chain: list[tuple[int, str]] = []
+    pos, node = path["pos"], path["ids"]
+    while True:
+        chain.append((pos, node[0]))
+        if not node[2]:
+            break
+        pos, node = pos + 1, node[2][0]
+    on_path = set(chain)
+    leaf_pos = chain[-1][0]
+    is_leaf: dict[tuple[int, str], bool] = {}  # the path's revisions found in the tree
+    stack = [(b["pos"], b["ids"]) for b in tree]
+    while stack:
+        pos, node = stack.pop()
+        key = (pos, node[0])
+        if key in on_path:
+            # A revision kept twice by stemming is a leaf only if it is a leaf in every copy.
+            is_leaf[key] = is_leaf.get(key, True) and not node[2]
+        if pos < leaf_pos:  # nothing deeper can be on the path
+            stack.extend((pos + 1, child) for child in node[2])
+    shared = [i for i, key in enumerate(chain) if key in is_leaf]
+    if not shared:
+        return "new_branch"
+    if shared[-1] == len(chain) - 1:
+        return "internal_node"
+    return "new_leaf" if is_leaf[chain[shared[-1]]] else "new_branch"
 
 
 def max_depth(tree: Tree) -> int:

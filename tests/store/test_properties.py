@@ -1,0 +1,333 @@
+"""Property tests (hypothesis) for revision-tree merging, idempotence and stemming.
+
+A strategy draws one document's true history (several roots, branches, tombstones, some of them
+with children) and a list of revision paths taken from it (root-to-node, some truncated as a
+sender with a small revs limit would send them, some repeated). Properties:
+
+* Merge order does not matter (``revtree.merge`` without stemming, and ``Database`` with
+  ``bulk_docs(new_edits=False)``): same normalised tree, winner, ``_conflicts``,
+  ``_deleted_conflicts`` and leaves for any permutation and batching of the paths.
+* Inserting a path again changes nothing: the tree stays the same, ``update_seq`` does not move,
+  no changes row appears, the result is ``[]``.
+* Stemming keeps at most ``revs_limit`` revisions on every root-to-leaf path, never drops or
+  changes a leaf, keeps only ancestry that was there, and reports exactly what it dropped.
+
+Why "without stemming" for order independence: with stemming, order can legitimately matter
+(``test_stemming_makes_order_matter``): CouchDB and PouchDB behave the same way. And why full
+paths for the Database's order property: a database skips a replicated path whose leaf it already
+has (CouchDB and PouchDB do too), so ancestry that only a truncated path carried can be lost in
+one order and not in another (``test_skipped_path_can_lose_ancestry``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from storyloom.store import Database, revtree
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+NO_STEMMING = 1000  # far above any generated depth
+
+# -- strategy ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Path:
+    pos: int
+    chain: tuple[str, ...]  # root first
+    deleted: bool
+
+    @property
+    def leaf_rev(self) -> str:
+        return f"{self.pos + len(self.chain) - 1}-{self.chain[-1]}"
+
+    def branch(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {"status": "available"}
+        if self.deleted:
+            opts["deleted"] = True
+        return revtree.path_to_branch(self.pos, list(reversed(self.chain)), opts)
+
+    def doc(self, doc_id: str, with_revisions: bool = True) -> dict[str, Any]:
+        doc: dict[str, Any] = {"_id": doc_id, "_rev": self.leaf_rev, "leaf": self.leaf_rev}
+        if with_revisions or len(self.chain) > 1:
+            doc["_revisions"] = {"start": self.pos + len(self.chain) - 1, "ids": list(reversed(self.chain))}
+        if self.deleted:
+            doc["_deleted"] = True
+        return doc
+
+
+@st.composite
+def histories(draw: st.DrawFn, truncate: bool = True, max_nodes: int = 14) -> list[Path]:
+    """Paths of one random document history (consistent: each (pos, hash) has one parent)."""
+    hex_style = draw(st.booleans())
+    salt = draw(st.integers(0, 2**32))
+    nodes: list[tuple[int, str, int, bool]] = []  # (pos, hash, parent index, deleted)
+    used: set[tuple[int, str]] = set()
+
+    def add(parent: int) -> None:
+        pos = 1 if parent < 0 else nodes[parent][0] + 1
+        i = len(nodes)
+        if hex_style:
+            h = hashlib.md5(f"{salt}-{i}".encode()).hexdigest()
+        else:
+            h = draw(st.text("abcXYZ019", min_size=1, max_size=2))
+            if (pos, h) in used:
+                h += str(i)  # keep (pos, hash) unique: one revision, one parent
+        used.add((pos, h))
+        nodes.append((pos, h, parent, draw(st.integers(0, 4)) == 0))
+
+    for _ in range(draw(st.integers(1, 3))):
+        add(-1)
+    for _ in range(draw(st.integers(0, max_nodes))):
+        add(draw(st.integers(0, len(nodes) - 1)))
+
+    def ancestry(i: int) -> list[int]:
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = nodes[i][2]
+        return out[::-1]
+
+    paths = []
+    for _ in range(draw(st.integers(1, 8))):
+        target = draw(st.integers(0, len(nodes) - 1))
+        chain = ancestry(target)
+        if truncate and draw(st.booleans()):
+            chain = chain[-draw(st.integers(1, len(chain))):]
+        paths.append(Path(nodes[chain[0]][0], tuple(nodes[i][1] for i in chain), nodes[target][3]))
+    return paths
+
+
+# -- normalisation ------------------------------------------------------------------------------
+
+
+def normalise(tree: list) -> dict[str, Any]:
+    """The knowledge a tree holds, independent of how its branches happen to be laid out.
+
+    Nodes as (pos, hash); parent links (child -> parent) from every copy of a node that has one;
+    leaves (rev, deleted) sorted. Stemming and grafting can keep one revision in two branches (one
+    copy under its parent, one as a root); the knowledge is the same, so this compares knowledge.
+    """
+    nodes: set[tuple[int, str]] = set()
+    parents: dict[tuple[int, str], tuple[int, str]] = {}
+    stack = [(b["pos"], b["ids"], None) for b in tree]
+    while stack:
+        pos, node, parent = stack.pop()
+        key = (pos, node[0])
+        nodes.add(key)
+        if parent is not None:
+            assert parents.setdefault(key, parent) == parent, f"{key} has two parents"
+        stack.extend((pos + 1, child, key) for child in node[2])
+    leaves = sorted((leaf.rev, leaf.deleted) for leaf in revtree.leaves(tree))
+    return {"nodes": nodes, "parents": parents, "leaves": leaves}
+
+
+def summary(tree: list) -> dict[str, Any]:
+    live, dead = revtree.conflicts(tree)
+    return {**normalise(tree), "winner": revtree.winning_rev(tree), "conflicts": live, "deleted_conflicts": dead}
+
+
+def merge_all(paths: list[Path], limit: int = NO_STEMMING) -> list:
+    tree: list = []
+    for path in paths:
+        tree, _, _ = revtree.merge(tree, path.branch(), limit)
+    return tree
+
+
+def root_to_leaf_lengths(tree: list) -> list[int]:
+    lengths = []
+    stack = [(b["ids"], 1) for b in tree]
+    while stack:
+        node, depth = stack.pop()
+        if not node[2]:
+            lengths.append(depth)
+        stack.extend((child, depth + 1) for child in node[2])
+    return lengths
+
+
+# -- revtree properties ---------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data(), paths=histories())
+def test_merge_order_does_not_matter(data: st.DataObject, paths: list[Path]) -> None:
+    expected = summary(merge_all(paths))
+    for order in (data.draw(st.permutations(paths)), list(reversed(paths))):
+        assert summary(merge_all(order)) == expected
+    # Conflicts are sorted by the winner key, so even their order is the same.
+    assert expected["conflicts"] == sorted(expected["conflicts"], key=_rev_key, reverse=True)
+
+
+def _rev_key(rev: str) -> tuple[int, bytes]:
+    pos, h = revtree.parse_rev(rev)
+    return pos, revtree.hash_key(pos, h)
+
+
+@SETTINGS
+@given(data=st.data(), paths=histories())
+def test_merging_a_path_again_changes_nothing(data: st.DataObject, paths: list[Path]) -> None:
+    tree = merge_all(paths)
+    before = summary(tree)
+    again = data.draw(st.sampled_from(paths))
+    tree2, outcome, stemmed = revtree.merge(tree, again.branch(), NO_STEMMING)
+    assert outcome == "internal_node"
+    assert stemmed == []
+    assert summary(tree2) == before
+    assert summary(tree) == before  # merge never mutates its input
+
+
+@SETTINGS
+@given(paths=histories(), limit=st.integers(1, 6))
+def test_stemming_bounds_every_path_and_keeps_leaves(paths: list[Path], limit: int) -> None:
+    full = merge_all(paths)
+    stemmed_tree, dropped = revtree.stem(full, limit)
+    assert max(root_to_leaf_lengths(stemmed_tree)) <= limit
+    assert revtree.max_depth(stemmed_tree) <= limit
+    before, after = summary(full), summary(stemmed_tree)
+    # Leaves, winner and conflicts are untouched by stemming.
+    for key in ("leaves", "winner", "conflicts", "deleted_conflicts"):
+        assert after[key] == before[key]
+    # Only known revisions and known parent links survive; the dropped ones are reported exactly.
+    assert after["nodes"] <= before["nodes"]
+    assert all(before["parents"].get(child) == parent for child, parent in after["parents"].items())
+    assert {f"{p}-{h}" for p, h in before["nodes"] - after["nodes"]} == set(dropped)
+    # Each leaf keeps exactly the newest ``limit`` revisions of its history: stemming cuts only
+    # from the root end.
+    for rev, _ in after["leaves"]:
+        full_history = [f"{p}-{n[0]}" for p, n in revtree.ancestry(full, rev)]
+        kept = [f"{p}-{n[0]}" for p, n in revtree.ancestry(stemmed_tree, rev)]
+        assert kept == full_history[:limit]
+
+
+@SETTINGS
+@given(paths=histories(), limit=st.integers(1, 6))
+def test_merge_with_stemming_bounds_paths_after_every_step(paths: list[Path], limit: int) -> None:
+    tree: list = []
+    for path in paths:
+        tree, _, _ = revtree.merge(tree, path.branch(), limit)
+        assert max(root_to_leaf_lengths(tree)) <= limit
+        # The revision just merged is always in the tree afterwards (leaves are never stemmed).
+        assert revtree.has_rev(tree, path.leaf_rev)
+
+
+def test_stemming_makes_order_matter() -> None:
+    """With revs_limit 2, 1-a arriving after 1-a→2-b→3-c was stemmed becomes a separate leaf.
+
+    Merged the other way round it is absorbed as an ancestor. CouchDB and PouchDB do the same,
+    which is why the order property above runs without stemming.
+    """
+    long_path = Path(1, ("a", "b", "c"), False)
+    root_only = Path(1, ("a",), False)
+    first = merge_all([long_path, root_only], limit=2)
+    second = merge_all([root_only, long_path], limit=2)
+    assert normalise(first)["leaves"] == [("1-a", False), ("3-c", False)]
+    assert normalise(second)["leaves"] == [("3-c", False)]
+    assert revtree.winning_rev(first) == revtree.winning_rev(second) == "3-c"
+
+
+# -- Database properties --------------------------------------------------------------------------
+
+
+def _db_state(db: Database, doc_id: str) -> dict[str, Any]:
+    row = db.all_docs(keys=[doc_id])["rows"][0]
+    winner = row["value"]["rev"]
+    doc = db.get(doc_id, rev=winner, conflicts=True, deleted_conflicts=True)
+    leaves = db.get(doc_id, open_revs="all", revs=True)
+    assert all("ok" in entry for entry in leaves)
+    return {
+        "winner": winner,
+        "deleted": bool(row["value"].get("deleted")),
+        "conflicts": doc.get("_conflicts", []),
+        "deleted_conflicts": doc.get("_deleted_conflicts", []),
+        # each leaf with its deletion flag and full known ancestry
+        "leaves": sorted(
+            (e["ok"]["_rev"], bool(e["ok"].get("_deleted")), tuple(e["ok"]["_revisions"]["ids"])) for e in leaves
+        ),
+        "count": db.info()["doc_count"],
+    }
+
+
+def _write(db: Database, paths: list[Path], cuts: list[int], flags: list[bool]) -> None:
+    """Send ``paths`` in batches split at ``cuts``; each result must be [] (full success)."""
+    bounds = sorted({c % (len(paths) + 1) for c in cuts} | {0, len(paths)})
+    for start, end in itertools.pairwise(bounds):
+        batch = [p.doc("doc", flags[i % len(flags)]) for i, p in enumerate(paths[start:end], start)]
+        assert db.bulk_docs(batch, new_edits=False) == []
+
+
+@SETTINGS
+@given(
+    data=st.data(),
+    paths=histories(truncate=False),
+    cuts=st.lists(st.integers(0, 8), max_size=3),
+    flags=st.lists(st.booleans(), min_size=1, max_size=4),
+)
+def test_database_merge_order_does_not_matter(data, paths: list[Path], cuts, flags) -> None:
+    with Database(":memory:") as db:
+        _write(db, paths, cuts, flags)
+        expected = _db_state(db, "doc")
+    # The same as the pure functions say.
+    tree = merge_all(paths)
+    assert expected["winner"] == revtree.winning_rev(tree)
+    assert expected["conflicts"] == revtree.conflicts(tree)[0]
+    assert expected["deleted_conflicts"] == revtree.conflicts(tree)[1]
+    assert [(rev, d) for rev, d, _ in expected["leaves"]] == normalise(tree)["leaves"]
+    assert expected["count"] == (0 if expected["deleted"] else 1)
+    order = data.draw(st.permutations(paths))
+    other_cuts = data.draw(st.lists(st.integers(0, 8), max_size=3))
+    with Database(":memory:") as db:
+        _write(db, order, other_cuts, flags)
+        assert _db_state(db, "doc") == expected
+
+
+@SETTINGS
+@given(data=st.data(), paths=histories(truncate=True), limit=st.sampled_from([1, 2, 3, 5, 1000]))
+def test_database_inserting_again_changes_nothing(data, paths: list[Path], limit: int) -> None:
+    with Database(":memory:", revs_limit=limit) as db:
+        for path in paths:
+            assert db.bulk_docs([path.doc("doc")], new_edits=False) == []
+        state = _db_state(db, "doc")
+        seq = db.info()["update_seq"]
+        changes = db.changes()
+        # Every path whose leaf is still in the tree is a complete no-op, alone or in a batch.
+        tree = db.get("doc", open_revs="all")
+        present = [p for p in paths if _has_rev(db, p.leaf_rev)]
+        assert present, "the last path's leaf is always present"
+        again = data.draw(st.lists(st.sampled_from(present), min_size=1, max_size=6))
+        for path in again:
+            assert db.bulk_docs([path.doc("doc")], new_edits=False) == []
+        assert db.bulk_docs([p.doc("doc") for p in again], new_edits=False) == []
+        assert db.info()["update_seq"] == seq
+        assert db.changes(since=seq)["results"] == []
+        assert db.changes() == changes
+        assert _db_state(db, "doc") == state
+        assert db.get("doc", open_revs="all") == tree
+        # Stemming bounds every stored path too.
+        for entry in db.get("doc", open_revs="all", revs=True):
+            assert len(entry["ok"]["_revisions"]["ids"]) <= limit
+
+
+def _has_rev(db: Database, rev: str) -> bool:
+    return db.revs_diff({"doc": [rev]}) == {}
+
+
+def test_skipped_path_can_lose_ancestry() -> None:
+    """A replicated path whose leaf exists is skipped whole, as in CouchDB and PouchDB.
+
+    1-a then 2-b (a stemmed path) then 1-a→2-b: the last path's leaf exists, so the link between
+    1-a and 2-b is never learned and 1-a stays a conflict. Sent in the other order, 1-a→2-b comes
+    first and the two later paths are no-ops. Hence full paths for the order property.
+    """
+    a, b, ab = Path(1, ("a",), False), Path(2, ("b",), False), Path(1, ("a", "b"), False)
+    with Database(":memory:") as db:
+        assert db.bulk_docs([a.doc("doc"), b.doc("doc"), ab.doc("doc")], new_edits=False) == []
+        assert db.get("doc", conflicts=True)["_conflicts"] == ["1-a"]
+    with Database(":memory:") as db:
+        assert db.bulk_docs([ab.doc("doc"), a.doc("doc"), b.doc("doc")], new_edits=False) == []
+        assert "_conflicts" not in db.get("doc", conflicts=True)
