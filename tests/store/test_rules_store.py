@@ -19,6 +19,7 @@ from storyloom.store import (
     BadRequest,
     Conflict,
     Database,
+    DatabaseClosed,
     Forbidden,
     MissingStub,
     NotFound,
@@ -860,3 +861,23 @@ def test_a_refused_document_leaves_no_attachment_data_behind(make_db) -> None:
     db.put({"_id": "d", "_attachments": atts})
     assert seen[-1]["_attachments"] == {"f.bin": {
         "content_type": "application/x-bin", "digest": digest_of(b"refused bytes"), "length": 13, "revpos": 1}}
+
+
+def test_a_closed_database_refuses_every_operation(make_db):
+    database = make_db()
+    database.put({"_id": "a"})
+    database.close()
+    calls = {
+        "get": lambda: database.get("a"),
+        "put": lambda: database.put({"_id": "b"}),
+        "all_docs": lambda: database.all_docs(),
+        "all_docs_stream": lambda: database.all_docs_stream(),
+        "changes": lambda: database.changes(),
+        "subscribe": lambda: database.subscribe(lambda change: None),
+        "info": lambda: database.info(),
+        "put_local": lambda: database.put_local({"_id": "_local/x"}),
+    }
+    for name, call in calls.items():
+        with pytest.raises(DatabaseClosed) as caught:
+            call()
+        assert caught.value.error == "db_closed", name

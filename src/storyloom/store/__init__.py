@@ -1,13 +1,22 @@
 """The embedded document store with CouchDB semantics. See docs/store.md."""
 
 from storyloom.store.database import LOCAL_PREFIX, Database, attachment_digest, validate_doc_id
-from storyloom.store.errors import BadRequest, Conflict, Forbidden, MissingStub, NotFound, StoreError
+from storyloom.store.errors import (
+    BadRequest,
+    Conflict,
+    DatabaseClosed,
+    Forbidden,
+    MissingStub,
+    NotFound,
+    StoreError,
+)
 
 __all__ = [
     "LOCAL_PREFIX",
     "BadRequest",
     "Conflict",
     "Database",
+    "DatabaseClosed",
     "Forbidden",
     "MissingStub",
     "NotFound",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.store import revtree
-from storyloom.store.errors import BadRequest, Conflict, Forbidden, MissingStub, NotFound, StoreError
+from storyloom.store.errors import BadRequest, Conflict, DatabaseClosed, Forbidden, MissingStub, NotFound, StoreError
 
 ChangeCallback = Callable[[dict[str, Any]], None]
 Validator = Callable[[dict[str, Any], "dict[str, Any] | None"], None]
@@ -372,7 +372,7 @@ class Database:
         and its file descriptors. Connections now go back to a bounded pool after each read.
         """
         if self._closed:
-            raise StoreError("Database is closed", error="db_closed", status=500)
+            raise DatabaseClosed()
         if self._memory:
             return self._writer
         with self._readers_lock:
@@ -443,6 +443,8 @@ class Database:
 
     def subscribe(self, callback: ChangeCallback) -> Callable[[], None]:
         """Call ``callback({"id", "rev", "seq", "deleted"})`` after each committed change."""
+        if self._closed:
+            raise DatabaseClosed()
         self._subscribers.append(callback)
 
         def unsubscribe() -> None:
@@ -519,7 +521,7 @@ class Database:
                     raise BadRequest("_local documents cannot be replicated")
         with self._write_lock:
             if self._closed:
-                raise StoreError("Database is closed", error="db_closed", status=500)
+                raise DatabaseClosed()
             cur = self._writer.cursor()
             cur.execute("BEGIN IMMEDIATE")
             writer = _Writer(self, cur)
@@ -864,6 +866,8 @@ class Database:
         time and an HTTP layer can still answer 400.
         """
         opts = _AllDocsOptions.parse(options)
+        if self._closed:
+            raise DatabaseClosed()
         if self._memory:
             # One shared connection: materialise under the lock rather than hold it while streaming.
             result = self.all_docs(**options)
@@ -1022,7 +1026,7 @@ class Database:
         body = {k: v for k, v in doc.items() if not k.startswith("_")}
         with self._write_lock:
             if self._closed:
-                raise StoreError("Database is closed", error="db_closed", status=500)
+                raise DatabaseClosed()
             cur = self._writer.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
@@ -1047,7 +1051,7 @@ class Database:
         key = _local_key(doc_id)
         with self._write_lock:
             if self._closed:
-                raise StoreError("Database is closed", error="db_closed", status=500)
+                raise DatabaseClosed()
             cur = self._writer.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
@@ -1111,7 +1115,7 @@ class _ReadContext:
             # db_closed error, not as a bare sqlite3 error.
             if self.locked:
                 self.db._write_lock.release()
-            raise StoreError("Database is closed", error="db_closed", status=500) from exc
+            raise DatabaseClosed() from exc
         try:
             if self.began and not self.db._closed:
                 self.conn.execute("COMMIT")

@@ -58,3 +58,13 @@ class Conflict(StoreError):
 class MissingStub(StoreError):
     status = 412
     error = "missing_stub"
+
+
+class DatabaseClosed(StoreError):
+    """The database was closed (e.g. its project was closed) and can no longer be used."""
+
+    status = 500
+    error = "db_closed"
+
+    def __init__(self, reason: str = "Database is closed", **kwargs: object) -> None:
+        super().__init__(reason, **kwargs)  # type: ignore[arg-type]
