@@ -12,47 +12,14 @@ from typing import Any
 import pytest
 
 from storyloom.store import BadRequest, Conflict, Database, Forbidden, NotFound, StoreError
+from tests.store.revs import h, r, replicate
 
 REV_RE = re.compile(r"^[1-9][0-9]*-[0-9a-f]{32}$")
-
-
-def h(char: str) -> str:
-    """A 32-hex revision hash made of one repeated character."""
-    return char * 32
-
-
-def r(pos: int, char: str) -> str:
-    return f"{pos}-{h(char)}"
-
-
-@pytest.fixture(params=["file", "memory"])
-def make_db(request: pytest.FixtureRequest, tmp_path):
-    made: list[Database] = []
-
-    def make(**kwargs: Any) -> Database:
-        path = tmp_path / f"db{len(made)}.sqlite" if request.param == "file" else ":memory:"
-        database = Database(path, **kwargs)
-        made.append(database)
-        return database
-
-    yield make
-    for database in made:
-        database.close()
 
 
 @pytest.fixture
 def db(make_db) -> Database:
     return make_db()
-
-
-def replicate(db: Database, doc_id: str, start: int, chars: str, deleted: bool = False, **body: Any) -> None:
-    """Write one path ``start-chars[0], start-1-chars[1], …`` with ``new_edits=False``; must succeed."""
-    ids = [h(c) for c in chars]
-    doc: dict[str, Any] = {"_id": doc_id, "_rev": f"{start}-{ids[0]}", "_revisions": {"start": start, "ids": ids}}
-    doc.update(body)
-    if deleted:
-        doc["_deleted"] = True
-    assert db.bulk_docs([doc], new_edits=False) == []
 
 
 def leaf_revs(db: Database, doc_id: str) -> set[str]:

@@ -26,14 +26,7 @@ from storyloom.store import (
     StoreError,
     attachment_digest,
 )
-
-
-def h(char: str) -> str:
-    return char * 32
-
-
-def r(pos: int, char: str) -> str:
-    return f"{pos}-{h(char)}"
+from tests.store.revs import h, r, replicate
 
 
 def b64(data: bytes) -> str:
@@ -44,33 +37,9 @@ def digest_of(data: bytes) -> str:
     return "md5-" + base64.b64encode(hashlib.md5(data).digest()).decode()
 
 
-@pytest.fixture(params=["file", "memory"])
-def make_db(request: pytest.FixtureRequest, tmp_path):
-    made: list[Database] = []
-
-    def make(**kwargs: Any) -> Database:
-        path = tmp_path / f"db{len(made)}.sqlite" if request.param == "file" else ":memory:"
-        database = Database(path, **kwargs)
-        made.append(database)
-        return database
-
-    yield make
-    for database in made:
-        database.close()
-
-
 @pytest.fixture
 def db(make_db) -> Database:
     return make_db()
-
-
-def replicate(db: Database, doc_id: str, start: int, chars: str, deleted: bool = False, **body: Any) -> None:
-    ids = [h(c) for c in chars]
-    doc: dict[str, Any] = {"_id": doc_id, "_rev": f"{start}-{ids[0]}", "_revisions": {"start": start, "ids": ids}}
-    doc.update(body)
-    if deleted:
-        doc["_deleted"] = True
-    assert db.bulk_docs([doc], new_edits=False) == []
 
 
 def sql(db: Database, query: str, params: tuple = ()) -> list[tuple]:
