@@ -23,8 +23,13 @@ class UnknownCollections(ValueError):
     def __init__(self, unknown: Sequence[str], valid: Sequence[str] = EXPORT_NAMES) -> None:
         self.unknown = list(unknown)
         self.valid = list(valid)
-        shown = ", ".join(repr(name) if name else "an empty name" for name in self.unknown)
-        super().__init__(f"unknown collection {shown}; valid collections: {', '.join(self.valid)}")
+        named = [repr(name) for name in self.unknown if name]
+        problems = []
+        if named:
+            problems.append(f"unknown collection{'s' if len(named) > 1 else ''} {', '.join(named)}")
+        if len(named) < len(self.unknown):
+            problems.append("an empty collection name (name at least one collection)")
+        super().__init__(f"{'; '.join(problems)}; valid collections: {', '.join(self.valid)}")
 
     def to_json(self) -> dict[str, object]:
         return {"error": "unknown_collections", "reason": str(self), "unknown": self.unknown, "valid": self.valid}
