@@ -14,7 +14,7 @@ from tests.api.support import GARDEN, Harness, RecordingNavigation, running_serv
 def garden(storyloom_home) -> Iterator[Any]:
     """The Drafft sample project, imported by the project layer's Drafft import."""
     if not GARDEN.exists():
-        pytest.skip(f"fixture missing: {GARDEN}")
+        pytest.fail(f"Drafft sample data missing: {GARDEN}")
     from storyloom.export.drafft_import import import_backup
     from storyloom.project.manager import ProjectManager
 
@@ -44,7 +44,7 @@ def shared_garden(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One Garden import per module, for tests that only read (its own root and options, so it
     never depends on the per-test STORYLOOM_HOME)."""
     if not GARDEN.exists():
-        pytest.skip(f"fixture missing: {GARDEN}")
+        pytest.fail(f"Drafft sample data missing: {GARDEN}")
     from storyloom.export.drafft_import import import_backup
     from storyloom.project.manager import ProjectManager
     from storyloom.project.options import AppOptions

@@ -47,7 +47,7 @@ def test_export_errors(garden_project: str, tmp_path: Path, capsys: pytest.Captu
     err = capsys.readouterr().err
     assert "unknown collection 'Weapons'" in err and "Scripts" in err and "Maps" in err
     assert main(["export", garden_project, "--collections", ""]) == 2
-    assert "empty name" in capsys.readouterr().err
+    assert "empty collection name" in capsys.readouterr().err
     assert main(["export", garden_project, "--schema-sidecar"]) == 2
     assert "needs -o" in capsys.readouterr().err
     assert main(["export", "No Such Project"]) == 2

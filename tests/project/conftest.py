@@ -26,7 +26,7 @@ FIXTURE_FILES = {
 def fixture_path(key: str) -> Path:
     path = FIXTURE_FILES[key]
     if not path.exists():
-        pytest.skip(f"Drafft fixture {path} is not available")
+        pytest.fail(f"Drafft fixture {path} is missing: ../shared/fixtures must sit beside the repository")
     return path
 
 

@@ -16,10 +16,10 @@ GARDEN = PROJECTS / "v2" / "the-garden-of-fading-memories.json"
 
 
 def project_files() -> list[Path]:
-    """Every dump under projects/, sorted; skips the test when the fixtures are not there."""
+    """Every dump under projects/, sorted; fails the test when the fixtures are not there."""
     files = sorted(PROJECTS.glob("**/*.json"))
     if not files:
-        pytest.skip(f"Drafft fixtures not found under {PROJECTS}")
+        pytest.fail(f"Drafft fixtures missing under {PROJECTS}")
     return files
 
 

@@ -26,7 +26,7 @@ from tests.script.drafft_samples import GARDEN, PROJECTS, port_scripts, project_
 def garden_scripts() -> dict[str, str]:
     """``{script name: text}`` of the garden sample (its names are unique)."""
     if not GARDEN.exists():
-        pytest.skip(f"{GARDEN} not found")
+        pytest.fail(f"{GARDEN} not found: ../shared/fixtures must sit beside the repository")
     return {name: text for name, text in scripts(GARDEN).values()}
 
 
@@ -80,7 +80,7 @@ def kinds_of(path) -> Counter:
 def test_line_kind_counts(relative: str, kinds: dict) -> None:
     path = PROJECTS / relative
     if not path.exists():
-        pytest.skip(f"{path} not found")
+        pytest.fail(f"{path} not found: ../shared/fixtures must sit beside the repository")
     assert dict(kinds_of(path)) == kinds
 
 
@@ -90,7 +90,7 @@ def test_line_kind_counts(relative: str, kinds: dict) -> None:
 def test_one_bullet_tags_commands_and_text() -> None:
     path = PROJECTS / "v1" / "one-bullet.json"
     if not path.exists():
-        pytest.skip(f"{path} not found")
+        pytest.fail(f"{path} not found: ../shared/fixtures must sit beside the repository")
     lines = [line for _name, text in scripts(path).values() for line in parse_script(text).lines]
     tagged = [(line.tag, line.actor, line.text, line.expression) for line in lines if getattr(line, "tag", None)]
     assert tagged == [
@@ -116,7 +116,7 @@ def test_one_bullet_tags_commands_and_text() -> None:
 def test_tgof_commands_expressions_and_leading_brackets() -> None:
     path = PROJECTS / "v2" / "tgof.json"
     if not path.exists():
-        pytest.skip(f"{path} not found")
+        pytest.fail(f"{path} not found: ../shared/fixtures must sit beside the repository")
     lines = [line for _name, text in scripts(path).values() for line in parse_script(text).lines]
     commands = [line for line in lines if isinstance(line, CommandLine)]
     assert Counter(c.name for c in commands) == {

@@ -28,7 +28,7 @@ class UnknownCollections(ValueError):
         if named:
             problems.append(f"unknown collection{'s' if len(named) > 1 else ''} {', '.join(named)}")
         if len(named) < len(self.unknown):
-            problems.append("an empty collection name (name at least one collection)")
+            problems.append("an empty collection name (check for a stray or doubled comma)")
         super().__init__(f"{'; '.join(problems)}; valid collections: {', '.join(self.valid)}")
 
     def to_json(self) -> dict[str, object]:
