@@ -7,16 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DRAFFT_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "drafft"
 DRAFFT_PROJECTS = DRAFFT_FIXTURES / "projects"
 DRAFFT_GAME_EXPORTS = DRAFFT_FIXTURES / "game-exports"
 
-
-def require_fixture(path: Path) -> Path:
-    """Fail (never skip) when sample data is missing: the acceptance tests must not pass silently."""
-    if not path.exists():
-        pytest.fail(f"Drafft sample data missing: {path} (../shared/fixtures must sit beside the repository)")
-    return path
