@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import pytest
 
-from storyloom.project.dates import DateFormatError, format_iso, is_iso_utc, normalise_date, now_iso
+from storyloom.project.dates import DateFormatError, format_iso, is_iso_utc, normalise_date, now_iso, parse_date
 
 
 @pytest.mark.parametrize(
@@ -42,3 +43,32 @@ def test_now_and_format() -> None:
     assert format_iso(datetime(2021, 1, 2, 3, 4, 5, 678_999, tzinfo=UTC)) == "2021-01-02T03:04:05.678Z"
     assert not is_iso_utc("2021-01-02T03:04:05+00:00")
     assert not is_iso_utc(1234)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        1e20, -1e20, 10**30, -(10**30), 10**400, math.nan, math.inf, -math.inf, 1e300,
+        "0001-01-01T00:00:00+01:00",  # before year 1 once moved to UTC
+        "9999-12-31T23:59:59-01:00",  # after year 9999 once moved to UTC
+        "Fri Dec 31 9999 23:30:00 GMT-0100",
+        "Tue Mar 30 2021 20:08:49 GMT-9900",  # an offset no time zone has
+    ],
+)
+def test_dates_no_calendar_holds_are_date_format_errors(value: object) -> None:
+    """Not OverflowError, OSError or ValueError from datetime: the import catches DateFormatError."""
+    with pytest.raises(DateFormatError, match=r"not a date|invalid date") as info:
+        parse_date(value)
+    assert type(info.value) is DateFormatError
+    assert len(str(info.value)) < 200  # a huge number is not printed in full
+    with pytest.raises(DateFormatError):
+        normalise_date(value)
+
+
+def test_the_calendar_limits_are_dates() -> None:
+    assert normalise_date(-62135596800000) == "0001-01-01T00:00:00.000Z"  # year 1, written with 4 digits
+    assert is_iso_utc(normalise_date(-62135596800000))
+    assert normalise_date(253402300799999) == "9999-12-31T23:59:59.999Z"
+    assert normalise_date("99999999999999") == "5138-11-16T09:46:39.999Z"
+    assert format_iso(datetime(5, 6, 7, tzinfo=UTC)) == "0005-06-07T00:00:00.000Z"
+    assert normalise_date(0) == "1970-01-01T00:00:00.000Z"

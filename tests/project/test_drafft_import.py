@@ -72,6 +72,12 @@ EXPECTED_COUNTS: dict[str, dict[str, tuple[int, int, int]]] = {
 # Attachments in each file, and the expression images the import turns into Attachment docs.
 EXPECTED_ATTACHMENTS = {"one-bullet": (3, 3), "gof-v1": (25, 25), "gof-partial": (28, 25), "tgof": (28, 25),
                         "tgof-v1.0.21": (28, 25), "tgof-v1": (28, 25), "garden": (9, 0)}
+# Of those expression images, how many repeat the bytes of an image already imported and so
+# point at that Attachment document instead of a copy (one-bullet: Belle's and Rodney's default
+# image is Bella's; The Goddess of Fate: Aries' default is the Girl's, Aries' happy is his smiling).
+# None repeats an Attachment document of the backup (kenji_expression_default there is another image).
+EXPECTED_SHARED_IMAGES = {"one-bullet": 2, "gof-v1": 2, "gof-partial": 2, "tgof": 2, "tgof-v1.0.21": 2,
+                          "tgof-v1": 2, "garden": 0}
 
 ALL = list(FIXTURE_FILES)
 _IMPORTS: dict[str, tuple[Project, ImportReport]] = {}
@@ -194,6 +200,8 @@ def test_attachments_byte_for_byte(imported: Any, key: str) -> None:
 def test_expression_images_become_attachment_documents(imported: Any, key: str) -> None:
     project, report = imported(key)
     source = fixture_docs(key)
+    created = {c.id: c.reason for c in report.created if c.type == "Attachment"}
+    shared = 0
     for (actor_id, att_name), (image_id, _) in report.attachment_moves.items():
         actor = project.db.get(actor_id)
         assert att_name not in (actor.get("_attachments") or {})
@@ -203,7 +211,36 @@ def test_expression_images_become_attachment_documents(imported: Any, key: str) 
         image = project.db.get(image_id)
         assert image["type"] == image["collection"] == "Attachment"
         assert image["mimeType"] == source[actor_id]["_attachments"][att_name]["content_type"]
-        assert image["name"] == f"{source[actor_id]['name'].lower()}_expression_{name}"
+        actor_name = source[actor_id]["name"]
+        if f"actor {actor_name!r} (was its attachment {att_name})" in created.get(image_id, ""):
+            assert image["name"] == f"{actor_name.lower()}_expression_{name}"
+        else:  # the same bytes as an image imported before: stored once, named after that one
+            shared += 1
+            assert any(image_id in line and repr(actor_name) in line and att_name in line
+                       for line in report.shared_images)
+    assert shared == len(report.shared_images) == EXPECTED_SHARED_IMAGES[key]
+    assert len(created) == len(report.attachment_moves) - shared
+
+
+@pytest.mark.parametrize("key", ALL)
+def test_identical_expression_images_are_stored_once(imported: Any, key: str) -> None:
+    """Every Attachment document holds different bytes (or is a document of the backup): the
+    import never adds a copy of an image it already holds."""
+    project, report = imported(key)
+    source_ids = set(fixture_docs(key))
+    seen: dict[tuple[bytes, str], str] = {}
+    for doc in stored_docs(project).values():
+        if doc.get("type") != "Attachment" or doc["_id"] in source_ids:
+            continue
+        blob = doc["_attachments"]["blob"]
+        key_ = (base64.b64decode(blob["data"]), blob["content_type"])
+        assert key_ not in seen, (doc["_id"], seen.get(key_))
+        seen[key_] = doc["_id"]
+    for doc in stored_docs(project).values():
+        if doc.get("type") == "Attachment" and doc["_id"] in source_ids:
+            blob = doc["_attachments"]["blob"]
+            assert (base64.b64decode(blob["data"]), blob["content_type"]) not in seen
+    assert len(seen) == len(report.attachment_moves) - EXPECTED_SHARED_IMAGES[key]
 
 
 @pytest.mark.parametrize("key", ALL)

@@ -1,11 +1,21 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from storyloom import paths
-from storyloom.project.options import DEFAULT_API_PORT, AppOptions, OptionsError, default_username
+from storyloom.project.options import (
+    DEFAULT_API_PORT,
+    AppOptions,
+    OptionsError,
+    default_username,
+    generate_api_key,
+)
 
 
 def test_defaults() -> None:
@@ -61,3 +71,60 @@ def test_a_broken_options_file_is_a_clear_error() -> None:
     assert info.value.field == "api_port"
     AppOptions.path().write_text(json.dumps({"username": "ana", "future_option": 1}))
     assert AppOptions.load().username == "ana"
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_the_options_file_is_never_readable_by_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file holds the API key: it is created 0600, not created with the umask's mode and
+    narrowed afterwards (a window in which others could read the key)."""
+    seen: list[tuple[str, str, int]] = []
+    real_chmod, real_replace = os.chmod, os.replace
+
+    def spy_chmod(path: Any, mode: int, *args: Any, **kwargs: Any) -> None:
+        seen.append(("chmod", str(path), _mode(path)))
+        real_chmod(path, mode, *args, **kwargs)
+
+    def spy_replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+        seen.append(("replace", str(src), _mode(src)))
+        real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "chmod", spy_chmod)
+    monkeypatch.setattr(os, "replace", spy_replace)
+    old_umask = os.umask(0)  # the most open umask: whatever is not asked for explicitly is 0666
+    try:
+        options = AppOptions(username="ana", api_enabled=True)
+        file = options.save()
+        AppOptions.path().chmod(0o644)  # a file left by an older version...
+        options.regenerate_api_key()
+        assert options.save() == file  # ...is replaced by a 0600 one
+    finally:
+        os.umask(old_umask)
+    assert seen, "the save went through neither os.replace nor os.chmod"
+    assert [(what, mode) for what, _, mode in seen if mode != 0o600] == []
+    assert _mode(file) == 0o600
+    assert AppOptions.load() == options
+    assert sorted(p.name for p in file.parent.iterdir()) == ["options.json"]  # no temporary file left
+
+
+def test_a_failed_save_keeps_the_previous_file_and_leaves_no_temporary_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    AppOptions(username="ana").save()
+
+    def broken_replace(*args: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", broken_replace)
+        with pytest.raises(OSError, match="disk full"):
+            AppOptions(username="bob").save()
+    assert AppOptions.load().username == "ana"
+    assert sorted(p.name for p in AppOptions.path().parent.iterdir()) == ["options.json"]
+
+
+def test_generate_api_key_is_the_options_key_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("storyloom.project.options.generate_api_key", lambda: "from-the-one-generator")
+    assert AppOptions(username="ana", api_enabled=True).api_key == "from-the-one-generator"
+    assert len(generate_api_key()) >= 40 and generate_api_key() != generate_api_key()

@@ -101,7 +101,7 @@ def _restore(args: argparse.Namespace) -> int:
 
 @_run
 def _import(args: argparse.Namespace) -> int:
-    project, report = import_backup(_manager(), args.file, args.name)
+    project, report = import_backup(_manager(), args.file, args.name, allow_skips=args.allow_skips)
     project.close()
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
@@ -146,4 +146,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="the Drafft backup file (an allDocs JSON dump)")
     p.add_argument("--name", help="the new project's name (default: the backup's project name)")
     p.add_argument("--json", action="store_true", help="print the import report as JSON")
+    p.add_argument(
+        "--allow-skips",
+        action="store_true",
+        help="import even when some documents cannot be (they are left out and listed in the report)",
+    )
     p.set_defaults(func=_import)

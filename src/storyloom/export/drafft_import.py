@@ -5,6 +5,16 @@ v1 one), unknown fields are kept, attachments are kept byte for byte; only rows 
 project data are skipped (PouchDB design documents, deleted rows), each with its reason in the
 :class:`ImportReport`. The mapping is written down in ``docs/data-model.md`` ("Drafft import").
 
+Documents validation would refuse are repaired where the intent is clear (a missing
+``collection``, a null ``name``, a parent that is not a folder of the same collection, map
+entries outside the map, non-text content text), each repair reported as a warning, with the
+original value kept beside it. What still cannot be imported (an unknown document type, a
+document validation refuses after the repairs, an attachment without data) makes the import
+fail with :class:`ImportWouldDropError`, listing each, and nothing is created, unless
+``allow_skips=True`` (``storyloom import --allow-skips``) asks to import the rest; the report
+then lists what was left out. An attachment whose base64 ``data`` does not decode fails the
+import too (it would be lost).
+
 In short, for every document: ``_rev`` dropped (imported documents are fresh documents in the
 new project), the three date formats normalised to ISO-8601 UTC, locks released, ``path``
 dropped and folders' ``children`` arrays turned into each child's ``parent`` + ``sortKey``.
@@ -19,8 +29,11 @@ password) leave the replicated settings document for a ``_local`` document.
 from __future__ import annotations
 
 import base64
+import binascii
 import copy
+import hashlib
 import json
+import math
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.content import check_map_content
 from storyloom.project.dates import DateFormatError, normalise_date
 from storyloom.project.documents import (
     DATE_FIELDS,
@@ -37,6 +51,7 @@ from storyloom.project.documents import (
     UNLOCKED_BY,
     new_document,
     permalink,
+    permalink_target,
 )
 from storyloom.project.editor import WriteIntent
 from storyloom.project.manager import DumpError, Project, ProjectManager, read_dump
@@ -51,6 +66,26 @@ _NAMESPACE = uuid.UUID("6f0f7a52-3b9e-4c53-9d7e-2f1b8a0c5d11")
 
 class DrafftImportError(Exception):
     """The file cannot be imported (not a dump, nothing to import); no project was created."""
+
+
+class ImportWouldDropError(DrafftImportError):
+    """Some documents (or attachments) of the backup cannot be imported, even after the repairs;
+    importing the rest would lose them, so nothing was created. ``dropped`` lists each with its
+    reason; ``import_backup(..., allow_skips=True)`` imports the rest and reports them."""
+
+    def __init__(self, source: str, dropped: list[Skipped]) -> None:
+        self.dropped = list(dropped)
+        count = len(self.dropped)
+        lines = [
+            f"{source}: {count} {'entry' if count == 1 else 'entries'} of the backup cannot be imported "
+            "(importing the rest would lose them), so nothing was imported:"
+        ]
+        lines += [f"  {s.id} ({s.type}): {s.reason}" for s in self.dropped]
+        lines.append(
+            "Fix them in the backup, or import everything else with --allow-skips "
+            "(the report then lists what was left out)."
+        )
+        super().__init__("\n".join(lines))
 
 
 def _stable_id(*parts: str) -> str:
@@ -71,9 +106,14 @@ class TypeCounts:
 
 @dataclass(frozen=True)
 class Skipped:
+    """A row (or an attachment) that is not in the new project. ``lost`` is True when it held
+    project data (an import without ``allow_skips`` then fails); False for what is not project
+    data (design documents, deleted rows, a row repeating a document)."""
+
     id: str
     type: str
     reason: str
+    lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +140,7 @@ class ImportReport:
     attachments: int = 0
     attachment_bytes: int = 0
     attachment_moves: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    shared_images: list[str] = field(default_factory=list)
     dates_normalised: int = 0
     locks_released: int = 0
     folders_converted: int = 0
@@ -150,6 +191,7 @@ class ImportReport:
                 {"from": {"id": a, "name": b}, "to": {"id": c, "name": d}}
                 for (a, b), (c, d) in sorted(self.attachment_moves.items())
             ],
+            "sharedImages": list(self.shared_images),
             "datesNormalised": self.dates_normalised,
             "locksReleased": self.locks_released,
             "foldersConverted": self.folders_converted,
@@ -171,10 +213,16 @@ class ImportReport:
         lines.append(f"{'Total':<{width}}  {self.imported:>8}  {self.converted:>9}  {self.skipped_count:>7}")
         if self.skipped:
             lines += ["", "Skipped:"]
-            lines += [f"  {s.id} ({s.type}): {s.reason}" for s in self.skipped]
+            lines += [
+                f"  {s.id} ({s.type}): {s.reason}" + (" [left out: --allow-skips]" if s.lost else "")
+                for s in self.skipped
+            ]
         if self.created:
             lines += ["", "Created by the import:"]
             lines += [f"  {c.id} ({c.type}): {c.reason}" for c in self.created]
+        if self.shared_images:
+            lines += ["", "Expression images stored once (the same bytes as an image already imported):"]
+            lines += [f"  {line}" for line in self.shared_images]
         summary = self.conversion_summary()
         if summary:
             lines += ["", "Conversions (documents):"]
@@ -229,6 +277,7 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
     """Convert the rows of a Drafft dump into Storyloom documents for a project ``project_id``."""
     report = ImportReport(source=source, rows=len(rows), project_id=project_id)
     docs: dict[str, dict[str, Any]] = {}
+    sources: dict[str, dict[str, Any]] = {}
     labels: dict[str, str] = {}
     children_of: dict[str, list[str]] = {}
     local_docs: list[dict[str, Any]] = []
@@ -250,7 +299,7 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
         label = type_label(source_doc)
         doc_id = source_doc.get("_id")
         if not isinstance(doc_id, str) or not doc_id:
-            report.skipped.append(Skipped(row_id, label, "document without an _id"))
+            report.skipped.append(Skipped(row_id, label, "document without an _id", lost=True))
             report.count(label).skipped += 1
             continue
         if doc_id.startswith("_design/"):
@@ -265,8 +314,14 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
             report.skipped.append(Skipped(doc_id, label, "deleted document"))
             report.count(label).skipped += 1
             continue
-        if doc_id in docs:
-            report.skipped.append(Skipped(doc_id, label, "a second row with the same id (the first is kept)"))
+        if doc_id in sources:
+            if _without_rev(source_doc) == _without_rev(sources[doc_id]):
+                report.skipped.append(Skipped(doc_id, label, "a second row repeating the same document"))
+            else:
+                report.skipped.append(
+                    Skipped(doc_id, label, "a second row with the same id but other content (the first is kept)",
+                            lost=True)
+                )
             report.count(label).skipped += 1
             continue
         doc = {
@@ -296,7 +351,8 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
             saw_v1 = True
         elif doc.get("type") not in KNOWN_TYPES:
             report.skipped.append(
-                Skipped(doc_id, label, f"unknown document type {doc.get('type')!r}: not a Drafft project document")
+                Skipped(doc_id, label, f"unknown document type {doc.get('type')!r}: not a Drafft project document",
+                        lost=True)
             )
             report.count(label).skipped += 1
             continue
@@ -305,7 +361,10 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
             saw_v1 = saw_v1 or v1
             saw_v2 = saw_v2 or isinstance(source_doc.get("content"), dict)
         _convert_attachments(doc, notes, report)
+        if doc_id != SETTINGS_ID:
+            _repair_document(doc, notes, report)
         docs[doc_id] = doc
+        sources[doc_id] = source_doc
         labels[doc_id] = label
         report._types[doc_id] = label
         if notes:
@@ -322,11 +381,30 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
     _build_tree(docs, children_of, report)
     report.project_name = docs[SETTINGS_ID]["projectName"]
     report.format = "v1 and v2 (partially migrated)" if saw_v1 and saw_v2 else ("v1" if saw_v1 else "v2")
-    for doc in docs.values():
-        for att in (doc.get("_attachments") or {}).values():
-            report.attachments += 1
-            report.attachment_bytes += len(base64.b64decode(att["data"]))
     return Conversion(list(docs.values()), local_docs, report, labels)
+
+
+def _without_rev(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "_rev"}
+
+
+def _free_key(obj: dict[str, Any], key: str) -> str:
+    """``key``, or ``key2``, ``key3``... : the first name ``obj`` does not use (where an import
+    keeps an original value, never overwriting a field of the source)."""
+    candidate, n = key, 1
+    while candidate in obj:
+        n += 1
+        candidate = f"{key}{n}"
+    return candidate
+
+
+def _note(report: ImportReport, doc_id: str, change: str) -> None:
+    """Record a change made after the document was counted (the tree and expression passes)."""
+    notes = report.conversions.setdefault(doc_id, [])
+    if not notes and doc_id in report._types:
+        report.count(report._types[doc_id]).converted += 1
+    if change not in notes:
+        notes.append(change)
 
 
 def _normalise_dates(doc: dict[str, Any], report: ImportReport) -> None:
@@ -337,11 +415,14 @@ def _normalise_dates(doc: dict[str, Any], report: ImportReport) -> None:
             continue
         try:
             value = normalise_date(doc[key])
-        except DateFormatError:
-            doc[f"{key}Original"] = doc.pop(key)
-            report.warnings.append(
-                f"{doc.get('_id')}: {key} {doc[f'{key}Original']!r} is not a date; kept as {key}Original"
-            )
+        except DateFormatError as exc:
+            original = doc.pop(key)
+            if isinstance(original, float) and not math.isfinite(original):
+                # NaN and the infinities are not JSON: kept as the text the backup spelled them with.
+                original = json.dumps(original)
+            kept = _free_key(doc, f"{key}Original")
+            doc[kept] = original
+            report.warnings.append(f"{doc.get('_id')}: {key}: {exc}; the value is kept as {kept}")
             continue
         if value != doc[key]:
             report.dates_normalised += 1
@@ -412,6 +493,29 @@ def _move_text(doc: dict[str, Any], content: dict[str, Any], top: str, key: str,
         content[key] = ""
 
 
+def _keep_odd_content(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:
+    """A ``content`` that is neither an object (v2) nor text (v1) nor null moves to
+    ``contentOriginal`` (the type's content object is built in its place)."""
+    raw = doc.get("content")
+    if raw is None or isinstance(raw, dict | str):
+        return
+    kept = _free_key(doc, "contentOriginal")
+    doc[kept] = doc.pop("content")
+    report.warnings.append(
+        f"{doc['_id']}: content is {_describe(raw)}, neither an object nor text; kept as {kept}"
+    )
+    notes.append("repair: content of another kind kept as contentOriginal")
+
+
+def _describe(value: Any) -> str:
+    kind = {dict: "an object", list: "an array", str: "text", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return kind if value is None else f"{kind} ({text})"
+
+
 def _convert_v1_shapes(doc: dict[str, Any], notes: list[str], report: ImportReport) -> bool:
     """Convert a document still in a v1 shape, in place. Returns True if anything was v1."""
     doc_type = doc.get("type")
@@ -421,8 +525,13 @@ def _convert_v1_shapes(doc: dict[str, Any], notes: list[str], report: ImportRepo
         notes.append("prefix -> alias")
     if doc_type not in TREE_COLLECTIONS:
         if doc_type == ATTACHMENT_TYPE and not isinstance(doc.get("content"), dict):
-            doc.setdefault("content", {"notes": ""})
+            _keep_odd_content(doc, notes, report)
+            text = doc.get("content")
+            doc["content"] = {"notes": text if isinstance(text, str) else ""}
+            if text:
+                notes.append("content text -> content.notes")
         return len(notes) > before
+    _keep_odd_content(doc, notes, report)
     raw = doc.get("content")
     legacy_text = raw if isinstance(raw, str) else None
     if isinstance(raw, dict):
@@ -588,6 +697,130 @@ def _convert_lanes(lanes: list[Any], report: ImportReport, doc_id: str) -> list[
     return columns
 
 
+# The text fields of ``content`` per type (validation wants strings there).
+_CONTENT_TEXT_FIELDS: dict[str, tuple[str, ...]] = {
+    "Script": ("script",),
+    "Gdd": ("gdd",),
+    "Actor": ("bio", "properties"),
+    "Quest": ("properties", "conditions", "notes"),
+    "Item": ("item", "notes"),
+    "Misc": ("properties", "notes"),
+    "Variable": ("variables", "json"),
+    "Scenario": ("scenario", "json"),
+    ATTACHMENT_TYPE: ("notes",),
+}
+
+
+def _repair_document(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:
+    """Repair, in place, what validation would refuse where the intent is clear; each repair is
+    a warning of the report and a note of the document, and an original value is kept beside it.
+    Parents are repaired later, with the tree (they need every document)."""
+    doc_id = doc["_id"]
+    doc_type = doc.get("type")
+    if doc_type != FOLDER_TYPE:
+        collection = doc.get("collection")
+        if collection != doc_type:
+            what = _describe(collection) if "collection" in doc else "missing"
+            message = f"{doc_id}: collection is {what}; set to {doc_type!r} (the document's type)"
+            if collection is not None:
+                kept = _free_key(doc, "collectionOriginal")
+                doc[kept] = collection
+                message += f"; the value is kept as {kept}"
+            doc["collection"] = doc_type
+            report.warnings.append(message)
+            notes.append("repair: collection set from type")
+    name = doc.get("name")
+    if not isinstance(name, str):
+        if name is None:
+            doc["name"] = ""
+            report.warnings.append(f"{doc_id}: name is {'null' if 'name' in doc else 'missing'}; set to \"\"")
+        else:
+            kept = _free_key(doc, "nameOriginal")
+            doc[kept] = name
+            doc["name"] = json.dumps(name, ensure_ascii=False)
+            report.warnings.append(f"{doc_id}: name is {_describe(name)}, not text; written as text, "
+                                   f"the value is kept as {kept}")
+        notes.append("repair: name set to text")
+    content = doc.get("content")
+    if isinstance(content, dict):
+        for key in _CONTENT_TEXT_FIELDS.get(str(doc_type), ()):
+            value = content.get(key)
+            if key not in content or isinstance(value, str):
+                continue
+            content[key] = "" if value is None else json.dumps(value, ensure_ascii=False, indent=2)
+            report.warnings.append(
+                f"{doc_id}: content.{key} is {_describe(value)}, not text; kept as the text {content[key][:40]!r}"
+            )
+            notes.append(f"repair: content.{key} written as text")
+        if doc_type == "Actor" and not isinstance(content.get("expressions"), list):
+            value = content.get("expressions")
+            if value is not None:
+                kept = _free_key(content, "expressionsOriginal")
+                content[kept] = value
+                report.warnings.append(f"{doc_id}: content.expressions is {_describe(value)}, not a list; "
+                                       f"kept as content.{kept}")
+            content["expressions"] = []
+            notes.append("repair: content.expressions set to a list")
+        if doc_type == "Map":
+            _repair_map(doc, content, notes, report)
+    if doc_type == ATTACHMENT_TYPE and not (isinstance(doc.get("mimeType"), str) and doc["mimeType"]):
+        blob = (doc.get("_attachments") or {}).get("blob") or {}
+        mime = blob.get("content_type") or "application/octet-stream"
+        if doc.get("mimeType") is not None:
+            doc[_free_key(doc, "mimeTypeOriginal")] = doc["mimeType"]
+        doc["mimeType"] = mime
+        report.warnings.append(f"{doc_id}: mimeType missing; set to {mime!r} (its blob's content type)")
+        notes.append("repair: mimeType set from the blob")
+
+
+def _repair_map(doc: dict[str, Any], content: dict[str, Any], notes: list[str], report: ImportReport) -> None:
+    """Map cells, edges and markers that validation would refuse (outside the map, malformed
+    keys, without a type, a second copy of an edge) move to ``content.invalid``, where they are
+    kept (and not exported). Unusable width or height cannot be repaired (no bounds)."""
+    exported, problems = check_map_content(content, doc["_id"])
+    if exported is None or not problems:
+        return
+    invalid: dict[str, Any] = {}
+    for kind in ("cells", "edges", "markers"):
+        value = content.get(kind)
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            bad = {k: v for k, v in value.items() if k not in exported[kind]}
+            if bad:
+                invalid[kind] = bad
+                content[kind] = {k: v for k, v in value.items() if k in exported[kind]}
+        elif kind == "markers" and isinstance(value, list):
+            keep: list[Any] = []
+            bad_items: list[Any] = []
+            seen: set[str] = set()
+            for marker in value:
+                marker_name = marker.get("name") if isinstance(marker, dict) else None
+                if isinstance(marker_name, str) and marker_name in exported["markers"] and marker_name not in seen:
+                    seen.add(marker_name)
+                    keep.append(marker)
+                else:
+                    bad_items.append(marker)
+            if bad_items:
+                invalid[kind] = bad_items
+                content[kind] = keep
+        else:
+            invalid[kind] = value
+            content[kind] = {}
+    properties = content.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        invalid["properties"] = content.pop("properties")
+    if not invalid:
+        return
+    kept = _free_key(content, "invalid")
+    content[kept] = invalid
+    report.warnings.append(
+        f"{doc['_id']}: map entries validation refuses were moved to content.{kept} (kept, not exported): "
+        + "; ".join(p.message for p in problems)
+    )
+    notes.append("repair: invalid map entries moved to content.invalid")
+
+
 def _convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:
     attachments = doc.get("_attachments")
     if attachments is None:
@@ -603,8 +836,21 @@ def _convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportRe
                 f"{doc['_id']}: attachment {att_name!r} has no data in the backup (a dump made without "
                 "attachments); it cannot be imported"
             )
-            report.skipped.append(Skipped(f"{doc['_id']}/{att_name}", "attachment", "no data in the backup"))
+            report.skipped.append(
+                Skipped(f"{doc['_id']}/{att_name}", "attachment",
+                        "no data in the backup (a dump made without attachments)", lost=True)
+            )
             continue
+        try:
+            raw = base64.b64decode(att["data"], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            # Kept as it is, the store would refuse it; dropped, the image would be lost.
+            raise DrafftImportError(
+                f"{report.source}: document {doc['_id']!r} ({type_label(doc)}): attachment {att_name!r} "
+                f"is not valid base64 ({exc}); the attachment cannot be imported, so nothing was imported"
+            ) from None
+        report.attachments += 1
+        report.attachment_bytes += len(raw)
         content_type = att.get("content_type")
         if not isinstance(content_type, str) or not content_type:
             content_type = doc.get("mimeType") if isinstance(doc.get("mimeType"), str) else "application/octet-stream"
@@ -616,9 +862,27 @@ def _convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportRe
         del doc["_attachments"]
 
 
+def _image_key(att: dict[str, Any]) -> tuple[str, str] | None:
+    """What makes two images the same: the SHA-256 of the bytes and the content type."""
+    data = att.get("data") if isinstance(att, dict) else None
+    if not isinstance(data, str):
+        return None
+    return hashlib.sha256(base64.b64decode(data)).hexdigest(), str(att.get("content_type") or "")
+
+
 def _extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
     """v1 actor expression images (``_attachments.expression_<name>``) -> Attachment documents
-    listed in ``content.expressions`` (unless the actor already lists that expression)."""
+    listed in ``content.expressions`` (unless the actor already lists that expression).
+
+    An image is stored once: when its bytes (and content type) are those of an Attachment
+    document of the backup, or of one this import already created, the expression points at
+    that document instead of a copy (``report.shared_images`` says which)."""
+    images: dict[tuple[str, str], str] = {}
+    for doc in docs.values():
+        if doc.get("type") == ATTACHMENT_TYPE:
+            key = _image_key((doc.get("_attachments") or {}).get("blob"))
+            if key is not None:
+                images.setdefault(key, doc["_id"])
     for actor in [d for d in docs.values() if d.get("type") == "Actor"]:
         attachments = actor.get("_attachments") or {}
         content = actor["content"]
@@ -631,40 +895,51 @@ def _extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) 
             if expression in listed:
                 continue
             att = attachments.pop(att_name)
-            att_id = _stable_id("expression", actor["_id"], att_name)
             actor_name = str(actor.get("name") or "actor")
-            image = new_document(
-                ATTACHMENT_TYPE,
-                f"{actor_name.lower()}_expression_{expression}",
-                doc_id=att_id,
-                mimeType=att["content_type"],
-                permalink=permalink(att_id),
-                _attachments={"blob": att},
-            )
-            for key in ("created", "modified"):
-                if actor.get(key):
-                    image[key] = actor[key]
-            docs[att_id] = image
-            content["expressions"].append({"name": expression, "permalink": image["permalink"], "_id": att_id})
-            listed.add(expression)
-            report.attachment_moves[(actor["_id"], att_name)] = (att_id, "blob")
-            report.created.append(
-                Created(
-                    att_id,
-                    ATTACHMENT_TYPE,
-                    f"expression {expression!r} of actor {actor_name!r} (was its attachment {att_name})",
+            key = _image_key(att)
+            existing = images.get(key) if key is not None else None
+            if existing is not None:
+                image = docs[existing]
+                link = image.get("permalink") if permalink_target(image.get("permalink", "")) == existing else None
+                content["expressions"].append(
+                    {"name": expression, "permalink": link or permalink(existing), "_id": existing}
                 )
-            )
+                report.attachment_moves[(actor["_id"], att_name)] = (existing, "blob")
+                report.shared_images.append(
+                    f"expression {expression!r} of actor {actor_name!r} (its attachment {att_name}) uses "
+                    f"{existing} ({image.get('name')!r}), which holds the same image"
+                )
+            else:
+                att_id = _stable_id("expression", actor["_id"], att_name)
+                image = new_document(
+                    ATTACHMENT_TYPE,
+                    f"{actor_name.lower()}_expression_{expression}",
+                    doc_id=att_id,
+                    mimeType=att["content_type"],
+                    permalink=permalink(att_id),
+                    _attachments={"blob": att},
+                )
+                for date_key in ("created", "modified"):
+                    if actor.get(date_key):
+                        image[date_key] = actor[date_key]
+                docs[att_id] = image
+                if key is not None:
+                    images[key] = att_id
+                content["expressions"].append({"name": expression, "permalink": image["permalink"], "_id": att_id})
+                report.attachment_moves[(actor["_id"], att_name)] = (att_id, "blob")
+                report.created.append(
+                    Created(
+                        att_id,
+                        ATTACHMENT_TYPE,
+                        f"expression {expression!r} of actor {actor_name!r} (was its attachment {att_name})",
+                    )
+                )
+            listed.add(expression)
             moved += 1
         if moved:
             if not attachments:
                 actor.pop("_attachments", None)
-            change = "expression attachments -> Attachment documents in content.expressions"
-            notes = report.conversions.setdefault(actor["_id"], [])
-            if not notes:
-                label = report._types.get(actor["_id"], "Actor")
-                report.count(label).converted += 1
-            notes.append(change)
+            _note(report, actor["_id"], "expression attachments -> Attachment documents in content.expressions")
 
 
 def _group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
@@ -686,7 +961,12 @@ def _group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport) -> Non
 def _build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str]], report: ImportReport) -> None:
     """Each tree document gets ``parent`` (kept, or adopted from a folder's children array when
     it had none) and a ``sortKey`` giving the order of the folder's children array; documents
-    a folder does not list, and the top level, are ordered by name."""
+    a folder does not list, and the top level, are ordered by name.
+
+    A parent validation would refuse or that does not exist (not a folder, a folder of another
+    collection, a missing document, a parent cycle) is replaced by the folder listing the
+    document in its children array when that one fits, else by the top level; the value is kept
+    as ``originalParent``, with a warning."""
     tree_docs = {i: d for i, d in docs.items() if d.get("type") == FOLDER_TYPE or d.get("type") in TREE_COLLECTIONS}
     for folder_id, child_ids in children_of.items():
         for child_id in child_ids:
@@ -696,12 +976,31 @@ def _build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str
                     report.warnings.append(f"{folder_id}: children lists {child_id!r}, which is not in the backup")
                 continue
             parent = child.get("parent")
-            if not (isinstance(parent, str) and parent in docs):
-                if parent not in (None, "") and parent != folder_id:
-                    report.warnings.append(
-                        f"{child_id}: parent {parent!r} does not exist; placed in folder {folder_id!r} that lists it"
-                    )
-                child["parent"] = folder_id
+            problem = None if parent in (None, "") else _parent_problem(child, parent, docs)
+            if (parent in (None, "") or problem) and _parent_problem(child, folder_id, docs) is None:
+                if problem:
+                    _replace_parent(child, folder_id, problem, f"placed in folder {folder_id!r}, which lists it",
+                                    report)
+                else:
+                    child["parent"] = folder_id
+    for doc in tree_docs.values():
+        parent = doc.get("parent")
+        if parent in (None, ""):
+            doc["parent"] = None  # top level ("" is how some documents say it)
+            continue
+        problem = _parent_problem(doc, parent, docs)
+        if problem:
+            _replace_parent(doc, None, problem, "moved to the top level", report)
+    for doc in tree_docs.values():
+        chain = [doc["_id"]]
+        current = doc.get("parent")
+        while isinstance(current, str) and current not in chain[1:]:
+            chain.append(current)
+            if current == doc["_id"]:
+                _replace_parent(doc, None, f"puts it inside itself ({' > '.join(chain)})", "moved to the top level",
+                                report)
+                break
+            current = docs[current].get("parent") if current in docs else None
     groups: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
     for doc in tree_docs.values():
         doc.setdefault("parent", None)
@@ -722,16 +1021,47 @@ def _build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str
             doc["sortKey"] = key
 
 
+def _parent_problem(doc: dict[str, Any], parent: Any, docs: dict[str, dict[str, Any]]) -> str | None:
+    """Why ``parent`` cannot be ``doc``'s parent (``None``: it can)."""
+    if not isinstance(parent, str):
+        return f"is {_describe(parent)}, not a document id"
+    if parent == doc.get("_id"):
+        return "is the document itself"
+    folder = docs.get(parent)
+    if folder is None:
+        return "does not exist in the backup"
+    if folder.get("type") != FOLDER_TYPE:
+        return f"is a {folder.get('type') or 'document without a type'}, not a folder"
+    if folder.get("collection") != doc.get("collection"):
+        return f"is a folder of {folder.get('collection')!r}, not of {doc.get('collection')!r}"
+    return None
+
+
+def _replace_parent(doc: dict[str, Any], new_parent: str | None, problem: str, outcome: str,
+                    report: ImportReport) -> None:
+    original = doc.get("parent")
+    kept = _free_key(doc, "originalParent")
+    doc[kept] = original
+    doc["parent"] = new_parent
+    report.warnings.append(f"{doc['_id']}: parent {original!r} {problem}; {outcome} (the value is kept as {kept})")
+    _note(report, doc["_id"], "repair: parent replaced, the old one kept as originalParent")
+
+
 # ---------------------------------------------------------------------------------------------
 # Entry point
 
 
-def import_backup(manager: ProjectManager, file: Path | str, name: str | None = None) -> tuple[Project, ImportReport]:
+def import_backup(
+    manager: ProjectManager, file: Path | str, name: str | None = None, *, allow_skips: bool = False
+) -> tuple[Project, ImportReport]:
     """Import the Drafft backup ``file`` as a new project (a fresh project id every time).
 
     ``name`` overrides the project name of the backup; without it the backup's name is used,
     made unique among this machine's projects. Raises :class:`DrafftImportError` (and creates
-    nothing) when the file is not a dump or holds nothing to import.
+    nothing) when the file is not a dump or holds nothing to import, and
+    :class:`ImportWouldDropError` (creating nothing) when some documents or attachments cannot be
+    imported even after the repairs, unless ``allow_skips`` is true: the rest is then imported
+    and the report lists what was left out (``Skipped.lost``).
     """
     path = Path(file)
     try:
@@ -748,30 +1078,42 @@ def import_backup(manager: ProjectManager, file: Path | str, name: str | None = 
     conversion = convert_rows(rows, source=path.name, project_id=project_id, name=name)
     report = conversion.report
     if not any(d.get("_id") != SETTINGS_ID for d in conversion.docs):
+        lost = [s for s in report.skipped if s.lost]
+        if lost and not allow_skips:
+            raise ImportWouldDropError(str(path), lost)
         raise DrafftImportError(f"{path}: the backup holds no project documents to import")
     settings = next(d for d in conversion.docs if d["_id"] == SETTINGS_ID)
     if name is None:
         settings["projectName"] = manager.unique_name(str(settings["projectName"]))
     report.project_name = settings["projectName"]
+    # Inside staging: any exception removes the new project's directory (nothing is created).
     with manager.staging(project_id, settings["projectName"]) as project:
         written, refused = project.editor.write_many(conversion.docs, WriteIntent.IMPORT)
-        refused_ids = set()
         for doc, exc in refused:
             doc_id = doc.get("_id", "?")
-            refused_ids.add(doc_id)
             if doc_id == SETTINGS_ID:
                 raise DrafftImportError(f"{path}: the settings document cannot be imported: {exc}")
             label = conversion.labels.get(doc_id)
-            if label is None:  # a document the import created
+            if label is None:  # a document the import created (an expression image, the Hotkeys folder)
                 report.created = [c for c in report.created if c.id != doc_id]
-                report.warnings.append(f"{doc_id}: could not be created: {exc}")
+                report.skipped.append(
+                    Skipped(doc_id, str(doc.get("type")), f"created by the import but refused: {exc}", lost=True)
+                )
                 continue
-            report.skipped.append(Skipped(doc_id, label, f"refused by validation: {exc}"))
+            report.skipped.append(Skipped(doc_id, label, f"refused by validation: {exc}", lost=True))
             counts = report.count(label)
             counts.imported -= 1
             counts.skipped += 1
             if doc_id in report.conversions:
                 counts.converted -= 1
+        lost = [s for s in report.skipped if s.lost]
+        if lost and not allow_skips:
+            raise ImportWouldDropError(str(path), lost)
+        if not any(r.id in conversion.labels and r.id != SETTINGS_ID for r in written):
+            raise DrafftImportError(
+                f"{path}: none of the backup's documents could be imported, so nothing was imported"
+                + "".join(f"\n  {s.id} ({s.type}): {s.reason}" for s in lost)
+            )
         for result in written:
             for warning in result.warnings:
                 report.warnings.append(str(warning))

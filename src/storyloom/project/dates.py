@@ -8,10 +8,15 @@ already use, so imported and native documents look the same. Drafft files mix th
   (the offset is applied; the parenthesised zone name is ignored);
 - ISO-8601 text, with ``Z``, an offset, or none (taken as UTC), with or without fractions;
 - epoch milliseconds (an ``int`` or ``float``, or digit-only text of 11 to 14 digits).
+
+Anything else raises :class:`DateFormatError`, never another exception: text that is no date,
+but also numbers no calendar holds (``1e20``, ``NaN``, infinities) and moments outside years
+1 to 9999 once moved to UTC.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -43,7 +48,8 @@ def format_iso(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    # The year is padded by hand: ``strftime("%Y")`` writes year 1 as "1", not "0001".
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def now_iso() -> str:
@@ -56,17 +62,44 @@ def is_iso_utc(value: object) -> bool:
     return isinstance(value, str) and bool(_ISO_UTC.match(value))
 
 
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _from_epoch_millis(millis: int | float, value: object) -> datetime:
+    """Epoch milliseconds as an aware UTC datetime; :class:`DateFormatError` for a number that is
+    not finite or falls outside the years 1 to 9999 (where ``datetime`` would raise
+    OverflowError, OSError or ValueError, depending on the platform and the size)."""
+    if isinstance(millis, float) and not math.isfinite(millis):
+        raise DateFormatError(f"not a date: {_short(value)} (not a finite number)")
+    try:
+        return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=millis)
+    except (OverflowError, OSError, ValueError):
+        raise DateFormatError(
+            f"not a date: {_short(value)} (as epoch milliseconds it falls outside the years 1 to 9999)"
+        ) from None
+
+
+def _to_utc(moment: datetime, value: object) -> datetime:
+    try:
+        return moment.astimezone(UTC)
+    except (OverflowError, OSError, ValueError):
+        raise DateFormatError(f"not a date: {_short(value)} (outside the years 1 to 9999 in UTC)") from None
+
+
 def parse_date(value: object) -> datetime:
-    """Parse any of the three formats to an aware UTC datetime; :class:`DateFormatError` otherwise."""
+    """Parse any of the three formats to an aware UTC datetime; :class:`DateFormatError` otherwise
+    (and for no other exception: out-of-range and non-finite numbers are DateFormatError too)."""
     if isinstance(value, bool):
         raise DateFormatError(f"not a date: {value!r}")
     if isinstance(value, int | float):
-        return datetime.fromtimestamp(value / 1000.0, tz=UTC)
+        return _from_epoch_millis(value, value)
     if not isinstance(value, str) or not value.strip():
         raise DateFormatError(f"not a date: {value!r}")
     text = value.strip()
     if _EPOCH_TEXT.match(text):
-        return datetime.fromtimestamp(int(text) / 1000.0, tz=UTC)
+        return _from_epoch_millis(int(text), value)
     match = _JS_DATE.match(text)
     if match:
         month = _MONTHS.get(match["mon"])
@@ -84,7 +117,7 @@ def parse_date(value: object) -> datetime:
             )
         except ValueError as exc:
             raise DateFormatError(f"invalid date {value!r}: {exc}") from None
-        return local.astimezone(UTC)
+        return _to_utc(local, value)
     iso = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
     try:
         moment = datetime.fromisoformat(iso)
@@ -94,7 +127,7 @@ def parse_date(value: object) -> datetime:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return _to_utc(moment, value)
 
 
 def normalise_date(value: object) -> str:

@@ -2,11 +2,15 @@
 
 - ``username``: stamped in ``modifiedBy``/``createdBy`` and lock owners; defaults to the OS user.
 - ``api_enabled``, ``api_key``, ``api_port``: the local REST API. Enabling the API with an empty
-  key generates a strong random one (``secrets.token_urlsafe(32)``): the API never runs open.
+  key generates a strong random one (:func:`generate_api_key`, ``secrets.token_urlsafe(32)``):
+  the API never runs open.
+
+The file is created with mode 0600 (owner only) and replaced atomically (:meth:`AppOptions.save`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
@@ -39,7 +43,12 @@ def default_username() -> str:
 
 
 def generate_api_key() -> str:
+    """A strong random API key (the one implementation: the options and the API both use it)."""
     return secrets.token_urlsafe(32)
+
+
+# The options file holds the API key: only its owner may read it, from the moment it exists.
+OPTIONS_FILE_MODE = 0o600
 
 
 @dataclass
@@ -108,14 +117,30 @@ class AppOptions:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def save(self) -> Path:
-        """Validate and write the options (atomically); returns the file written."""
+        """Validate and write the options atomically; returns the file written.
+
+        The file holds the API key, so it is never readable by others, not even for a moment:
+        the text goes to a new temporary file in the same directory, created with mode 0600
+        (``os.open`` with ``O_EXCL``, so the mode applies from its creation), which then replaces
+        the options file (``os.replace``: readers see the old file or the new one, never half of
+        one). A failure leaves the previous file as it was and no temporary file behind.
+        """
         self.validate()
         file = self.path()
-        tmp = file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
-        if os.name == "posix":
-            os.chmod(tmp, 0o600)  # the API key is a secret
-        tmp.replace(file)
+        data = (json.dumps(self.to_dict(), indent=2) + "\n").encode("utf-8")
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(tmp, flags, OPTIONS_FILE_MODE)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, file)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         return file
 
     def to_dict(self) -> dict[str, Any]:
