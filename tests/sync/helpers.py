@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,3 +78,13 @@ def hash_of(rev: str) -> str:
 def winner_of(revs: list[str]) -> str:
     """CouchDB's winner among live 32-hex revs: highest generation, then highest hash."""
     return max(revs, key=lambda r: (int(r.split("-")[0]), bytes.fromhex(hash_of(r))))
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 0.02) -> float:
+    """Seconds until ``predicate()`` is true; fails after ``timeout``."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if predicate():
+            return time.monotonic() - started
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s")

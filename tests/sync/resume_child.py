@@ -1,24 +1,31 @@
-"""Child process of the resume test: pulls a remote database into a store file and prints one
-line per checkpointed batch (``checkpoint <last_seq>``), slowly, until it is killed."""
+"""Child process of the resume test: pulls a remote database into a store file, printing one
+line per checkpointed batch (``checkpoint <last_seq>``). After the third checkpoint it blocks
+on stdin (inside the event callback, so the pull cannot write or checkpoint anything more)
+until the parent kills it: the kill always lands mid-pull, whatever the machine's speed."""
 
 from __future__ import annotations
 
 import sys
-import time
 
 from storyloom.store import Database
 from storyloom.sync import RemoteDatabase, ReplicationOptions, SyncEvent, pull
+
+BLOCK_AFTER = 3
 
 
 def main() -> int:
     url, user, password, store_path = sys.argv[1:5]
     db = Database(store_path)
     remote = RemoteDatabase(url, username=user, password=password)
+    checkpoints = 0
 
     def on_event(event: SyncEvent) -> None:
+        nonlocal checkpoints
         if event.type == "change":
+            checkpoints += 1
             print(f"checkpoint {event.status.last_seq}", flush=True)
-            time.sleep(0.05)  # leave the parent time to kill us mid-pull
+            if checkpoints == BLOCK_AFTER:
+                sys.stdin.readline()  # until killed (or the parent closes our stdin)
 
     status = pull(remote, db, ReplicationOptions(batch_size=100), on_event=on_event)
     print(f"done {status.state}", flush=True)

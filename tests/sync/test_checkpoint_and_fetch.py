@@ -11,7 +11,7 @@ import pytest
 
 from storyloom.sync import RemoteDatabase, RemotePeer, replication_id
 from storyloom.sync.checkpoint import Checkpointer, compare_histories
-from storyloom.sync.errors import Forbidden, RemoteError
+from storyloom.sync.errors import Forbidden, RemoteError, ServerError
 from storyloom.sync.peers import Peer, match_fetched
 
 # -- replication id ---------------------------------------------------------------------------
@@ -216,3 +216,51 @@ def test_bulk_get_auth_errors_do_not_fall_back() -> None:
     peer = RemotePeer(mock_remote(handler, "t42b"), first_generation_fast_path=False)
     with pytest.raises(Forbidden):
         peer.fetch({"c": ["1-z"]})
+
+
+def bulk_get_server(bulk_get_status: int, calls: list[str]) -> Any:
+    """A mock server whose ``_bulk_get`` answers ``bulk_get_status`` (200 = works) and whose
+    ``open_revs`` always works; records ``bulk_get`` / ``open_revs`` per request."""
+    doc = rev_doc("c", "2-z", ["2-z", "1-y"])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/db/_bulk_get":
+            calls.append("bulk_get")
+            if bulk_get_status == 200:
+                return httpx.Response(200, json={"results": [{"id": "c", "docs": [{"ok": doc}]}]})
+            return httpx.Response(bulk_get_status, json={"error": "some_error", "reason": "some reason"})
+        calls.append("open_revs")
+        return httpx.Response(200, json=[{"ok": doc}])
+
+    return handler
+
+
+@pytest.mark.parametrize("status", [404, 405, 501])
+def test_bulk_get_missing_endpoint_downgrades_only_that_client(status: int) -> None:
+    calls: list[str] = []
+    first = RemotePeer(mock_remote(bulk_get_server(status, calls), "same-server"), first_generation_fast_path=False)
+    assert [d["_rev"] for d in first.fetch({"c": ["2-z"]}).docs] == ["2-z"]
+    assert calls == ["bulk_get", "open_revs"]
+    assert first.remote.bulk_get_supported is False
+    calls.clear()
+    first.fetch({"c": ["2-z"]})
+    assert calls == ["open_revs"]  # remembered by this client
+    # Another client for the same server URL knows nothing of it: it tries _bulk_get.
+    calls.clear()
+    other = RemotePeer(mock_remote(bulk_get_server(200, calls), "same-server"), first_generation_fast_path=False)
+    assert other.remote.bulk_get_supported is None
+    assert [d["_rev"] for d in other.fetch({"c": ["2-z"]}).docs] == ["2-z"]
+    assert calls == ["bulk_get"]
+    assert other.remote.bulk_get_supported is True
+
+
+@pytest.mark.parametrize(("status", "error"), [(400, RemoteError), (415, RemoteError), (500, ServerError)])
+def test_bulk_get_other_errors_are_raised_without_downgrade(status: int, error: type[RemoteError]) -> None:
+    calls: list[str] = []
+    peer = RemotePeer(mock_remote(bulk_get_server(status, calls), "errs"), first_generation_fast_path=False)
+    for _ in range(2):
+        with pytest.raises(error) as info:
+            peer.fetch({"c": ["2-z"]})
+        assert info.value.status == status
+    assert calls == ["bulk_get", "bulk_get"]  # tried again, never the open_revs fallback
+    assert peer.remote.bulk_get_supported is None

@@ -3,28 +3,35 @@ wrong password, non-member), 413 bisection through nginx (T33), network errors a
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from storyloom.store import Database
 from storyloom.sync import (
     AccessDenied,
     DatabaseMissing,
+    LocalPeer,
     NetworkError,
     RemoteDatabase,
+    RemotePeer,
     ReplicationOptions,
+    Replicator,
     Sync,
     capped_backoff,
+    make_push,
     pull,
     push,
+    replication_id,
 )
-from storyloom.sync.replicator import SyncEvent
+from storyloom.sync.replicator import SyncEvent, failed_docs_id
 from tests.support.couch import CouchServer
 from tests.support.nginx import NginxProxy
-from tests.sync.helpers import local_ids, remote_ids
+from tests.sync.helpers import local_ids, remote_ids, wait_for
 
 StoreFactory = Callable[..., Database]
 
@@ -176,9 +183,12 @@ def test_t33_413_bisection_through_nginx(
     assert "client_max_body_size" in (failure.remedy or "") and "max_document_size" in (failure.remedy or "")
     assert "huge" in (status.last_error_message or "")
     assert sorted(remote_ids(couch, name)) == [f"small-{i:02d}" for i in range(50)]
-    # The checkpoint stays before the failed document, so the next run sends it again and
-    # nothing else.
+    # The checkpoint moves past the failed document, which is listed for the next run: that
+    # run sends it again (first) and nothing else.
+    assert status.last_seq == a.info()["update_seq"]
+    assert list(a.get_local(failed_docs_id(status.replication_id))["docs"]) == ["huge"]
     again = push(a, remote)
+    assert again.start_seq == status.last_seq
     assert again.docs_written == 0 and [f.id for f in again.failures] == ["huge"]
     # Pulling through the proxy works, and a byte limit below the proxy's avoids the 413s.
     b = make_store("b")
@@ -236,3 +246,156 @@ def test_server_crash_is_a_network_error_and_the_fixture_restarts_it(
     assert push(a, remote).ok  # same port, data kept (--dir)
     assert remote_ids(couch, name) == ["x"]
     remote.close()
+
+
+def test_too_large_document_is_listed_and_does_not_hold_the_checkpoint(
+    make_store: StoreFactory, couch: CouchServer, nginx_proxy: NginxProxy
+) -> None:
+    """After a 413 the checkpoint still advances (one-shot and live); the document is kept in
+    the store's ``_local`` failed-documents list, sent first by the next run, and leaves the
+    list once it went through (after shrinking it, or with the limit raised)."""
+    name = couch.create_db()
+    admin = couch.admin
+    proxied = RemoteDatabase(f"{nginx_proxy.url}/{name}", username=admin[0], password=admin[1])
+    direct = RemoteDatabase(couch.db_url(name), username=admin[0], password=admin[1])  # no body limit
+    a = make_store("a")
+    a.bulk_docs([{"_id": f"a-{i:02d}", "text": "x" * 100} for i in range(15)])
+    huge_rev = a.put({"_id": "huge", "text": "y" * 20_000})["rev"]
+    a.bulk_docs([{"_id": f"b-{i:02d}", "text": "x" * 100} for i in range(15)])
+    options = ReplicationOptions(batch_size=10)
+    try:
+        first = push(a, proxied, options)
+        assert first.state == "complete" and first.docs_written == 30
+        assert [f.id for f in first.failures] == ["huge"]
+        rep_id = first.replication_id
+        assert rep_id is not None
+        seq = a.info()["update_seq"]
+        # Checkpointed past the refused document, on both sides.
+        assert first.last_seq == seq
+        assert a.get_local(rep_id)["last_seq"] == seq == couch.get_doc(name, rep_id).json()["last_seq"]
+        listed = a.get_local(failed_docs_id(rep_id))["docs"]
+        assert list(listed) == ["huge"] and listed["huge"]["revs"] == [huge_rev]
+        assert listed["huge"]["size"] > 20_000
+
+        # A repeated run starts at the checkpoint, not before the refused document; it tries
+        # the listed document first (still too large) and sends the new ones.
+        a.bulk_docs([{"_id": f"c-{i:02d}"} for i in range(5)])
+        again = push(a, proxied, options)
+        assert again.start_seq == seq
+        assert again.docs_written == 5 and [f.id for f in again.failures] == ["huge"]
+        assert again.last_seq == a.info()["update_seq"]
+
+        # Live: another refused document, and the checkpoint keeps following the store.
+        live = make_push(a, proxied, ReplicationOptions(batch_size=10, live=True, retry=True))
+        live.start()
+        try:
+            wait_for(lambda: live.status.state == "paused", 10)
+            huge2_rev = a.put({"_id": "huge-2", "text": "z" * 20_000})["rev"]
+            wait_for(lambda: any(f.id == "huge-2" for f in live.status.failures), 10)
+            a.put({"_id": "live-1"})
+            wait_for(lambda: a.get_local(rep_id)["last_seq"] == a.info()["update_seq"], 10)
+            assert live.status.last_seq == a.info()["update_seq"]
+            assert couch.get_doc(name, "live-1").status_code == 200
+        finally:
+            live.cancel()
+        assert live.wait(5).state == "cancelled"
+        assert sorted(a.get_local(failed_docs_id(rep_id))["docs"]) == ["huge", "huge-2"]
+        live_seq = a.info()["update_seq"]
+
+        # Shrinking a listed document: the next run sends its new revision, the list drops it.
+        a.put({"_id": "huge-2", "_rev": huge2_rev, "text": "small now"})
+        shrunk = push(a, proxied, options)
+        assert shrunk.docs_written == 1 and [f.id for f in shrunk.failures] == ["huge"]
+        assert couch.get_doc(name, "huge-2").json()["text"] == "small now"
+        assert list(a.get_local(failed_docs_id(rep_id))["docs"]) == ["huge"]
+
+        # Limit raised (here: the same server without the proxy, so the same replication id
+        # and checkpoint): the next sync sends the unchanged document and clears the list.
+        final = push(a, direct, options)
+        assert final.replication_id == rep_id and final.start_seq == a.info()["update_seq"] > live_seq
+        assert final.ok and final.docs_written == 1 and final.failures == []
+        assert couch.get_doc(name, "huge").json()["_rev"] == huge_rev
+        assert a.get_local(failed_docs_id(rep_id))["docs"] == {}
+        assert push(a, direct, options).docs_written == 0
+        assert sorted(local_ids(a)) == sorted(remote_ids(couch, name))
+    finally:
+        proxied.close()
+        direct.close()
+
+
+class FailingBulkDocs(httpx.HTTPTransport):
+    """A real transport that raises ``ConnectError`` on the ``fail_on``-th ``_bulk_docs``
+    request (``on_fail`` runs first, in the writer's thread)."""
+
+    def __init__(self, fail_on: int, on_fail: Callable[[], None]) -> None:
+        super().__init__()
+        self.fail_on = fail_on
+        self.on_fail = on_fail
+        self.bulk_docs = 0
+        self.lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/_bulk_docs"):
+            with self.lock:
+                self.bulk_docs += 1
+                count = self.bulk_docs
+            if count == self.fail_on:
+                self.on_fail()
+                raise httpx.ConnectError("injected: connection refused", request=request)
+        return super().handle_request(request)
+
+
+class RecordingLocalPeer(LocalPeer):
+    """Records ``(reader thread, since)`` of every changes read of the local store."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.reads: list[tuple[threading.Thread, Any]] = []
+
+    def changes(self, since: Any, limit: int, doc_ids: list[str] | None = None) -> Any:
+        self.reads.append((threading.current_thread(), since))
+        return super().changes(since, limit, doc_ids)
+
+
+def test_one_shot_network_error_retries_from_the_checkpoint(make_store: StoreFactory, couch: CouchServer) -> None:
+    name = couch.create_db()
+    a = make_store("a")
+    a.bulk_docs([{"_id": f"d{i:03d}", "n": i} for i in range(500)])
+    assert a.info()["update_seq"] == 500
+    rep_id = replication_id(a.info()["instance_uuid"], couch.uuid + name)
+    at_failure: dict[str, Any] = {}
+
+    def record_checkpoints() -> None:
+        at_failure["remote"] = couch.get_doc(name, rep_id).json()["last_seq"]
+        at_failure["local"] = a.get_local(rep_id)["last_seq"]
+
+    transport = FailingBulkDocs(3, record_checkpoints)
+    remote = RemoteDatabase(couch.db_url(name), username=couch.admin[0], password=couch.admin[1], transport=transport)
+    source = RecordingLocalPeer(a)
+    events: list[SyncEvent] = []
+    options = ReplicationOptions(batch_size=100, retry=True, max_retries=3, backoff=lambda previous: 0.01)
+    try:
+        status = Replicator(source, RemotePeer(remote), options, direction="push", on_event=events.append).run()
+    finally:
+        remote.close()
+    assert status.state == "complete", status.to_json()
+    assert status.retries == 1 and status.docs_written == 500 and status.start_seq == 0
+    assert transport.bulk_docs == 6  # batches 1, 2, the failed 3rd, then 3 to 5 again
+    # When the 3rd batch failed, batches 1 and 2 were checkpointed on both sides.
+    assert at_failure == {"remote": 200, "local": 200}
+    paused = [e for e in events if e.type == "paused"]
+    assert len(paused) == 1 and isinstance(paused[0].error, NetworkError)
+    # One reader per attempt; the retry's reader starts at the checkpoint (200), not at 0.
+    readers: list[threading.Thread] = []
+    for thread, _since in source.reads:
+        if thread not in readers:
+            readers.append(thread)
+    assert len(readers) == 2
+    first_attempt = [since for thread, since in source.reads if thread is readers[0]]
+    retry = [since for thread, since in source.reads if thread is readers[1]]
+    assert first_attempt[:3] == [0, 100, 200]
+    assert retry[0] == 200 and retry == [200, 300, 400, 500]
+    # The checkpoint ends at the final seq, on the server and in the store.
+    assert couch.get_doc(name, rep_id).json()["last_seq"] == 500
+    assert a.get_local(rep_id)["last_seq"] == 500
+    assert couch.db_info(name)["doc_count"] == 500

@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 import pytest
 
-from storyloom.sync import InvalidRemote, RemoteDatabase, encode_doc_id, parse_remote_url, validate_db_name
+from storyloom.store import Database
+from storyloom.sync import (
+    InvalidRemote,
+    RemoteDatabase,
+    ReplicationOptions,
+    encode_doc_id,
+    parse_remote_url,
+    pull,
+    push,
+    validate_db_name,
+)
 from storyloom.sync.errors import (
     Cancelled,
     Conflict,
     NetworkError,
     NotFound,
+    Redirected,
     RemoteTimeout,
     RequestTooLarge,
     ServerError,
+    SyncError,
     Unauthorized,
 )
 from storyloom.sync.urls import encode_attachment_name, encode_db_name
@@ -274,3 +289,135 @@ def test_timeout_and_abort_of_a_blocked_read() -> None:
         for conn in held:
             conn.close()
         server.close()
+
+
+# -- redirects and undecodable bodies ----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def redirecting_server(status: int = 301) -> Iterator[tuple[int, list[str]]]:
+    """A tiny HTTP server on 127.0.0.1 that answers every request with ``status`` and a
+    ``Location`` on https:// (what a proxy does for plain http), with an empty body."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            seen.append(f"{self.command} {self.path}")
+            host, port = self.server.server_address[:2]
+            self.send_response(status)
+            self.send_header("Location", f"https://{host}:{port}{self.path}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST = do_PUT = do_HEAD = answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_redirect_is_a_non_retryable_error_naming_the_location(status: int) -> None:
+    with redirecting_server(status) as (port, seen):
+        remote = RemoteDatabase(f"http://127.0.0.1:{port}/story", timeout=5)
+        try:
+            with pytest.raises(Redirected) as info:
+                remote.info()
+            error = info.value
+            assert error.status == status and error.error == "redirect" and not error.retryable
+            assert error.location == f"https://127.0.0.1:{port}/story"
+            assert error.suggested_url == f"https://127.0.0.1:{port}/story"
+            assert f"redirects to https://127.0.0.1:{port}/story" in error.reason
+            assert f"use https://127.0.0.1:{port}/story as the remote URL" in error.reason
+            assert "invalid JSON" not in error.message
+            # Below the database (and at the server root) the suggestion is still the db URL.
+            with pytest.raises(Redirected) as info:
+                remote.changes(0, limit=5)
+            assert info.value.location.startswith(f"https://127.0.0.1:{port}/story/_changes?")
+            assert info.value.suggested_url == f"https://127.0.0.1:{port}/story"
+            with pytest.raises(Redirected) as info:
+                remote.server_info()
+            assert info.value.suggested_url == f"https://127.0.0.1:{port}/story"
+            assert len(seen) == 3  # never followed
+        finally:
+            remote.close()
+
+
+def test_redirect_stops_a_replication_at_once(tmp_path: Any) -> None:
+    with redirecting_server(301) as (port, seen):
+        remote = RemoteDatabase(f"http://127.0.0.1:{port}/story", username="u", password="p", timeout=5)
+        db = Database(tmp_path / "a.sqlite")
+        try:
+            options = ReplicationOptions(retry=True, max_retries=3, backoff=lambda previous: 0.01)
+            status = pull(remote, db, options)
+            assert status.state == "error" and status.retries == 0
+            assert isinstance(status.last_error, Redirected)
+            assert f"use https://127.0.0.1:{port}/story as the remote URL" in (status.last_error_message or "")
+            assert len(seen) == 1
+        finally:
+            remote.close()
+            db.close()
+
+
+class DecodingErrorTransport(httpx.BaseTransport):
+    """What httpx raises for a body it cannot decode (``Content-Encoding`` gone wrong)."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        raise httpx.DecodingError("Error -3 while decompressing data: incorrect header check", request=request)
+
+
+def test_decoding_error_is_a_typed_network_error() -> None:
+    remote = RemoteDatabase("http://decoding.test:5984/db", transport=DecodingErrorTransport())
+    with pytest.raises(NetworkError) as info:
+        remote.info()
+    assert info.value.retryable and "cannot be decoded" in info.value.message
+    assert "incorrect header check" in info.value.message
+    # The same through httpx's own decoder: a gzip header on a body that is not gzip.
+    garbled, _ = client(lambda r: httpx.Response(200, headers={"Content-Encoding": "gzip"}, content=b"not gzip"))
+    with pytest.raises(NetworkError) as info:
+        garbled.info()
+    assert "cannot be decoded" in info.value.message
+
+
+def test_decoding_error_in_a_replication_is_retried_not_an_internal_error(tmp_path: Any) -> None:
+    remote = RemoteDatabase("http://decoding.test:5984/db", transport=DecodingErrorTransport())
+    db = Database(tmp_path / "a.sqlite")
+    db.put({"_id": "x"})
+    try:
+        options = ReplicationOptions(retry=True, max_retries=2, backoff=lambda previous: 0.01)
+        status = push(db, remote, options)
+    finally:
+        db.close()
+    assert status.state == "error" and status.retries == 2
+    assert isinstance(status.last_error, NetworkError)
+    assert "internal error" not in (status.last_error_message or "")
+
+
+def test_other_httpx_errors_are_typed() -> None:
+    errors: list[Callable[[httpx.Request], Exception]] = [
+        lambda r: httpx.TooManyRedirects("too many", request=r),
+        lambda r: httpx.RemoteProtocolError("peer closed connection", request=r),
+        lambda r: httpx.ReadTimeout("slow", request=r),
+    ]
+    for make in errors:
+
+        def handler(request: httpx.Request, make: Callable[[httpx.Request], Exception] = make) -> httpx.Response:
+            raise make(request)
+
+        remote, _ = client(handler)
+        with pytest.raises(SyncError) as info:
+            remote.info()
+        assert isinstance(info.value, (NetworkError, RemoteTimeout)) and info.value.retryable

@@ -21,7 +21,7 @@ from storyloom.sync import (
     push,
     replication_id,
 )
-from storyloom.sync.peers import _BULK_GET_SUPPORT
+from storyloom.sync.errors import RemoteError
 from tests.support.couch import CouchServer
 from tests.sync.helpers import local_ids, local_state, remote_ids, remote_state
 
@@ -295,15 +295,49 @@ def test_t22_t23_body_edit_keeps_attachment_then_replacement(
 
 class InjectAncestors(RemotePeer):
     """A target that claims ``possible_ancestors`` the way CouchDB does, so the source sends
-    attachment stubs; the stub cannot be resolved on the server (T24)."""
+    attachment stubs the server cannot resolve (T24). Records every write: ``"ok"`` or the
+    error it raised."""
+
+    def __init__(self, remote: RemoteDatabase, ancestors: list[str]) -> None:
+        super().__init__(remote)
+        self.ancestors = ancestors
+        self.writes: list[str] = []
 
     def revs_diff(self, revs: dict[str, list[str]]) -> dict[str, Any]:
         diff = super().revs_diff(revs)
         for entry in diff.values():
-            entry["possible_ancestors"] = [
-                r for r in entry["missing"] if not r.startswith("1-")
-            ] or entry.get("possible_ancestors", [])
+            entry["possible_ancestors"] = list(self.ancestors)
         return diff
+
+    def write(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        try:
+            failures = super().write(docs)
+        except Exception as exc:
+            self.writes.append(type(exc).__name__)
+            raise
+        self.writes.append("ok")
+        return failures
+
+
+class RecordingFetch(LocalPeer):
+    """Records each fetch: its ``atts_since`` and, per returned doc, whether each attachment
+    came as a stub or with its data."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.fetches: list[tuple[Any, dict[str, dict[str, str]]]] = []
+
+    def fetch(self, missing: dict[str, list[str]], atts_since: dict[str, list[str]] | None = None) -> Any:
+        result = super().fetch(missing, atts_since)
+        shapes = {
+            doc["_id"]: {
+                att_name: ("stub" if att.get("stub") else "data" if "data" in att else "?")
+                for att_name, att in (doc.get("_attachments") or {}).items()
+            }
+            for doc in result.docs
+        }
+        self.fetches.append((atts_since, shapes))
+        return result
 
 
 def test_t24_missing_stub_is_recovered_with_full_data(
@@ -320,19 +354,29 @@ def test_t24_missing_stub_is_recovered_with_full_data(
     rev2 = a.put(doc)["rev"]
     # The target claims to hold 2-… as an ancestor: the source sends f.bin as a stub, which the
     # server cannot resolve (it has never seen these bytes): 412, then a full resend.
-    target = InjectAncestors(remote)
-    original = target.revs_diff
+    target = InjectAncestors(remote, [rev2])
+    source = RecordingFetch(a)
+    bulk_docs_answers: list[tuple[int, str]] = []
+    send = remote.bulk_docs_serialized
 
-    def claim(revs: dict[str, list[str]]) -> dict[str, Any]:
-        diff = original(revs)
-        for entry in diff.values():
-            entry["possible_ancestors"] = [rev2]
-        return diff
+    def recording_bulk_docs(docs: list[bytes], *, new_edits: bool = False) -> list[dict[str, Any]]:
+        try:
+            reply = send(docs, new_edits=new_edits)
+        except RemoteError as exc:
+            bulk_docs_answers.append((exc.status, exc.error))
+            raise
+        bulk_docs_answers.append((201, "ok"))
+        return reply
 
-    target.revs_diff = claim  # type: ignore[method-assign]
-    status = Replicator(LocalPeer(a), target, direction="push").run()
+    remote.bulk_docs_serialized = recording_bulk_docs  # type: ignore[method-assign]
+    status = Replicator(source, target, direction="push").run()
     assert status.state == "complete", status.to_json()
-    assert status.docs_written == 1
+    # The 412 path really ran, once: a write refused for the stub, one refetch without
+    # atts_since that carries the attachment's data, and a write that succeeds.
+    assert bulk_docs_answers == [(412, "missing_stub"), (201, "ok")]
+    assert target.writes == ["StubsUnresolved", "ok"]
+    assert source.fetches == [({"d": [rev2]}, {"d": {"f.bin": "stub"}}), (None, {"d": {"f.bin": "data"}})]
+    assert status.docs_written == 1 and status.retries == 0
     assert remote.get_attachment("d", "f.bin") == b"unique-" + PNG
     assert couch.get_doc(name, "d").json()["_rev"] == rev2
 
@@ -417,13 +461,11 @@ def test_t37_odd_ids_round_trip(
         doc = remote.get(doc_id)
         doc["edited"] = True
         remote.put(doc)
-    server = remote.server_url
-    _BULK_GET_SUPPORT[server] = use_bulk_get
-    try:
-        b = make_store("b")
-        assert pull(remote, b).docs_written == len(ODD_IDS)
-    finally:
-        _BULK_GET_SUPPORT.pop(server, None)
+    # Per client (each replication's clone copies it): True tries _bulk_get, False goes
+    # straight to the open_revs fallback.
+    remote.bulk_get_supported = use_bulk_get
+    b = make_store("b")
+    assert pull(remote, b).docs_written == len(ODD_IDS)
     for doc_id in ODD_IDS:
         doc = b.get(doc_id)
         assert doc["id_copy"] == doc_id and doc["edited"] is True

@@ -26,28 +26,31 @@ def test_t6_resume_after_sigkill_mid_pull(tmp_path: Path, couch: CouchServer) ->
         couch.bulk_docs(name, [{"_id": f"doc-{i:04d}", "n": i} for i in range(start, start + 250)])
     store_path = tmp_path / "a.sqlite"
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'src'}")
+    # The child blocks on its stdin after its 3rd checkpoint, so the kill lands mid-pull.
     child = subprocess.Popen(
         [sys.executable, "-m", "tests.sync.resume_child", couch.db_url(name), *couch.admin, str(store_path)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
         env=env,
         start_new_session=True,
     )
+    checkpoints: list[str] = []
     try:
         assert child.stdout is not None
-        seen = 0
-        while seen < 3:
+        while len(checkpoints) < 3:
             line = child.stdout.readline().decode()
             assert line, child.stderr.read().decode() if child.stderr else "child died"  # type: ignore[union-attr]
+            assert not line.startswith("done"), line
             if line.startswith("checkpoint"):
-                seen += 1
+                checkpoints.append(line.split()[1])
         os.killpg(child.pid, signal.SIGKILL)
         child.wait(10)
         assert child.returncode == -signal.SIGKILL
     finally:
         stop_process_group(child)
-        for stream in (child.stdout, child.stderr):
+        for stream in (child.stdin, child.stdout, child.stderr):
             if stream:
                 stream.close()
 
@@ -55,12 +58,13 @@ def test_t6_resume_after_sigkill_mid_pull(tmp_path: Path, couch: CouchServer) ->
     try:
         remote = admin_client(couch, name)
         before = a.info()["doc_count"]
-        assert 300 <= before < 1000  # killed mid-pull
+        assert before == 300  # exactly three batches of 100, then killed
         rep_id = replication_id(couch.uuid + name, a.info()["instance_uuid"])
         source_cp = couch.get_doc(name, rep_id).json()
         target_cp = a.get_local(rep_id)
         assert source_cp["session_id"] == target_cp["session_id"]
-        assert 300 <= source_cp["last_seq"] <= target_cp["last_seq"]
+        assert source_cp["last_seq"] == target_cp["last_seq"]
+        assert str(source_cp["last_seq"]) == checkpoints[-1]
         status = pull(remote, a, ReplicationOptions(batch_size=100))
         assert status.state == "complete" and status.replication_id == rep_id
         # The rerun's first since is the checkpoint the killed run wrote (the source's, as

@@ -3,9 +3,13 @@
 Runs one push and then one pull (or only one direction with ``--direction``; or keeps
 following both with ``--live`` until Ctrl-C) and prints a summary (``--json`` for machines).
 
-``PROJECT`` is a project name or id, or the path of a store file (``*.sqlite``). The password
-comes from the environment variable ``STORYLOOM_REMOTE_PASSWORD`` or a prompt, never from
-the command line (``ps`` would show it to every user of the machine).
+``PROJECT`` is a project name or id, or the path of a store file: an argument is a path only
+if it ends in ``.sqlite``, ``.sqlite3`` or ``.db`` or contains a path separator (so a file in
+the working directory never shadows a project name), and the file must be an existing
+Storyloom store. The password comes from the environment variable
+``STORYLOOM_REMOTE_PASSWORD`` or a prompt, never from the command line (``ps`` would show it
+to every user of the machine); without a user name there is no password to send, and a set
+``STORYLOOM_REMOTE_PASSWORD`` is reported as ignored (a warning on stderr).
 
 Exit codes: 0 everything synced; 1 the sync failed (the reason is printed); 2 bad usage;
 3 the sync completed but some documents were refused or too large (listed).
@@ -19,6 +23,7 @@ import getpass
 import json
 import os
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Iterator
@@ -30,6 +35,8 @@ from storyloom.cli.main import CliError
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 EXIT_FAILED = 1
 EXIT_PARTIAL = 3
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +46,11 @@ def register(subparsers: Any) -> None:
         description="Replicate PROJECT with a remote CouchDB (or compatible) database: one push, "
         f"then one pull. The password comes from ${PASSWORD_ENV} or a prompt.",
     )
-    parser.add_argument("project", metavar="PROJECT", help="project name or id, or a store file (*.sqlite)")
+    parser.add_argument(
+        "project",
+        metavar="PROJECT",
+        help="project name or id, or a store file (ends in .sqlite/.sqlite3/.db or contains a path separator)",
+    )
     parser.add_argument(
         "--remote", required=True, metavar="URL", help="the remote database, http(s)://host:port/dbname"
     )
@@ -74,16 +85,54 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_sync)
 
 
+def is_store_path(project: str) -> bool:
+    """Whether PROJECT names a store file rather than a project: it ends in a store suffix or
+    contains a path separator. Whether such a file exists is not considered, so a file in
+    the working directory can never shadow a project of the same name."""
+    separators = {"/", os.sep} | ({os.altsep} if os.altsep else set())
+    return project.lower().endswith(STORE_SUFFIXES) or any(sep in project for sep in separators)
+
+
+def _check_store_file(path: Path) -> None:
+    """Refuse anything but an existing Storyloom store: opening a store creates its tables,
+    which would turn an empty file or another program's SQLite file into a database."""
+    if not path.exists():
+        raise CliError(f"no store file at {path}")
+    if not path.is_file():
+        raise CliError(f"{path} is not a file (expected a Storyloom store, *.sqlite)")
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(_SQLITE_HEADER))
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not header:
+        raise CliError(f"{path} is empty, not a Storyloom store")
+    if header != _SQLITE_HEADER:
+        raise CliError(f"{path} is not a Storyloom store (not an SQLite database)")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'instance_uuid'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"{path} is not a Storyloom store ({exc})") from None
+    if row is None:
+        raise CliError(f"{path} is not a Storyloom store (no instance id)")
+
+
 @contextlib.contextmanager
 def _open_store(project: str) -> Iterator[Any]:
-    """The project's store, or a store file given by path."""
-    path = Path(project)
-    if project.endswith((".sqlite", ".db")) or path.is_file():
-        if not path.is_file():
-            raise CliError(f"no store file at {path}")
+    """The project's store, or a store file given by path (see :func:`is_store_path`)."""
+    if is_store_path(project):
+        path = Path(project)
+        _check_store_file(path)
         from storyloom.store import Database
 
-        db = Database(str(path))
+        try:
+            db = Database(str(path))
+        except sqlite3.DatabaseError as exc:
+            raise CliError(f"cannot open the store {path}: {exc}") from None
         try:
             yield db
         finally:
@@ -95,6 +144,8 @@ def _open_store(project: str) -> Iterator[Any]:
         opened = ProjectManager().open(project)
     except ProjectError as exc:
         raise CliError(str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"cannot open the store of project {project!r}: {exc}") from None
     try:
         yield opened.db
     finally:
@@ -108,6 +159,12 @@ def _password(username: str | None, from_url: str | None) -> str | None:
             f"set {PASSWORD_ENV} or type it at the prompt"
         )
     if username is None:
+        if os.environ.get(PASSWORD_ENV) is not None:
+            print(
+                f"storyloom: warning: {PASSWORD_ENV} is set but no --username was given: the "
+                "password is ignored and the sync runs without credentials",
+                file=sys.stderr,
+            )
         return None
     password = os.environ.get(PASSWORD_ENV)
     if password is not None:

@@ -11,6 +11,12 @@ from typing import Any
 
 # CouchDB-style error names for statuses whose body carried no usable ``error`` field.
 STATUS_ERROR_NAMES: dict[int, str] = {
+    300: "redirect",
+    301: "redirect",
+    302: "redirect",
+    303: "redirect",
+    307: "redirect",
+    308: "redirect",
     400: "bad_request",
     401: "unauthorized",
     403: "forbidden",
@@ -113,6 +119,37 @@ class RemoteError(SyncError):
                 "url": self.url,
             }
         )
+        return data
+
+
+class Redirected(RemoteError):
+    """3xx: the server (often a proxy sending http:// to https://) redirects the request.
+
+    Redirects are never followed (credentials and request bodies would be re-sent to another
+    place without the user choosing it): ``location`` is where the server points, and the
+    ``reason`` tells the user to use that URL as the remote. Not retryable.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        reason: str,
+        *,
+        method: str = "",
+        url: str = "",
+        location: str | None = None,
+        suggested_url: str | None = None,
+    ) -> None:
+        super().__init__(status, error, reason, method=method, url=url)
+        self.location = location
+        #: The remote URL to use instead (the database URL derived from ``location``).
+        self.suggested_url = suggested_url
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data["location"] = self.location
+        data["suggested_url"] = self.suggested_url
         return data
 
 

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.sync.errors import (
     AccessDenied,
@@ -36,6 +36,16 @@ DEFAULT_MAX_REQUEST_BYTES = 1_000_000  # below nginx's default client_max_body_s
 BULK_GET_FALLBACK_CONCURRENCY = 6
 MAX_REVS_PER_URL = 50
 LONGPOLL_HEARTBEAT_MS = 10_000
+#: ``_bulk_get`` answers that mean "this server has no such endpoint": only these switch a
+#: client to the ``open_revs`` fallback. Anything else (400, 415, 5xx, ...) is an error of
+#: that request and is raised as such.
+BULK_GET_MISSING_STATUSES = (404, 405, 501)
+
+
+class StopSignal(Protocol):
+    """What ``wait_changes`` polls to know it must give up (a ``threading.Event`` will do)."""
+
+    def is_set(self) -> bool: ...
 
 
 class StubsUnresolved(SyncError):
@@ -128,11 +138,16 @@ class Peer:
         raise NotImplementedError
 
     def wait_changes(
-        self, since: Any, limit: int, doc_ids: list[str] | None, cancelled: threading.Event
+        self, since: Any, limit: int, doc_ids: list[str] | None, cancelled: StopSignal
     ) -> ChangesPage:
-        """Block until there are changes after ``since`` (live mode) or the replication is
-        cancelled (then raise Cancelled)."""
+        """Block until there are changes after ``since`` (live mode) or ``cancelled`` is set
+        (then raise Cancelled)."""
         raise NotImplementedError
+
+    def interrupt_wait(self) -> None:
+        """Make a ``wait_changes`` blocked in another thread give up now (it raises
+        Cancelled), without disturbing the peer's other requests. Used before a retry, so an
+        abandoned reader does not hold a connection until the next change."""
 
     def revs_diff(self, revs: dict[str, list[str]]) -> dict[str, Any]:
         raise NotImplementedError
@@ -197,7 +212,7 @@ class LocalPeer(Peer):
         self._changed.set()
 
     def wait_changes(
-        self, since: Any, limit: int, doc_ids: list[str] | None, cancelled: threading.Event
+        self, since: Any, limit: int, doc_ids: list[str] | None, cancelled: StopSignal
     ) -> ChangesPage:
         if self._unsubscribe is None:
             self._unsubscribe = self.db.subscribe(self._on_change)
@@ -266,6 +281,9 @@ class LocalPeer(Peer):
     def abort(self) -> None:
         self._changed.set()
 
+    def interrupt_wait(self) -> None:
+        self._changed.set()  # the waiter re-checks ``cancelled``
+
     def close(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -295,10 +313,6 @@ def _collect_bulk_get(missing: dict[str, list[str]], reply: dict[str, Any]) -> F
 
 # -- remote --------------------------------------------------------------------------------------
 
-# Per server: does ``_bulk_get`` work? (None = not known yet.)
-_BULK_GET_SUPPORT: dict[str, bool] = {}
-_BULK_GET_LOCK = threading.Lock()
-
 
 class RemotePeer(Peer):
     """A database on a CouchDB-compatible server."""
@@ -321,6 +335,11 @@ class RemotePeer(Peer):
         self.owns_client = owns_client
         self._identity: str | None = None
         self.label = remote.db_url
+        # Live mode: longpolls go through a client of their own, so that one can be aborted
+        # (interrupt_wait) without failing the checkpoint writes and fetches on ``remote``.
+        self._longpoll: RemoteDatabase | None = None
+        self._longpoll_lock = threading.Lock()
+        self._closed = False
 
     # identity and setup -----------------------------------------------------------------------
 
@@ -429,13 +448,32 @@ class RemotePeer(Peer):
             pending if isinstance(pending, int) else None,
         )
 
+    def _longpoll_client(self) -> RemoteDatabase:
+        with self._longpoll_lock:
+            if self._closed or self.remote.aborted:
+                raise Cancelled("the replication was cancelled")
+            if self._longpoll is None:
+                self._longpoll = self.remote.clone()
+            return self._longpoll
+
+    def interrupt_wait(self) -> None:
+        with self._longpoll_lock:
+            client, self._longpoll = self._longpoll, None
+        if client is not None:
+            client.abort()  # the blocked read returns at once with Cancelled
+            client.close()
+
     def wait_changes(
-        self, since: Any, limit: int, doc_ids: list[str] | None, cancelled: threading.Event
+        self, since: Any, limit: int, doc_ids: list[str] | None, cancelled: StopSignal
     ) -> ChangesPage:
+        # Take the client first, then check ``cancelled``: interrupt_wait() sets the stop
+        # signal before it aborts the client, so either this sees the signal or it holds the
+        # client that gets aborted.
+        client = self._longpoll_client()
         while True:
             if cancelled.is_set():
                 raise Cancelled("the replication was cancelled")
-            result = self.remote.changes(
+            result = client.changes(
                 since,
                 limit=limit,
                 style="all_docs",
@@ -494,8 +532,7 @@ class RemotePeer(Peer):
         return got
 
     def _fetch_revisions(self, missing: dict[str, list[str]], atts_since: dict[str, list[str]]) -> FetchResult:
-        server = self.remote.server_url
-        if _BULK_GET_SUPPORT.get(server) is not False:
+        if self.remote.bulk_get_supported is not False:
             items: list[dict[str, Any]] = []
             for doc_id, revs in missing.items():
                 for rev in revs:
@@ -506,13 +543,13 @@ class RemotePeer(Peer):
             try:
                 reply = _split_on_413(self.remote.bulk_get, items)
             except RemoteError as exc:
-                if isinstance(exc, (Unauthorized, Forbidden)) or exc.status not in (400, 404, 405, 415, 501):
+                # Only "no such endpoint" downgrades, and only this client: a 400 or a 5xx
+                # says nothing about the server lacking _bulk_get.
+                if exc.status not in BULK_GET_MISSING_STATUSES:
                     raise
-                with _BULK_GET_LOCK:
-                    _BULK_GET_SUPPORT[server] = False
+                self.remote.bulk_get_supported = False
             else:
-                with _BULK_GET_LOCK:
-                    _BULK_GET_SUPPORT[server] = True
+                self.remote.bulk_get_supported = True
                 return _collect_bulk_get(missing, reply)
         return self._fetch_open_revs(missing, atts_since)
 
@@ -606,8 +643,18 @@ class RemotePeer(Peer):
 
     def abort(self) -> None:
         self.remote.abort()
+        with self._longpoll_lock:
+            client = self._longpoll
+        if client is not None:
+            client.abort()
 
     def close(self) -> None:
+        with self._longpoll_lock:
+            self._closed = True
+            client, self._longpoll = self._longpoll, None
+        if client is not None:
+            client.abort()
+            client.close()
         if self.owns_client:
             self.remote.close()
 

@@ -8,6 +8,10 @@
   replication.md 3.8.
 - Errors become :mod:`storyloom.sync.errors` exceptions that keep the server's ``error``
   and ``reason``, also when the body is not JSON (an nginx 413 page).
+- Redirects are not followed: a 3xx (typically a proxy sending ``http://`` to ``https://``)
+  is a :class:`~storyloom.sync.errors.Redirected` error naming the ``Location`` to use.
+- Every ``httpx`` failure becomes a typed error: timeouts :class:`RemoteTimeout`, transport
+  and decoding failures :class:`NetworkError`.
 - :meth:`RemoteDatabase.abort` shuts down the client's sockets from another thread, so a
   blocked read (a longpoll between heartbeats) returns at once.
 """
@@ -31,6 +35,7 @@ from storyloom.sync.errors import (
     Cancelled,
     NetworkError,
     NotFound,
+    Redirected,
     RemoteError,
     RemoteTimeout,
     Unauthorized,
@@ -107,6 +112,55 @@ def error_from_response(response: httpx.Response, method: str, url: str) -> Remo
     return cls(status, error, reason, method=method, url=url)
 
 
+def redirect_error(
+    response: httpx.Response, method: str, url: str, server_url: str, db_url: str
+) -> Redirected:
+    """The error for a 3xx answer: names the ``Location`` and the remote URL to use instead.
+
+    When the ``Location`` keeps the request's path, the suggestion is the database URL at the
+    new place (``http://host/db/_changes`` → ``https://host/db/_changes`` suggests
+    ``https://host/db``); otherwise it is the ``Location`` itself.
+    """
+    status = response.status_code
+    location = response.headers.get("location")
+    error = STATUS_ERROR_NAMES.get(status, "redirect")
+    if not location:
+        reason = (
+            f"the server answered {status} {response.reason_phrase or 'redirect'} without a Location; "
+            "check the remote URL (http:// or https://, host, port and path)"
+        )
+        return Redirected(status, error, reason, method=method, url=url)
+    try:
+        resolved = str(httpx.URL(url).join(location))
+    except (httpx.InvalidURL, ValueError):
+        resolved = location
+    target = resolved.split("#", 1)[0].split("?", 1)[0]
+    relative = url[len(server_url) :] if url.startswith(server_url) else ""
+    if relative and target.endswith(relative):
+        suggested = target[: len(target) - len(relative)] + db_url[len(server_url) :]
+    else:
+        suggested = target.rstrip("/") or target
+    reason = (
+        f"the server redirects to {resolved}; redirects are not followed: use {suggested} as the "
+        "remote URL"
+    )
+    return Redirected(status, error, reason, method=method, url=url, location=resolved, suggested_url=suggested)
+
+
+class _SharedTransport(httpx.BaseTransport):
+    """A caller's transport lent to a clone: the clone's ``close()`` must not close it (the
+    connections belong to the caller's client and to the other clones)."""
+
+    def __init__(self, transport: httpx.BaseTransport) -> None:
+        self.transport = transport
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.transport.handle_request(request)
+
+    def close(self) -> None:
+        pass
+
+
 class RemoteDatabase:
     """One database on a CouchDB-compatible server.
 
@@ -134,7 +188,6 @@ class RemoteDatabase:
             raise ValueError(f"auth must be 'basic' or 'cookie', not {auth!r}")
         self.auth_mode: AuthMode = auth
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
-        self._transport = transport
         self._verify = verify
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._sockets_lock = threading.Lock()
@@ -142,6 +195,9 @@ class RemoteDatabase:
         self._logged_in = False
         self._login_lock = threading.Lock()
         self._server_info: dict[str, Any] | None = None
+        #: Does this client's server answer ``_bulk_get``? None until the first try; False
+        #: after a 404/405/501 (then ``open_revs`` is used). Per client, copied by clone().
+        self.bulk_get_supported: bool | None = None
         basic = None
         if self.auth_mode == "basic" and self.username is not None:
             basic = httpx.BasicAuth(self.username, self._password or "")
@@ -153,6 +209,8 @@ class RemoteDatabase:
             verify=verify,
             follow_redirects=False,
         )
+        #: The caller's transport, shared by every clone but closed only by this client.
+        self._shared_transport = transport.transport if isinstance(transport, _SharedTransport) else transport
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -177,16 +235,19 @@ class RemoteDatabase:
         return f"RemoteDatabase({self.db_url!r}{user})"
 
     def clone(self) -> RemoteDatabase:
-        """A new client for the same database and credentials (its own connections)."""
-        return RemoteDatabase(
+        """A new client for the same database and credentials (its own connections; with a
+        caller's ``transport``, that transport, which only the original client closes)."""
+        clone = RemoteDatabase(
             self.url,
             username=self.username,
             password=self._password,
             auth=self.auth_mode,
             timeout=self._timeout,
-            transport=self._transport,
+            transport=None if self._shared_transport is None else _SharedTransport(self._shared_transport),
             verify=self._verify,
         )
+        clone.bulk_get_supported = self.bulk_get_supported
+        return clone
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -271,9 +332,17 @@ class RemoteDatabase:
             self._logged_in = False
             self.login()
             response = self._send(method, url, params, body, hdrs, timeout)
-        if response.status_code >= 400 and response.status_code not in ok_statuses:
-            raise error_from_response(response, method, url)
+        self._check_status(response, method, url, ok_statuses)
         return response
+
+    def _check_status(self, response: httpx.Response, method: str, url: str, ok_statuses: Iterable[int] = ()) -> None:
+        status = response.status_code
+        if status in ok_statuses:
+            return
+        if 300 <= status < 400:
+            raise redirect_error(response, method, url, self.server_url, self.db_url)
+        if status >= 400:
+            raise error_from_response(response, method, url)
 
     def _send(
         self,
@@ -296,22 +365,28 @@ class RemoteDatabase:
                 timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
                 extensions={"trace": self._trace},
             )
-        except httpx.TimeoutException as exc:
+        except Exception as exc:
+            # After abort() anything may surface (a shut-down socket, the client closed from
+            # another thread: RuntimeError): it is the cancellation.
             if self._aborted:
                 raise Cancelled("the request was cancelled") from None
-            raise RemoteTimeout(
-                f"{method} {url}: no answer from the server in time ({type(exc).__name__})",
-                method=method,
-                url=url,
-            ) from None
-        except (httpx.TransportError, RuntimeError) as exc:
-            # RuntimeError: the client was closed from another thread during a cancel.
-            if self._aborted:
-                raise Cancelled("the request was cancelled") from None
-            if isinstance(exc, RuntimeError):
-                raise
-            detail = str(exc) or type(exc).__name__
-            raise NetworkError(f"cannot reach {self.server_url}: {detail}", method=method, url=url) from None
+            if isinstance(exc, httpx.TimeoutException):
+                raise RemoteTimeout(
+                    f"{method} {url}: no answer from the server in time ({type(exc).__name__})",
+                    method=method,
+                    url=url,
+                ) from None
+            if isinstance(exc, httpx.DecodingError):
+                # A body whose Content-Encoding cannot be decoded: cut short, or a broken proxy.
+                raise NetworkError(
+                    f"{method} {url}: the server sent a body that cannot be decoded ({exc or 'DecodingError'})",
+                    method=method,
+                    url=url,
+                ) from None
+            if isinstance(exc, httpx.HTTPError):
+                detail = str(exc) or type(exc).__name__
+                raise NetworkError(f"cannot reach {self.server_url}: {detail}", method=method, url=url) from None
+            raise
 
     def _json(self, response: httpx.Response) -> Any:
         if self._aborted:
@@ -346,8 +421,7 @@ class RemoteDatabase:
                 {"Content-Type": "application/json"},
                 None,
             )
-            if response.status_code >= 400:
-                raise error_from_response(response, "POST", url)
+            self._check_status(response, "POST", url)
             self._logged_in = True
             return self._json(response)
 
@@ -508,4 +582,4 @@ class RemoteDatabase:
         self.request("PUT", "_security", json_body=security)
 
 
-__all__ = ["DEFAULT_TIMEOUT", "RemoteDatabase", "RemoteError", "dumps", "error_from_response"]
+__all__ = ["DEFAULT_TIMEOUT", "RemoteDatabase", "RemoteError", "dumps", "error_from_response", "redirect_error"]

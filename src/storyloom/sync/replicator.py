@@ -12,6 +12,11 @@ runs it in a background thread; ``cancel()`` (any thread) stops it within a seco
 ``status`` is a snapshot at any time; ``on_event`` receives :class:`SyncEvent` objects
 (``active``, ``paused``, ``change``, ``denied``, ``error``, ``complete``) on the replication's
 threads, so a GUI should hand them over to its own thread.
+
+A document the target refuses as too large (HTTP 413 even alone) does not hold the
+checkpoint back: it is recorded in a ``_local`` "failed documents" list on the local store
+(:data:`FAILED_DOCS_PREFIX` + the replication id), the checkpoint moves past it, and the next
+run sends the listed documents first (and drops them from the list once they went through).
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ EventType = Literal["active", "paused", "change", "denied", "error", "complete"]
 #: At most this many failed documents are kept in ``ReplicationStatus.failures`` (the
 #: counters keep counting).
 MAX_FAILURES_KEPT = 1000
+
+#: ``_local`` id prefix of the per-replication list of documents refused as too large.
+FAILED_DOCS_PREFIX = "_local/storyloom-failed-"
 
 TOO_LARGE_REMEDY = (
     "raise the proxy's request body limit (nginx: client_max_body_size) or the server's "
@@ -216,8 +224,95 @@ class _Batch:
     pending: int | None = None
 
 
+@dataclass
+class _Written:
+    """What writing one batch gave."""
+
+    fetched: FetchResult
+    docs: list[dict[str, Any]]
+    denied: list[dict[str, Any]] = field(default_factory=list)
+    too_large: list[DocFailure] = field(default_factory=list)
+    other: list[dict[str, Any]] = field(default_factory=list)
+
+
 _END = object()  # the source is exhausted (one-shot)
 _CAUGHT_UP = object()  # live mode: everything so far is processed; now waiting
+
+
+class _EitherSet:
+    """Set when either event is: the reader's stop signal (cancel, or end of its attempt)."""
+
+    def __init__(self, first: threading.Event, second: threading.Event) -> None:
+        self.first = first
+        self.second = second
+
+    def is_set(self) -> bool:
+        return self.first.is_set() or self.second.is_set()
+
+
+def failed_docs_id(rep_id: str) -> str:
+    """The ``_local`` id of the "failed documents" list of a replication."""
+    return FAILED_DOCS_PREFIX + rep_id.removeprefix("_local/")
+
+
+class FailedDocs:
+    """The persistent list of documents a replication could not send because they were too
+    large: ``{"docs": {id: {"revs": [...], "size": n, "reason": "..."}}, ...}`` in a
+    ``_local`` document of ``peer`` (the local store). Written only when it changes."""
+
+    def __init__(self, peer: Peer, rep_id: str) -> None:
+        self.peer = peer
+        self.id = failed_docs_id(rep_id)
+        self.entries: dict[str, dict[str, Any]] = {}
+        self._rev: str | None = None
+        self._loaded = False
+
+    def load(self) -> dict[str, dict[str, Any]]:
+        doc = self.peer.get_checkpoint(self.id)
+        self._rev = None if doc is None else doc.get("_rev")
+        docs = (doc or {}).get("docs")
+        self.entries = {
+            str(k): dict(v) for k, v in (docs.items() if isinstance(docs, dict) else []) if isinstance(v, dict)
+        }
+        self._loaded = True
+        return self.entries
+
+    def add(self, failures: list[DocFailure]) -> None:
+        if not self._loaded:
+            self.load()
+        for failure in failures:
+            entry = self.entries.setdefault(failure.id, {})
+            revs = entry["revs"] = [r for r in entry.get("revs") or [] if isinstance(r, str)]
+            if failure.rev and failure.rev not in revs:
+                revs.append(failure.rev)
+            entry["size"] = failure.size
+            entry["reason"] = failure.reason
+            entry["failed_at"] = time.time()
+        self.save()
+
+    def remove(self, doc_ids: list[str]) -> None:
+        changed = False
+        for doc_id in doc_ids:
+            changed = self.entries.pop(doc_id, None) is not None or changed
+        if changed:
+            self.save()
+
+    def save(self) -> None:
+        body: dict[str, Any] = {"_id": self.id, "docs": self.entries, "replicator": "storyloom", "version": 1}
+        for _attempt in range(5):
+            if self._rev:
+                body["_rev"] = self._rev
+            else:
+                body.pop("_rev", None)
+            try:
+                self._rev = self.peer.put_checkpoint(dict(body))
+                return
+            except Exception as exc:  # the store's or the server's 409: take the current rev
+                if getattr(exc, "status", None) != 409:
+                    raise
+                current = self.peer.get_checkpoint(self.id)
+                self._rev = None if current is None else current.get("_rev")
+        raise BatchFailed(f"the list of failed documents {self.id} kept conflicting")
 
 
 class Replicator:
@@ -245,7 +340,8 @@ class Replicator:
         self._checkpointer: Checkpointer | None = None
         self._session_id: str | None = None
         self._progress = False
-        self._hold_checkpoint = False
+        self._failed: FailedDocs | None = None
+        self._failed_retried = False
 
     # -- public API ------------------------------------------------------------------------------
 
@@ -415,7 +511,14 @@ class Replicator:
             if self._status.start_seq is None:
                 self._status.start_seq = since
             self._status.last_seq = since
-        self._hold_checkpoint = False
+        if opts.checkpoint is not False:
+            # Without checkpoints every run starts from 0 and sends everything anyway.
+            local = next((p for p in (self.source, self.target) if not p.is_remote), self.source)
+            self._failed = FailedDocs(local, rep_id)
+            if not self._failed_retried:
+                self._retry_failed_docs(self._failed)
+                self._failed_retried = True
+        self._check_cancel()
 
         batches: queue.Queue[Any] = queue.Queue(maxsize=opts.prefetch_batches)
         stop_reader = threading.Event()
@@ -439,8 +542,11 @@ class Replicator:
                 self._write_batch(checkpointer, item)
         finally:
             stop_reader.set()
-            # The reader stops at its next step; a reader stuck in a long request (a
-            # longpoll) is left behind: it puts nothing more once ``stop_reader`` is set.
+            # The reader stops at its next step. A reader blocked in a live wait (a longpoll
+            # until the next remote change) is woken: its request is aborted, so it neither
+            # holds a connection nor outlives this attempt. It puts nothing more once
+            # ``stop_reader`` is set.
+            self.source.interrupt_wait()
             reader.join(1.0)
 
     def _next(self, batches: queue.Queue[Any]) -> Any:
@@ -464,10 +570,11 @@ class Replicator:
         """Reader thread: changes → revs_diff → fetch, one batch at a time, into the queue."""
         opts = self.options
         live_waiting = False
+        stopped = _EitherSet(self._cancel, stop)
         try:
             while not stop.is_set() and not self._cancel.is_set():
                 if live_waiting:
-                    page = self.source.wait_changes(since, opts.batch_size, opts.doc_ids, self._cancel)
+                    page = self.source.wait_changes(since, opts.batch_size, opts.doc_ids, stopped)
                 else:
                     page = self.source.changes(since, opts.batch_size, opts.doc_ids)
                 if page.results or page.last_seq != since:
@@ -513,7 +620,10 @@ class Replicator:
 
     # -- writing a batch ------------------------------------------------------------------------
 
-    def _write_batch(self, checkpointer: Checkpointer, batch: _Batch) -> None:
+    def _write_docs(self, batch: _Batch, *, count_batch: bool = True) -> _Written:
+        """Write a fetched batch to the target and account for it in the status (counters,
+        failures, ``denied`` event). Raises nothing for per-document failures: the caller
+        decides what they mean."""
         fetched = batch.fetched
         docs = fetched.docs
         failures: list[dict[str, Any]] = []
@@ -526,15 +636,13 @@ class Replicator:
                 docs = fetched.docs
                 failures = self.target.write(docs)
         self._check_cancel()
-        denied: list[dict[str, Any]] = []
-        too_large: list[DocFailure] = []
-        other: list[dict[str, Any]] = []
+        written = _Written(fetched=fetched, docs=docs)
         for failure in failures:
             name = str(failure.get("error", "")).lower()
             if name in ("forbidden", "unauthorized"):
-                denied.append(failure)
+                written.denied.append(failure)
             elif name == "too_large" and failure.get("status") == 413:
-                too_large.append(
+                written.too_large.append(
                     DocFailure(
                         id=str(failure.get("id")),
                         rev=failure.get("rev"),
@@ -545,12 +653,12 @@ class Replicator:
                     )
                 )
             else:
-                other.append(failure)
-        written = len(docs) - len(failures)
+                written.other.append(failure)
+        denied, too_large = written.denied, written.too_large
         with self._lock:
             st = self._status
             st.docs_read += len(docs)
-            st.docs_written += max(written, 0)
+            st.docs_written += max(len(docs) - len(failures), 0)
             st.doc_write_failures += len(denied) + len(too_large)
             st.denied += len(denied)
             for failure in denied:
@@ -569,9 +677,15 @@ class Replicator:
                     f"{len(too_large)} document(s) too large for the server: "
                     + "; ".join(f.message for f in too_large)
                 )
-            st.batches += 1
+            if count_batch:
+                st.batches += 1
         if denied:
             self._emit("denied", docs=tuple(denied))
+        return written
+
+    def _write_batch(self, checkpointer: Checkpointer, batch: _Batch) -> None:
+        written = self._write_docs(batch)
+        fetched, denied, too_large, other = written.fetched, written.denied, written.too_large, written.other
         if other:
             first = other[0]
             raise BatchFailed(
@@ -584,15 +698,12 @@ class Replicator:
                 f"the source did not return {len(fetched.unresolved)} revision(s), e.g. {doc_id} {rev}: "
                 f"{error} {reason}".strip()
             )
-        if too_large:
-            # Keep the checkpoint before this batch: the next run sends the document again
-            # (after the limit was raised); the rest of this run still goes through.
-            self._hold_checkpoint = True
-        if not self._hold_checkpoint:
-            checkpointer.write(batch.last_seq)
-            with self._lock:
-                self._status.last_seq = batch.last_seq
+        if too_large and self._failed is not None:
+            # Recorded before the checkpoint moves past them: the next run sends them first.
+            self._failed.add(too_large)
+        checkpointer.write(batch.last_seq)
         with self._lock:
+            self._status.last_seq = batch.last_seq
             self._status.pending = batch.pending
             if self._status.state != "active":
                 self._status.state = "active"
@@ -602,11 +713,53 @@ class Replicator:
         self._progress = True
         if resumed:
             self._emit("active")
-        if batch.rows or docs:
+        if batch.rows or written.docs:
             self._emit(
                 "change",
                 docs=tuple(f.to_json() for f in too_large) + tuple(denied),
             )
+
+    def _retry_failed_docs(self, failed: FailedDocs) -> None:
+        """Start of a run: send the documents an earlier run could not send (too large).
+
+        Those that are now on the target (sent, or superseded by a newer revision that was)
+        leave the list; those still too large stay (and are reported again); a refused one
+        (``forbidden``) leaves it as denied; a revision the source no longer has leaves it (its
+        next change is replicated as usual)."""
+        entries = failed.load()
+        if not entries:
+            return
+        revs = {doc_id: [str(r) for r in entry.get("revs") or []] for doc_id, entry in entries.items()}
+        revs = {doc_id: r for doc_id, r in revs.items() if r}
+        diff = self.target.revs_diff(revs) if revs else {}
+        batch = _Batch(rows=[], last_seq=None)
+        for doc_id, entry in diff.items():
+            missing = list(entry.get("missing") or [])
+            if missing:
+                batch.missing[doc_id] = missing
+                if entry.get("possible_ancestors"):
+                    batch.ancestors[doc_id] = list(entry["possible_ancestors"])
+        done = [doc_id for doc_id in entries if doc_id not in batch.missing]
+        if batch.missing:
+            batch.fetched = self.source.fetch(batch.missing, batch.ancestors)
+            written = self._write_docs(batch, count_batch=False)
+            keep = {f.id for f in written.too_large}
+            for failure in written.other:
+                keep.add(str(failure.get("id")))
+                self._warn(
+                    f"could not send {failure.get('id')!r} again: {failure.get('error')} "
+                    f"{failure.get('reason', '')}".strip()
+                )
+            for doc_id, rev, error, reason in written.fetched.unresolved:
+                self._warn(f"{doc_id} {rev} is no longer on the source ({error} {reason}); dropped from the retry list")
+            done += [doc_id for doc_id in batch.missing if doc_id not in keep]
+            if written.docs or written.too_large:
+                self._progress = True
+                self._emit(
+                    "change",
+                    docs=tuple(f.to_json() for f in written.too_large) + tuple(written.denied),
+                )
+        failed.remove(done)
 
     def _caught_up(self) -> None:
         with self._lock:
