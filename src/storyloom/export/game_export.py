@@ -329,15 +329,19 @@ class _Exporter:
     def base(self, doc: dict[str, Any], collection: str, tree: Mapping[str, Any]) -> dict[str, Any]:
         """Strip revision, lock and local fields; add ``collection``, ``children``, ``path``;
         attachments as stubs. Works in place on the freshly read document."""
-        for key in [k for k in doc if k in STRIPPED_FIELDS or (k[:1] == "_" and k not in ("_id", "_attachments"))]:
+        for key in [k for k in doc if (k[:1] == "_" and k != "_id" and k != "_attachments") or k in STRIPPED_FIELDS]:
             del doc[key]
         if collection == SETTINGS_ID:
             for key in [k for k in doc if k in LOCAL_ONLY_SETTINGS]:
                 del doc[key]
         doc["collection"] = collection
         node = tree.get(doc["_id"])
-        doc["children"] = list(node["children"]) if node else []
-        doc["path"] = node["path"] if node else doc["_id"]
+        if node:
+            doc["children"] = list(node["children"])
+            doc["path"] = node["path"]
+        else:
+            doc["children"] = []
+            doc["path"] = doc["_id"]
         attachments = doc.get("_attachments")
         if isinstance(attachments, Mapping):
             doc["_attachments"] = _attachment_stubs(doc["_id"], attachments)
@@ -540,8 +544,13 @@ def export_from_docs(
     selected = parse_collections(collections, default_collections(settings, pre_warnings))
     chosen_apps = {BY_EXPORT_NAME[name].app_name for name in selected}
     tree = derive_tree(docs)
+    apps = [collection_of(doc) for doc in docs]  # before the documents are changed
     needs_states = bool(chosen_apps & {"Variable", "Scenario", "Script"})
-    states, by_doc, failures = analyse_variables(docs, cache) if needs_states else ({}, {}, {})
+    if needs_states:
+        variable_docs = [doc for doc, app in zip(docs, apps, strict=True) if app == "Variable"]
+        states, by_doc, failures = analyse_variables(variable_docs, cache)
+    else:
+        states, by_doc, failures = {}, {}, {}
     exporter = _Exporter(settings, render or render_script, states)
     exporter.warnings.extend(pre_warnings)
     if render is not None and render is not render_script:
@@ -556,8 +565,7 @@ def export_from_docs(
         )
 
     buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in COLLECTIONS if c.app_name in chosen_apps}
-    for doc in docs:
-        collection = collection_of(doc)
+    for doc, collection in zip(docs, apps, strict=True):
         if collection not in buckets:
             continue
         rev = doc.get("_rev")

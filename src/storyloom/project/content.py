@@ -246,6 +246,9 @@ def _parse_text(text: str, language: str) -> Any:
                 return _loads(text)
             except ValueError:
                 pass
+        value = _quick_hjson(text)
+        if value is not _NOT_QUICK:
+            return value
         try:
             value = hjson.loads(text)
         except hjson.HjsonDecodeError as exc:
@@ -256,6 +259,9 @@ def _parse_text(text: str, language: str) -> Any:
             raise ContentError(str(exc), language=lang) from None
         return _to_json(value, lang)
     if lang == "yaml":
+        value = _quick_yaml(text)
+        if value is not _NOT_QUICK:
+            return value
         try:
             value = yaml.load(text, Loader=_Yaml12Loader)
         except yaml.MarkedYAMLError as exc:
@@ -282,6 +288,266 @@ def _parse_text(text: str, language: str) -> Any:
             raise ContentError(message, int(match.group(1)), int(match.group(2)), language=lang) from None
         raise ContentError(message, language=lang) from None
     return _to_json(value, lang)
+
+
+# --------------------------------------------------------------------------------------
+# A quick reader for the common shape of HJSON property text: one ``key: value`` per line,
+# ``key: {`` / ``key: [`` blocks closed by ``}`` / ``]`` on their own line, list items one per
+# line, whole-line ``#`` and ``//`` comments, an optional root ``{ ... }``. It gives exactly
+# what hjson-py gives for such text (same value rules, below) and hands anything else
+# (quotes, commas, inline comments, multiline strings, odd whitespace...) to hjson-py.
+
+_NOT_QUICK = object()
+_HJSON_KEY = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_$.\-]*")
+# hjson-py's number rule (``hjson.decoder.NUMBER_RE``): a quoteless value that is exactly this
+_HJSON_NUMBER = re.compile(r"[\t ]*(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?[\t ]*")
+# where hjson-py stops reading a quoteless value before the end of the line
+_HJSON_VALUE_STOP = re.compile(r"[,\]}#]|/[/*]")
+# whitespace other than space, tab and line breaks (hjson-py and str.strip disagree on it)
+_ODD_SPACE = re.compile(r"[^\S \t\n]")
+
+
+def _quick_hjson_scalar(text: str) -> Any:
+    """A quoteless HJSON value that runs to the end of its line, as hjson-py reads it."""
+    first = text[0]
+    if first in "{}[],:'\"" or _HJSON_VALUE_STOP.search(text):
+        return _NOT_QUICK
+    if text == "null":
+        return None
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if first == "-" or "0" <= first <= "9":
+        match = _HJSON_NUMBER.match(text)
+        if match is not None and match.end() == len(text):
+            integer, fraction, exponent = match.groups()
+            if not (fraction or exponent):
+                return int(integer)
+            number = float(integer + (fraction or "") + (exponent or ""))
+            if number - number != 0.0:  # an infinity: hjson-py's own error is the one to give
+                return _NOT_QUICK
+            return int(number) if int(number) == number and abs(number) < 1e10 else number
+    return text
+
+
+def _quick_hjson(text: str) -> Any:
+    """``hjson.loads(text)`` for the common shape of property text, or ``_NOT_QUICK``."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            return _NOT_QUICK
+    if text[:1] == "\ufeff" or _ODD_SPACE.search(text):
+        return _NOT_QUICK
+    root: dict[str, Any] = {}
+    stack: list[Any] = [root]
+    braced = False  # the root is written { ... }
+    seen_content = False
+    for line in text.split("\n"):
+        line = line.strip(" \t")
+        if not line or line[0] == "#" or line[:2] == "//":
+            continue
+        if not stack:  # text after the closing } of the root
+            return _NOT_QUICK
+        top = stack[-1]
+        if line in ("}", "},"):
+            if top.__class__ is not dict or (len(stack) == 1 and (not braced or line != "}")):
+                return _NOT_QUICK
+            stack.pop()
+            continue
+        if line in ("]", "],"):
+            if top.__class__ is not list:
+                return _NOT_QUICK
+            stack.pop()
+            continue
+        if line == "{" and not seen_content:
+            braced = seen_content = True
+            continue
+        seen_content = True
+        if top.__class__ is list:
+            if line == "{" or line == "[":
+                value: Any = {} if line == "{" else []
+                top.append(value)
+                stack.append(value)
+                continue
+            value = _quick_hjson_scalar(line)
+            if value is _NOT_QUICK:
+                return _NOT_QUICK
+            top.append(value)
+            continue
+        colon = line.find(":")
+        if colon <= 0:
+            return _NOT_QUICK
+        key = line[:colon].rstrip(" \t")
+        rest = line[colon + 1 :].lstrip(" \t")
+        if not rest or _HJSON_KEY.fullmatch(key) is None:
+            return _NOT_QUICK
+        if rest == "{" or rest == "[":
+            value = {} if rest == "{" else []
+            top[key] = value
+            stack.append(value)
+            continue
+        value = _quick_hjson_scalar(rest)
+        if value is _NOT_QUICK:
+            return _NOT_QUICK
+        top[key] = value
+    if len(stack) != (0 if braced else 1):
+        return _NOT_QUICK
+    return root
+
+
+# --------------------------------------------------------------------------------------
+# A quick reader for the common shape of YAML property text and variables: block mappings
+# and block sequences by space indentation, one ``key: value`` or ``- value`` per line,
+# single-line plain or quoted scalars, flow sequences of plain scalars (``[a, b]``), ``{}``,
+# whole-line comments. Plain scalars are typed by the loader's own resolvers and
+# constructors, so the result is exactly ``yaml.load(text, Loader=_Yaml12Loader)``
+# (then :func:`_to_json`); anything else (tabs, anchors, tags, block scalars, multi-line
+# scalars, inline comments, ``:`` or ``#`` inside a plain scalar, timestamps, NaN or
+# infinities...) goes to PyYAML.
+
+_YAML_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_YAML_STR = "tag:yaml.org,2002:str"
+_YAML_MAX_DEPTH = 64
+
+
+def _yaml_tag(value: str) -> str:
+    """The tag PyYAML's resolver gives the plain scalar ``value`` (``Resolver.resolve``)."""
+    resolvers = _Yaml12Loader.yaml_implicit_resolvers
+    for tag, pattern in resolvers.get(value[0] if value else "", ()):
+        if pattern.match(value):
+            return tag
+    for tag, pattern in resolvers.get(None, ()):  # pragma: no cover - no wildcard resolvers
+        if pattern.match(value):
+            return tag
+    return _YAML_STR
+
+
+def _quick_yaml_plain(text: str, flow: bool) -> Any:
+    """A one-line plain scalar (spaces trimmed) as the loader constructs it, or ``_NOT_QUICK``."""
+    first = text[0]
+    if not (first.isalnum() or first == "_" or (first == "-" and text[1:2].isalnum())):
+        return _NOT_QUICK
+    if ":" in text or "#" in text or (flow and ("[" in text or "]" in text or "{" in text or "}" in text)):
+        return _NOT_QUICK
+    tag = _yaml_tag(text)
+    if tag == _YAML_STR:
+        return text
+    if tag not in _QUICK_YAML_TAGS:
+        return _NOT_QUICK  # timestamps, merge keys...
+    value = _Yaml12Loader.yaml_constructors[tag](_SCALAR_LOADER, text)
+    if value.__class__ is float and value - value != 0.0:
+        return _NOT_QUICK  # NaN, infinities: PyYAML's path gives the error
+    return value
+
+
+_QUICK_YAML_TAGS = frozenset(
+    {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"}
+)
+
+
+class _ScalarLoader:
+    """What the loader's scalar constructors use of the loader, with the scalar's text
+    standing for its node."""
+
+    bool_values = _Yaml12Loader.bool_values
+    inf_value = _Yaml12Loader.inf_value
+    nan_value = _Yaml12Loader.nan_value
+
+    @staticmethod
+    def construct_scalar(node: str) -> str:
+        return node
+
+
+_SCALAR_LOADER = _ScalarLoader()
+
+
+def _quick_yaml_value(text: str) -> Any:
+    """The value after ``key: `` or ``- `` (spaces trimmed), or ``_NOT_QUICK``."""
+    first = text[0]
+    if first == '"' or first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != first or first in inner or (first == '"' and "\\" in inner):
+            return _NOT_QUICK
+        return inner  # quoted: always a string, written as is (no escape, no quote inside)
+    if first == "[":
+        if text == "[]":
+            return []
+        if text[-1] != "]":
+            return _NOT_QUICK
+        items = []
+        for item in text[1:-1].split(","):
+            item = item.strip(" ")
+            value = _quick_yaml_plain(item, True) if item else _NOT_QUICK
+            if value is _NOT_QUICK:
+                return _NOT_QUICK
+            items.append(value)
+        return items
+    if text == "{}":
+        return {}
+    return _quick_yaml_plain(text, False)
+
+
+def _quick_yaml(text: str) -> Any:
+    """``yaml.load(text, Loader=_Yaml12Loader)`` for the common shape, or ``_NOT_QUICK``."""
+    if not text.replace("\n", "").isprintable():  # tabs, CR, other line breaks, a BOM...
+        return _NOT_QUICK
+    lines: list[tuple[int, str]] = []  # (indentation, content) of the lines that are not blank
+    for line in text.split("\n"):
+        body = line.strip(" ")
+        if body and body[0] != "#":
+            lines.append((len(line) - len(line.lstrip(" ")), body))
+    if not lines or lines[0][1][:2] == "- " or lines[0][1] == "-":
+        return _NOT_QUICK
+    value, end = _quick_yaml_block(lines, 0, lines[0][0], 0)
+    return value if end == len(lines) else _NOT_QUICK
+
+
+def _quick_yaml_block(lines: list[tuple[int, str]], i: int, indent: int, depth: int) -> tuple[Any, int]:
+    """The block mapping or sequence whose lines start at ``lines[i]``, indented ``indent``;
+    ``(value, index of the next line)``, or ``(_NOT_QUICK, -1)``."""
+    if depth > _YAML_MAX_DEPTH:
+        return _NOT_QUICK, -1
+    n = len(lines)
+    if lines[i][1][:2] == "- " or lines[i][1] == "-":
+        items: list[Any] = []
+        while i < n and lines[i][0] == indent and lines[i][1][:2] == "- ":
+            text = lines[i][1][2:].lstrip(" ")
+            value = _quick_yaml_value(text) if text else _NOT_QUICK
+            if value is _NOT_QUICK:
+                return _NOT_QUICK, -1
+            items.append(value)
+            i += 1
+        if i < n and (lines[i][0] > indent or (lines[i][0] == indent and lines[i][1] == "-")):
+            return _NOT_QUICK, -1  # a continuation line, an empty item, a deeper line...
+        return items, i
+    data: dict[str, Any] = {}
+    while i < n and lines[i][0] == indent and lines[i][1][:2] != "- " and lines[i][1] != "-":
+        body = lines[i][1]
+        colon = body.find(": ")
+        if colon < 0:
+            if body[-1] != ":":
+                return _NOT_QUICK, -1
+            colon = len(body) - 1
+        key = body[:colon]
+        if _YAML_KEY.fullmatch(key) is None or _yaml_tag(key) != _YAML_STR:
+            return _NOT_QUICK, -1
+        rest = body[colon + 1 :].lstrip(" ")
+        i += 1
+        if rest:
+            if rest[0] == "#":
+                return _NOT_QUICK, -1
+            value = _quick_yaml_value(rest)
+        elif i < n and (lines[i][0] > indent or (lines[i][0] == indent and lines[i][1][:2] == "- ")):
+            value, i = _quick_yaml_block(lines, i, lines[i][0], depth + 1)
+        else:
+            value = None  # "key:" and nothing under it: null
+        if value is _NOT_QUICK:
+            return _NOT_QUICK, -1
+        data[key] = value
+    if i < n and lines[i][0] >= indent:
+        return _NOT_QUICK, -1  # a continuation line, a stray "-", a deeper line...
+    return data, i
 
 
 def _hjson_root_object_error(text: str) -> Any:
@@ -810,6 +1076,14 @@ def _dimension(value: Any) -> int | None:
     return size if 1 <= size <= MAX_MAP_SIZE else None
 
 
+def _has_type(entry: Any) -> bool:
+    """A valid cell or edge value: an object with a non-empty string ``type``."""
+    if not isinstance(entry, dict):
+        return False
+    entry_type = entry.get("type")
+    return isinstance(entry_type, str) and bool(entry_type.strip())
+
+
 def check_map_content(
     content: Mapping[str, Any], doc_id: str | None = None
 ) -> tuple[dict[str, Any] | None, list[ContentProblem]]:
@@ -873,10 +1147,8 @@ def check_map_content(
         return f"x 0..{(width or 1) - 1}, y 0..{(height or 1) - 1}"
 
     def check_entry(kind: str, key: str, value: Any) -> bool:
-        if isinstance(value, dict):
-            entry_type = value.get("type")
-            if isinstance(entry_type, str) and entry_type.strip():
-                return True
+        if _has_type(value):
+            return True
         path = f'{kind}["{key}"]'
         if not isinstance(value, dict):
             problem("bad-entry", f"{path} must be an object with a `type`, not {json_type(value)}", path)
@@ -884,11 +1156,12 @@ def check_map_content(
             problem("missing-type", f'{path} needs a `type` (a non-empty string, e.g. "wall")', path)
         return False
 
+    bounded = width is not None and height is not None
     for key in sorted(cells_in):
         value = cells_in[key]
         match = CELL_KEY.match(key)
-        loose = match or _LOOSE_CELL_KEY.match(key)
         if not match:
+            loose = _LOOSE_CELL_KEY.match(key)
             if loose and not (int(loose.group(1)) < 0 or int(loose.group(2)) < 0):
                 problem(
                     "bad-key",
@@ -901,11 +1174,13 @@ def check_map_content(
                 problem("bad-key", f'cell key {key!r} must be "x,y", e.g. "3,4"', f'cells["{key}"]')
             continue
         x, y = int(match.group(1)), int(match.group(2))
-        if width is not None and height is not None and not in_bounds(x, y):
+        if bounded and not (0 <= x < width and 0 <= y < height):  # type: ignore[operator]
             problem("out-of-bounds", f"cell {key!r} is outside the map ({bounds_text()})", f'cells["{key}"]')
             continue
-        if check_entry("cells", key, value):
-            cells[key] = value
+        if not _has_type(value):
+            check_entry("cells", key, value)  # reports what is wrong
+            continue
+        cells[key] = value
 
     seen_edges: dict[tuple[int, int, str], str] = {}
     for key in sorted(edges_in):
@@ -919,10 +1194,11 @@ def check_map_content(
                 problem("bad-key", f'edge key {key!r} must be "x,y:N|E|S|W", e.g. "3,4:S"', f'edges["{key}"]')
             continue
         x, y, side = int(match.group(1)), int(match.group(2)), match.group(3)
-        if width is not None and height is not None and not in_bounds(x, y):
+        if bounded and not (0 <= x < width and 0 <= y < height):  # type: ignore[operator]
             problem("out-of-bounds", f"edge {key!r} is outside the map ({bounds_text()})", f'edges["{key}"]')
             continue
-        if not check_entry("edges", key, value):
+        if not _has_type(value):
+            check_entry("edges", key, value)  # reports what is wrong
             continue
         dx, dy, opposite = _NEIGHBOUR[side]
         twin = (x + dx, y + dy, opposite)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,7 +69,12 @@ _OPERATORS = (
     "==", "!=", "<=", ">=", "&&", "||", "+=", "-=", "*=", "/=", "^=",
     "<", ">", "+", "-", "*", "/", "%", "^", "!", "=", "(", ")", "[", "]", ".",
 )  # fmt: skip
+_OPERATORS_2 = frozenset(op for op in _OPERATORS if len(op) == 2)
+_OPERATORS_1 = frozenset(op for op in _OPERATORS if len(op) == 1)
 _DIGITS = "0123456789"
+# ``\s`` and ``\w`` match exactly ``str.isspace()`` and ``str.isalnum() or "_"``, a run at a time.
+_SPACES = re.compile(r"\s*")
+_NAME_CHARS = re.compile(r"\w*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
 
 
@@ -88,10 +94,6 @@ class _Token:
         return "end of expression" if self.kind == "eof" else repr(self.text)
 
 
-def _is_name_start(ch: str) -> bool:
-    return ch.isalpha() or ch == "_"
-
-
 def _is_name_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
@@ -106,8 +108,8 @@ class _Lexer:
     def next(self) -> _Token:
         text, n = self.text, len(self.text)
         i = self.pos
-        while i < n and text[i].isspace():
-            i += 1
+        if i < n and text[i].isspace():
+            i = _SPACES.match(text, i).end()  # type: ignore[union-attr]
         if i >= n:
             self.pos = n
             return _Token("eof", "", None, n, n)
@@ -116,17 +118,19 @@ class _Lexer:
             return self._number(i)
         if ch in "'\"":
             return self._string(i)
-        if _is_name_start(ch):
-            j = i + 1
-            while j < n and _is_name_char(text[j]):
-                j += 1
+        if ch.isalpha() or ch == "_":
+            j = _NAME_CHARS.match(text, i + 1).end()  # type: ignore[union-attr]
             self.pos = j
-            return _Token("name", text[i:j], text[i:j], i, j)
-        for op in _OPERATORS:
-            if text.startswith(op, i):
-                self.pos = i + len(op)
-                return _Token("op", op, op, i, self.pos)
-        raise ExpressionError(f"unexpected character {ch!r}", i + 1)
+            name = text[i:j]
+            return _Token("name", name, name, i, j)
+        # every two-character operator is tried before the one-character ones
+        op = text[i : i + 2]
+        if op not in _OPERATORS_2:
+            op = ch
+            if op not in _OPERATORS_1:
+                raise ExpressionError(f"unexpected character {ch!r}", i + 1)
+        self.pos = i + len(op)
+        return _Token("op", op, op, i, self.pos)
 
     def _number(self, i: int) -> _Token:
         text, n = self.text, len(self.text)

@@ -31,9 +31,18 @@ class ScriptLine:
         """``{"type": kind, "line": n, <fields>}`` for JSON export."""
         out: dict[str, Any] = {"type": self.kind}
         for f in fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, (list, tuple)) else value
+            out[f.name] = _plain(getattr(self, f.name))
         return out
+
+
+def _plain(value: Any) -> Any:
+    """A field's value for ``to_dict``: lists and tuples as fresh lists, anything else as is."""
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+# The line kinds below spell their ``to_dict`` out, as the generic one would build it (the
+# export calls it for every line); their text fields hold strings (or None), so only
+# ``params`` and ``json`` can need the list copy.
 
 
 @dataclass(slots=True)
@@ -47,6 +56,19 @@ class SpeechLine(ScriptLine):
     expression: str | None = None
     json: dict[str, Any] | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not SpeechLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {
+            "type": "speech",
+            "line": self.line,
+            "actor": self.actor,
+            "text": self.text,
+            "tag": self.tag,
+            "expression": self.expression,
+            "json": _plain(self.json),
+        }
+
 
 @dataclass(slots=True)
 class CommandLine(ScriptLine):
@@ -58,6 +80,18 @@ class CommandLine(ScriptLine):
     json: dict[str, Any] | None = None
     comment: str | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not CommandLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {
+            "type": "command",
+            "line": self.line,
+            "name": self.name,
+            "params": _plain(self.params),
+            "json": _plain(self.json),
+            "comment": self.comment,
+        }
+
 
 @dataclass(slots=True)
 class CommentLine(ScriptLine):
@@ -65,6 +99,11 @@ class CommentLine(ScriptLine):
 
     kind: ClassVar[str] = "comment"
     text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not CommentLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {"type": "comment", "line": self.line, "text": self.text}
 
 
 @dataclass(slots=True)
@@ -74,6 +113,11 @@ class IfLine(ScriptLine):
     kind: ClassVar[str] = "if"
     condition: str
 
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not IfLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {"type": "if", "line": self.line, "condition": self.condition}
+
 
 @dataclass(slots=True)
 class ElseLine(ScriptLine):
@@ -81,12 +125,22 @@ class ElseLine(ScriptLine):
 
     kind: ClassVar[str] = "else"
 
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not ElseLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {"type": "else", "line": self.line}
+
 
 @dataclass(slots=True)
 class EndIfLine(ScriptLine):
     """``@endif``."""
 
     kind: ClassVar[str] = "endif"
+
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not EndIfLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {"type": "endif", "line": self.line}
 
 
 @dataclass(slots=True)
@@ -98,6 +152,17 @@ class SetLine(ScriptLine):
     operator: str
     expression: str
 
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not SetLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {
+            "type": "set",
+            "line": self.line,
+            "path": self.path,
+            "operator": self.operator,
+            "expression": self.expression,
+        }
+
 
 @dataclass(slots=True)
 class TextLine(ScriptLine):
@@ -105,6 +170,11 @@ class TextLine(ScriptLine):
 
     kind: ClassVar[str] = "text"
     text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        if type(self) is not TextLine:  # a subclass may add fields
+            return ScriptLine.to_dict(self)
+        return {"type": "text", "line": self.line, "text": self.text}
 
 
 @dataclass(frozen=True, slots=True)

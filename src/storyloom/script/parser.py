@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,11 +50,52 @@ PROBLEM_CODES = (
 )
 
 _TAG_RE = re.compile(r"\[#([\w.]+)\]\s*")
-_SPEECH_RE = re.compile(r"::(.*?)::")
-_EXPRESSION_RE = re.compile(r"\[(\w[\w .\-]*)\]$")
+# a trailing ``[expression]``: the text ends with it, so it starts at the text's last "["
+_EXPRESSION_RE = re.compile(r"\[(\w[\w .\-]*)\]")
 _COMMAND_START_RE = re.compile(r"<\s*([^\W\d][\w.]*)\s*\(")
 _DIRECTIVE_RE = re.compile(r"@(\w*)")
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+# Memos of the expression checks, keyed by the expression text (scripts repeat their
+# conditions, interpolations and ``@set`` bodies). Only immutable results are kept: an error's
+# (message, column) or the expression's variable paths (``PathRef`` is frozen).
+_MEMO_LIMIT = 8192
+_expression_memo: dict[str, tuple[str | None, int, tuple[PathRef, ...]]] = {}
+_set_memo: dict[str, tuple[Any, ...]] = {}
+
+
+def _check_expression(text: str) -> tuple[str | None, int, tuple[PathRef, ...]]:
+    """``(error message or None, error column, paths)`` of ``parse_expression(text)``."""
+    found = _expression_memo.get(text)
+    if found is None:
+        try:
+            found = (None, 0, tuple(parse_expression(text).paths()))
+        except ExpressionError as exc:
+            found = (exc.message, exc.column, ())
+        if len(_expression_memo) >= _MEMO_LIMIT:
+            _expression_memo.clear()
+        _expression_memo[text] = found
+    return found
+
+
+def _check_set(rest: str) -> tuple[Any, ...]:
+    """``parse_set(rest, directive=False)`` as plain data: ``("set-syntax", message, column)``,
+    ``("expression", message, column)`` or ``("ok", path, operator, value text, value column,
+    value paths)``."""
+    found = _set_memo.get(rest)
+    if found is None:
+        try:
+            stmt = parse_set(rest, directive=False)
+        except SetSyntaxError as exc:
+            found = ("set-syntax", exc.message, exc.column)
+        except ExpressionError as exc:
+            found = ("expression", exc.message, exc.column)
+        else:
+            found = ("ok", stmt.path, stmt.operator, stmt.value.text, stmt.value_column, tuple(stmt.value.paths()))
+        if len(_set_memo) >= _MEMO_LIMIT:
+            _set_memo.clear()
+        _set_memo[rest] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -116,13 +157,15 @@ class _ScriptParser:
         self.if_stack.clear()
         self.result.problems.sort(key=lambda p: (p.line, p.column))
 
-    def check_paths(self, number: int, base_column: int, paths: list[PathRef], target: bool = False) -> None:
+    def check_paths(self, number: int, base_column: int, paths: Sequence[PathRef], target: bool = False) -> None:
         """``base_column``: the line column of the expression's first character."""
         if self.known is None:
             return
         for ref in paths:
+            if _path_exists(self.known, ref.keys):
+                continue
             missing = _missing_part(self.known, ref)
-            if missing is None:
+            if missing is None:  # pragma: no cover - _path_exists walks the same way
                 continue
             column = base_column + ref.column - 1
             if target:
@@ -136,14 +179,16 @@ class _ScriptParser:
 
     def expression(self, number: int, base_column: int, text: str) -> None:
         """Check an expression's syntax and its paths."""
-        try:
-            parsed = parse_expression(text)
-        except ExpressionError as exc:
-            self.problem(number, base_column + exc.column - 1, "bad-expression", exc.message)
+        message, column, paths = _check_expression(text)
+        if message is not None:
+            self.problem(number, base_column + column - 1, "bad-expression", message)
             return
-        self.check_paths(number, base_column, parsed.paths())
+        if paths and self.known is not None:
+            self.check_paths(number, base_column, paths)
 
     def interpolations(self, number: int, raw: str) -> None:
+        if "${" not in raw:
+            return
         for start, end, inner in find_interpolations(raw):
             column = start + 1
             if end < 0:
@@ -162,17 +207,18 @@ class _ScriptParser:
         stripped = raw.strip()
         if not stripped:
             return
-        indent = len(raw) - len(raw.lstrip())
-        if stripped.startswith("//"):
-            self.add(CommentLine(number, stripped[2:].strip()))
-        elif stripped.startswith("@"):
-            self.directive(number, raw, stripped, indent)
-        elif stripped.startswith("[#"):
-            self.tagged(number, raw, stripped, indent)
-        elif stripped.startswith("::"):
-            self.speech(number, raw, stripped, indent, None)
-        elif stripped.startswith("<") and _COMMAND_START_RE.match(stripped):
-            self.command(number, raw, stripped, indent)
+        # classified by the first character; the indentation is where that character is
+        first = stripped[0]
+        if first == "/" and stripped.startswith("//"):
+            self.result.lines.append(CommentLine(number, stripped[2:].strip()))
+        elif first == "@":
+            self.directive(number, raw, stripped, raw.find(first))
+        elif first == "[" and stripped.startswith("[#"):
+            self.tagged(number, raw, stripped, raw.find(first))
+        elif first == ":" and stripped.startswith("::"):
+            self.speech(number, raw, stripped, raw.find(first), None)
+        elif first == "<" and _COMMAND_START_RE.match(stripped):
+            self.command(number, raw, stripped, raw.find(first))
         else:
             self.text(number, raw)
 
@@ -230,21 +276,22 @@ class _ScriptParser:
 
     def set(self, number: int, raw: str, rest: str, column: int) -> None:
         base = column + 4  # column of the character right after "@set"
-        try:
-            stmt = parse_set(rest, directive=False)
-        except SetSyntaxError as exc:
-            self.problem(number, base + exc.column - 1, "bad-set", exc.message)
+        found = _check_set(rest)
+        if found[0] == "set-syntax":
+            self.problem(number, base + found[2] - 1, "bad-set", found[1])
             self.text(number, raw)
             return
-        except ExpressionError as exc:
+        if found[0] == "expression":
             # target and operator are fine: keep the line typed, report the value
-            self.problem(number, base + exc.column - 1, "bad-expression", exc.message)
+            self.problem(number, base + found[2] - 1, "bad-expression", found[1])
             self.add(_set_line_from_text(number, rest))
             return
-        self.add(SetLine(number, stmt.path.text, stmt.operator, stmt.value.text))
-        # "=" may create a property (a warning); a compound operator reads it first (an error)
-        self.check_paths(number, base, [stmt.path], target=stmt.operator == "=")
-        self.check_paths(number, base + stmt.value_column - 1, stmt.value.paths())
+        _, path, operator, value_text, value_column, value_paths = found
+        self.add(SetLine(number, path.text, operator, value_text))
+        if self.known is not None:
+            # "=" may create a property (a warning); a compound operator reads it first (an error)
+            self.check_paths(number, base, [path], target=operator == "=")
+            self.check_paths(number, base + value_column - 1, value_paths)
 
     def tagged(self, number: int, raw: str, stripped: str, indent: int) -> None:
         match = _TAG_RE.match(stripped)
@@ -264,17 +311,17 @@ class _ScriptParser:
 
     def speech(self, number: int, raw: str, body: str, offset: int, tag: str | None) -> None:
         """``body`` starts with ``::``; ``offset`` is its 0-based position in ``raw``."""
-        match = _SPEECH_RE.match(body)
-        actor = match.group(1).strip() if match else ""
-        if not match or not actor:
+        close = body.find("::", 2)  # the actor runs to the next "::"
+        actor = body[2:close].strip() if close >= 0 else ""
+        if not actor:
             self.problem(
                 number, offset + 1, "bad-speech",
                 "a speech line is ::Actor:: text (the actor name is missing or not closed with ::)",
             )  # fmt: skip
             self.text(number, raw)
             return
-        content = body[match.end() :].rstrip()
-        content_offset = offset + match.end()
+        content = body[close + 2 :].rstrip()
+        content_offset = offset + close + 2
         masked = _mask_interpolations(content)
         data: dict[str, Any] | None = None
         start = _trailing_object_start(masked)
@@ -291,7 +338,7 @@ class _ScriptParser:
                     "warning",
                 )  # fmt: skip
         expression = None
-        found = _EXPRESSION_RE.search(masked)
+        found = _EXPRESSION_RE.fullmatch(masked, masked.rfind("[")) if masked.endswith("]") else None
         if found:
             expression = found.group(1).strip()
             content = content[: found.start()].rstrip()
@@ -388,6 +435,25 @@ def _find_operator(text: str) -> tuple[int, str]:
     return -1, ""
 
 
+def _path_exists(known: Mapping[str, Any], keys: tuple[str | int | None, ...]) -> bool:
+    """:func:`_missing_part` is None: the same walk, without building the message."""
+    current: Any = known
+    for key in keys:
+        if key is None:
+            return True
+        if (current.__class__ is dict or isinstance(current, Mapping)) and isinstance(key, str):
+            if key not in current:
+                return False
+            current = current[key]
+        elif isinstance(current, (list, tuple)) and isinstance(key, int):
+            if not 0 <= key < len(current):
+                return False
+            current = current[key]
+        else:
+            return False
+    return True
+
+
 def _missing_part(known: Mapping[str, Any], ref: PathRef) -> str | None:
     """None when the path exists in ``known`` (stopping at computed indexes), else what is missing."""
     current: Any = known
@@ -415,6 +481,8 @@ def _missing_part(known: Mapping[str, Any], ref: PathRef) -> str | None:
 
 def _mask_interpolations(text: str) -> str:
     """``text`` with each closed ``${...}`` replaced by filler of the same length."""
+    if "${" not in text:
+        return text
     spans = [(s, e) for s, e, _ in find_interpolations(text) if e >= 0]
     if not spans:
         return text
