@@ -3,7 +3,8 @@
     .venv/bin/python bench/api_bench.py [--docs 10000] [--clients 8] [--seconds 5] [--dir DIR]
 
 A project of ``--docs`` documents (the export benchmark's generator: all 15 collections, realistic
-scripts, properties, variables, maps...) is created under a temporary ``STORYLOOM_HOME`` and served
+scripts, properties, variables, maps...) is created under a temporary ``STORYLOOM_HOME`` (deleted
+at the end, whatever happens; with ``--dir DIR`` the project is created there and kept) and served
 by ``ApiServer`` on a free loopback port. The reference is a minimal Starlette app whose one route
 returns a constant JSON body, served by the same ``UvicornThread`` (uvicorn, h11, asyncio, no
 access log) on another port of the same machine, in the same process, in the same run.
@@ -31,6 +32,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -195,7 +197,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--cold-requests", type=int, default=2, help="requests per client without the cache")
-    parser.add_argument("--dir", help="STORYLOOM_HOME to use (default: a temporary directory)")
+    parser.add_argument("--dir", help="STORYLOOM_HOME to use, kept afterwards (default: a temporary directory, "
+                                      "deleted at the end)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="measure each scenario (and its reference) this many times; medians are printed")
     parser.add_argument("--only", choices=["info", "export", "cold"], action="append",
@@ -204,32 +207,53 @@ def main() -> int:
 
     home = args.dir or tempfile.mkdtemp(prefix="storyloom-api-bench-")
     os.environ["STORYLOOM_HOME"] = home
+    try:
+        return run_benchmark(args)
+    finally:
+        if not args.dir:
+            shutil.rmtree(home, ignore_errors=True)
 
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    """Create the project under ``$STORYLOOM_HOME``, serve it, measure; everything stopped at the end."""
     from export_bench import make_docs
     from storyloom.api import ApiServer, StaticProjectProvider
     from storyloom.api.provider import StoryloomPayloads
     from storyloom.api.server import UvicornThread, bind_socket
     from storyloom.project.manager import ProjectManager
 
-    project = ProjectManager().create(f"api-bench-{random.randrange(10**9)}")
-    docs = make_docs(args.docs)
-    for i in range(0, len(docs), 500):
-        failures = [r for r in project.db.bulk_docs(docs[i : i + 500]) if "error" in r]
-        if failures:
-            raise SystemExit(f"write failed: {failures[:3]}")
-
     class Options:
         api_key = KEY
         api_port = 0
         username = "bench"
 
-    reference = UvicornThread(reference_app(), bind_socket("127.0.0.1", 0), name="reference")
-    reference.start()
-    reference_port = reference.sock.getsockname()[1]
-    api = ApiServer(StaticProjectProvider(project), Options())
-    api.start()
-    cold = ApiServer(StaticProjectProvider(project), Options(), payloads=StoryloomPayloads(cache=False))
-    cold.start()
+    project = ProjectManager().create(f"api-bench-{random.randrange(10**9)}")
+    running: list[Any] = []
+    try:
+        docs = make_docs(args.docs)
+        for i in range(0, len(docs), 500):
+            failures = [r for r in project.db.bulk_docs(docs[i : i + 500]) if "error" in r]
+            if failures:
+                raise SystemExit(f"write failed: {failures[:3]}")
+        reference = UvicornThread(reference_app(), bind_socket("127.0.0.1", 0), name="reference")
+        running.append(reference)
+        reference.start()
+        reference_port = reference.sock.getsockname()[1]
+        api = ApiServer(StaticProjectProvider(project), Options())
+        running.append(api)
+        api.start()
+        cold = ApiServer(StaticProjectProvider(project), Options(), payloads=StoryloomPayloads(cache=False))
+        running.append(cold)
+        cold.start()
+        report(args, project, api, cold, reference_port)
+        return 0
+    finally:
+        for server in reversed(running):
+            server.stop()
+        project.close()
+
+
+def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, reference_port: int) -> None:
     size = len(_get(api.port or 0, "/game-export").encode("utf-8"))
     print(f"project: {project.db.info()['doc_count']} documents; /game-export is {size / 1e6:.1f} MB; "
           f"{args.clients} concurrent clients (one process, one keep-alive connection each); "
@@ -258,11 +282,6 @@ def main() -> int:
               f"{ref_med['p50']:>10.2f}{ref_med['p99']:>10.2f}")
         print(f"{name:<34}{med['requests']:>9.0f}{med['rps']:>10.1f}{med['p50']:>10.2f}{med['p99']:>10.2f}"
               f"{ratio['rps']:>10.3f}x{ratio['p50']:>10.1f}x{ratio['p99']:>10.1f}x")
-    cold.stop()
-    api.stop()
-    reference.stop()
-    project.close()
-    return 0
 
 
 def _get(port: int, path: str) -> str:

@@ -10,6 +10,21 @@ import pytest
 from tests.api.support import GARDEN, Harness, RecordingNavigation, running_server
 
 
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every server a test starts in this process listens on loopback only (never on every
+    interface with a known key). A test of another bind address replaces the bind itself."""
+    from storyloom.api import server as server_module
+
+    real_bind = server_module.bind_socket
+
+    def bind_loopback(host: str, port: int) -> Any:
+        assert server_module.is_loopback(host), f"a test asked to listen on {host!r}: tests listen on loopback"
+        return real_bind(host, port)
+
+    monkeypatch.setattr(server_module, "bind_socket", bind_loopback)
+
+
 @pytest.fixture
 def garden(storyloom_home) -> Iterator[Any]:
     """The Drafft sample project, imported by the project layer's Drafft import."""

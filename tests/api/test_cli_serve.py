@@ -1,17 +1,23 @@
-"""``storyloom serve`` as a real subprocess: prints the URL, serves, stops cleanly on SIGTERM/SIGINT."""
+"""``storyloom serve`` as a real subprocess: prints the URL, serves, stops cleanly on SIGTERM/SIGINT.
+
+Every server listens on loopback only; every blocking read has a timeout (``DEADLINE``, generous
+for a loaded CI machine), so a broken ``serve`` fails a test instead of hanging it.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
+import queue
 import re
 import signal
 import socket
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -19,6 +25,7 @@ import pytest
 from tests.api.support import GARDEN, KEY, free_port
 
 URL_LINE = re.compile(r"Serving project '(?P<name>[^']+)' at (?P<url>http://\S+) \(Ctrl-C to stop\)")
+DEADLINE = 30.0  # seconds: for the child to start, answer, or exit
 
 
 @pytest.fixture
@@ -33,69 +40,121 @@ def served_project(storyloom_home) -> str:
     return name
 
 
+class Served:
+    """A ``storyloom serve`` child whose stdout and stderr are read by threads (reads never block a test)."""
+
+    def __init__(self, args: tuple[str, ...], env: dict[str, str] | None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "storyloom", "serve", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
+        self.stdout_lines: queue.Queue[str | None] = queue.Queue()
+        self._out: list[str] = []
+        self._err: list[str] = []
+        assert self.process.stdout is not None and self.process.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read, args=(self.process.stdout, self._out, self.stdout_lines), daemon=True),
+            threading.Thread(target=self._read, args=(self.process.stderr, self._err, None), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream: IO[str], into: list[str], lines: queue.Queue[str | None] | None) -> None:
+        for line in stream:
+            into.append(line)
+            if lines is not None:
+                lines.put(line)
+        if lines is not None:
+            lines.put(None)  # end of output
+
+    def first_line(self) -> str:
+        try:
+            line = self.stdout_lines.get(timeout=DEADLINE)
+        except queue.Empty:
+            raise AssertionError(f"`storyloom serve` printed nothing within {DEADLINE} s; "
+                                 f"stderr: {self.stderr}") from None
+        return line or ""
+
+    def wait(self) -> tuple[int, str, str]:
+        """Wait for the child to exit (at most ``DEADLINE``); its exit code, stdout and stderr."""
+        code = self.process.wait(timeout=DEADLINE)
+        for reader in self._readers:
+            reader.join(DEADLINE)
+        return code, self.stdout, self.stderr
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=DEADLINE)
+
+    @property
+    def stdout(self) -> str:
+        return "".join(self._out)
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self._err)
+
+
 @contextmanager
-def serve(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "storyloom", "serve", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
+def serve(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[Served, str]]:
+    served = Served(args, env)
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
+        line = served.first_line()
         match = URL_LINE.search(line)
         if not match:
-            process.kill()
-            _out, err = process.communicate(timeout=10)
+            served.kill()
+            _code, _out, err = served.wait()
             raise AssertionError(f"no URL line: {line!r}; stderr: {err}")
-        yield process, match["url"]
+        yield served, match["url"]
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=10)
+        served.kill()
 
 
-def _finish(process: subprocess.Popen, sig: int) -> tuple[int, str, str]:
-    process.send_signal(sig)
-    out, err = process.communicate(timeout=20)
-    return process.returncode, out, err
+def _finish(served: Served, sig: int) -> tuple[int, str, str]:
+    served.process.send_signal(sig)
+    return served.wait()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_prints_the_url_serves_and_stops_cleanly(served_project, sig):
     port = free_port()
-    with serve(served_project, "--port", str(port), "--key", KEY) as (process, url):
+    with serve(served_project, "--port", str(port), "--key", KEY) as (served, url):
         assert url == f"http://127.0.0.1:{port}"
-        info = httpx.get(url + "/info", headers={"x-api-key": KEY}, timeout=10)
+        info = httpx.get(url + "/info", headers={"x-api-key": KEY}, timeout=DEADLINE)
         assert info.status_code == 200
         assert info.json()["project"]["name"] == served_project
-        navigate = httpx.get(url + "/navigate?id=ProjectSettings", headers={"x-api-key": KEY}, timeout=10)
+        navigate = httpx.get(url + "/navigate?id=ProjectSettings", headers={"x-api-key": KEY}, timeout=DEADLINE)
         assert navigate.status_code == 400
-        code, out, err = _finish(process, sig)
+        code, out, err = _finish(served, sig)
     assert code == 0, err
     assert "Traceback" not in err and "Traceback" not in out
     assert "Stopped." in out
     with pytest.raises(httpx.ConnectError):
-        httpx.get(url + "/openapi.json", timeout=2)
+        httpx.get(url + "/openapi.json", timeout=DEADLINE)
 
 
 def test_serve_stops_cleanly_while_a_client_streams_events(served_project):
+    """SIGTERM ends the open stream with `event: end` and the child exits 0: it does not wait on it."""
     port = free_port()
-    with serve(served_project, "--port", str(port), "--key", KEY) as (process, url):
-        with httpx.stream("GET", url + "/events", headers={"x-api-key": KEY}, timeout=20) as response:
+    with serve(served_project, "--port", str(port), "--key", KEY) as (served, url):
+        with httpx.stream("GET", url + "/events", headers={"x-api-key": KEY}, timeout=DEADLINE) as response:
             assert response.status_code == 200
             lines = response.iter_lines()
             assert next(lines).startswith("retry:")
-            started = time.monotonic()
-            process.send_signal(signal.SIGTERM)
-            rest = list(lines)
+            served.process.send_signal(signal.SIGTERM)
+            rest = list(lines)  # returns only when the server ends the stream (read timeout: DEADLINE)
         assert "event: end" in rest
-        _out, err = process.communicate(timeout=20)
-        assert time.monotonic() - started < 10
-    assert process.returncode == 0, err
+        assert 'data: {"reason":"server stopping"}' in rest
+        code, out, err = served.wait()
+    assert code == 0, err
     assert "Traceback" not in err
+    assert "Stopped." in out
+    assert "timeout graceful shutdown exceeded" not in err  # the stream ended; nothing was cancelled
 
 
 def test_headless_navigate_is_409(served_project):
@@ -104,18 +163,19 @@ def test_headless_navigate_is_409(served_project):
     with ProjectManager().open(served_project) as project:
         script = next(r["id"] for r in project.db.all_docs(include_docs=True)["rows"]
                       if r["doc"].get("type") == "Script")
-    with serve(served_project, "--port", str(free_port()), "--key", KEY) as (process, url):
-        response = httpx.get(url + "/navigate", params={"id": script}, headers={"x-api-key": KEY}, timeout=10)
+    with serve(served_project, "--port", str(free_port()), "--key", KEY) as (served, url):
+        response = httpx.get(url + "/navigate", params={"id": script}, headers={"x-api-key": KEY},
+                             timeout=DEADLINE)
         assert response.status_code == 409
         assert response.json()["success"] is False
-        _finish(process, signal.SIGTERM)
+        _finish(served, signal.SIGTERM)
 
 
 def test_key_from_the_environment_then_the_options(served_project):
     from storyloom.project.options import AppOptions
 
     with serve(served_project, "--port", str(free_port()), env={"STORYLOOM_API_KEY": "from-env"}) as (p, url):
-        assert httpx.get(url + "/info", headers={"x-api-key": "from-env"}).status_code == 200
+        assert httpx.get(url + "/info", headers={"x-api-key": "from-env"}, timeout=DEADLINE).status_code == 200
         _finish(p, signal.SIGTERM)
     options = AppOptions.load()
     options.api_key = "from-options"
@@ -123,7 +183,7 @@ def test_key_from_the_environment_then_the_options(served_project):
     options.save()
     with serve(served_project) as (p, url):
         assert url == f"http://127.0.0.1:{options.api_port}"
-        assert httpx.get(url + "/info", headers={"x-api-key": "from-options"}).status_code == 200
+        assert httpx.get(url + "/info", headers={"x-api-key": "from-options"}, timeout=DEADLINE).status_code == 200
         _finish(p, signal.SIGTERM)
 
 
@@ -158,9 +218,34 @@ def test_serve_an_unknown_project_is_a_clear_error(storyloom_home):
     assert "no-such-project" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_serve_on_another_address_warns(served_project):
-    with serve(served_project, "--port", str(free_port()), "--key", KEY, "--host", "0.0.0.0") as (p, url):
-        assert httpx.get(url + "/info", headers={"x-api-key": KEY}).status_code == 200
-        code, _out, err = _finish(p, signal.SIGTERM)
-    assert code == 0
-    assert "warning" in err and "0.0.0.0" in err
+def test_serve_on_another_address_warns_once_and_asks_for_that_address(served_project, monkeypatch, capsys,
+                                                                        caplog):
+    """`--host 0.0.0.0`, in process, with the bind replaced: the test itself listens on loopback only.
+
+    The CLI prints the warning once (the server does not log it a second time) and asks the
+    socket layer for exactly the address given.
+    """
+    from storyloom.api import server as server_module
+    from storyloom.cli.main import main
+
+    asked: list[tuple[str, int]] = []
+    real_bind = server_module.bind_socket
+
+    def fake_bind(host: str, port: int) -> socket.socket:
+        asked.append((host, port))
+        signal.raise_signal(signal.SIGTERM)  # stop as soon as it serves: `serve`'s own handler catches it
+        return real_bind("127.0.0.1", 0)
+
+    monkeypatch.setattr(server_module, "bind_socket", fake_bind)
+    caplog.set_level(logging.WARNING)
+    port = free_port()
+    code = main(["serve", served_project, "--port", str(port), "--key", KEY, "--host", "0.0.0.0"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert asked == [("0.0.0.0", port)]
+    warning = server_module.exposure_warning("0.0.0.0")
+    assert warning is not None
+    assert err.count(warning) == 1 and f"storyloom: {warning}" in err
+    assert "listens on 0.0.0.0, not only on this machine's loopback address" in warning
+    assert not [r for r in caplog.records if "not only on this machine" in r.getMessage()]
+    assert "Serving project" in out and "Stopped." in out and "Traceback" not in err

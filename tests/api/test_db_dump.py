@@ -148,3 +148,43 @@ def test_incompatible_options_are_a_400(dump_api):
     response = dump_api.get("/db-dump", params={"keys": '["a"]', "key": '"a"'})
     assert response.status_code == 400
     assert "keys" in response.json()["reason"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("key", '"\\ud800"'),
+        ("startkey", '"a\\udfff"'),
+        ("start_key", '"\\ud800"'),
+        ("endkey", '"\\udc00b"'),
+        ("end_key", '"\\ud800"'),
+        ("keys", '["ok", "\\ud800"]'),
+        ("keys", '[{"\\ud800": 1}]'),
+    ],
+)
+def test_a_lone_surrogate_is_a_400_naming_the_parameter(dump_api, name, value):
+    """JSON accepts lone surrogate escapes; UTF-8 (and so the store) cannot: 400, not a 500."""
+    response = dump_api.get("/db-dump", params={name: value})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["error"] == "bad_request"
+    assert body["reason"].startswith(f"invalid query parameter '{name}':")
+    assert "not valid Unicode" in body["reason"]
+    assert dump_api.get("/db-dump", params={"limit": "1"}).status_code == 200  # still serving
+
+
+def test_valid_non_ascii_keys_still_work(dump_api):
+    db = dump_api.project.db
+    db.put({"_id": "zz-café-😀", "type": "Misc"})
+    for params in ({"key": json.dumps("zz-café-😀")}, {"key": '"zz-caf\\u00e9-\\ud83d\\ude00"'},
+                   {"keys": json.dumps(["zz-café-😀"])}):
+        rows = dump_api.get("/db-dump", params=params).json()["rows"]
+        assert [row["id"] for row in rows] == ["zz-café-😀"], params
+
+
+def test_null_keys_mean_not_given_as_in_the_store(dump_api):
+    db = dump_api.project.db
+    for name in ("key", "startkey", "endkey"):
+        response = dump_api.get("/db-dump", params={name: "null", "include_docs": "false"})
+        assert response.status_code == 200
+        assert response.json() == db.all_docs(**{name: None})

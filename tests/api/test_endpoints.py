@@ -211,6 +211,31 @@ def test_navigate_refuses_what_is_not_a_document(api):
     assert api.navigation.calls == []
 
 
+def test_not_navigable_reasons_name_what_the_document_is(api):
+    db = api.project.db
+    folder = _first(api.project, lambda d: d.get("type") == "Folder")
+    attachment = _first(api.project, lambda d: d.get("type") == "Attachment")
+    user = _first(api.project, lambda d: d.get("type") == "User")
+    db.put({"_id": "odd-one", "type": "Blueprint"})
+    db.put({"_id": "untyped-one", "name": "no type"})
+    prefix = "only documents can be navigated to: "
+    expected = {
+        "ProjectSettings": "'ProjectSettings' is the project settings, which are edited in the settings "
+                           "dialog, not in a tab",
+        folder["_id"]: f"{folder['_id']!r} is a folder, which does not open in a tab",
+        attachment["_id"]: f"{attachment['_id']!r} is an attachment (a file stored in the project), which "
+                           "does not open in a tab",
+        user["_id"]: f"{user['_id']!r} is a user, which does not open in a tab",
+        "odd-one": "'odd-one' is a document of type 'Blueprint', which does not open in a tab",
+        "untyped-one": "'untyped-one' is a document without a type or collection, which does not open in a tab",
+        "_design/idx": "'_design/idx' is a design document",
+    }
+    for doc_id, reason in expected.items():
+        body = api.get("/navigate", params={"id": doc_id}).json()
+        assert body["reason"] == prefix + reason
+        assert " a untyped" not in body["reason"] and " a Attachment" not in body["reason"]
+
+
 # ---------------------------------------------------------------------- /openapi.json
 
 
@@ -220,7 +245,7 @@ def test_openapi_is_public_and_reveals_nothing_about_the_project(api):
     doc = response.json()
     assert doc["openapi"].startswith("3.")
     assert set(doc["paths"]) == {"/info", "/game-export", "/schema-export", "/db-dump", "/navigate",
-                                 "/events", "/openapi.json"}
+                                 "/attachments/{doc_id}/{name}", "/events", "/openapi.json"}
     text = response.text
     settings = _settings_doc(api.project)
     for secret in (api.project.id, api.project.name, settings["projectName"], KEY, "tester"):
@@ -235,6 +260,7 @@ def test_openapi_documents_every_error_and_the_key(api):
     }
     assert doc["security"] == [{"apiKey": []}]
     for path, item in doc["paths"].items():
+        assert set(item) == {"get", "head"}, path  # every endpoint answers GET and HEAD
         operation = item["get"]
         statuses = set(operation["responses"])
         assert "422" not in statuses
@@ -243,7 +269,18 @@ def test_openapi_documents_every_error_and_the_key(api):
             assert {"400", "401", "503", "500"} <= statuses, path
         else:
             assert operation["security"] == []
+        head = item["head"]
+        assert set(head["responses"]) == statuses, path
+        assert head["operationId"] != operation["operationId"]
+        assert head.get("parameters") == operation.get("parameters"), path
+        assert not any("content" in response for response in head["responses"].values()), path
     assert {"404", "409"} <= set(doc["paths"]["/navigate"]["get"]["responses"])
+    assert {"304", "404"} <= set(doc["paths"]["/attachments/{doc_id}/{name}"]["get"]["responses"])
+    navigate_errors = doc["paths"]["/navigate"]["get"]["responses"]
+    for status in ("400", "401", "403", "404", "405", "409", "500", "503"):
+        schema = navigate_errors[status]["content"]["application/json"]["schema"]
+        assert schema == {"$ref": "#/components/schemas/NavigateErrorBody"}, status
+    assert "success" in doc["components"]["schemas"]["NavigateErrorBody"]["required"]
     db_dump_params = {p["name"] for p in doc["paths"]["/db-dump"]["get"]["parameters"]}
     assert db_dump_params == {"include_docs", "attachments", "conflicts", "descending", "startkey", "start_key",
                               "endkey", "end_key", "key", "keys", "limit", "skip", "inclusive_end",

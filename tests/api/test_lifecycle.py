@@ -1,7 +1,12 @@
-"""Start, stop and restart; the controller following the app options; a port already in use."""
+"""Start, stop and restart; the controller following the app options; a port already in use.
+
+The assertions are about behaviour (stopped, nothing forced or cancelled, streams ended), with
+generous deadlines (``DEADLINE``) for a loaded CI machine, never about how fast it went.
+"""
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
@@ -11,6 +16,9 @@ import pytest
 
 from storyloom.api import ApiController, ApiServer, ApiStartError, ApiStatus, StaticProjectProvider
 from tests.api.support import KEY, RecordingNavigation, free_port
+
+DEADLINE = 20.0
+GRACEFUL_EXCEEDED = "timeout graceful shutdown exceeded"  # uvicorn's log when it cancels requests
 
 
 def _app_options(**values):
@@ -25,18 +33,28 @@ def _app_options(**values):
 
 
 def _info(url: str, key: str = KEY) -> httpx.Response:
-    return httpx.get(url + "/info", headers={"x-api-key": key}, timeout=10)
+    return httpx.get(url + "/info", headers={"x-api-key": key}, timeout=DEADLINE)
 
 
 def _refused(url: str) -> bool:
     try:
-        httpx.get(url + "/openapi.json", timeout=2)
+        httpx.get(url + "/openapi.json", timeout=DEADLINE)
     except httpx.ConnectError:
         return True
     return False
 
 
-def test_start_stop_restart(garden):
+def _cancelled(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if GRACEFUL_EXCEEDED in r.getMessage()]
+
+
+@pytest.fixture
+def uvicorn_errors(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.ERROR, logger="uvicorn.error")
+    return caplog
+
+
+def test_start_stop_restart(garden, uvicorn_errors):
     options = _app_options(api_key=KEY, api_port=free_port())
     server = ApiServer(StaticProjectProvider(garden), options)
     assert not server.running and server.url is None
@@ -50,11 +68,13 @@ def test_start_stop_restart(garden):
     server.stop()  # idempotent
     server.start()
     assert _info(url).status_code == 200
-    started = time.monotonic()
+    old_runner = server._runner
     server.restart()
-    assert time.monotonic() - started < 3
+    assert server.running and server._runner is not old_runner and not old_runner.alive
+    assert not old_runner.forced  # the old server stopped by itself, nothing in flight was cut
     assert _info(url).status_code == 200
     server.stop()
+    assert not _cancelled(uvicorn_errors)
 
 
 def test_restart_applies_a_new_port_and_key(garden):
@@ -99,24 +119,50 @@ def test_invalid_port_is_a_clear_error(garden, port):
         server.start()
 
 
-def test_stop_does_not_wait_for_idle_keep_alive_connections(garden):
+def test_stop_does_not_wait_for_idle_keep_alive_connections(garden, uvicorn_errors):
+    """An idle keep-alive connection is closed by stop(), not waited for.
+
+    Waiting for it would last until the keep-alive timeout (5 s), past uvicorn's graceful timeout
+    (3 s): uvicorn would log that it gave up waiting. The connection itself sees the close.
+    """
     with ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=0)) as server:
-        client = httpx.Client(base_url=server.url, headers={"x-api-key": KEY})
-        assert client.get("/info").status_code == 200
-        started = time.monotonic()
-        server.stop()
-        assert time.monotonic() - started < 2
-        client.close()
+        port = server.port
+        with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as idle:
+            idle.sendall(f"GET /info HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-api-key: {KEY}\r\n\r\n".encode())
+            stream = idle.makefile("rb")
+            assert stream.readline().startswith(b"HTTP/1.1 200")
+            length = 0
+            while (line := stream.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("latin-1").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            assert len(stream.read(length)) == length  # the answer is read: the connection is idle
+            runner = server._runner
+            server.stop(timeout=DEADLINE)
+            assert not server.running and not runner.alive and not runner.forced
+            assert stream.read() == b""  # the server closed the idle connection
+    assert not _cancelled(uvicorn_errors)
 
 
 def test_stop_while_a_dump_is_being_read(garden):
+    """A client that stops reading a dump does not keep the server (or the dump's thread) alive."""
     with ApiServer(StaticProjectProvider(garden), _app_options(api_key=KEY, api_port=0)) as server:
-        with httpx.stream("GET", server.url + "/db-dump", headers={"x-api-key": KEY}) as response:
+        url = server.url
+        with httpx.stream("GET", url + "/db-dump", headers={"x-api-key": KEY}, timeout=DEADLINE) as response:
             assert response.status_code == 200
-            started = time.monotonic()
-            server.stop()
-            assert time.monotonic() - started < 8
-        assert not server.running
+            runner = server._runner
+            server.stop(timeout=DEADLINE)
+            assert not server.running and not runner.alive and not runner.forced
+            try:  # the stream ended: whatever was sent before the stop, then the end or a cut
+                for _ in response.iter_bytes():
+                    pass
+            except httpx.HTTPError:
+                pass
+        assert _refused(url)
+    deadline = time.monotonic() + DEADLINE
+    while any(t.name == "storyloom-db-dump" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the dump's producer thread never ended"
+        time.sleep(0.05)
 
 
 # ---------------------------------------------------------------------- the controller
@@ -218,17 +264,17 @@ def test_controller_serves_the_current_project_and_ends_streams_on_switch(garden
         lines: list[str] = []
 
         def listen() -> None:
-            with httpx.stream("GET", url + "/events", headers={"x-api-key": KEY}, timeout=20) as response:
+            with httpx.stream("GET", url + "/events", headers={"x-api-key": KEY}, timeout=DEADLINE) as response:
                 for line in response.iter_lines():
                     lines.append(line)
 
         listener = threading.Thread(target=listen)
         listener.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + DEADLINE
         while controller.server.open_event_streams == 0 and time.monotonic() < deadline:
             time.sleep(0.02)
         controller.project_opened(other)
-        listener.join(10)
+        listener.join(DEADLINE)
         assert not listener.is_alive()
         assert "event: end" in lines and any("project closed" in line for line in lines)
         assert _info(url).json()["project"]["id"] == other.id

@@ -99,7 +99,7 @@ def test_allowed_origins_get_cors_headers(garden):
         })
         assert preflight.status_code == 204
         assert preflight.headers["access-control-allow-headers"] == "x-api-key"
-        assert preflight.headers["access-control-allow-methods"] == "GET"
+        assert preflight.headers["access-control-allow-methods"] == "GET, HEAD"
         # The key is still required on the real request, and other origins are still refused.
         assert httpx.get(api.url + "/info", headers={"origin": "http://localhost:5173"}).status_code == 401
         assert api.get("/info", headers={"origin": "http://localhost:5174"}).status_code == 403
@@ -111,13 +111,42 @@ def test_allowed_hosts_extend_the_loopback_names(garden):
         assert api.get("/info", headers={"host": "storyloom.test:1"}).status_code == 403
 
 
-def test_another_bind_address_is_explicit_and_warns(garden, caplog):
+def test_another_bind_address_is_explicit_and_warns(garden, caplog, monkeypatch):
+    """`host="0.0.0.0"` warns and asks the socket layer for 0.0.0.0; the bind is replaced so that
+    the test itself listens on loopback only."""
+    from storyloom.api import server as server_module
+
+    asked: list[tuple[str, int]] = []
+    real_bind = server_module.bind_socket
+
+    def fake_bind(host: str, port: int):
+        asked.append((host, port))
+        return real_bind("127.0.0.1", port)
+
+    monkeypatch.setattr(server_module, "bind_socket", fake_bind)
     caplog.set_level(logging.WARNING, logger="storyloom.api.server")
     with running_server(garden, host="0.0.0.0") as api:
-        assert any("not only on this machine" in r.getMessage() for r in caplog.records)
-        # Still reachable on loopback, and the Host check still applies.
+        assert asked == [("0.0.0.0", 0)]
+        warnings = [r.getMessage() for r in caplog.records if r.name == "storyloom.api.server"]
+        assert warnings == [
+            "warning: the API listens on 0.0.0.0, not only on this machine's loopback address: any "
+            "computer that can reach this address can try keys. Use it only on a network you trust."
+        ]
+        # The Host check still applies: loopback names only (and the bind address if specific).
         assert api.get("/info").status_code == 200
         assert api.get("/info", headers={"host": f"192.0.2.1:{_port(api)}"}).status_code == 403
+
+
+def test_loopback_binds_do_not_warn(garden, caplog):
+    from storyloom.api.server import exposure_warning
+
+    for host in ("127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"):
+        assert exposure_warning(host) is None, host
+    for host in ("0.0.0.0", "::", "192.168.1.10", "example.local"):
+        assert host in (exposure_warning(host) or ""), host
+    caplog.set_level(logging.WARNING, logger="storyloom.api.server")
+    with running_server(garden):
+        assert not [r for r in caplog.records if r.name == "storyloom.api.server"]
 
 
 def test_api_cannot_start_with_an_empty_key(garden):
@@ -132,6 +161,15 @@ def test_generated_keys_are_strong_and_unique():
     keys = {generate_api_key() for _ in range(100)}
     assert len(keys) == 100
     assert all(len(k) >= 43 for k in keys)
+
+
+def test_the_api_uses_the_options_key_generator():
+    """One recipe for keys: the options' (its Generate button), not a copy in the API."""
+    from storyloom.api import protection
+    from storyloom.project import options
+
+    assert generate_api_key is options.generate_api_key
+    assert not hasattr(protection, "generate_api_key")
 
 
 def test_responses_carry_no_store_and_nosniff(shared_api):

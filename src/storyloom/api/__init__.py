@@ -3,16 +3,17 @@
 Public names: :class:`ApiServer` (start/stop/restart), :class:`ApiController` (follows the app
 options), :class:`ApiStartError`, the navigation port (:class:`NavigationPort`,
 :class:`NavigationRefused`), the project provider interface (:class:`ProjectProvider`,
-:class:`StaticProjectProvider`) and :func:`generate_api_key`.
+:class:`StaticProjectProvider`) and :func:`generate_api_key` (re-exported from
+:mod:`storyloom.project.options`).
 """
 
 from __future__ import annotations
 
 from storyloom.api.controller import ApiController, ApiStatus
 from storyloom.api.navigation import NavigationPort, NavigationRefused
-from storyloom.api.protection import generate_api_key
 from storyloom.api.provider import ProjectProvider, StaticProjectProvider
 from storyloom.api.server import ApiServer, ApiStartError
+from storyloom.project.options import generate_api_key  # the options' Generate button: one recipe
 
 __all__ = [
     "ApiController",

@@ -14,9 +14,10 @@ import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
+from urllib.parse import quote, unquote
 
 import anyio
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -33,7 +34,7 @@ from storyloom.api.models import (
     NavigateBody,
     NavigateErrorBody,
 )
-from storyloom.api.navigation import NavigationPort, NavigationRefused, resolve
+from storyloom.api.navigation import NavigationPort, NavigationRefused, check_id, resolve
 from storyloom.api.protection import API_KEY_HEADER, ProtectionMiddleware, ProtectionSettings
 from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, StoryloomPayloads
 from storyloom.api.query import parse_all_docs_query
@@ -47,7 +48,13 @@ CHUNK_BYTES = 64 * 1024
 # Documented in the OpenAPI document; the handler's own parser gives the error messages.
 BOOLEAN_PATTERN = "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
 INTEGER_PATTERN = "^[+]?[0-9]{1,18}$"  # /db-dump hands the response over in pieces of about this size
-ENDPOINTS = ("/info", "/game-export", "/schema-export", "/db-dump", "/navigate", "/events", "/openapi.json")
+ENDPOINTS = ("/info", "/game-export", "/schema-export", "/db-dump", "/navigate", "/attachments/{doc_id}/{name}",
+             "/events", "/openapi.json")
+METHODS = ("GET", "HEAD")  # every endpoint: HEAD answers what GET would, without the body (RFC 9110)
+ALLOW = ", ".join(METHODS)
+ATTACHMENTS_PREFIX = "/attachments/"
+# A media type as a header can carry it; anything else is served as application/octet-stream.
+_MEDIA_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\s*;[ -~]*)?$")
 
 # Keys of the ProjectSettings document that /info never shows: CouchDB metadata, and anything
 # secret or machine-local (old Drafft files kept replication credentials in this document).
@@ -98,12 +105,39 @@ class CatchAllMiddleware:
                 raise  # the answer is half sent: only closing the connection tells the client
             response = error_response(ApiError(
                 500, E.INTERNAL_ERROR, f"unexpected error ({type(exc).__name__}); see Storyloom's log",
-            ))
+            ), scope.get("path"))
             await response(scope, receive, send)
 
 
-def error_response(exc: ApiError) -> JsonResponse:
-    return JsonResponse(exc.body(), status_code=exc.status)
+class AttachmentPathMiddleware:
+    """Routes ``/attachments/<doc id>/<name>`` on the *raw* path.
+
+    Document ids and attachment names may contain ``/``; clients send them URL-quoted
+    (``act%2F1``), but the ASGI ``path`` is already unquoted, where ``act/1`` would be two
+    segments. This splits the raw path into its two segments and puts them back, quoted, into
+    ``path``: the route's parameters are then the quoted segments, unquoted by the handler.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(ATTACHMENTS_PREFIX):
+            raw = scope.get("raw_path")
+            if raw is not None:
+                text = raw.decode("latin-1")
+            else:  # no raw path (a test client): quote the decoded segments
+                text = "/".join(quote(part, safe="") for part in scope["path"].split("/"))
+            if text.startswith(ATTACHMENTS_PREFIX):
+                segments = text[len(ATTACHMENTS_PREFIX):].split("/")
+                if len(segments) == 2 and all(segments):
+                    canonical = [quote(unquote(part), safe="") for part in segments]
+                    scope = {**scope, "path": ATTACHMENTS_PREFIX + "/".join(canonical)}
+        await self.app(scope, receive, send)
+
+
+def error_response(exc: ApiError, path: str | None = None) -> JsonResponse:
+    return JsonResponse(exc.body(path), status_code=exc.status)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -125,14 +159,19 @@ def _responses(*statuses: int, navigate: bool = False) -> dict[int | str, dict[s
     out: dict[int | str, dict[str, Any]] = {}
     for status in sorted(set(statuses)):
         specs = [s for s in E.ERRORS if s.status == status]
-        model = NavigateErrorBody if navigate and status in (400, 404, 409) else ErrorBody
+        model = NavigateErrorBody if navigate else ErrorBody
         description = " ".join(f"`{s.code}`: {s.description}" for s in specs) or "Error"
-        examples = {s.code: {"value": ERROR_EXAMPLES[s.code]} for s in specs if s.code in ERROR_EXAMPLES}
+        examples = {s.code: {"value": _example(s.code, navigate)} for s in specs if s.code in ERROR_EXAMPLES}
         entry: dict[str, Any] = {"model": model, "description": description}
         if examples:
             entry["content"] = {"application/json": {"examples": examples}}
         out[status] = entry
     return out
+
+
+def _example(code: str, navigate: bool) -> dict[str, Any]:
+    example = ERROR_EXAMPLES[code]
+    return {**example, "success": False} if navigate and "success" not in example else example
 
 
 COMMON = (401, 403, 405, 500)
@@ -155,7 +194,10 @@ def create_app(
         version=API_VERSION,
         description=(
             "The local REST API of Storyloom. Every endpoint but `/openapi.json` needs the `x-api-key` "
-            "header. Every error is `{\"error\": code, \"reason\": text}`. See docs/api.md."
+            "header. Every error is `{\"error\": code, \"reason\": text}`. Every endpoint answers GET "
+            "and HEAD (HEAD: the same status and headers, no body). Errors are checked in this order: "
+            "Host (403), Origin (403), key (401), path (404), method (405), query parameters (400), "
+            "loaded project (503), then what depends on the project's content. See docs/api.md."
         ),
         openapi_url=None,
         docs_url=None,
@@ -163,6 +205,14 @@ def create_app(
     )
     app.state.hub = hub
     app.add_middleware(CatchAllMiddleware)
+
+    def route(path: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register ``path`` for GET and, as its own operation (own operationId), for HEAD."""
+        def register(func: Callable[..., Any]) -> Callable[..., Any]:
+            for method in METHODS:
+                app.add_api_route(path, func, methods=[method], **kwargs)
+            return func
+        return register
 
     def project_or_503() -> ProjectLike:
         project = provider.current_project()
@@ -182,35 +232,42 @@ def create_app(
                 accepted = ", ".join(allowed) if allowed else "no parameters"
                 raise E.bad_parameter(name, f"unknown parameter; this endpoint accepts {accepted}")
 
+    def single(request: Request, name: str) -> str | None:
+        values = request.query_params.getlist(name)
+        if len(values) > 1:
+            raise E.bad_parameter(name, "given more than once")
+        return values[0] if values else None
+
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(exc)
+        return error_response(exc, request.url.path)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        path = request.url.path
         if exc.status_code == 404:
             return error_response(ApiError(
                 404, E.NOT_FOUND,
-                f"no endpoint at {request.url.path!r}; the endpoints are {', '.join(ENDPOINTS)}",
-            ))
+                f"no endpoint at {path!r}; the endpoints are {', '.join(ENDPOINTS)}",
+            ), path)
         if exc.status_code == 405:
             response = error_response(ApiError(
                 405, E.METHOD_NOT_ALLOWED,
-                f"{request.method} is not allowed on {request.url.path}; every endpoint answers GET only",
-            ))
-            response.headers["allow"] = (exc.headers or {}).get("Allow", "GET")
+                f"{request.method} is not allowed on {path}; every endpoint answers GET and HEAD only",
+            ), path)
+            response.headers["allow"] = ALLOW
             return response
-        return error_response(ApiError(exc.status_code, E.BAD_REQUEST, str(exc.detail)))
+        return error_response(ApiError(exc.status_code, E.BAD_REQUEST, str(exc.detail)), path)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
         name = str((first.get("loc") or ("?",))[-1])
-        return error_response(E.bad_parameter(name, str(first.get("msg", "invalid value"))))
+        return error_response(E.bad_parameter(name, str(first.get("msg", "invalid value"))), request.url.path)
 
     @app.exception_handler(StoreError)
     async def _store_error(request: Request, exc: StoreError) -> Response:
-        return error_response(store_error(exc))
+        return error_response(store_error(exc), request.url.path)
 
     def store_error(exc: Exception) -> ApiError:
         status = getattr(exc, "status", 500)
@@ -224,7 +281,7 @@ def create_app(
     # ------------------------------------------------------------------ /openapi.json
     schema_cache: dict[str, bytes] = {}
 
-    @app.get(
+    @route(
         "/openapi.json",
         summary="This OpenAPI document",
         description="Public (no key): it describes the API and nothing about the loaded project.",
@@ -241,7 +298,7 @@ def create_app(
     # ------------------------------------------------------------------ /info
     info_cache: dict[str, Any] = {"key": None, "body": b""}
 
-    @app.get(
+    @route(
         "/info",
         summary="The app, the user and the loaded project",
         response_model=None,
@@ -281,7 +338,7 @@ def create_app(
     )
 
     # ------------------------------------------------------------------ /game-export
-    @app.get(
+    @route(
         "/game-export",
         summary="The game export of the project",
         description="The same JSON as `storyloom export` (one code path).",
@@ -295,12 +352,12 @@ def create_app(
         collections: str | None = Query(None, description=collections_doc),
     ) -> Response:
         reject_unknown(request, "collections")
-        project = project_or_503()
         names = collections_filter(request)
+        project = project_or_503()
         return _json_text(payloads.game_export_json(project, names, username()))
 
     # ------------------------------------------------------------------ /schema-export
-    @app.get(
+    @route(
         "/schema-export",
         summary="JSON Schema (2020-12) of the game export",
         description="Same `collections` filter and errors as `/game-export`.",
@@ -314,8 +371,8 @@ def create_app(
         collections: str | None = Query(None, description=collections_doc),
     ) -> Response:
         reject_unknown(request, "collections")
-        project = project_or_503()
         names = collections_filter(request)
+        project = project_or_503()
         return _json_text(payloads.schema_export_json(project, names))
 
     # ------------------------------------------------------------------ /db-dump
@@ -328,7 +385,7 @@ def create_app(
         return Query(None, alias=name, description=f"{what}, as a JSON value (a document id is a JSON string: "
                                                     f"`{name}=\"abc\"`).")
 
-    @app.get(
+    @route(
         "/db-dump",
         summary="Every document, as CouchDB `_all_docs`",
         description=(
@@ -365,15 +422,16 @@ def create_app(
         # all_docs_stream opens its own connection and does not check that the store is open;
         # info() does (a closed store must answer 503, not a dump).
         project.db.info()
-        return _stream_all_docs(project.db, options, store_error)
+        return _stream_all_docs(project.db, options, store_error, head=request.method == "HEAD")
 
     # ------------------------------------------------------------------ /navigate
-    @app.get(
+    @route(
         "/navigate",
         summary="Open a document in the desktop app",
         description=(
             "Asks the desktop app to open the document's route (`/<collection lowercase>/<id>`) and focus "
-            "its tab. Headless (`storyloom serve`), the answer is 409."
+            "its tab. Headless (`storyloom serve`), the answer is 409. Every error body has "
+            "`success: false`. HEAD checks what GET checks but never asks the app to open the document."
         ),
         response_model=None,
         responses={200: {"model": NavigateBody}, **_responses(*COMMON, 400, 404, 409, 503, navigate=True)},
@@ -383,13 +441,11 @@ def create_app(
         request: Request,
         id: str | None = Query(None, description="The id of the document to open (required)."),
     ) -> Response:
+        # Every error of this endpoint has "success": false (error_response adds it by path).
         reject_unknown(request, "id")
-        values = request.query_params.getlist("id")
-        if len(values) > 1:
-            raise ApiError(400, E.BAD_REQUEST, "invalid query parameter 'id': given more than once",
-                           success=False)
+        doc_id = check_id(single(request, "id"))
         project = project_or_503()
-        target = resolve(project.db, values[0] if values else None)
+        target = resolve(project.db, doc_id)
         body = {"success": True, "id": target.id, "collection": target.collection, "route": target.route}
         if navigation is None:
             raise ApiError(
@@ -398,6 +454,8 @@ def create_app(
                 "open the document",
                 success=False, id=target.id, collection=target.collection, route=target.route,
             )
+        if request.method == "HEAD":  # safe: checks what GET checks, never asks the app to open anything
+            return JsonResponse(body)
         try:
             accepted = navigation.navigate(target.route, target.id)
         except NavigationRefused as exc:
@@ -410,7 +468,7 @@ def create_app(
         return JsonResponse(body)
 
     # ------------------------------------------------------------------ /events
-    @app.get(
+    @route(
         "/events",
         summary="Server-Sent Events: one per committed change",
         description=(
@@ -428,6 +486,9 @@ def create_app(
         reject_unknown(request)
         project = project_or_503()
         project.db.info()  # a closed store answers 503 (subscribe() does not check)
+        if request.method == "HEAD":  # the headers of the stream, which is not opened
+            return StreamingResponse(_no_body(), media_type="text/event-stream",
+                                     headers={"x-accel-buffering": "no"})
         stream = hub.stream(project, request.headers.get("last-event-id"))
         return StreamingResponse(
             stream,
@@ -435,33 +496,122 @@ def create_app(
             headers={"x-accel-buffering": "no"},
         )
 
-    return ProtectionMiddleware(app, protection)
+    # ------------------------------------------------------------------ /attachments
+    @route(
+        "/attachments/{doc_id}/{name}",
+        summary="The bytes of one attachment",
+        description=(
+            "The raw bytes of attachment `name` of document `doc_id` (winning revision), with its "
+            "`content_type`, `Content-Length`, an `ETag` (the attachment's digest, quoted) and "
+            "`Cache-Control: no-cache`; `If-None-Match` with that ETag answers 304. Both path segments "
+            "are URL-quoted (`/` in an id is `%2F`): the game export's attachment stubs carry this path "
+            "as `url` (and `storyloom://attachment/<id>/<name>` as `permalink`). Design and `_local` "
+            "documents are refused (400)."
+        ),
+        response_model=None,
+        responses={
+            200: {"description": "The attachment's bytes, with its own content type.",
+                  "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+                  "headers": {
+                      "ETag": {"description": "The attachment's digest, quoted.", "schema": {"type": "string"}},
+                      "Cache-Control": {"description": "`no-cache`.", "schema": {"type": "string"}},
+                  }},
+            304: {"description": "`If-None-Match` names the current ETag: the client's copy is current."},
+            **_responses(*COMMON, 400, 404, 503),
+        },
+        response_class=Response,
+        tags=["project"],
+    )
+    def attachment(
+        request: Request,
+        doc_id: str = Path(description="The document's id, URL-quoted."),
+        name: str = Path(description="The attachment's name, URL-quoted."),
+    ) -> Response:
+        from storyloom.store.errors import NotFound
+
+        reject_unknown(request)
+        doc_id, name = unquote(doc_id), unquote(name)
+        if doc_id.startswith("_design/") or doc_id.startswith("_local/"):
+            raise ApiError(400, E.BAD_REQUEST, f"{doc_id!r} is a design or _local document: only the "
+                           "attachments of project documents are served")
+        if doc_id.startswith("_"):
+            raise ApiError(400, E.BAD_REQUEST, f"{doc_id!r} is a reserved id: only the attachments of "
+                           "project documents are served")
+        project = project_or_503()
+        db = project.db
+        try:
+            doc = db.get(doc_id)
+        except NotFound as exc:
+            detail = "it was deleted" if exc.reason == "deleted" else "there is none"
+            raise ApiError(404, E.NOT_FOUND, f"no document with id {doc_id!r} in this project ({detail})") from None
+        attachments = doc.get("_attachments") or {}
+        meta = attachments.get(name)
+        if not isinstance(meta, dict):
+            names = ", ".join(repr(n) for n in sorted(attachments)) or "none"
+            raise ApiError(404, E.NOT_FOUND, f"document {doc_id!r} has no attachment named {name!r} "
+                           f"(its attachments: {names})")
+        digest = str(meta.get("digest") or "")
+        etag = f'"{digest}"'
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        matches = _etags(request.headers.get("if-none-match"))
+        if etag in matches or "*" in matches:
+            return Response(status_code=304, headers=headers)
+        try:
+            data = db.get_attachment(doc_id, name, rev=doc["_rev"])
+        except NotFound:  # the revision was replaced between the two reads
+            raise ApiError(404, E.NOT_FOUND, f"document {doc_id!r} changed while its attachment {name!r} "
+                           "was read; retry") from None
+        content_type = meta.get("content_type")
+        if not isinstance(content_type, str) or not _MEDIA_TYPE.match(content_type):
+            content_type = "application/octet-stream"
+        return Response(data, media_type=content_type, headers=headers)
+
+    return ProtectionMiddleware(AttachmentPathMiddleware(app), protection)
 
 
 def _json_text(data: bytes) -> Response:
     return Response(data, media_type="application/json")
 
 
-def _stream_all_docs(db: Any, options: dict[str, Any], store_error: Callable[[Exception], ApiError]) -> Response:
+async def _no_body() -> AsyncIterator[bytes]:
+    """The body of a HEAD answer that GET streams: nothing (the headers are GET's)."""
+    return
+    yield b""  # pragma: no cover - makes this an async generator
+
+
+def _etags(header: str | None) -> set[str]:
+    """The entity tags of an ``If-None-Match`` header (``*`` matches any); weak tags compare equal."""
+    if not header:
+        return set()
+    return {tag.strip().removeprefix("W/") for tag in header.split(",")}
+
+
+def _stream_all_docs(db: Any, options: dict[str, Any], store_error: Callable[[Exception], ApiError], *,
+                     head: bool = False) -> Response:
     """Stream ``db.all_docs_stream(**options)`` from one producer thread.
 
     The generator runs entirely in one thread (SQLite connections and read transactions are bound
     to a thread) and hands chunks over a small bounded queue, so a slow client holds at most a few
     chunks in memory. Errors raised before the first chunk (bad option combinations) become
-    answers with their status; the response has not started yet.
+    answers with their status; the response has not started yet. With ``head``, the dump stops
+    after its first chunk (so a HEAD gets the status a GET would) and no body is sent.
     """
     chunks: queue.Queue[Any] = queue.Queue(maxsize=4)
     stop = threading.Event()
     done = object()
 
-    def hand_over(text: str) -> bool:
+    def put(item: Any) -> bool:
+        """Hand ``item`` to the consumer unless it went away (``stop``): never blocks for good."""
         while not stop.is_set():
             try:
-                chunks.put(text.encode("utf-8"), timeout=0.2)
+                chunks.put(item, timeout=0.2)
                 return True
             except queue.Full:
                 continue
         return False
+
+    def hand_over(text: str) -> bool:
+        return put(text.encode("utf-8"))
 
     def produce() -> None:
         iterator: Iterator[str] | None = None
@@ -479,9 +629,9 @@ def _stream_all_docs(db: Any, options: dict[str, Any], store_error: Callable[[Ex
                 batch, size = [], 0
             if batch and not hand_over("".join(batch)):
                 return
-            chunks.put(done)
+            put(done)
         except BaseException as exc:  # handed to the consumer
-            chunks.put(exc)
+            put(exc)
         finally:
             close = getattr(iterator, "close", None)
             if close is not None:
@@ -495,6 +645,9 @@ def _stream_all_docs(db: Any, options: dict[str, Any], store_error: Callable[[Ex
     if isinstance(first, BaseException):
         stop.set()
         raise first
+    if head:
+        stop.set()
+        return StreamingResponse(_no_body(), media_type="application/json")
 
     async def body() -> AsyncIterator[bytes]:
         item = first
@@ -539,10 +692,19 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     }
     doc["security"] = [{"apiKey": []}]
     for path_item in doc.get("paths", {}).values():
-        for operation in path_item.values():
+        for method, operation in path_item.items():
             operation.get("responses", {}).pop("422", None)
             for parameter in operation.get("parameters", []):
                 parameter["schema"] = _plain_parameter_schema(parameter.get("schema", {}))
+            if method == "head":
+                # The same statuses and headers as GET, never a body.
+                operation["summary"] = f"{operation.get('summary', '')} (headers only)".strip()
+                operation["description"] = (
+                    "HEAD: the status and headers GET would answer, without the body. "
+                    + operation.get("description", "")
+                ).strip()
+                for response in operation.get("responses", {}).values():
+                    response.pop("content", None)
     return doc
 
 

@@ -2,8 +2,9 @@
 
 ``ERRORS`` is the single table the handlers, the OpenAPI document and ``docs/api.md`` agree
 on: a client can switch on ``error`` (stable code) and show ``reason`` (text a person can act
-on). ``/navigate`` errors also carry ``"success": false`` (and ``id`` when one was given), so a
-client reading ``success`` never has to look at the status first.
+on). Every ``/navigate`` error, whatever its status (the gate's 401 and 403 included), also
+carries ``"success": false`` (and ``id`` when one was given), so a client reading ``success``
+never has to look at the status first.
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ ERRORS: tuple[ErrorSpec, ...] = (
               "(DNS-rebinding protection)."),
     ErrorSpec(403, FORBIDDEN_ORIGIN, "The request has an `Origin` header that is not on the allowlist "
               "(no CORS unless origins are allowed explicitly)."),
-    ErrorSpec(404, NOT_FOUND, "Unknown path, or (`/navigate`) no document with this id."),
-    ErrorSpec(405, METHOD_NOT_ALLOWED, "The path exists but not for this method (every endpoint is GET; "
-              "see the `Allow` header)."),
+    ErrorSpec(404, NOT_FOUND, "Unknown path, or no document with this id (`/navigate`, `/attachments`), "
+              "or no attachment with this name (`/attachments`)."),
+    ErrorSpec(405, METHOD_NOT_ALLOWED, "The path exists but not for this method (every endpoint answers GET "
+              "and HEAD; see the `Allow` header)."),
     ErrorSpec(409, NAVIGATION_UNAVAILABLE, "`/navigate`: no desktop app is attached (headless `serve`) "
               "or the app could not open the document."),
     ErrorSpec(500, INTERNAL_ERROR, "A bug in Storyloom; the reason says what failed."),
@@ -58,6 +60,9 @@ REASON_UNAUTHORIZED = (
 )
 REASON_NO_PROJECT = "no project is loaded: open a project in Storyloom, then retry"
 
+# Paths whose every error body also carries ``"success": false``.
+SUCCESS_FLAG_PATHS = frozenset({"/navigate"})
+
 
 class ApiError(Exception):
     """Raised by handlers; rendered as ``{"error": code, "reason": reason, **extra}``."""
@@ -69,12 +74,16 @@ class ApiError(Exception):
         self.reason = reason
         self.extra = extra
 
-    def body(self) -> dict[str, Any]:
-        return {"error": self.code, "reason": self.reason, **self.extra}
+    def body(self, path: str | None = None) -> dict[str, Any]:
+        """The JSON body; on a :data:`SUCCESS_FLAG_PATHS` path it always has ``success: false``."""
+        return error_body(self.code, self.reason, path, **self.extra)
 
 
-def error_body(code: str, reason: str) -> dict[str, str]:
-    return {"error": code, "reason": reason}
+def error_body(code: str, reason: str, path: str | None = None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"error": code, "reason": reason, **extra}
+    if path in SUCCESS_FLAG_PATHS:
+        body.setdefault("success", False)
+    return body
 
 
 def bad_parameter(name: str, problem: str) -> ApiError:

@@ -21,9 +21,11 @@ class ErrorBody(BaseModel):
 
 
 class NavigateErrorBody(BaseModel):
+    """Every ``/navigate`` error, whatever its status: an error body with ``success: false``."""
+
     error: str = Field(description="Stable error code.")
     reason: str = Field(description="What went wrong and what to do about it.")
-    success: Literal[False] = False
+    success: Literal[False] = Field(description="Always false on an error.")
     id: str | None = Field(None, description="The requested id, when one was given.")
     collection: str | None = Field(None, description="409 only: the document's collection.")
     route: str | None = Field(None, description="409 only: the route the app would have opened.")
@@ -90,5 +92,5 @@ ERROR_EXAMPLES: dict[str, dict[str, Any]] = {
     E.INTERNAL_ERROR: {"error": E.INTERNAL_ERROR,
                        "reason": "unexpected error (RuntimeError); see Storyloom's log"},
     E.METHOD_NOT_ALLOWED: {"error": E.METHOD_NOT_ALLOWED,
-                           "reason": "POST is not allowed on /info; every endpoint answers GET only"},
+                           "reason": "POST is not allowed on /info; every endpoint answers GET and HEAD only"},
 }

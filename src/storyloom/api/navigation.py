@@ -65,10 +65,11 @@ def navigable_collection(doc: dict[str, Any]) -> str | None:
     return collection
 
 
-def resolve(db: Any, doc_id: str | None) -> NavigationTarget:
-    """Check ``doc_id`` against the store and compute its route; ``ApiError`` (400/404) otherwise."""
-    from storyloom.store.errors import NotFound
+def check_id(doc_id: str | None) -> str:
+    """The checks that need no project: ``id`` given, and not a design, ``_local`` or reserved id.
 
+    Run before the project is looked up, so these are 400s with or without a project (503).
+    """
     if doc_id is None or doc_id == "":
         raise ApiError(
             400, BAD_REQUEST, "invalid query parameter 'id': required (the id of the document to open)",
@@ -80,6 +81,38 @@ def resolve(db: Any, doc_id: str | None) -> NavigationTarget:
         raise _not_navigable(doc_id, f"{doc_id!r} is a local (never replicated) document")
     if doc_id.startswith("_"):
         raise _not_navigable(doc_id, f"{doc_id!r} is a reserved id")
+    return doc_id
+
+
+# What a document that does not open in a tab is, by its ``type``, for the 400's reason.
+_KIND_BY_TYPE = {
+    FOLDER_TYPE: "a folder",
+    ATTACHMENT_TYPE: "an attachment (a file stored in the project)",
+    USER_TYPE: "a user",
+}
+
+
+def describe_not_navigable(doc: dict[str, Any]) -> str:
+    """Why ``doc`` does not open in a tab, e.g. ``'x' is a folder, which does not open in a tab``."""
+    doc_id = doc.get("_id")
+    if doc_id == SETTINGS_ID:
+        return f"{doc_id!r} is the project settings, which are edited in the settings dialog, not in a tab"
+    doc_type = doc.get("type")
+    kind = _KIND_BY_TYPE.get(doc_type) if isinstance(doc_type, str) else None
+    if kind is None:
+        label = doc_type or doc.get("collection")
+        if isinstance(label, str) and label:
+            kind = f"a document of type {label!r}"
+        else:
+            kind = "a document without a type or collection"
+    return f"{doc_id!r} is {kind}, which does not open in a tab"
+
+
+def resolve(db: Any, doc_id: str | None) -> NavigationTarget:
+    """Check ``doc_id`` against the store and compute its route; ``ApiError`` (400/404) otherwise."""
+    from storyloom.store.errors import NotFound
+
+    doc_id = check_id(doc_id)
     try:
         doc = db.get(doc_id)
     except NotFound as exc:
@@ -90,6 +123,5 @@ def resolve(db: Any, doc_id: str | None) -> NavigationTarget:
         ) from None
     collection = navigable_collection(doc)
     if collection is None:
-        kind = doc.get("type") or doc.get("collection") or "untyped"
-        raise _not_navigable(doc_id, f"{doc_id!r} is a {kind} document, which does not open in a tab")
+        raise _not_navigable(doc_id, describe_not_navigable(doc))
     return NavigationTarget(id=doc_id, collection=collection, route=route_for(collection, doc_id))

@@ -13,6 +13,11 @@ Order, for each HTTP request:
    the content nor the length leaks); a missing and a wrong key get the same 401. Only
    ``/openapi.json`` is public.
 
+Refusals are JSON error bodies like every other error (with ``"success": false`` on
+``/navigate``, see :mod:`storyloom.api.errors`). ``Cache-Control: no-store`` and
+``X-Content-Type-Options: nosniff`` are added to every answer that does not set them itself
+(``/attachments`` answers ``Cache-Control: no-cache`` with an ``ETag``).
+
 Written as a plain ASGI middleware (no per-request objects beyond header lookups) because it
 runs on every request.
 """
@@ -22,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +36,7 @@ from storyloom.api.errors import (
     FORBIDDEN_ORIGIN,
     REASON_UNAUTHORIZED,
     UNAUTHORIZED,
+    error_body,
 )
 
 Scope = MutableMapping[str, Any]
@@ -50,11 +55,6 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cache-control", b"no-store"),
     (b"x-content-type-options", b"nosniff"),
 )
-
-
-def generate_api_key() -> str:
-    """A strong random key (256 bits, URL-safe text) for the options' Generate/Regenerate button."""
-    return secrets.token_urlsafe(32)
 
 
 def _digest(value: bytes) -> bytes:
@@ -173,28 +173,27 @@ class ProtectionMiddleware:
             await self.app(scope, receive, send)
             return
         settings = self.settings
+        path = scope.get("path")
         host = _header(scope, b"host")
         if not settings.host_allowed(host):
-            await send_json(send, 403, {
-                "error": FORBIDDEN_HOST,
-                "reason": (
-                    f"Host {host!r} is not allowed: use http://127.0.0.1:{settings.port} "
-                    f"or http://localhost:{settings.port} (requests for other host names are refused "
-                    "to protect against DNS rebinding)"
-                ),
-            })
+            await send_json(send, 403, error_body(
+                FORBIDDEN_HOST,
+                f"Host {host!r} is not allowed: use http://127.0.0.1:{settings.port} "
+                f"or http://localhost:{settings.port} (requests for other host names are refused "
+                "to protect against DNS rebinding)",
+                path,
+            ))
             return
         extra_headers: list[tuple[bytes, bytes]] = [(b"vary", b"Origin")] if settings.allowed_origins else []
         origin = _header(scope, b"origin")
         if origin is not None:
             if not settings.origin_allowed(origin):
-                await send_json(send, 403, {
-                    "error": FORBIDDEN_ORIGIN,
-                    "reason": (
-                        f"Origin {origin!r} is not allowed: browsers may only call this API from origins "
-                        "the user allowed explicitly (none by default)"
-                    ),
-                }, extra_headers)
+                await send_json(send, 403, error_body(
+                    FORBIDDEN_ORIGIN,
+                    f"Origin {origin!r} is not allowed: browsers may only call this API from origins "
+                    "the user allowed explicitly (none by default)",
+                    path,
+                ), extra_headers)
                 return
             extra_headers.append((b"access-control-allow-origin", origin.encode("latin-1")))
             if scope["method"] == "OPTIONS" and _header(scope, b"access-control-request-method"):
@@ -203,7 +202,7 @@ class ProtectionMiddleware:
                     "status": 204,
                     "headers": [
                         *extra_headers,
-                        (b"access-control-allow-methods", b"GET"),
+                        (b"access-control-allow-methods", b"GET, HEAD"),
                         (b"access-control-allow-headers", API_KEY_HEADER.encode()),
                         (b"access-control-max-age", b"600"),
                         *SECURITY_HEADERS,
@@ -214,14 +213,16 @@ class ProtectionMiddleware:
         if scope["path"] not in PUBLIC_PATHS and not settings.key_matches(
             _header_bytes(scope, API_KEY_HEADER_BYTES)
         ):
-            await send_json(send, 401, {"error": UNAUTHORIZED, "reason": REASON_UNAUTHORIZED}, extra_headers)
+            await send_json(send, 401, error_body(UNAUTHORIZED, REASON_UNAUTHORIZED, path), extra_headers)
             return
-
-        added = (*SECURITY_HEADERS, *extra_headers)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *added]
+                headers = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in headers}
+                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                headers.extend(extra_headers)
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -16,6 +16,9 @@ from typing import Any
 
 from storyloom.api.errors import bad_parameter
 
+# The store's document ids are UTF-8 text: these options take ids (JSON strings) only.
+ID_OPTIONS: tuple[str, ...] = ("startkey", "start_key", "endkey", "end_key", "key")
+
 BOOLEAN_OPTIONS: tuple[str, ...] = (
     "include_docs",
     "attachments",
@@ -63,7 +66,38 @@ def parse_json_value(name: str, text: str) -> Any:
         ) from None
     if name == "keys" and not isinstance(value, list):
         raise bad_parameter(name, "expected a JSON array of document ids, e.g. keys=[\"a\",\"b\"]")
+    if name in ID_OPTIONS and not (value is None or isinstance(value, str)):  # null: as if not given
+        raise bad_parameter(
+            name, f"expected a JSON string (document ids are strings: {name}=\"my-id\"), got {text!r}"
+        )
+    bad = _first_non_utf8(value)
+    if bad is not None:
+        raise bad_parameter(
+            name, f"contains {bad!r}, which is not valid Unicode text (a lone surrogate escape such as "
+            "\\ud800 cannot be a document id)"
+        )
     return value
+
+
+def _first_non_utf8(value: Any) -> str | None:
+    """The first string in ``value`` (at any depth, keys included) that UTF-8 cannot encode.
+
+    ``json.loads`` accepts lone surrogate escapes (``"\\ud800"``); the store cannot encode them.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            for key, member in reversed(item.items()):
+                stack.extend((member, key))
+    return None
 
 
 def parse_all_docs_query(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
@@ -82,4 +116,16 @@ def parse_all_docs_query(items: Iterable[tuple[str, str]]) -> dict[str, Any]:
             options[name] = parse_json_value(name, text)
         else:
             raise bad_parameter(name, f"unknown parameter; /db-dump accepts {', '.join(ALL_OPTIONS)}")
+    check_combination(options)
     return options
+
+
+def check_combination(options: dict[str, Any]) -> None:
+    """The store's rule on combined options, checked here so it is a 400 with or without a project."""
+    if options.get("keys") is not None:
+        others = [name for name in ID_OPTIONS if options.get(name) is not None]
+        if others:
+            raise bad_parameter(
+                "keys", f"`keys` is incompatible with `key`, `start_key` and `end_key` (also given: "
+                f"{', '.join(others)})"
+            )

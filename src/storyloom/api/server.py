@@ -130,6 +130,7 @@ class UvicornThread:
         )
         self.server = uvicorn.Server(config)
         self.error: BaseException | None = None
+        self.forced = False  # set by stop() when uvicorn had to be forced to exit
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     @property
@@ -163,6 +164,7 @@ class UvicornThread:
         self.server.should_exit = True
         self.thread.join(timeout)
         if self.thread.is_alive():
+            self.forced = True
             self.server.force_exit = True
             self.thread.join(timeout)
         if self.thread.is_alive():  # pragma: no cover - uvicorn ignores force_exit only if wedged
@@ -178,7 +180,8 @@ class ApiServer:
 
     ``project_provider`` returns the loaded project (or ``None``: 503); ``options`` supplies
     ``api_key``, ``api_port`` and ``username``; ``navigation`` is the desktop app's port for
-    ``/navigate`` (``None`` when headless: 409).
+    ``/navigate`` (``None`` when headless: 409). ``on_warning`` receives the warning for a
+    non-loopback ``host`` (default: logged).
     """
 
     def __init__(
@@ -193,6 +196,7 @@ class ApiServer:
         payloads: Payloads | None = None,
         heartbeat: float = 15.0,
         graceful_timeout: float = 3.0,
+        on_warning: Callable[[str], None] | None = None,
     ) -> None:
         self.provider = as_provider(project_provider)
         self.options = options
@@ -203,6 +207,7 @@ class ApiServer:
         self.payloads = payloads
         self.heartbeat = heartbeat
         self.graceful_timeout = graceful_timeout
+        self.on_warning = on_warning or log.warning
         self._lock = threading.RLock()
         self._runner: UvicornThread | None = None
         self._hub: EventHub | None = None
@@ -257,7 +262,7 @@ class ApiServer:
             port = getattr(self.options, "api_port", DEFAULT_PORT)
             warning = exposure_warning(self.host)
             if warning:
-                log.warning(warning)
+                self.on_warning(warning)
             sock = bind_socket(self.host, port)
             bound_port = sock.getsockname()[1]
             protection = ProtectionSettings(

@@ -92,7 +92,7 @@ def _open_project(name: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from storyloom.api.provider import StaticProjectProvider
-    from storyloom.api.server import ApiServer, ApiStartError, exposure_warning
+    from storyloom.api.server import ApiServer, ApiStartError
 
     stop = threading.Event()
     received: list[int] = []
@@ -106,9 +106,6 @@ def run(args: argparse.Namespace) -> int:
     server = None
     try:
         options = resolve_options(args, _load_options())
-        warning = exposure_warning(args.host)
-        if warning:
-            print(f"storyloom: {warning}", file=sys.stderr, flush=True)
         project = _open_project(args.project)
         server = ApiServer(
             StaticProjectProvider(project),
@@ -117,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             host=args.host,
             allowed_hosts=args.allow_host,
             allowed_origins=args.allow_origin,
+            # Printed once, here (the server's default is to log it, which would print it again).
+            on_warning=lambda warning: print(f"storyloom: {warning}", file=sys.stderr, flush=True),
         )
         try:
             url = server.start()
