@@ -25,6 +25,10 @@ ChangeCallback = Callable[[dict[str, Any]], None]
 Validator = Callable[[dict[str, Any], "dict[str, Any] | None"], None]
 
 LOCAL_PREFIX = "_local/"
+_ABSENT = object()  # "no entry" in a dict that may hold None
+# Revision hashes: the first 128 bits of a SHA-1, as 32 lowercase hex digits (see _write_one).
+# write_all_interactive computes the same hash for new documents: change both together.
+_sha1 = hashlib.sha1
 # Reading connections kept open between reads (more are opened while more threads read at once).
 _IDLE_READERS = 4
 DESIGN_PREFIX = "_design/"
@@ -72,14 +76,14 @@ CREATE TABLE IF NOT EXISTS meta (
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-_dumps: Callable[[Any], str] = _ENCODER.encode
 
 
 def _make_fast_dumps() -> Callable[[Any], str] | None:
     """Compact JSON with one C encoder built once (JSONEncoder.encode builds one per call).
 
-    Every write encodes its body, so this is on the hot path of bench/store_bench.py. It relies on
-    the stdlib's C accelerator; when that is missing or encodes differently, ``_ENCODER.encode`` is used.
+    The stdlib encoder of the store (used for whatever orjson refuses, see ``_encode``). It relies
+    on the stdlib's C accelerator; when that is missing or encodes differently, ``_ENCODER.encode``
+    is used.
     """
     try:
         from json.encoder import c_make_encoder, encode_basestring
@@ -99,7 +103,70 @@ def _make_fast_dumps() -> Callable[[Any], str] | None:
         return None
 
 
-_dumps = _make_fast_dumps() or _dumps
+_std_dumps: Callable[[Any], str] = _make_fast_dumps() or _ENCODER.encode
+
+
+_INF = float("inf")
+
+
+def _has_non_finite(value: Any) -> bool:
+    """True if ``value`` holds a NaN or an infinite float anywhere (which orjson writes as null)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if item != item or item in (_INF, -_INF):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib encoder still works
+    orjson = None  # type: ignore[assignment]
+
+
+if orjson is not None:
+    _orjson_dumps = orjson.dumps
+    # Types the stdlib encoder refuses or encodes differently go to the stdlib (``default=None``
+    # makes orjson raise for them): dataclasses, datetimes, and subclasses of str/int/dict/list.
+    _ORJSON_OPTIONS = (
+        orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+
+    def _encode(value: Any) -> tuple[str, bytes | None]:
+        """Compact JSON of ``value``: (text, its UTF-8 bytes, or None when not at hand).
+
+        Performance (bench/store_bench.py): orjson encodes a 1 KB body about ten times faster than
+        the stdlib. Whatever orjson refuses (integers beyond 64 bits, non-str keys, lone
+        surrogates, nesting deeper than 255, the passthrough types above) and whatever it would
+        write differently in meaning (NaN and infinities, which it writes as null) is encoded by
+        the stdlib encoder, exactly as before. Both write the same JSON text for the same value
+        except in the spelling of some floats (``1e-07`` against ``1e-7``), which parse back to the
+        same number.
+        """
+        try:
+            raw = _orjson_dumps(value, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError
+            return _std_dumps(value), None
+        text = raw.decode()
+        if "null" in text and _has_non_finite(value):
+            return _std_dumps(value), None
+        return text, raw
+
+    def _dumps(value: Any) -> str:
+        """Compact JSON text of ``value`` (see ``_encode``)."""
+        return _encode(value)[0]
+
+else:  # pragma: no cover
+    _dumps = _std_dumps
+
+    def _encode(value: Any) -> tuple[str, bytes | None]:
+        return _std_dumps(value), None
 
 
 def _encode_tree(tree: list) -> str:
@@ -151,6 +218,7 @@ def _encode_tree_deep(tree: list) -> str:
 _OPTS_LIVE = {"status": "available"}
 _NEW_TREE_LIVE = '[{"pos":1,"ids":["%s",{"status":"available"},[]]}]'
 _NEW_TREE_DELETED = '[{"pos":1,"ids":["%s",{"status":"available","deleted":true},[]]}]'
+_NEW_TREE_HEAD, _NEW_TREE_TAIL = _NEW_TREE_LIVE.split("%s")
 _JSON = json.JSONDecoder()
 
 
@@ -460,13 +528,18 @@ class Database:
         with self._seq_cond:
             return self._seq_cond.wait_for(lambda: self._closed or self.update_seq > since, timeout)
 
-    def _notify(self, changes: list[dict[str, Any]]) -> None:
+    def _notify(self, changes: list[tuple[str, str, int, bool]]) -> None:
+        """Wake waiters, then call every listener with each change ``(id, rev, seq, deleted)`` as a dict."""
         if not changes:
             return
         with self._seq_cond:
             self._seq_cond.notify_all()
-        for callback in list(self._subscribers):
-            for change in changes:
+        subscribers = list(self._subscribers)
+        if not subscribers:
+            return
+        as_dicts = [{"id": i, "rev": r, "seq": q, "deleted": d} for i, r, q, d in changes]
+        for callback in subscribers:
+            for change in as_dicts:
                 try:
                     callback(change)
                 except Exception:  # a listener's bug must not fail the write
@@ -526,9 +599,9 @@ class Database:
             cur.execute("BEGIN IMMEDIATE")
             writer = _Writer(self, cur)
             try:
-                writer.prefetch(doc.get("_id") for doc in docs)
+                writer.prefetch([doc.get("_id") for doc in docs])
                 if new_edits:
-                    results = [writer.write_interactive(doc) for doc in docs]
+                    results = writer.write_all_interactive(docs)
                 else:
                     results = []
                     for doc in docs:
@@ -1213,6 +1286,34 @@ class _AllDocsOptions:
         return opts
 
 
+# Rows per multi-row INSERT in ``_insert_rows``: at most 128 (640 parameters for the widest table,
+# under the 999 of SQLite builds before 3.32).
+_ROWS_PER_INSERT = (128, 64, 32, 16, 8, 4, 2, 1)
+_INSERT_SQL: dict[tuple[str, int, int], str] = {}
+
+
+def _insert_rows(cur: sqlite3.Cursor, insert: str, width: int, values: list[Any]) -> None:
+    """Insert rows of ``width`` columns given one after the other in ``values``, in order.
+
+    The same as ``cur.executemany(f"{insert} VALUES (?, ...)", rows)``, in a few multi-row
+    statements. Performance (bench/store_bench.py): executemany runs one statement per row, and its
+    per-row cost was about a third of the SQLite time of a bulk write. The rows go in the same
+    order, so the outcome (OR REPLACE / OR IGNORE included) is the same; the statement for each
+    size is built once and stays in the connection's statement cache.
+    """
+    start, total = 0, len(values) // width
+    while start < total:
+        left = total - start
+        size = next(n for n in _ROWS_PER_INSERT if n <= left)
+        key = (insert, width, size)
+        sql = _INSERT_SQL.get(key)
+        if sql is None:
+            row_marks = "(" + ",".join("?" * width) + ")"
+            sql = _INSERT_SQL[key] = f"{insert} VALUES " + ",".join([row_marks] * size)
+        cur.execute(sql, values[start * width:(start + size) * width])
+        start += size
+
+
 class _Writer:
     """The writes of one transaction: tree merges, bodies, attachments, seqs and counters.
 
@@ -1231,21 +1332,26 @@ class _Writer:
         self.seq = int(cur.execute("SELECT value FROM meta WHERE key = 'update_seq'").fetchone()[0])
         self.doc_count_delta = 0
         self.del_count_delta = 0
-        self.changes: list[dict[str, Any]] = []
+        # (id, rev, seq, deleted) of each change; Database._notify makes the listeners' dicts.
+        self.changes: list[tuple[str, str, int, bool]] = []
         self.dirty_digests: set[str] = set()
         self.rows: dict[str, tuple[list, str, bool, int] | None] = {}
         self.touched: set[str] = set()
-        self.pending_revs: list[tuple[str, str, int, str]] = []
-        self.pending_refs: list[tuple[str, str, str]] = []
-        self.pending_docs: dict[str, tuple[str, str, str, int, int]] = {}
+        # Rows to insert, flattened (``_insert_rows``): revs (doc_id, rev, deleted, body), att_refs
+        # (digest, doc_id, rev) and docs (id, rev_tree, winning_rev, deleted, seq). A document is in
+        # docs at most once: one written again in the same call flushes first (``_begin_doc``).
+        self.pending_revs: list[Any] = []
+        self.pending_refs: list[Any] = []
+        self.pending_docs: list[Any] = []
 
     def prefetch(self, doc_ids: Iterable[Any]) -> None:
         """Load the rows of these ids in a few queries (missing ids are remembered as None)."""
-        wanted = list({i for i in doc_ids if isinstance(i, str)} - self.rows.keys())
+        # Ids in their given order, once each: SQLite looks them up faster in order than scattered.
+        rows = self.rows
+        wanted = [i for i in dict.fromkeys([i for i in doc_ids if isinstance(i, str)]) if i not in rows]
         for start in range(0, len(wanted), 500):
             chunk = wanted[start:start + 500]
-            for doc_id in chunk:
-                self.rows[doc_id] = None
+            self.rows.update(dict.fromkeys(chunk))
             marks = ",".join("?" * len(chunk))
             for doc_id, tree_json, winner, deleted, seq in self.cur.execute(
                 f"SELECT id, rev_tree, winning_rev, deleted, seq FROM docs WHERE id IN ({marks})", chunk
@@ -1258,6 +1364,67 @@ class _Writer:
             self.flush()
 
     # Interactive edits -------------------------------------------------------------------------
+
+    def write_all_interactive(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``write_interactive`` of each document, in order, with a fast path for new documents.
+
+        Performance (bench/store_bench.py): most documents of a bulk write are new ones with a
+        plain id and no ``_rev``, ``_deleted``, ``_attachments`` or other ``_`` field. For them,
+        once the prefetch found no row and when there is no validator, every check of
+        ``write_interactive`` is known to pass and the outcome is known: generation 1, a one-node
+        tree, the same hash and rows. They are written here without the generic code; every other
+        document goes through ``write_interactive``, exactly as before.
+        """
+        if self.db.validator is not None:
+            return [self.write_interactive(doc) for doc in docs]
+        results: list[dict[str, Any]] = []
+        rows = self.rows
+        touched = self.touched
+        changes = self.changes
+        pending_revs = self.pending_revs
+        pending_docs = self.pending_docs
+        seq = self.seq
+        written = 0
+        plain_names: dict[tuple, bool] = {}
+        for doc in docs:
+            doc_id = doc.get("_id")
+            # ``rows`` holds None only for an id the prefetch did not find and this call did not
+            # write yet (a written id leaves ``rows``, to be read back from the table if it comes
+            # again). Then the fields: "_id" must be the only one that starts with "_".
+            if type(doc_id) is str and doc_id and doc_id[0] != "_" and rows.get(doc_id, _ABSENT) is None:
+                # The documents of one call mostly share their field names: each tuple of names is
+                # checked once.
+                names = tuple(doc)
+                plain = plain_names.get(names)
+                if plain is None:
+                    try:
+                        plain = plain_names[names] = [n[:1] == "_" for n in names].count(True) == 1
+                    except TypeError:  # a name that is not a string: write_interactive raises as before
+                        plain = False
+                if plain:
+                    body = doc.copy()
+                    del body["_id"]
+                    body_json, raw = _encode(body)
+                    if raw is None:
+                        raw = body_json.encode()
+                    # _write_one's hash for a new live document without attachments.
+                    new_hash = _sha1(b"\n0\n\n" + raw).hexdigest()[:32]
+                    new_rev = "1-" + new_hash
+                    seq += 1
+                    written += 1
+                    pending_revs += (doc_id, new_rev, 0, body_json)
+                    pending_docs += (doc_id, _NEW_TREE_HEAD + new_hash + _NEW_TREE_TAIL, new_rev, 0, seq)
+                    del rows[doc_id]
+                    touched.add(doc_id)
+                    changes.append((doc_id, new_rev, seq, False))
+                    results.append({"ok": True, "id": doc_id, "rev": new_rev})
+                    continue
+            self.seq = seq
+            results.append(self.write_interactive(doc))
+            seq = self.seq
+        self.seq = seq
+        self.doc_count_delta += written
+        return results
 
     def write_interactive(self, doc: dict[str, Any]) -> dict[str, Any]:
         doc_id = doc.get("_id")
@@ -1321,12 +1488,16 @@ class _Writer:
             if deleted:
                 new_doc["_deleted"] = True
             self.db.validator(new_doc, None if (old_doc is None or old_doc.get("_deleted")) else old_doc)
-        body_json = _dumps(body)
+        body_json, raw = _encode(body)
         # The hash covers the parent rev, the deleted flag, the body and the attachment digests
         # (replication.md 1.2). Hashing the stored body text instead of a second, key-sorted
         # encoding saves one JSON encoding per write; identical edits still get identical revs.
+        # SHA-1 cut to 128 bits rather than md5: the same 32 hex digits, at about 60% of the
+        # cost of md5 for a 1 KB body (bench/store_bench.py). Revs are never recomputed, so revs
+        # written with md5 by earlier versions stay valid.
         digests_text = " ".join(sorted(att_digests)) if att_digests else ""
-        new_hash = hashlib.md5(f"{parent_rev or ''}\n{int(deleted)}\n{digests_text}\n{body_json}".encode()).hexdigest()
+        head = f"{parent_rev or ''}\n{int(deleted)}\n{digests_text}\n".encode()
+        new_hash = _sha1(head + (raw if raw is not None else body_json.encode())).hexdigest()[:32]
         new_rev = f"{new_pos}-{new_hash}"
         if parent_rev is None:
             # A new document: its tree is this one revision (no merge, nothing to stem).
@@ -1518,9 +1689,9 @@ class _Writer:
             winner = revtree.winning_leaf(new_tree)
         for digest, data in blobs:
             self.cur.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?, ?)", (digest, data, len(data)))
-        self.pending_revs.append((doc_id, new_rev, int(deleted), body_json))
+        self.pending_revs += (doc_id, new_rev, int(deleted), body_json)
         for digest in set(att_digests):
-            self.pending_refs.append((digest, doc_id, new_rev))
+            self.pending_refs += (digest, doc_id, new_rev)
         if stemmed:
             self.flush()
             for gone in stemmed:
@@ -1541,8 +1712,8 @@ class _Writer:
             self.del_count_delta += -1 if is_live else 1
         self.rows[doc_id] = (new_tree, winner.rev, winner.deleted, self.seq)
         self.touched.add(doc_id)
-        self.pending_docs[doc_id] = (doc_id, _encode_tree(new_tree), winner.rev, int(winner.deleted), self.seq)
-        self.changes.append({"id": doc_id, "rev": winner.rev, "seq": self.seq, "deleted": winner.deleted})
+        self.pending_docs += (doc_id, _encode_tree(new_tree), winner.rev, int(winner.deleted), self.seq)
+        self.changes.append((doc_id, winner.rev, self.seq, winner.deleted))
 
     def _apply_new(
         self,
@@ -1560,9 +1731,9 @@ class _Writer:
         new_rev = f"1-{new_hash}"
         for digest, data in blobs:
             self.cur.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?, ?)", (digest, data, len(data)))
-        self.pending_revs.append((doc_id, new_rev, int(deleted), body_json))
+        self.pending_revs += (doc_id, new_rev, int(deleted), body_json)
         for digest in set(att_digests):
-            self.pending_refs.append((digest, doc_id, new_rev))
+            self.pending_refs += (digest, doc_id, new_rev)
         self.seq += 1
         if deleted:
             self.del_count_delta += 1
@@ -1572,20 +1743,21 @@ class _Writer:
         tree_json = _NEW_TREE_DELETED if deleted else _NEW_TREE_LIVE
         self.rows[doc_id] = ([{"pos": 1, "ids": [new_hash, opts, []]}], new_rev, deleted, self.seq)
         self.touched.add(doc_id)
-        self.pending_docs[doc_id] = (doc_id, tree_json % new_hash, new_rev, int(deleted), self.seq)
-        self.changes.append({"id": doc_id, "rev": new_rev, "seq": self.seq, "deleted": deleted})
+        self.pending_docs += (doc_id, tree_json % new_hash, new_rev, int(deleted), self.seq)
+        self.changes.append((doc_id, new_rev, self.seq, deleted))
 
     def flush(self) -> None:
         """Write the collected rows."""
+        # The lists are emptied in place: write_all_interactive holds on to them.
         if self.pending_revs:
-            self.cur.executemany("INSERT OR REPLACE INTO revs VALUES (?, ?, ?, ?)", self.pending_revs)
-            self.pending_revs = []
+            _insert_rows(self.cur, "INSERT OR REPLACE INTO revs", 4, self.pending_revs)
+            self.pending_revs.clear()
         if self.pending_refs:
-            self.cur.executemany("INSERT OR IGNORE INTO att_refs VALUES (?, ?, ?)", self.pending_refs)
-            self.pending_refs = []
+            _insert_rows(self.cur, "INSERT OR IGNORE INTO att_refs", 3, self.pending_refs)
+            self.pending_refs.clear()
         if self.pending_docs:
-            self.cur.executemany("INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?, ?)", list(self.pending_docs.values()))
-            self.pending_docs = {}
+            _insert_rows(self.cur, "INSERT OR REPLACE INTO docs", 5, self.pending_docs)
+            self.pending_docs.clear()
         self.touched.clear()
 
     def finish(self) -> None:
