@@ -702,3 +702,53 @@ def test_rule_1_6_histories_up_to_the_default_revs_limit_are_kept(tmp_path) -> N
         sibling = {"_id": "deep", "_revisions": {"start": 1105, "ids": ["f" * 32, parent_hash]}}
         assert reopened.bulk_docs([sibling], new_edits=False) == []
         assert {entry["ok"]["_rev"] for entry in reopened.get("deep", open_revs="all")} == {rev, "1105-" + "f" * 32}
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"_id": "doc", "_rev": "0-a"},  # generation 0 is for _local documents only
+        {"_id": "doc", "_rev": "1-"},
+        {"_id": "doc", "_revisions": {"start": True, "ids": ["q"]}},
+        {"_id": "doc", "_revisions": {"start": 1, "ids": [""]}},
+        {"_id": "doc", "_revisions": {"start": 2, "ids": [5, "a"]}},
+        {"_id": "doc", "_revisions": ["a"]},
+        {"_id": "doc", "_revisions": {"start": 1, "ids": ["b", "a"]}},  # start below len(ids)
+        {"_id": "doc", "_rev": "2-x", "_revisions": {"start": 2, "ids": ["b", "a"]}},
+    ],
+)
+def test_rule_1_1_malformed_replicated_revisions_fail_the_whole_request(make_db, doc) -> None:
+    db = make_db()
+    replicate(db, "other", 1, "a")
+    before = db.info()
+    with pytest.raises(BadRequest) as caught:
+        db.bulk_docs([{"_id": "fine", "_rev": r(1, "b")}, doc], new_edits=False)
+    assert caught.value.status == 400
+    # Nothing of the request was written: no body can sit under a rev its tree does not have.
+    assert db.info() == before
+    assert db.all_docs(keys=["fine", "doc"])["rows"] == [
+        {"key": "fine", "error": "not_found"},
+        {"key": "doc", "error": "not_found"},
+    ]
+
+
+def test_rule_1_1_a_replicated_rev_matching_its_revisions_is_accepted_in_canonical_form(make_db) -> None:
+    db = make_db()
+    doc = {"_id": "doc", "_rev": r(2, "b"), "_revisions": {"start": 2, "ids": [h("b"), h("a")]}, "v": 1}
+    assert db.bulk_docs([doc], new_edits=False) == []
+    assert db.get("doc") == {"_id": "doc", "_rev": r(2, "b"), "v": 1}
+    # A non-canonical generation is read as CouchDB reads it, and stored canonically.
+    assert db.bulk_docs([{"_id": "padded", "_rev": "01-" + h("c"), "v": 2}], new_edits=False) == []
+    assert db.get("padded") == {"_id": "padded", "_rev": r(1, "c"), "v": 2}
+    assert db.all_docs(include_docs=True, keys=["padded"])["rows"][0]["doc"]["v"] == 2
+
+
+@pytest.mark.parametrize("value", ["false", 0, 1, None, "true"])
+def test_rule_deleted_must_be_a_boolean(make_db, value) -> None:
+    db = make_db()
+    rev = db.put({"_id": "doc", "v": 1})["rev"]
+    result = db.bulk_docs([{"_id": "doc", "_rev": rev, "_deleted": value}])
+    assert result[0]["error"] == "doc_validation"
+    with pytest.raises(BadRequest):
+        db.bulk_docs([{"_id": "doc", "_rev": r(2, "z"), "_deleted": value}], new_edits=False)
+    assert db.get("doc")["v"] == 1

@@ -335,6 +335,50 @@ def _check_special_fields(doc: dict[str, Any]) -> None:
     for key in doc:
         if key.startswith("_") and key not in _SPECIAL_FIELDS_KEPT and key not in _SPECIAL_FIELDS_IGNORED:
             raise BadRequest(f"Bad special document member: {key}", error="doc_validation")
+    if "_deleted" in doc:
+        _check_deleted_flag(doc["_deleted"])
+
+
+def _check_deleted_flag(value: Any) -> None:
+    # bool("false") is True: a non-boolean must never delete a document.
+    if not isinstance(value, bool):
+        raise BadRequest("_deleted must be true or false", error="doc_validation")
+
+
+def replicated_revision(doc: dict[str, Any]) -> tuple[str, int, list[str]]:
+    """The canonical ``(rev, generation, ids newest first)`` of a ``new_edits=False`` document.
+
+    Checked before anything is written, so a malformed revision fails the whole request (400)
+    and no body can ever be stored under a rev that differs from the one in its tree.
+    """
+    revisions = doc.get("_revisions")
+    given = doc.get("_rev")
+    if revisions is not None:
+        if not isinstance(revisions, dict):
+            raise BadRequest("Invalid _revisions: expected an object {start, ids}")
+        start, ids = revisions.get("start"), revisions.get("ids")
+        if isinstance(start, bool) or not isinstance(start, int) or start < 1:
+            raise BadRequest("Invalid _revisions: start must be a positive integer")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
+            raise BadRequest("Invalid _revisions: ids must be a non-empty list of non-empty strings")
+        if start < len(ids):
+            raise BadRequest("Invalid _revisions: start must be at least the number of ids")
+        rev = f"{start}-{ids[0]}"
+        if given is not None:
+            try:
+                given_pos, given_hash = revtree.parse_rev(given)
+            except ValueError as exc:
+                raise BadRequest("Invalid rev format") from exc
+            if f"{given_pos}-{given_hash}" != rev:
+                raise BadRequest("_rev does not match _revisions")
+        return rev, start, list(ids)
+    try:
+        pos, rev_hash = revtree.parse_rev(given)
+    except ValueError as exc:
+        raise BadRequest("Invalid rev format") from exc
+    if pos < 1:
+        raise BadRequest("Invalid rev format: the generation must be at least 1")
+    return f"{pos}-{rev_hash}", pos, [rev_hash]
 
 
 def _checked_body(doc: dict[str, Any]) -> dict[str, Any]:
@@ -345,6 +389,8 @@ def _checked_body(doc: dict[str, Any]) -> dict[str, Any]:
             body[key] = value
         elif key not in _SPECIAL_FIELDS_KEPT and key not in _SPECIAL_FIELDS_IGNORED:
             raise BadRequest(f"Bad special document member: {key}", error="doc_validation")
+        elif key == "_deleted":
+            _check_deleted_flag(value)
     return body
 
 
@@ -592,6 +638,7 @@ class Database:
                 validate_doc_id(doc.get("_id"))
                 if doc["_id"].startswith(LOCAL_PREFIX):
                     raise BadRequest("_local documents cannot be replicated")
+                replicated_revision(doc)
         with self._write_lock:
             if self._closed:
                 raise DatabaseClosed()
@@ -1517,24 +1564,8 @@ class _Writer:
     def write_replicated(self, doc: dict[str, Any]) -> dict[str, Any] | None:
         doc_id = doc["_id"]
         deleted = bool(doc.get("_deleted"))
-        revisions = doc.get("_revisions")
-        try:
-            if revisions is not None:
-                start = revisions.get("start")
-                ids = revisions.get("ids")
-                if not isinstance(start, int) or not isinstance(ids, list) or not ids or start < len(ids):
-                    raise BadRequest("Invalid _revisions: expected {start: N, ids: [...]} with N >= len(ids)")
-                rev = f"{start}-{ids[0]}"
-                if doc.get("_rev") not in (None, rev):
-                    raise BadRequest("_rev does not match _revisions")
-                pos_root = start - len(ids) + 1
-            else:
-                rev = doc["_rev"]
-                start, rev_hash = revtree.parse_rev(rev)
-                ids = [rev_hash]
-                pos_root = start
-        except ValueError as exc:
-            raise BadRequest("Invalid rev format") from exc
+        rev, start, ids = replicated_revision(doc)
+        pos_root = start - len(ids) + 1
         self._begin_doc(doc_id)
         row = self._doc_row(doc_id)
         tree = row[0] if row else []
