@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/export_bench.py [--docs 10000] [--repeat 5] [--dir DIR]
 
-A project is created under a temporary ``STORYLOOM_HOME`` and filled with ``--docs`` documents
+A project is created under a temporary ``STORYLOOM_HOME`` (deleted at the end, whatever happens;
+with ``--dir`` that directory is used and kept) and filled with ``--docs`` documents
 spread over all 15 collections (about 5% folders), with realistic content: scripts with speech,
 commands, ``@if``/``@set`` and ``${...}``; HJSON/YAML/TOML/JSON property text on items, quests,
 actors and misc; YAML variables with unique ``_sid``s; HJSON scenarios over them; dialogue
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -289,16 +291,32 @@ def main() -> int:
 
     home = args.dir or tempfile.mkdtemp(prefix="storyloom-export-bench-")
     os.environ["STORYLOOM_HOME"] = home
+    try:
+        return run(args)
+    finally:
+        if not args.dir:  # a temporary home is ours: leave nothing behind (a --dir is the caller's)
+            shutil.rmtree(home, ignore_errors=True)
 
+
+def run(args: argparse.Namespace) -> int:
+    """The benchmark proper, in the ``STORYLOOM_HOME`` that :func:`main` set up."""
+    from storyloom.project.manager import ProjectManager
+
+    manager = ProjectManager()
+    project = manager.create(f"export-bench-{random.randrange(10**9)}")
+    try:
+        return _measure(args, project)
+    finally:
+        project.close()
+
+
+def _measure(args: argparse.Namespace, project: Any) -> int:
     from storyloom.export.cache import cache_for, gc_paused
     from storyloom.export.collections_filter import EXPORT_NAMES
     from storyloom.export.game_export import build_game_export, dumps_export
     from storyloom.export.schema_export import build_schema
     from storyloom.project.documents import EDITOR_MODES
-    from storyloom.project.manager import ProjectManager
 
-    manager = ProjectManager()
-    project = manager.create(f"export-bench-{random.randrange(10**9)}")
     templates = {
         "speechExportMapping": {mode: '%actor:say("%speech", "%expression", "%tag")' for mode in EDITOR_MODES},
         "commandSpeechExportMapping": {mode: "%command(%params(, ))" for mode in EDITOR_MODES},
@@ -407,7 +425,6 @@ def main() -> int:
         "ratio = best against the best baseline as it runs; ratio* = against the best baseline with the GC "
         "paused too; rounds, rounds* = median over the rounds of the same ratios taken within each round"
     )
-    project.close()
     return 0 if ok else 1
 
 

@@ -63,6 +63,18 @@ def test_info_never_shows_secrets_or_machine_local_settings(api):
     assert api.get("/info").json()["project"]["settings"]["nested"] == {"kept": 1}
 
 
+def test_info_and_the_export_hide_the_same_settings(api):
+    settings = _settings_doc(api.project)
+    settings.update({"smtpPasswd": "pw", "syncInterval": 5, "DBNAME": "x", "kept": True})
+    api.project.db.put(settings)
+    shown = api.get("/info").json()["project"]["settings"]
+    exported = api.get("/game-export?collections=ProjectSettings").json()["projectSettings"][0]
+    for hidden in ("smtpPasswd", "syncInterval", "DBNAME"):
+        assert hidden not in shown and hidden not in exported
+    assert shown["kept"] is True and exported["kept"] is True
+    assert {k for k in exported if not k.startswith("_")} >= set(shown)
+
+
 def test_info_username_follows_the_options(api):
     api.options.username = "renamed"
     assert api.get("/info").json()["user"] == {"username": "renamed"}
@@ -313,7 +325,7 @@ def test_repeated_exports_are_fresh_after_every_change(api):
     settings = _settings_doc(api.project)
     settings["exportSections"] = ["Actors"]
     api.project.db.put(settings)
-    assert set(api.get("/game-export").json()) == {"_meta", "actors"}
+    assert set(api.get("/game-export").json()) == {"_meta", "actors", "attachments"}
     # A different user name is a different payload.
     api.options.username = "other"
     assert api.get("/game-export?collections=Items").json()["_meta"]["exportedBy"] == "other"

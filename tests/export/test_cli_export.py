@@ -38,7 +38,7 @@ def test_export_collections_to_stdout(garden_project: str, capsys: pytest.Captur
     text = capsys.readouterr().out
     assert text.startswith("{\n  ")
     export = json.loads(text)
-    assert set(export) == {"items", "variables", "_meta"}
+    assert set(export) == {"items", "variables", "attachments", "_meta"}
     assert export["_meta"]["collections"] == ["Items", "Variables"]
 
 
@@ -61,7 +61,7 @@ def test_schema_verb(garden_project: str, tmp_path: Path, capsys: pytest.Capture
     assert main(["schema", garden_project, "--collections", "Variables,Scenarios", "-o", str(out)]) == 0
     schema = json.loads(out.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
-    assert schema["required"] == ["variables", "scenarios", "_meta"]
+    assert schema["required"] == ["variables", "scenarios", "attachments", "_meta"]
     assert "Variable_player" in schema["$defs"]
     assert main(["schema", garden_project, "--collections", "Nope"]) == 2
     assert "valid collections" in capsys.readouterr().err
@@ -81,3 +81,55 @@ def test_dump_verb(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "dump.json"
     assert main(["dump", garden_project, "-o", str(out)]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["rows"] == expected["rows"]
+
+
+class _EditsAfterFirstRead:
+    """A store that sees a concurrent edit land right after its first ``all_docs`` reading."""
+
+    def __init__(self, db, edit) -> None:
+        self._db = db
+        self._edit = edit
+        self.readings = 0
+
+    def all_docs(self, *args, **kwargs):
+        result = self._db.all_docs(*args, **kwargs)
+        self.readings += 1
+        if self.readings == 1:
+            self._edit(self._db)
+        return result
+
+    def __getattr__(self, name: str):
+        return getattr(self._db, name)
+
+
+def test_schema_sidecar_and_export_come_from_one_reading(
+    garden_project: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit between two readings (here: the player's ``courage`` turned into text) must not
+    make the sidecar describe another state than the export beside it."""
+
+    def edit(db) -> None:
+        [row] = [r for r in db.all_docs(include_docs=True)["rows"] if "_sid: player" in str(r["doc"])]
+        doc = row["doc"]
+        assert "courage: 5" in doc["content"]["variables"]
+        doc["content"]["variables"] = doc["content"]["variables"].replace("courage: 5", "courage: high")
+        db.put(doc)
+
+    stores: list[_EditsAfterFirstRead] = []
+    real_open = ProjectManager.open
+
+    def open_with_edit(self, name_or_id):
+        project = real_open(self, name_or_id)
+        project.db = _EditsAfterFirstRead(project.db, edit)
+        stores.append(project.db)
+        return project
+
+    monkeypatch.setattr(ProjectManager, "open", open_with_edit)
+    out = tmp_path / "game.json"
+    assert main(["export", garden_project, "-o", str(out), "--schema-sidecar"]) == 0
+    export = json.loads(out.read_text(encoding="utf-8"))
+    schema = json.loads((tmp_path / "game.schema.json").read_text(encoding="utf-8"))
+    assert [s.readings for s in stores] == [1]
+    [player] = [v for v in export["variables"] if v["content"]["variables"].get("_sid") == "player"]
+    assert player["content"]["variables"]["courage"] == 5  # the state as first read
+    assert [e.message for e in Draft202012Validator(schema).iter_errors(export)] == []

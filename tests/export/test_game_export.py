@@ -45,7 +45,8 @@ def _warnings(export: dict, code: str | None = None) -> list[dict]:
 
 def test_every_collection_key_and_meta() -> None:
     export = _export([settings_doc()])
-    assert list(export) == [c.export_key for c in COLLECTIONS] + ["_meta"]
+    assert list(export) == [c.export_key for c in COLLECTIONS] + ["attachments", "_meta"]
+    assert export["attachments"] == []
     assert all(export[c.export_key] == [] for c in COLLECTIONS if c.app_name != "ProjectSettings")
     meta = export["_meta"]
     assert meta["exportedAt"] == "2026-03-01T12:00:00.000Z"
@@ -66,19 +67,19 @@ def test_every_collection_key_and_meta() -> None:
 
 def test_default_collections_are_the_export_sections() -> None:
     export = _export([], exportSections=["Items", "Scripts"])
-    assert [k for k in export if k != "_meta"] == ["scripts", "items"]
+    assert [k for k in export if k != "_meta"] == ["scripts", "items", "attachments"]
     assert export["_meta"]["collections"] == ["Scripts", "Items"]
 
 
 def test_an_unknown_export_section_is_skipped_with_a_warning() -> None:
     export = _export([], exportSections=["Items", "Hotkeys"])
-    assert [k for k in export if k != "_meta"] == ["items"]
+    assert [k for k in export if k != "_meta"] == ["items", "attachments"]
     assert [w["field"] for w in _warnings(export, "unknown-export-section")] == ["exportSections"]
 
 
 def test_collections_argument_and_errors() -> None:
     export = _export([doc("Item", "i1", content={"item": ""})], "Items")
-    assert list(export) == ["items", "_meta"]
+    assert list(export) == ["items", "attachments", "_meta"]
     with pytest.raises(UnknownCollections, match="valid collections: ProjectSettings, GDD"):
         _export([], "Items,Weapons")
     with pytest.raises(UnknownCollections):
@@ -147,8 +148,126 @@ def test_attachments_become_stubs_with_a_permalink() -> None:
     assert stub["content_type"] == "image/png"
     assert stub["length"] == len(b"\x89PNG fake image")
     assert stub["digest"].startswith("md5-")
+    assert stub["url"] == "/attachments/act%2F1/expression%20default.png"
     assert export["_meta"]["exportedBy"] == "ann"
     assert export["_meta"]["projectId"] == "p-1"
+
+
+def _image(doc_id: str, name: str, payload: bytes, notes: str | None = None) -> dict:
+    content = {"notes": notes} if notes is not None else {"notes": ""}
+    return doc(
+        "Attachment",
+        doc_id,
+        name,
+        collection="Attachment",
+        mimeType="image/png",
+        permalink=f"storyloom://image/{doc_id}",
+        isClonable=False,
+        content=content,
+        _attachments={"blob": {"content_type": "image/png", "data": base64.b64encode(payload).decode()}},
+    )
+
+
+def test_attachment_documents_are_listed_with_stubs_and_expressions_point_at_them() -> None:
+    actor = doc(
+        "Actor",
+        "act-1",
+        content={
+            "bio": "",
+            "properties": "",
+            "expressions": [
+                {"name": "default", "permalink": "drafft://image/img 1"},  # resolved by the permalink
+                {"name": "sad", "permalink": "storyloom://image/img-2", "_id": "img-2"},
+                {"name": "gone", "permalink": "storyloom://image/missing"},  # dangling: no attachmentId
+            ],
+        },
+    )
+    docs = [
+        settings_doc(),
+        actor,
+        _image("img 1", "woman_expression_default", b"one", notes="drawn by Ann"),
+        _image("img-2", "woman_expression_sad", b"second"),
+        doc("Item", "i1", content={"item": ""}),
+    ]
+    project = MemoryProject(docs)
+    for selection in ("Actors", "Items"):  # listed whatever the selection
+        export = json.loads(dumps_export(build_game_export(project, selection)))
+        assert [a["_id"] for a in export["attachments"]] == ["img 1", "img-2"]
+    export = json.loads(dumps_export(build_game_export(project, "Actors")))
+    first, second = export["attachments"]
+    assert first == {
+        "_id": "img 1",
+        "name": "woman_expression_default",
+        "mimeType": "image/png",
+        "content": {"notes": "drawn by Ann"},
+        "_attachments": {
+            "blob": {
+                "content_type": "image/png",
+                "digest": first["_attachments"]["blob"]["digest"],
+                "length": 3,
+                "revpos": 1,
+                "stub": True,
+                "permalink": "storyloom://attachment/img%201/blob",
+                "url": "/attachments/img%201/blob",
+            }
+        },
+    }
+    assert "content" not in second  # empty notes are not listed
+    assert second["_attachments"]["blob"]["length"] == len(b"second")
+    assert all("data" not in stub for a in export["attachments"] for stub in a["_attachments"].values())
+    [exported_actor] = export["actors"]
+    expressions = exported_actor["content"]["expressions"]
+    assert [e.get("attachmentId") for e in expressions] == ["img 1", "img-2", None]
+    assert [e["permalink"] for e in expressions] == [
+        "drafft://image/img 1",
+        "storyloom://image/img-2",
+        "storyloom://image/missing",
+    ]
+    # Warm (per-revision memo): the same, and the stored actor is untouched.
+    again = json.loads(dumps_export(build_game_export(project, "Actors")))
+    assert again["actors"] == export["actors"] and again["attachments"] == export["attachments"]
+    assert "attachmentId" not in json.dumps(project.db.get("act-1"))
+
+
+def test_v1_editor_data_is_not_exported_twice() -> None:
+    graph = {"cells": [{"id": "n1", "type": "dialogue.Text"}]}
+    lanes = {"lanes": [{"id": "l1", "title": "To do", "cards": []}]}
+    docs = [
+        doc("Dialogue", "d1", content={"tree": {"nodes": [], "edges": []}}, graph=graph),
+        doc("Kanban", "k1", content={"columns": [], "template": None, "settings": {}}, data=lanes),
+        doc("Grid", "g1", content={"columns": [], "data": [["a"]]}),  # a grid's own content.data stays
+    ]
+    project = MemoryProject([settings_doc(), *docs])
+    export = build_game_export(project, "Dialogues,Kanban,Grids")
+    [dialogue] = export["dialogues"]
+    assert "graph" not in dialogue and dialogue["content"]["tree"] == {"nodes": [], "edges": []}
+    assert "data" not in export["kanban"][0] and export["kanban"][0]["content"]["columns"] == []
+    assert export["grids"][0]["content"]["data"] == [["a"]]
+    # kept in the store
+    assert project.db.get("d1")["graph"] == graph
+    assert project.db.get("k1")["data"] == lanes
+
+
+def test_project_settings_go_through_public_settings() -> None:
+    settings = settings_doc(
+        smtpPassword="pw",
+        dbName="drafft_x",
+        remoteUrl="https://couch.example",
+        remoteDbUsername="admin",
+        githubToken="t0k",
+        clientSecret="s",
+        CREDENTIALS={"user": "u"},
+        integrations={"discord": {"webhookToken": "w", "channel": "#dev"}},
+        projectDescription="kept",
+    )
+    export = export_from_docs([copy.deepcopy(settings)], settings, "ProjectSettings", now=NOW)
+    [exported] = export["projectSettings"]
+    text = dumps_export(export)
+    for secret in ("pw", "drafft_x", "couch.example", "t0k", '"s"', '"u"', '"w"'):
+        assert secret not in text
+    assert exported["projectDescription"] == "kept"
+    assert exported["integrations"] == {"discord": {"channel": "#dev"}}
+    assert exported["exportMappings"] == settings["exportMappings"]
 
 
 # -- property text -----------------------------------------------------------------------------
@@ -407,7 +526,8 @@ def test_shape_matches_drafft_2_1_4_export_of_the_same_project() -> None:
     real = json.loads((GAME_EXPORTS / "v2.1.4_the_goddess_of_fate.game-export.json").read_text(encoding="utf-8"))
     project = MemoryProject(fixture_docs(PROJECTS / "v2" / "tgof.json"))
     export = build_game_export(project, "Scripts,Dialogues,Actors,Quests,Items,Misc,Grids,Kanban")
-    assert sorted(k for k in export if k != "_meta") == sorted(k for k in real if k != "_meta")
+    # Storyloom adds ``attachments`` (Drafft's export has no way to find an expression image).
+    assert sorted(k for k in export if k not in ("_meta", "attachments")) == sorted(k for k in real if k != "_meta")
     assert {"exportedAt", "exportedBy"} <= set(export["_meta"])
     for key, fields in (("items", ("item",)), ("quests", ("properties", "conditions")), ("actors", ("properties",))):
         ours = _by_id(export[key])

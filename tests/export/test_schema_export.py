@@ -73,11 +73,11 @@ def test_garden_schema_structure(garden: tuple[dict, dict]) -> None:
 def test_schema_follows_the_same_filter_and_default() -> None:
     docs = [doc("Item", "i1", content={"item": "a: 1"})]
     export, schema = _pair(docs, "Items,GDD")
-    assert schema["required"] == ["gdds", "items", "_meta"]
-    assert set(schema["properties"]) == {"gdds", "items", "_meta"}
+    assert schema["required"] == ["gdds", "items", "attachments", "_meta"]
+    assert set(schema["properties"]) == {"gdds", "items", "attachments", "_meta"}
     assert _errors(schema, export) == set()
     _, default_schema = _pair(docs, None, exportSections=["Items"])
-    assert default_schema["required"] == ["items", "_meta"]
+    assert default_schema["required"] == ["items", "attachments", "_meta"]
     with pytest.raises(UnknownCollections):
         schema_from_docs(docs, settings_doc(), "Items,Nope")
     # An export with another selection does not validate.
@@ -351,3 +351,55 @@ def test_sidecar_path() -> None:
     assert sidecar_path("out/game.json") == "out/game.schema.json"
     assert sidecar_path("game.JSON") == "game.schema.json"
     assert sidecar_path("game") == "game.schema.json"
+
+
+def test_attachments_expressions_legacy_fields_and_settings_in_the_schema() -> None:
+    image = doc(
+        "Attachment",
+        "img-1",
+        "face",
+        collection="Attachment",
+        mimeType="image/png",
+        content={"notes": ""},
+        _attachments={"blob": {"content_type": "image/png", "data": "iVBORw0KGgo="}},
+    )
+    actor = doc(
+        "Actor",
+        "a1",
+        content={"bio": "", "properties": "", "expressions": [{"name": "default", "permalink": "drafft://image/img-1"}]},
+    )
+    dialogue = doc("Dialogue", "d1", content={"tree": {"nodes": [], "edges": []}}, graph={"cells": []})
+    kanban = doc("Kanban", "k1", content={"columns": []}, data={"lanes": []})
+    script = doc("Script", "s1", content={"script": "@set v.a.b = 1"})
+    project = MemoryProject([settings_doc(smtpPassword="pw"), image, actor, dialogue, kanban, script])
+    selection = "ProjectSettings,Actors,Dialogues,Kanban,Scripts"
+    export = json.loads(dumps_export(build_game_export(project, selection)))
+    schema = build_schema(project, selection)
+    Draft202012Validator.check_schema(schema)
+    assert _errors(schema, export) == set()
+    assert schema["$defs"]["AttachmentStub"]["required"] == ["stub", "permalink", "url"]
+
+    broken = copy.deepcopy(export)
+    del broken["attachments"]
+    assert _errors(schema, broken) == {((), "required")}
+
+    broken = copy.deepcopy(export)
+    broken["attachments"][0]["_attachments"]["blob"]["data"] = "iVBORw0KGgo="
+    del broken["attachments"][0]["_attachments"]["blob"]["url"]
+    broken["actors"][0]["content"]["expressions"][0]["attachmentId"] = "img-404"
+    broken["dialogues"][0]["graph"] = {"cells": []}
+    broken["kanban"][0]["data"] = {"lanes": []}
+    broken["projectSettings"][0]["smtpPassword"] = "pw"
+    broken["projectSettings"][0]["remoteUrl"] = "https://couch"
+    [set_line] = broken["scripts"][0]["content"]["lines"]
+    set_line["expression"] = set_line.pop("value")
+    assert _errors(schema, broken) == {
+        (("attachments", 0, "_attachments", "blob", "data"), "not"),
+        (("attachments", 0, "_attachments", "blob"), "required"),
+        (("actors", 0, "content", "expressions", 0, "attachmentId"), "enum"),
+        (("dialogues", 0, "graph"), "not"),
+        (("kanban", 0, "data"), "not"),
+        (("projectSettings", 0, "smtpPassword"), "not"),
+        (("projectSettings", 0, "remoteUrl"), "not"),
+        (("scripts", 0, "content", "lines", 0), "required"),
+    }

@@ -150,9 +150,9 @@ def test_control_flow_and_set() -> None:
     ]
     assert [line.to_dict() for line in parsed.lines] == [
         {"type": "if", "line": 1, "condition": "variables.player.courage >= 7"},
-        {"type": "set", "line": 2, "path": "variables.woman.trust_level", "operator": "+=", "expression": "2"},
+        {"type": "set", "line": 2, "path": "variables.woman.trust_level", "operator": "+=", "value": "2"},
         {"type": "else", "line": 3},
-        {"type": "set", "line": 4, "path": "v.woman.mood", "operator": "=", "expression": '"distant"'},
+        {"type": "set", "line": 4, "path": "v.woman.mood", "operator": "=", "value": '"distant"'},
         {"type": "endif", "line": 5},
     ]
 
@@ -162,6 +162,20 @@ def test_every_set_operator(op: str) -> None:
     line, problems = one(f"@set variables.player.gold {op} 2 * (3 + 1)")
     assert problems == []
     assert line == SetLine(1, "variables.player.gold", op, "2 * (3 + 1)")
+
+
+def test_set_value_is_not_called_expression() -> None:
+    """``expression`` is the speech line's actor expression; an @set's value is ``value``, in the
+    spelled-out ``to_dict`` and in the generic one a subclass falls back to."""
+    line, _ = one("@set v.player.mood = \"calm\"")
+    assert line.value == '"calm"' and line.expression == '"calm"'
+    assert line.to_dict() == {"type": "set", "line": 1, "path": "v.player.mood", "operator": "=", "value": '"calm"'}
+
+    class Tagged(SetLine):
+        pass
+
+    generic = Tagged(1, "v.player.mood", "=", '"calm"').to_dict()
+    assert "expression" not in generic and generic["value"] == '"calm"'
 
 
 def test_set_without_spaces_and_with_index() -> None:

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import queue
@@ -38,6 +37,7 @@ from storyloom.api.navigation import NavigationPort, NavigationRefused, check_id
 from storyloom.api.protection import API_KEY_HEADER, ProtectionMiddleware, ProtectionSettings
 from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, StoryloomPayloads
 from storyloom.api.query import parse_all_docs_query
+from storyloom.project import settings as project_settings
 from storyloom.project.collections import EXPORT_NAMES
 from storyloom.store.errors import StoreError
 
@@ -56,12 +56,6 @@ ATTACHMENTS_PREFIX = "/attachments/"
 # A media type as a header can carry it; anything else is served as application/octet-stream.
 _MEDIA_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\s*;[ -~]*)?$")
 
-# Keys of the ProjectSettings document that /info never shows: CouchDB metadata, and anything
-# secret or machine-local (old Drafft files kept replication credentials in this document).
-_HIDDEN_SETTING = re.compile(
-    r"^_|password|passwd|secret|token|api_?key|credential|^remote|replication|^dbname$|^sync",
-    re.IGNORECASE,
-)
 
 
 class JsonResponse(Response):
@@ -140,18 +134,10 @@ def error_response(exc: ApiError, path: str | None = None) -> JsonResponse:
     return JsonResponse(exc.body(path), status_code=exc.status)
 
 
-@functools.lru_cache(maxsize=4096)
-def _hidden_setting(key: str) -> bool:
-    return bool(_HIDDEN_SETTING.search(key))
-
-
-def public_settings(value: Any) -> Any:
-    """``value`` without hidden keys, recursively."""
-    if isinstance(value, dict):
-        return {k: public_settings(v) for k, v in value.items() if not _hidden_setting(str(k))}
-    if isinstance(value, list):
-        return [public_settings(v) for v in value]
-    return value
+def public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings /info shows: the project's one rule for what never leaves the machine
+    (credentials, remote replication, ``dbName``), and no CouchDB metadata (``_id``, ``_rev``)."""
+    return {k: v for k, v in project_settings.public_settings(settings).items() if not k.startswith("_")}
 
 
 def _responses(*statuses: int, navigate: bool = False) -> dict[int | str, dict[str, Any]]:

@@ -136,15 +136,18 @@ def _selection(args: argparse.Namespace) -> str | None:
 def run_export(args: argparse.Namespace) -> int:
     from storyloom.export.collections_filter import UnknownCollections
     from storyloom.export.game_export import build_game_export, dumps_export
-    from storyloom.export.schema_export import build_schema, sidecar_path
+    from storyloom.export.schema_export import build_export_and_schema, sidecar_path
 
     if args.schema_sidecar and not args.output:
         raise CliError("--schema-sidecar needs -o FILE (the schema is written beside the export)")
     indent = 2 if args.pretty else None
     with _open_project(args.project) as project:
         try:
-            export = build_game_export(project, _selection(args))
-            schema = build_schema(project, _selection(args)) if args.schema_sidecar else None
+            schema: dict[str, Any] | None = None
+            if args.schema_sidecar:  # one reading of the store for both: they must agree
+                export, schema = build_export_and_schema(project, _selection(args))
+            else:
+                export = build_game_export(project, _selection(args))
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     _write([dumps_export(export, indent)], args.output)

@@ -42,16 +42,22 @@ class ContentCache:
         self.misses = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        with self._lock:
+            return len(self._entries)
+
+    # Every read or write of ``_entries``, ``_last_used`` and the counters holds ``_lock``:
+    # exports run in several threads (the API) and ``trim`` iterates ``_last_used``. Encoding
+    # and decoding (``marshal``) happen outside it.
 
     def get(self, key: Hashable) -> Any:
         """The stored result (a fresh copy), or :data:`MISS`."""
-        data = self._entries.get(key)
-        self._last_used[key] = self._generation
-        if data is None:
-            self.misses += 1
-            return _MISS
-        self.hits += 1
+        with self._lock:
+            data = self._entries.get(key)
+            self._last_used[key] = self._generation
+            if data is None:
+                self.misses += 1
+                return _MISS
+            self.hits += 1
         return marshal.loads(data)
 
     def put(self, key: Hashable, value: Any) -> None:
@@ -60,8 +66,9 @@ class ContentCache:
             data = marshal.dumps(value)
         except ValueError:  # not a plain JSON value: keep it through JSON, as documented
             data = marshal.dumps(json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False)))
-        self._entries[key] = data
-        self._last_used[key] = self._generation
+        with self._lock:
+            self._entries[key] = data
+            self._last_used[key] = self._generation
 
     def memo(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per key; later calls return a fresh copy of the stored result."""

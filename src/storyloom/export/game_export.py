@@ -22,7 +22,14 @@ from urllib.parse import quote
 import storyloom
 from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint, gc_paused
 from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
-from storyloom.project.collections import BY_APP_NAME, BY_EXPORT_NAME, COLLECTIONS, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.collections import (
+    ATTACHMENT_TYPE,
+    BY_APP_NAME,
+    BY_EXPORT_NAME,
+    COLLECTIONS,
+    FOLDER_TYPE,
+    SETTINGS_ID,
+)
 from storyloom.project.content import (
     LANGUAGES,
     MAP_CONTENT_KEYS,
@@ -36,6 +43,8 @@ from storyloom.project.content import (
     scenario_source,
     variables_source,
 )
+from storyloom.project.documents import permalink_target
+from storyloom.project.settings import public_settings
 from storyloom.project.tree import derive_tree
 
 FORMAT_VERSION = 1
@@ -44,26 +53,32 @@ FORMAT_VERSION = 1
 ATTACHMENT_PERMALINK = "storyloom://attachment/{doc_id}/{name}"
 """The permalink of an attachment stub: the document id and the attachment name, URL-quoted."""
 
+ATTACHMENT_URL = "/attachments/{doc_id}/{name}"
+"""The local API's route serving an attachment's bytes: the document id and the attachment
+name, URL-quoted (``GET /attachments/{doc_id}/{name}``)."""
+
+ATTACHMENTS_KEY = "attachments"
+"""The top-level key listing the project's Attachment documents (metadata and stubs)."""
+
+# Fields of a stored attachment stub an exported stub keeps (``data`` never leaves).
+_STUB_FIELDS: tuple[str, ...] = ("content_type", "digest", "length", "revpos")
+
+# Editor data Drafft 1.x kept beside what the importer converted it to, per collection: the
+# ``graph`` of a dialogue (now ``content.tree``) and the lanes ``data`` of a board (now
+# ``content.columns``). Kept in the store, never exported.
+LEGACY_EDITOR_FIELDS: dict[str, tuple[str, ...]] = {
+    "Dialogue": ("graph",),
+    "Kanban": ("data",),
+}
+
 # Fields never exported: revision and lock bookkeeping. Every other ``_``-prefixed field but
 # ``_id`` and ``_attachments`` (``_conflicts``, ``_revisions``, ``_deleted_conflicts``,
 # ``_revs_info``, ``_local_seq``) is stripped too.
 STRIPPED_FIELDS: frozenset[str] = frozenset({"_rev", "locked", "lockedBy", "lockedAt"})
 
 # Per-machine fields of ProjectSettings that old files still carry (Drafft 1.x kept the remote
-# database, password included, in the replicated settings). Never exported.
-LOCAL_ONLY_SETTINGS: frozenset[str] = frozenset(
-    {
-        "dbName",
-        "remoteDbEnabled",
-        "remoteDbUrl",
-        "remoteDbUsername",
-        "remoteDbPassword",
-        "remoteDbSyncInterval",
-        "remote",
-        "replication",
-        "apiKey",
-    }
-)
+# database, password included, in the replicated settings) are never exported: one rule,
+# :func:`storyloom.project.settings.public_settings`, shared with the API's ``/info``.
 
 # Property text parsed from ``editorLanguage`` to JSON: collection -> fields of ``content``.
 PROPERTY_FIELDS: dict[str, tuple[str, ...]] = {
@@ -290,17 +305,71 @@ def _mapping_templates(settings: Mapping[str, Any], mode: str) -> tuple[str | No
 # The transformation
 
 
+def attachment_permalink(doc_id: str, name: str) -> str:
+    """``storyloom://attachment/<doc id>/<name>``, both URL-quoted."""
+    return ATTACHMENT_PERMALINK.format(doc_id=quote(doc_id, safe=""), name=quote(name, safe=""))
+
+
+def attachment_url(doc_id: str, name: str) -> str:
+    """``/attachments/<doc id>/<name>``, both URL-quoted: the local API route of the bytes."""
+    return ATTACHMENT_URL.format(doc_id=quote(doc_id, safe=""), name=quote(name, safe=""))
+
+
 def _attachment_stubs(doc_id: str, attachments: Mapping[str, Any]) -> dict[str, Any]:
     stubs: dict[str, Any] = {}
     for name, info in attachments.items():
         info = info if isinstance(info, Mapping) else {}
-        stub = {k: v for k, v in info.items() if k in ("content_type", "digest", "length", "revpos")}
+        stub = {k: v for k, v in info.items() if k in _STUB_FIELDS}
         if "length" not in stub and isinstance(info.get("data"), str):
             stub["length"] = len(info["data"]) * 3 // 4 - info["data"][-2:].count("=")
         stub["stub"] = True
-        stub["permalink"] = ATTACHMENT_PERMALINK.format(doc_id=quote(doc_id, safe=""), name=quote(name, safe=""))
+        stub["permalink"] = attachment_permalink(doc_id, name)
+        stub["url"] = attachment_url(doc_id, name)
         stubs[name] = stub
     return stubs
+
+
+def is_attachment_document(doc: Mapping[str, Any]) -> bool:
+    """An ``Attachment`` document (an image or a file that other documents point at)."""
+    doc_id = doc.get("_id")
+    return (
+        doc.get("type") == ATTACHMENT_TYPE
+        and isinstance(doc_id, str)
+        and not doc_id.startswith(("_design/", "_local/"))
+    )
+
+
+def attachment_entry(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry of an Attachment document in the export's ``attachments``: ``_id``, ``name``,
+    ``mimeType``, ``content.notes`` when it holds text, and ``_attachments`` as stubs."""
+    doc_id = str(doc["_id"])
+    entry: dict[str, Any] = {"_id": doc_id}
+    for key in ("name", "mimeType"):
+        if isinstance(doc.get(key), str):
+            entry[key] = doc[key]
+    content = doc.get("content")
+    notes = content.get("notes") if isinstance(content, Mapping) else None
+    if isinstance(notes, str) and notes:
+        entry["content"] = {"notes": notes}
+    attachments = doc.get("_attachments")
+    entry["_attachments"] = _attachment_stubs(doc_id, attachments) if isinstance(attachments, Mapping) else {}
+    return entry
+
+
+def _link_expressions(doc: dict[str, Any], attachment_ids: frozenset[str] | set[str]) -> None:
+    """Give each actor expression whose image resolves to an Attachment document of the
+    project ``attachmentId`` (its ``_id``, else the target of its ``permalink``)."""
+    content = doc.get("content")
+    expressions = content.get("expressions") if isinstance(content, dict) else None
+    if not isinstance(expressions, list):
+        return
+    for expression in expressions:
+        if not isinstance(expression, dict):
+            continue
+        for candidate in (expression.get("_id"), permalink_target(expression.get("permalink", ""))):
+            if isinstance(candidate, str) and candidate in attachment_ids:
+                expression["attachmentId"] = candidate
+                break
 
 
 class _Exporter:
@@ -332,8 +401,12 @@ class _Exporter:
         for key in [k for k in doc if (k[:1] == "_" and k != "_id" and k != "_attachments") or k in STRIPPED_FIELDS]:
             del doc[key]
         if collection == SETTINGS_ID:
-            for key in [k for k in doc if k in LOCAL_ONLY_SETTINGS]:
-                del doc[key]
+            public = public_settings(doc)
+            doc.clear()
+            doc.update(public)
+        else:
+            for key in LEGACY_EDITOR_FIELDS.get(collection, ()):
+                doc.pop(key, None)
         doc["collection"] = collection
         node = tree.get(doc["_id"])
         if node:
@@ -564,6 +637,9 @@ def export_from_docs(
             fingerprint(states) if chosen_apps & {"Scenario", "Script"} else "",
         )
 
+    attachments = [attachment_entry(doc) for doc in docs if is_attachment_document(doc)]
+    attachment_ids = {entry["_id"] for entry in attachments}
+
     buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in COLLECTIONS if c.app_name in chosen_apps}
     for doc, collection in zip(docs, apps, strict=True):
         if collection not in buckets:
@@ -579,6 +655,8 @@ def export_from_docs(
                 exporter.cached_transform(doc, collection, cache, ("export", collection, doc["_id"], rev, context))
             else:
                 exporter.transform(doc, collection)
+            if collection == "Actor":
+                _link_expressions(doc, attachment_ids)
         buckets[collection].append(doc)
     if cache is not None:
         cache.trim()
@@ -587,6 +665,7 @@ def export_from_docs(
     for c in COLLECTIONS:
         if c.app_name in buckets:
             export[c.export_key] = sorted(buckets[c.app_name], key=lambda d: d["_id"])
+    export[ATTACHMENTS_KEY] = sorted(attachments, key=lambda d: d["_id"])
     moment = now or _dt.datetime.now(_dt.UTC)
     export["_meta"] = {
         "exportedAt": moment.astimezone(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
@@ -618,21 +697,34 @@ def build_game_export(
     project: ProjectLike,
     collections: str | Sequence[str] | None = None,
     exported_by: str | None = None,
+    *,
+    docs: list[dict[str, Any]] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    project_name: str | None = None,
 ) -> dict[str, Any]:
     """The game export of ``project`` for ``collections`` (export names; default: the
     project's export sections). ``exported_by`` defaults to the machine's username. Raises
-    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name."""
-    settings = project.settings() or {}
+    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name.
+
+    ``docs``, ``settings`` and ``project_name``, when given, are what was already read from
+    the store (:func:`read_documents`, the settings document, the name): the export then reads
+    nothing more, so an export and a schema built from the same reading agree
+    (:func:`storyloom.export.schema_export.build_export_and_schema`). ``docs`` is consumed
+    (modified in place)."""
+    if settings is None:
+        settings = project.settings() or {}
     if exported_by is None:
         exported_by = _default_exported_by()
+    if project_name is None:
+        project_name = _project_attr(project, "name")
     with gc_paused():
         return export_from_docs(
-            read_documents(project.db),
+            read_documents(project.db) if docs is None else docs,
             settings,
             collections,
             exported_by=exported_by,
             project_id=_project_attr(project, "id"),
-            project_name=_project_attr(project, "name"),
+            project_name=project_name,
             cache=cache_for(project.db),
         )
 

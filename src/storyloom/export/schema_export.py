@@ -19,6 +19,7 @@ that breaks a rule does not:
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -28,14 +29,18 @@ from storyloom.export.cache import ContentCache, cache_for, gc_paused
 from storyloom.export.collections_filter import parse_collections
 from storyloom.export.game_export import (
     ATTACHMENT_PERMALINK,
+    ATTACHMENT_URL,
+    ATTACHMENTS_KEY,
     FORMAT_VERSION,
-    LOCAL_ONLY_SETTINGS,
+    LEGACY_EDITOR_FIELDS,
     STRIPPED_FIELDS,
     ProjectLike,
     _project_attr,
     analyse_variables,
+    build_game_export,
     collection_of,
     default_collections,
+    is_attachment_document,
     read_documents,
 )
 from storyloom.project.collections import BY_EXPORT_NAME, COLLECTIONS, EXPORT_NAMES, FOLDER_TYPE, SETTINGS_ID
@@ -46,6 +51,7 @@ from storyloom.project.content import (
     parse_scenario_doc,
     partial_schema,
 )
+from storyloom.project.settings import LOCAL_ONLY_PREFIXES, LOCAL_ONLY_SETTINGS, SECRET_WORDS
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -54,7 +60,7 @@ _SCRIPT_LINE_FIELDS: dict[str, tuple[str, ...]] = {
     "command": ("name", "params"),
     "comment": ("text",),
     "if": ("condition",),
-    "set": ("path", "operator", "expression"),
+    "set": ("path", "operator", "value"),
     "text": ("text",),
 }
 
@@ -75,6 +81,18 @@ def _is_folder() -> dict[str, Any]:
 
 def _id_in(ids: Sequence[str]) -> dict[str, Any]:
     return {"properties": {"_id": {"enum": sorted(ids)}}, "required": ["_id"]}
+
+
+def _any_case(word: str) -> str:
+    """A regex matching ``word`` in any case (JSON Schema patterns have no ``(?i)``)."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+def _local_only_patterns() -> dict[str, Any]:
+    """``patternProperties`` forbidding the keys ``public_settings`` strips by name."""
+    patterns = [f"^{_any_case(prefix)}" for prefix in LOCAL_ONLY_PREFIXES]
+    patterns += [_any_case(word) for word in SECRET_WORDS]
+    return {pattern: _never() for pattern in patterns}
 
 
 def int_range_pattern(highest: int) -> str:
@@ -126,11 +144,13 @@ def _fixed_defs() -> dict[str, Any]:
         },
         "AttachmentStub": {
             "type": "object",
-            "description": f"An attachment without its data; fetch it through its permalink ({ATTACHMENT_PERMALINK}).",
-            "required": ["stub", "permalink"],
+            "description": f"An attachment without its data: {ATTACHMENT_PERMALINK} names it, the local "
+            f"API serves its bytes at {ATTACHMENT_URL} (both parts URL-quoted).",
+            "required": ["stub", "permalink", "url"],
             "properties": {
                 "stub": {"const": True},
                 "permalink": {"type": "string", "pattern": "^storyloom://attachment/[^/]+/[^/]+$"},
+                "url": {"type": "string", "pattern": "^/attachments/[^/]+/[^/]+$"},
                 "content_type": {"type": "string"},
                 "digest": {"type": "string"},
                 "length": {"type": "integer", "minimum": 0},
@@ -156,6 +176,25 @@ def _fixed_defs() -> dict[str, Any]:
                 "_attachments": {"type": "object", "additionalProperties": _ref("AttachmentStub")},
             },
             "patternProperties": {"^_(?!(id|attachments|rev)$)": _never()},
+        },
+        "AttachmentDocument": {
+            "type": "object",
+            "description": "An Attachment document (an image or a file other documents point at, "
+            "e.g. actor expressions through `attachmentId`): metadata and stubs, never the data.",
+            "required": ["_id", "_attachments"],
+            "additionalProperties": False,
+            "properties": {
+                "_id": {"type": "string", "minLength": 1},
+                "name": {"type": "string"},
+                "mimeType": {"type": "string"},
+                "content": {
+                    "type": "object",
+                    "required": ["notes"],
+                    "additionalProperties": False,
+                    "properties": {"notes": {"type": "string", "minLength": 1}},
+                },
+                "_attachments": {"type": "object", "additionalProperties": _ref("AttachmentStub")},
+            },
         },
         "ScriptLine": _script_line_def(),
     }
@@ -521,7 +560,8 @@ def schema_from_docs(
                         "properties": {
                             "_id": {"const": SETTINGS_ID},
                             **{k: _never() for k in sorted(LOCAL_ONLY_SETTINGS)},
-                        }
+                        },
+                        "patternProperties": _local_only_patterns(),
                     },
                 )
             elif c.app_name == "Script":
@@ -542,6 +582,37 @@ def schema_from_docs(
                         },
                     },
                 )
+            elif c.app_name == "Actor":
+                attachment_ids = sorted(str(d["_id"]) for d in docs if is_attachment_document(d))
+                defs[def_name] = _collection_doc(
+                    "Actor",
+                    {
+                        "properties": {
+                            "content": {
+                                "properties": {
+                                    "expressions": {
+                                        "items": {
+                                            "properties": {
+                                                "attachmentId": {
+                                                    "description": "The Attachment document (in "
+                                                    "`attachments`) the expression's image resolves to.",
+                                                    "enum": attachment_ids,
+                                                }
+                                                if attachment_ids
+                                                else _never()
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    },
+                )
+            elif c.app_name in LEGACY_EDITOR_FIELDS:
+                defs[def_name] = _collection_doc(
+                    c.app_name,
+                    {"properties": {key: _never() for key in LEGACY_EDITOR_FIELDS[c.app_name]}},
+                )
             else:
                 defs[def_name] = _collection_doc(c.app_name)
             item = _ref(def_name)
@@ -551,6 +622,12 @@ def schema_from_docs(
             "items": item,
         }
 
+    properties[ATTACHMENTS_KEY] = {
+        "type": "array",
+        "description": "Every Attachment document of the project, sorted by _id: what actor "
+        "expressions (`attachmentId`) and other permalinks point at.",
+        "items": _ref("AttachmentDocument"),
+    }
     properties["_meta"] = {
         "type": "object",
         "required": ["exportedAt", "exportedBy", "appVersion", "formatVersion", "collections", "warnings"],
@@ -575,7 +652,7 @@ def schema_from_docs(
             f"collections {', '.join(selected)}. Built from the project's documents: see docs/schema.md."
         ),
         "type": "object",
-        "required": [*(c.export_key for c in chosen), "_meta"],
+        "required": [*(c.export_key for c in chosen), ATTACHMENTS_KEY, "_meta"],
         "additionalProperties": False,
         "properties": properties,
         "$defs": defs,
@@ -602,6 +679,37 @@ def build_schema(project: ProjectLike, collections: str | Sequence[str] | None =
     if cache is not None:
         cache.trim()
     return schema
+
+
+def build_export_and_schema(
+    project: ProjectLike,
+    collections: str | Sequence[str] | None = None,
+    exported_by: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(game export, its schema)`` from **one** reading of the store (``export
+    --schema-sidecar``): an edit landing between two readings could otherwise make the schema
+    describe another state of the project than the export. The settings come from the same
+    reading (the ``ProjectSettings`` document among the documents)."""
+    docs = read_documents(project.db)
+    found = next((doc for doc in docs if doc.get("_id") == SETTINGS_ID), None)
+    settings: dict[str, Any] = copy.deepcopy(found) if found is not None else {}
+    name = settings.get("projectName")
+    project_name = name if isinstance(name, str) and name else _project_attr(project, "name")
+    cache = cache_for(project.db)
+    with gc_paused():
+        # The schema only reads the documents; the export then transforms them in place.
+        schema = schema_from_docs(
+            docs,
+            settings,
+            collections,
+            project_id=_project_attr(project, "id"),
+            project_name=project_name,
+            cache=cache,
+        )
+    export = build_game_export(
+        project, collections, exported_by, docs=docs, settings=settings, project_name=project_name
+    )
+    return export, schema
 
 
 def sidecar_path(export_path: str) -> str:

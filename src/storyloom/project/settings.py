@@ -12,7 +12,9 @@ documents of the project's store.
 from __future__ import annotations
 
 import copy
+import re
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from storyloom.project.collections import EXPORT_NAMES, SETTINGS_ID
@@ -40,6 +42,52 @@ DEFAULT_SCREENPLAY: dict[str, str] = {
 LEGACY_REMOTE_FIELDS: tuple[str, ...] = (
     "remoteDbEnabled", "remoteDbUrl", "remoteDbUsername", "remoteDbPassword", "remoteDbSyncInterval",
 )
+
+# Per-machine fields that old settings documents still carry (Drafft 1.x kept the remote
+# database, password included, in the replicated settings). They never leave the machine:
+# :func:`public_settings` strips them, with anything else that looks like a secret.
+LOCAL_ONLY_SETTINGS: frozenset[str] = frozenset(
+    {"dbName", "remote", "replication", "apiKey", *LEGACY_REMOTE_FIELDS}
+)
+
+# Key names that are never public, wherever they appear in the settings: remote replication
+# (``remote...``, ``replication...``), and credentials of any kind.
+LOCAL_ONLY_PREFIXES: tuple[str, ...] = ("remote", "replication", "sync")
+SECRET_WORDS: tuple[str, ...] = ("password", "passwd", "secret", "token", "credential", "apikey", "api_key")
+_SECRET_KEY = re.compile("|".join(SECRET_WORDS), re.IGNORECASE)
+
+
+def is_local_only_setting(key: str) -> bool:
+    """Whether a settings key (at any depth) is per-machine or a credential: one of
+    :data:`LOCAL_ONLY_SETTINGS` (``dbName`` in any case), a name starting with ``remote``,
+    ``replication`` or ``sync``, or a name containing ``password``, ``passwd``, ``secret``,
+    ``token``, ``credential`` or ``apiKey`` (any case)."""
+    return (
+        key in LOCAL_ONLY_SETTINGS
+        or key.lower() == "dbname"
+        or key.lower().startswith(LOCAL_ONLY_PREFIXES)
+        or _SECRET_KEY.search(key) is not None
+    )
+
+
+def _public(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _public(v) for k, v in value.items() if not (isinstance(k, str) and is_local_only_setting(k))}
+    if isinstance(value, list):
+        return [_public(item) for item in value]
+    return value
+
+
+def public_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a settings document without what must never leave the machine.
+
+    The one rule for every surface that shows settings (the game export's
+    ``projectSettings``, the API's ``/info``): remote replication fields, credentials,
+    passwords, tokens and ``dbName`` are dropped, and so is any key, at any depth, that
+    :func:`is_local_only_setting` names (e.g. ``smtpPassword``, ``remoteUrl``,
+    ``githubToken``). Everything else is copied (nested objects and arrays included).
+    """
+    return _public(settings)
 
 
 def default_export_mappings() -> dict[str, Any]:

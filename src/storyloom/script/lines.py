@@ -145,12 +145,21 @@ class EndIfLine(ScriptLine):
 
 @dataclass(slots=True)
 class SetLine(ScriptLine):
-    """``@set <path> <operator> <expression>``; ``path`` and ``expression`` as written."""
+    """``@set <path> <operator> <value>``; ``path`` and ``value`` (an expression) as written.
+
+    The value is ``value``, not ``expression``: in a speech line ``expression`` is the actor's
+    facial expression, and the export must not give one key two meanings.
+    """
 
     kind: ClassVar[str] = "set"
     path: str
     operator: str
-    expression: str
+    value: str
+
+    @property
+    def expression(self) -> str:
+        """The value's text (the name this field had before export format version 1)."""
+        return self.value
 
     def to_dict(self) -> dict[str, Any]:
         if type(self) is not SetLine:  # a subclass may add fields
@@ -160,7 +169,7 @@ class SetLine(ScriptLine):
             "line": self.line,
             "path": self.path,
             "operator": self.operator,
-            "expression": self.expression,
+            "value": self.value,
         }
 
 
