@@ -850,3 +850,22 @@ def test_a_closed_database_refuses_every_operation(make_db):
         with pytest.raises(DatabaseClosed) as caught:
             call()
         assert caught.value.error == "db_closed", name
+
+
+def test_revs_limit_is_a_property_of_the_database_kept_across_opens(tmp_path):
+    path = tmp_path / "limits.sqlite"
+    first = Database(path)
+    assert first.revs_limit == 1000
+    first.set_revs_limit(7)
+    first.close()
+    reopened = Database(path)
+    assert reopened.revs_limit == 7 and reopened.info()["revs_limit"] == 7
+    reopened.close()
+    explicit = Database(path, revs_limit=3)
+    assert explicit.revs_limit == 3
+    explicit.close()
+    final = Database(path)
+    assert final.revs_limit == 3
+    final.close()
+    with pytest.raises(BadRequest):
+        Database(path, revs_limit=0)

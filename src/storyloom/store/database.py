@@ -25,6 +25,7 @@ ChangeCallback = Callable[[dict[str, Any]], None]
 Validator = Callable[[dict[str, Any], "dict[str, Any] | None"], None]
 
 LOCAL_PREFIX = "_local/"
+DEFAULT_REVS_LIMIT = 1000
 _ABSENT = object()  # "no entry" in a dict that may hold None
 # Revision hashes: the first 128 bits of a SHA-1, as 32 lowercase hex digits (see _write_one).
 # write_all_interactive computes the same hash for new documents: change both together.
@@ -436,15 +437,18 @@ class Database:
     def __init__(
         self,
         path: str | Path,
-        revs_limit: int = 1000,
+        revs_limit: int | None = None,
         validator: Validator | None = None,
         name: str | None = None,
     ) -> None:
-        if revs_limit < 1:
+        """``revs_limit``: None keeps the database's own (set by an earlier open or
+        ``set_revs_limit``; 1000 for a new database); a number sets and stores it."""
+        if revs_limit is not None and (isinstance(revs_limit, bool) or not isinstance(revs_limit, int)
+                                       or revs_limit < 1):
             raise BadRequest("revs_limit must be a positive integer")
         self.path = str(path)
         self.name = name or (Path(self.path).stem if self.path != ":memory:" else "memory")
-        self.revs_limit = revs_limit
+        self.revs_limit = DEFAULT_REVS_LIMIT if revs_limit is None else revs_limit
         self.validator = validator
         self._memory = self.path == ":memory:"
         self._write_lock = threading.RLock()
@@ -464,7 +468,12 @@ class Database:
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('update_seq', '0')")
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('doc_count', '0')")
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('doc_del_count', '0')")
-            cur.execute("INSERT OR REPLACE INTO meta VALUES ('revs_limit', ?)", (str(revs_limit),))
+            if revs_limit is None:
+                cur.execute("INSERT OR IGNORE INTO meta VALUES ('revs_limit', ?)", (str(self.revs_limit),))
+                stored = cur.execute("SELECT value FROM meta WHERE key = 'revs_limit'").fetchone()[0]
+                self.revs_limit = int(stored)
+            else:
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('revs_limit', ?)", (str(revs_limit),))
             cur.execute("COMMIT")
 
     # -- connections -------------------------------------------------------------------------
