@@ -235,6 +235,27 @@ def _collection_doc(app_name: str, extra: Mapping[str, Any] | None = None) -> di
     return schema
 
 
+def _folder_doc(app_name: str) -> dict[str, Any]:
+    """A folder of collection ``app_name``."""
+    return _collection_doc(app_name, {"properties": {"type": {"const": FOLDER_TYPE}}})
+
+
+def _text_content_doc(app_name: str, key: str, schema: Mapping[str, Any],
+                      description: str | None = None) -> dict[str, Any]:
+    """A document of ``app_name`` whose ``content`` holds exactly one property, ``key``."""
+    extra: dict[str, Any] = {} if description is None else {"description": description}
+    extra["required"] = ["content"]
+    extra["properties"] = {
+        "content": {
+            "type": "object",
+            "required": [key],
+            "additionalProperties": False,
+            "properties": {key: schema},
+        }
+    }
+    return _collection_doc(app_name, extra)
+
+
 # --------------------------------------------------------------------------------------
 # Typed collections
 
@@ -267,26 +288,15 @@ def _variables_defs(
     """``(defs, states)`` for Variables: ``VariablesEntry`` and one ``Variable_<sid>`` each."""
     states, _, failures = analyse_variables(docs, cache)
     defs: dict[str, Any] = {}
-    defs["VariableFolder"] = _collection_doc("Variable", {"properties": {"type": {"const": FOLDER_TYPE}}})
-    defs["VariableBase"] = _collection_doc(
+    defs["VariableFolder"] = _folder_doc("Variable")
+    defs["VariableBase"] = _text_content_doc(
         "Variable",
+        "variables",
         {
-            "required": ["content"],
-            "properties": {
-                "content": {
-                    "type": "object",
-                    "required": ["variables"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "variables": {
-                            "type": "object",
-                            "description": "The authored default state; `_sid` names it.",
-                            "required": ["_sid"],
-                            "properties": {"_sid": {"enum": sorted(states)}},
-                        }
-                    },
-                }
-            },
+            "type": "object",
+            "description": "The authored default state; `_sid` names it.",
+            "required": ["_sid"],
+            "properties": {"_sid": {"enum": sorted(states)}},
         },
     )
     discriminated: list[dict[str, Any]] = []
@@ -316,20 +326,11 @@ def _variables_defs(
     if discriminated:
         typed["allOf"] = discriminated
     if failures:
-        defs["VariableUnparsed"] = _collection_doc(
+        defs["VariableUnparsed"] = _text_content_doc(
             "Variable",
-            {
-                "description": "A variable document whose source did not parse (see _meta.warnings).",
-                "required": ["content"],
-                "properties": {
-                    "content": {
-                        "type": "object",
-                        "required": ["variables"],
-                        "additionalProperties": False,
-                        "properties": {"variables": {"type": "string"}},
-                    }
-                },
-            },
+            "variables",
+            {"type": "string"},
+            "A variable document whose source did not parse (see _meta.warnings).",
         )
         typed = {"if": _id_in(list(failures)), "then": _ref("VariableUnparsed"), "else": typed}
     defs["VariablesEntry"] = {"if": _is_folder(), "then": _ref("VariableFolder"), "else": typed}
@@ -358,21 +359,8 @@ def _scenarios_defs(
         "properties": overrides,
         "additionalProperties": False,
     }
-    defs["ScenarioFolder"] = _collection_doc("Scenario", {"properties": {"type": {"const": FOLDER_TYPE}}})
-    defs["ScenarioDocument"] = _collection_doc(
-        "Scenario",
-        {
-            "required": ["content"],
-            "properties": {
-                "content": {
-                    "type": "object",
-                    "required": ["scenario"],
-                    "additionalProperties": False,
-                    "properties": {"scenario": _ref("ScenarioDiff")},
-                }
-            },
-        },
-    )
+    defs["ScenarioFolder"] = _folder_doc("Scenario")
+    defs["ScenarioDocument"] = _text_content_doc("Scenario", "scenario", _ref("ScenarioDiff"))
     failed: list[str] = []
     for doc in docs:
         if collection_of(doc) != "Scenario" or doc.get("type") == FOLDER_TYPE:
@@ -381,20 +369,11 @@ def _scenarios_defs(
             failed.append(str(doc["_id"]))
     typed: dict[str, Any] = _ref("ScenarioDocument")
     if failed:
-        defs["ScenarioUnparsed"] = _collection_doc(
+        defs["ScenarioUnparsed"] = _text_content_doc(
             "Scenario",
-            {
-                "description": "A scenario whose source did not parse (see _meta.warnings).",
-                "required": ["content"],
-                "properties": {
-                    "content": {
-                        "type": "object",
-                        "required": ["scenario"],
-                        "additionalProperties": False,
-                        "properties": {"scenario": {"type": "string"}},
-                    }
-                },
-            },
+            "scenario",
+            {"type": "string"},
+            "A scenario whose source did not parse (see _meta.warnings).",
         )
         typed = {"if": _id_in(failed), "then": _ref("ScenarioUnparsed"), "else": typed}
     defs["ScenariosEntry"] = {"if": _is_folder(), "then": _ref("ScenarioFolder"), "else": typed}
@@ -445,7 +424,7 @@ def _maps_defs(docs: Sequence[Mapping[str, Any]], cache: ContentCache | None = N
                 "properties": {"type": "object", "description": "Free properties of the map."},
             },
         },
-        "MapFolder": _collection_doc("Map", {"properties": {"type": {"const": FOLDER_TYPE}}}),
+        "MapFolder": _folder_doc("Map"),
         "MapDocument": _collection_doc(
             "Map",
             {

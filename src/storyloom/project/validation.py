@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -248,20 +248,18 @@ class _Checker:
         return False
 
     def mapping(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> dict | None:
-        value = obj.get(key, MISSING)
-        if value is MISSING and not required:
-            return None
-        if not isinstance(value, dict):
-            self.error(path, "an object", value, "missing-field" if value is MISSING else "wrong-type")
-            return None
-        return value
+        return self._container(obj, key, path, required, dict, "an object")
 
     def array(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> list | None:
+        return self._container(obj, key, path, required, list, "an array")
+
+    def _container(self, obj: Mapping[str, Any], key: str, path: str, required: bool,
+                   kind: type, expected: str) -> Any:
         value = obj.get(key, MISSING)
         if value is MISSING and not required:
             return None
-        if not isinstance(value, list):
-            self.error(path, "an array", value, "missing-field" if value is MISSING else "wrong-type")
+        if not isinstance(value, kind):
+            self.error(path, expected, value, "missing-field" if value is MISSING else "wrong-type")
             return None
         return value
 
@@ -564,6 +562,23 @@ def _check_user(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
 # -- Dialogues ----------------------------------------------------------------------------
 
 
+def _entry_id(ck: _Checker, entry: Any, path: str, shape: str, seen: Container[str],
+              unique: str, duplicate_code: str) -> str | None:
+    """The id of a graph entry (node, handle) that is an object with a non-empty ``id`` not in
+    ``seen``; otherwise the error is reported and the result is ``None``."""
+    if not isinstance(entry, dict):
+        ck.error(path, shape, entry, "wrong-type")
+        return None
+    entry_id = entry.get("id", MISSING)
+    if not isinstance(entry_id, str) or not entry_id:
+        ck.error(f"{path}.id", "a non-empty string", entry_id, "missing-field")
+        return None
+    if entry_id in seen:
+        ck.error(f"{path}.id", unique, entry_id, duplicate_code)
+        return None
+    return entry_id
+
+
 def check_dialogue_tree(ck: _Checker, tree: Any, context: Context | None = None,
                         base: str = "content.tree") -> None:
     """Structure of a dialogue graph: the ten node types, handles, edges resolved by
@@ -578,15 +593,9 @@ def check_dialogue_tree(ck: _Checker, tree: Any, context: Context | None = None,
     start_nodes = 0
     for index, node in enumerate(nodes or []):
         path = f"{base}.nodes[{index}]"
-        if not isinstance(node, dict):
-            ck.error(path, "an object {id, position, type, data}", node, "wrong-type")
-            continue
-        node_id = node.get("id", MISSING)
-        if not isinstance(node_id, str) or not node_id:
-            ck.error(f"{path}.id", "a non-empty string", node_id, "missing-field")
-            continue
-        if node_id in handles_of:
-            ck.error(f"{path}.id", "a node id unique in this dialogue", node_id, "duplicate-node")
+        node_id = _entry_id(ck, node, path, "an object {id, position, type, data}", handles_of,
+                            "a node id unique in this dialogue", "duplicate-node")
+        if node_id is None:
             continue
         handles: dict[str, str] = {}
         handles_of[node_id] = handles
@@ -621,15 +630,9 @@ def check_dialogue_tree(ck: _Checker, tree: Any, context: Context | None = None,
         node_handles = ck.array(data, "handles", f"{path}.data.handles")
         for h_index, handle in enumerate(node_handles or []):
             h_path = f"{path}.data.handles[{h_index}]"
-            if not isinstance(handle, dict):
-                ck.error(h_path, "an object {id, type: source|target, label}", handle, "wrong-type")
-                continue
-            handle_id = handle.get("id", MISSING)
-            if not isinstance(handle_id, str) or not handle_id:
-                ck.error(f"{h_path}.id", "a non-empty string", handle_id, "missing-field")
-                continue
-            if handle_id in handles:
-                ck.error(f"{h_path}.id", "a handle id unique within its node", handle_id, "duplicate-handle")
+            handle_id = _entry_id(ck, handle, h_path, "an object {id, type: source|target, label}", handles,
+                                  "a handle id unique within its node", "duplicate-handle")
+            if handle_id is None:
                 continue
             handle_type = handle.get("type", MISSING)
             if handle_type not in HANDLE_TYPES:
@@ -776,21 +779,35 @@ def _from_content_problem(ck: _Checker, problem: Any, base: str, severity: str) 
     )
 
 
-def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _typed_source(ck: _Checker, doc: dict[str, Any], key: str) -> Any:
+    """Checks the text fields of a typed-source document (Variable, Scenario); the content
+    module when ``content.<key>`` is text it can go on to parse, else ``None``."""
     _editor_language(ck, doc)
     content = _content(ck, doc)
     if content is None:
-        return
-    _text_fields(ck, content, "variables", optional=("json",))
+        return None
+    _text_fields(ck, content, key, optional=("json",))
     module = _content_module()
-    if module is None or not isinstance(content.get("variables"), str):
+    if module is None or not isinstance(content.get(key), str):
+        return None
+    return module
+
+
+def _parse_error(ck: _Checker, module: Any, exc: Any, base: str) -> None:
+    """A source that does not parse: a warning (the text is kept, the writer may still be typing)."""
+    _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
+                          base, WARNING)
+
+
+def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+    module = _typed_source(ck, doc, "variables")
+    if module is None:
         return
     try:
         state = module.parse_variables_doc(doc)
     except module.ContentError as exc:
         # The text is kept (the writer may still be typing); the problem is reported.
-        _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
-                              "content.variables", WARNING)
+        _parse_error(ck, module, exc, "content.variables")
         return
     if not context.knows_documents:
         return
@@ -804,20 +821,14 @@ def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None
 
 
 def _check_scenario(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
-    _editor_language(ck, doc)
-    content = _content(ck, doc)
-    if content is None:
-        return
-    _text_fields(ck, content, "scenario", optional=("json",))
-    module = _content_module()
-    if module is None or not isinstance(content.get("scenario"), str):
+    module = _typed_source(ck, doc, "scenario")
+    if module is None:
         return
     if not context.knows_documents:
         try:
             module.parse_scenario_doc(doc)
         except module.ContentError as exc:
-            _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
-                                  "content.scenario", WARNING)
+            _parse_error(ck, module, exc, "content.scenario")
         return
     states = context.variable_states()
     for problem in module.validate_scenario(doc, states):
