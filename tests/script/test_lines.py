@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -231,3 +232,24 @@ def test_parsed_script_to_dict() -> None:
     ]  # fmt: skip
     assert parsed.ok is False
     assert parse_script("::A:: {bad}").ok is True  # a warning only
+
+
+@pytest.mark.parametrize(
+    "kind, args",
+    [
+        (SpeechLine, (1, "A", "hi")),
+        (CommandLine, (1, "Go", [])),
+        (CommentLine, (1, "c")),
+        (IfLine, (1, "x")),
+        (ElseLine, (1,)),
+        (EndIfLine, (1,)),
+        (SetLine, (1, "v.p.x", "=", "1")),
+        (TextLine, (1, "t")),
+    ],
+)
+def test_a_subclass_that_adds_a_field_exports_it(kind, args) -> None:
+    extended = dataclasses.make_dataclass("Extended", [("extra", int, dataclasses.field(default=7))], bases=(kind,))
+    out = extended(*args).to_dict()
+    assert out["extra"] == 7 and out["type"] == kind.kind and out["line"] == 1
+    # The line kind itself keeps its spelled-out form, without the extra field.
+    assert "extra" not in kind(*args).to_dict()

@@ -34,6 +34,13 @@ class ScriptLine:
             out[f.name] = _plain(getattr(self, f.name))
         return out
 
+    def __init_subclass__(cls) -> None:
+        # A line kind's spelled-out to_dict lists that kind's fields only: a subclass that does
+        # not write its own gets the generic one, so no field it adds is left out. (No super():
+        # slots=True recreates the class, which breaks its zero-argument form; object's does nothing.)
+        if "to_dict" not in cls.__dict__:
+            cls.to_dict = ScriptLine.to_dict  # type: ignore[method-assign]
+
 
 def _plain(value: Any) -> Any:
     """A field's value for ``to_dict``: lists and tuples as fresh lists, anything else as is."""
@@ -57,8 +64,6 @@ class SpeechLine(ScriptLine):
     json: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not SpeechLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {
             "type": "speech",
             "line": self.line,
@@ -81,8 +86,6 @@ class CommandLine(ScriptLine):
     comment: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not CommandLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {
             "type": "command",
             "line": self.line,
@@ -101,8 +104,6 @@ class CommentLine(ScriptLine):
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not CommentLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {"type": "comment", "line": self.line, "text": self.text}
 
 
@@ -114,8 +115,6 @@ class IfLine(ScriptLine):
     condition: str
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not IfLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {"type": "if", "line": self.line, "condition": self.condition}
 
 
@@ -126,8 +125,6 @@ class ElseLine(ScriptLine):
     kind: ClassVar[str] = "else"
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not ElseLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {"type": "else", "line": self.line}
 
 
@@ -138,8 +135,6 @@ class EndIfLine(ScriptLine):
     kind: ClassVar[str] = "endif"
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not EndIfLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {"type": "endif", "line": self.line}
 
 
@@ -162,8 +157,6 @@ class SetLine(ScriptLine):
         return self.value
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not SetLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {
             "type": "set",
             "line": self.line,
@@ -181,8 +174,6 @@ class TextLine(ScriptLine):
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        if type(self) is not TextLine:  # a subclass may add fields
-            return ScriptLine.to_dict(self)
         return {"type": "text", "line": self.line, "text": self.text}
 
 
