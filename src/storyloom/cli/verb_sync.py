@@ -11,6 +11,9 @@ Storyloom store. The password comes from the environment variable
 to every user of the machine); without a user name there is no password to send, and a set
 ``STORYLOOM_REMOTE_PASSWORD`` is reported as ignored (a warning on stderr).
 
+A remote database that holds another project (another ``projectId`` in its ProjectSettings)
+is refused before anything is written either way: syncing would merge the two projects.
+
 Exit codes: 0 everything synced; 1 the sync failed (the reason is printed); 2 bad usage;
 3 the sync completed but some documents were refused or too large (listed).
 """
@@ -28,9 +31,12 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyloom.cli.main import CliError
+
+if TYPE_CHECKING:
+    from storyloom.sync import IdentityDoc
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 EXIT_FAILED = 1
@@ -200,6 +206,7 @@ def run_sync(args: argparse.Namespace) -> int:
         retry=args.live or args.retries > 0,
         max_retries=None if args.live else args.retries,
         backoff=capped_backoff(60.0 if args.live else 10.0),
+        identity=_project_identity(),
     )
     verbose = args.verbose
 
@@ -226,6 +233,15 @@ def run_sync(args: argparse.Namespace) -> int:
         status = runner.status
 
     return _report(status, args.direction, args.json, url.db_url)
+
+
+def _project_identity() -> IdentityDoc:
+    """Where a project keeps its id: a sync refuses a remote database of another project
+    (the sync layer sits below the project layer, so the CLI names the document)."""
+    from storyloom.project.collections import SETTINGS_ID
+    from storyloom.sync import IdentityDoc
+
+    return IdentityDoc(doc_id=SETTINGS_ID, id_field="projectId", name_field="projectName")
 
 
 def _run_interruptible(runner: Any) -> None:

@@ -28,6 +28,7 @@ from storyloom.sync.errors import (
     RequestTooLarge,
     SyncError,
 )
+from storyloom.sync.identity import Identity, IdentityDoc, ProjectMismatch, check_remote_identity
 from storyloom.sync.peers import LocalPeer, Peer, RemotePeer
 from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.replicator import (
@@ -47,10 +48,13 @@ __all__ = [
     "Checkpointer",
     "DatabaseMissing",
     "DocFailure",
+    "Identity",
+    "IdentityDoc",
     "InvalidRemote",
     "LocalPeer",
     "NetworkError",
     "Peer",
+    "ProjectMismatch",
     "Redirected",
     "RemoteDatabase",
     "RemoteError",
@@ -66,6 +70,7 @@ __all__ = [
     "SyncEvent",
     "SyncStatus",
     "capped_backoff",
+    "check_remote_identity",
     "default_backoff",
     "encode_doc_id",
     "make_pull",

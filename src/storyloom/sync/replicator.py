@@ -42,6 +42,7 @@ from storyloom.sync.errors import (
     SyncError,
     Unauthorized,
 )
+from storyloom.sync.identity import IdentityDoc, check_peers
 from storyloom.sync.peers import DEFAULT_MAX_REQUEST_BYTES, FetchResult, Peer, StubsUnresolved
 
 log = logging.getLogger("storyloom.sync")
@@ -90,6 +91,9 @@ class ReplicationOptions:
     doc_ids: list[str] | None = None
     #: Longpoll heartbeat of the live pull, in milliseconds.
     heartbeat_ms: int = 10_000
+    #: Where both sides keep their project identity: a remote database of another project
+    #: is refused (``ProjectMismatch``) before anything is written. None: no check.
+    identity: IdentityDoc | None = None
 
     @property
     def should_retry(self) -> bool:
@@ -497,6 +501,8 @@ class Replicator:
         self._check_cancel()
         self.target.prepare(as_target=True, create=opts.create_target)
         self._check_cancel()
+        if opts.identity is not None:
+            check_peers(self.source, self.target, opts.identity)
         rep_id = replication_id(self.source.identity(), self.target.identity(), doc_ids=opts.doc_ids)
         if self._session_id is None:
             self._session_id = uuid.uuid4().hex
