@@ -11,7 +11,7 @@ import pytest
 
 from storyloom.sync import RemoteDatabase, RemotePeer, replication_id
 from storyloom.sync.checkpoint import Checkpointer, compare_histories
-from storyloom.sync.errors import Forbidden, RemoteError, ServerError
+from storyloom.sync.errors import RemoteError, RemoteForbidden, RemoteServerError
 from storyloom.sync.peers import Peer, match_fetched
 
 # -- replication id ---------------------------------------------------------------------------
@@ -75,7 +75,7 @@ class FakePeer(Peer):
 
     def put_checkpoint(self, doc: dict[str, Any]) -> str:
         if self.refuse_status:
-            raise Forbidden(self.refuse_status, "forbidden", "read only")
+            raise RemoteForbidden(self.refuse_status, "forbidden", "read only")
         current = self.docs.get(doc["_id"])
         if self.conflict_once or (current and current.get("_rev") != doc.get("_rev")):
             self.conflict_once = False
@@ -214,7 +214,7 @@ def test_bulk_get_auth_errors_do_not_fall_back() -> None:
         return httpx.Response(403, json={"error": "forbidden", "reason": "no"})
 
     peer = RemotePeer(mock_remote(handler, "t42b"), first_generation_fast_path=False)
-    with pytest.raises(Forbidden):
+    with pytest.raises(RemoteForbidden):
         peer.fetch({"c": ["1-z"]})
 
 
@@ -254,7 +254,7 @@ def test_bulk_get_missing_endpoint_downgrades_only_that_client(status: int) -> N
     assert other.remote.bulk_get_supported is True
 
 
-@pytest.mark.parametrize(("status", "error"), [(400, RemoteError), (415, RemoteError), (500, ServerError)])
+@pytest.mark.parametrize(("status", "error"), [(400, RemoteError), (415, RemoteError), (500, RemoteServerError)])
 def test_bulk_get_other_errors_are_raised_without_downgrade(status: int, error: type[RemoteError]) -> None:
     calls: list[str] = []
     peer = RemotePeer(mock_remote(bulk_get_server(status, calls), "errs"), first_generation_fast_path=False)

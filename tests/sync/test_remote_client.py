@@ -26,15 +26,15 @@ from storyloom.sync import (
 )
 from storyloom.sync.errors import (
     Cancelled,
-    Conflict,
     NetworkError,
-    NotFound,
     Redirected,
+    RemoteConflict,
+    RemoteNotFound,
+    RemoteServerError,
     RemoteTimeout,
+    RemoteUnauthorized,
     RequestTooLarge,
-    ServerError,
     SyncError,
-    Unauthorized,
 )
 from storyloom.sync.urls import encode_attachment_name, encode_db_name
 
@@ -190,7 +190,7 @@ def test_cookie_auth_logs_in_once_and_again_after_401() -> None:
         password="pw",
         auth="cookie",
     )
-    with pytest.raises(Unauthorized):
+    with pytest.raises(RemoteUnauthorized):
         remote2.info()
 
 
@@ -201,14 +201,14 @@ def test_cookie_login_with_wrong_password() -> None:
         password="bad",
         auth="cookie",
     )
-    with pytest.raises(Unauthorized) as info:
+    with pytest.raises(RemoteUnauthorized) as info:
         remote.info()
     assert info.value.reason == "Name or password is incorrect."
 
 
 def test_errors_keep_couchdb_error_and_reason() -> None:
     remote, _ = client(lambda r: httpx.Response(409, json={"error": "conflict", "reason": "Document update conflict."}))
-    with pytest.raises(Conflict) as info:
+    with pytest.raises(RemoteConflict) as info:
         remote.put({"_id": "x"})
     assert (info.value.status, info.value.error, info.value.reason) == (409, "conflict", "Document update conflict.")
     assert "couch.test" in info.value.url
@@ -228,12 +228,12 @@ def test_html_413_from_a_proxy() -> None:
 
 def test_plain_text_and_empty_error_bodies() -> None:
     remote, _ = client(lambda r: httpx.Response(502, content=b"upstream <b>down</b>"))
-    with pytest.raises(ServerError) as info:
+    with pytest.raises(RemoteServerError) as info:
         remote.info()
     assert info.value.error == "bad_gateway" and info.value.reason == "upstream down"
     assert info.value.retryable
     remote, _ = client(lambda r: httpx.Response(404))
-    with pytest.raises(NotFound) as info2:
+    with pytest.raises(RemoteNotFound) as info2:
         remote.info()
     assert info2.value.reason == "Not Found"
     assert not info2.value.retryable

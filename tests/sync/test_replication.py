@@ -487,9 +487,9 @@ def test_t38_local_docs_are_not_replicated(
     assert first["rev"] == "0-1"
     second = remote.put_local({"_id": "_local/y", "_rev": "0-1", "n": 2})
     assert second["rev"] == "0-2"
-    from storyloom.sync.errors import Conflict
+    from storyloom.sync.errors import RemoteConflict
 
-    with pytest.raises(Conflict):
+    with pytest.raises(RemoteConflict):
         remote.put_local({"_id": "_local/y", "_rev": "0-1", "n": 3})
 
 

@@ -38,7 +38,7 @@ from storyloom.sync.replicator import (
     Replicator,
     SyncEvent,
 )
-from storyloom.sync.session import Sync, SyncStatus, make_pull, make_push, open_remote, pull, push
+from storyloom.sync.two_way import Sync, SyncStatus, make_pull, make_push, open_remote, pull, push
 from storyloom.sync.urls import RemoteURL, encode_doc_id, parse_remote_url, validate_db_name
 
 __all__ = [

@@ -153,27 +153,27 @@ class Redirected(RemoteError):
         return data
 
 
-class BadRequest(RemoteError):
+class RemoteBadRequest(RemoteError):
     """400."""
 
 
-class Unauthorized(RemoteError):
+class RemoteUnauthorized(RemoteError):
     """401: credentials are missing or wrong (pouchdb-server also uses it for non-members)."""
 
 
-class Forbidden(RemoteError):
+class RemoteForbidden(RemoteError):
     """403: the credentials are valid but lack a permission."""
 
 
-class NotFound(RemoteError):
+class RemoteNotFound(RemoteError):
     """404."""
 
 
-class Conflict(RemoteError):
+class RemoteConflict(RemoteError):
     """409."""
 
 
-class PreconditionFailed(RemoteError):
+class RemotePreconditionFailed(RemoteError):
     """412 (``file_exists`` on database creation, ``missing_stub`` on ``_bulk_docs``)."""
 
 
@@ -181,17 +181,17 @@ class RequestTooLarge(RemoteError):
     """413: the request body exceeded a proxy's or the server's size limit."""
 
 
-class ServerError(RemoteError):
+class RemoteServerError(RemoteError):
     """5xx."""
 
 
 _STATUS_CLASSES: dict[int, type[RemoteError]] = {
-    400: BadRequest,
-    401: Unauthorized,
-    403: Forbidden,
-    404: NotFound,
-    409: Conflict,
-    412: PreconditionFailed,
+    400: RemoteBadRequest,
+    401: RemoteUnauthorized,
+    403: RemoteForbidden,
+    404: RemoteNotFound,
+    409: RemoteConflict,
+    412: RemotePreconditionFailed,
     413: RequestTooLarge,
 }
 
@@ -200,7 +200,7 @@ def error_class_for(status: int) -> type[RemoteError]:
     if status in _STATUS_CLASSES:
         return _STATUS_CLASSES[status]
     if status >= 500:
-        return ServerError
+        return RemoteServerError
     return RemoteError
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from storyloom.sync.errors import NotFound, SyncError
+from storyloom.sync.errors import RemoteNotFound, SyncError
 from storyloom.sync.peers import LocalPeer, LocalStoreError, Peer, RemotePeer
 from storyloom.sync.remote import RemoteDatabase
 
@@ -92,7 +92,7 @@ def read_remote_identity(remote: RemoteDatabase, key: IdentityDoc) -> Identity |
     a push creates it empty). Other remote errors (access, network) are raised as they are."""
     try:
         doc = remote.get(key.doc_id)
-    except NotFound:
+    except RemoteNotFound:
         return None
     return _identity(doc, key)
 

@@ -19,13 +19,13 @@ from storyloom.sync.errors import (
     AccessDenied,
     Cancelled,
     DatabaseMissing,
-    Forbidden,
-    NotFound,
-    PreconditionFailed,
     RemoteError,
+    RemoteForbidden,
+    RemoteNotFound,
+    RemotePreconditionFailed,
+    RemoteUnauthorized,
     RequestTooLarge,
     SyncError,
-    Unauthorized,
 )
 from storyloom.sync.remote import RemoteDatabase, dumps
 
@@ -361,9 +361,9 @@ class RemotePeer(Peer):
         try:
             self.remote.info()
             return
-        except (Unauthorized, Forbidden) as exc:
+        except (RemoteUnauthorized, RemoteForbidden) as exc:
             raise self.access_denied(exc, "write" if as_target else "read") from None
-        except NotFound:
+        except RemoteNotFound:
             pass
         db = self.remote.db_name
         where = f"{self.remote.server_url}"
@@ -373,7 +373,7 @@ class RemotePeer(Peer):
         # pouchdb-server 4.2.0, and on CouchDB it would only give 401/403.
         try:
             ctx = self.remote.session().get("userCtx") or {}
-        except (Unauthorized, Forbidden) as exc:
+        except (RemoteUnauthorized, RemoteForbidden) as exc:
             raise self.access_denied(exc, "write") from None
         roles = ctx.get("roles") or []
         if "_admin" not in roles:
@@ -384,7 +384,7 @@ class RemotePeer(Peer):
             )
         try:
             self.remote.create()
-        except (Unauthorized, Forbidden) as exc:
+        except (RemoteUnauthorized, RemoteForbidden) as exc:
             raise self.access_denied(exc, "create") from None
 
     def access_denied(self, exc: RemoteError, action: str) -> AccessDenied:
@@ -404,7 +404,7 @@ class RemotePeer(Peer):
         user = remote.username
         try:
             ctx = (remote.session().get("userCtx") or {}) if not remote.aborted else {}
-        except Unauthorized:
+        except RemoteUnauthorized:
             return AccessDenied(
                 f"the server {server} rejected the password for user {user!r} (wrong password, "
                 f"or no such user) {detail}",
@@ -577,7 +577,7 @@ class RemotePeer(Peer):
                     **params,
                 )
                 return doc_id, revs, reply
-            except NotFound as exc:
+            except RemoteNotFound as exc:
                 return doc_id, revs, exc
 
         found: list[tuple[str, dict[str, Any]]] = []
@@ -627,7 +627,7 @@ class RemotePeer(Peer):
                     "status": 413,
                 }
             ]
-        except PreconditionFailed as exc:
+        except RemotePreconditionFailed as exc:
             if exc.error == "missing_stub":
                 raise StubsUnresolved(f"the server could not resolve attachment stubs: {exc.reason}") from None
             raise

@@ -34,11 +34,11 @@ from storyloom.sync.errors import (
     STATUS_ERROR_NAMES,
     Cancelled,
     NetworkError,
-    NotFound,
     Redirected,
     RemoteError,
+    RemoteNotFound,
     RemoteTimeout,
-    Unauthorized,
+    RemoteUnauthorized,
     error_class_for,
 )
 from storyloom.sync.urls import (
@@ -411,7 +411,7 @@ class RemoteDatabase:
         """``POST /_session`` with the name and password (cookie auth)."""
         with self._login_lock:
             if self.username is None:
-                raise Unauthorized(401, "unauthorized", "no user name to log in with")
+                raise RemoteUnauthorized(401, "unauthorized", "no user name to log in with")
             url = self._url("_session", db=False)
             response = self._send(
                 "POST",
@@ -443,7 +443,7 @@ class RemoteDatabase:
     def exists(self) -> bool:
         try:
             self.info()
-        except NotFound:
+        except RemoteNotFound:
             return False
         return True
 

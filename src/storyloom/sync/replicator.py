@@ -37,10 +37,10 @@ from storyloom.sync.errors import (
     AccessDenied,
     BatchFailed,
     Cancelled,
-    Forbidden,
     RemoteError,
+    RemoteForbidden,
+    RemoteUnauthorized,
     SyncError,
-    Unauthorized,
 )
 from storyloom.sync.identity import IdentityDoc, check_peers
 from storyloom.sync.peers import DEFAULT_MAX_REQUEST_BYTES, FetchResult, Peer, StubsUnresolved
@@ -486,7 +486,7 @@ class Replicator:
 
     def _explain(self, exc: SyncError) -> SyncError:
         """A database-level 401/403 becomes an AccessDenied that names what is missing."""
-        if isinstance(exc, (Unauthorized, Forbidden)) and not isinstance(exc, AccessDenied):
+        if isinstance(exc, (RemoteUnauthorized, RemoteForbidden)) and not isinstance(exc, AccessDenied):
             for peer, action in ((self.target, "write"), (self.source, "read")):
                 remote = getattr(peer, "remote", None)
                 if remote is not None and exc.url.startswith(remote.server_url):
