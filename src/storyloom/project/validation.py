@@ -19,11 +19,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
-from collections.abc import Callable, Container, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Container
 from typing import Any
 
+from storyloom.project.checking import (
+    ERROR,
+    WARNING,
+    Checker,
+    Context,
+    MappingContext,
+    Problem,
+    ValidationError,
+    content_module,
+    make_problem,
+)
 from storyloom.project.collections import (
     ATTACHMENT_TYPE,
     FOLDER_TYPE,
@@ -47,222 +56,19 @@ from storyloom.project.documents import (
 from storyloom.project.settings import MISSING, settings_problems
 from storyloom.project.tree import is_valid_key
 
-ERROR = "error"
-WARNING = "warning"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One finding. ``field`` is a dotted path into the document; ``expected`` says what would
-    be right; ``code`` is a stable machine-readable name (``wrong-type``, ``dangling-edge``, ...)."""
-
-    field: str
-    expected: str
-    message: str
-    severity: str = ERROR
-    code: str = "wrong-shape"
-    doc_id: str | None = None
-    line: int | None = None
-    column: int | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == ERROR
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "field": self.field,
-            "expected": self.expected,
-            "message": self.message,
-            "severity": self.severity,
-            "code": self.code,
-            "docId": self.doc_id,
-            "line": self.line,
-            "column": self.column,
-        }
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class ValidationError(ValueError):
-    """A write refused because the document has the wrong shape.
-
-    ``field`` and ``expected`` are those of the first error; ``problems`` holds every error.
-    """
-
-    def __init__(self, problems: Problem | Iterable[Problem]) -> None:
-        self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
-        if not self.problems:
-            raise ValueError("ValidationError needs at least one problem")
-        first = self.problems[0]
-        self.field = first.field
-        self.expected = first.expected
-        self.doc_id = first.doc_id
-        self.code = first.code
-        message = first.message
-        if len(self.problems) > 1:
-            message += f" (and {len(self.problems) - 1} more problem{'s' if len(self.problems) > 2 else ''})"
-        self.message = message
-        super().__init__(message)
-
-    @classmethod
-    def single(cls, doc_id: str | None, field: str, expected: str, got: Any = MISSING,
-               code: str = "wrong-shape") -> ValidationError:
-        return cls(_problem(doc_id, field, expected, got, ERROR, code))
-
-
-def _describe(value: Any) -> str:
-    if value is MISSING:
-        return "nothing (the field is missing)"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    kind = {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(
-        type(value), type(value).__name__
-    )
-    return f"{kind} {text}"
-
-
-def _problem(doc_id: str | None, field_path: str, expected: str, got: Any, severity: str,
-             code: str, detail: str | None = None) -> Problem:
-    who = f"document {doc_id!r}" if doc_id else "document"
-    if detail is None:
-        detail = f"expected {expected}, got {_describe(got)}"
-    return Problem(
-        field=field_path,
-        expected=expected,
-        message=f"{who}: {field_path}: {detail}",
-        severity=severity,
-        code=code,
-        doc_id=doc_id,
-    )
-
-
-class Context:
-    """What cross-document checks may ask. The default knows no documents (checks skipped)."""
-
-    def get(self, doc_id: str) -> dict[str, Any] | None:
-        """The current document with this id, or ``None`` (missing or deleted)."""
-        return None
-
-    def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
-        """Every current document of ``type`` ``doc_type``."""
-        return []
-
-    @property
-    def knows_documents(self) -> bool:
-        return False
-
-    # The lookups below have defaults built on ``docs_of_type`` and ``get``; a context backed by
-    # an index (the editing service's) answers them without reading every document.
-
-    def variable_sid_owner(self, sid: str, exclude: str | None = None) -> str | None:
-        """The id of the first Variable document (in ``docs_of_type`` order) other than
-        ``exclude`` whose ``_sid`` is ``sid``; ``None`` if there is none."""
-        module = _content_module()
-        if module is None:
-            return None
-        for other in self.docs_of_type("Variable"):
-            if other.get("_id") == exclude:
-                continue
-            with contextlib.suppress(module.ContentError):
-                if module.parse_variables_doc(other)["_sid"] == sid:
-                    return other.get("_id")
-        return None
-
-    def variable_states(self) -> dict[str, dict[str, Any]]:
-        """``{_sid: state}`` of the Variable documents (see ``content.collect_states``); the
-        result is shared, do not mutate it."""
-        module = _content_module()
-        return {} if module is None else module.collect_states(self.docs_of_type("Variable"))
-
-    def parent_of(self, doc_id: str) -> tuple[bool, Any]:
-        """``(True, parent)`` for a current document (``parent`` as stored, ``None`` when absent),
-        ``(False, None)`` when there is no such document."""
-        doc = self.get(doc_id)
-        return (False, None) if doc is None else (True, doc.get("parent"))
-
-
-class MappingContext(Context):
-    """A context over a dict of documents (an import batch, or a test)."""
-
-    def __init__(self, docs: Mapping[str, dict[str, Any]] | Iterable[dict[str, Any]]) -> None:
-        if isinstance(docs, Mapping):
-            self.docs = dict(docs)
-        else:
-            self.docs = {doc["_id"]: doc for doc in docs}
-
-    def get(self, doc_id: str) -> dict[str, Any] | None:
-        doc = self.docs.get(doc_id)
-        return None if doc is None or doc.get("_deleted") else doc
-
-    def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
-        return [d for d in self.docs.values() if d.get("type") == doc_type and not d.get("_deleted")]
-
-    @property
-    def knows_documents(self) -> bool:
-        return True
-
-
-@dataclass
-class _Checker:
-    doc_id: str | None
-    problems: list[Problem] = field(default_factory=list)
-
-    def error(self, field_path: str, expected: str, got: Any = MISSING, code: str = "wrong-shape",
-              detail: str | None = None) -> None:
-        self.problems.append(_problem(self.doc_id, field_path, expected, got, ERROR, code, detail))
-
-    def warn(self, field_path: str, expected: str, got: Any = MISSING, code: str = "dangling-reference",
-             detail: str | None = None) -> None:
-        self.problems.append(_problem(self.doc_id, field_path, expected, got, WARNING, code, detail))
-
-    # -- small type checks; each returns True when the value is acceptable --
-
-    def string(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = False,
-               nullable: bool = False, non_empty: bool = False) -> bool:
-        value = obj.get(key, MISSING)
-        if value is MISSING:
-            if required:
-                self.error(path, "a non-empty string" if non_empty else "a string", value, "missing-field")
-                return False
-            return True
-        if value is None and nullable:
-            return True
-        if not isinstance(value, str) or (non_empty and not value):
-            expected = "a non-empty string" if non_empty else "a string"
-            self.error(path, expected + (" or null" if nullable else ""), value, "wrong-type")
-            return False
-        return True
-
-    def boolean(self, obj: Mapping[str, Any], key: str, path: str) -> bool:
-        value = obj.get(key, MISSING)
-        if value is MISSING or isinstance(value, bool):
-            return True
-        self.error(path, "true or false", value, "wrong-type")
-        return False
-
-    def mapping(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> dict | None:
-        return self._container(obj, key, path, required, dict, "an object")
-
-    def array(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> list | None:
-        return self._container(obj, key, path, required, list, "an array")
-
-    def _container(self, obj: Mapping[str, Any], key: str, path: str, required: bool,
-                   kind: type, expected: str) -> Any:
-        value = obj.get(key, MISSING)
-        if value is MISSING and not required:
-            return None
-        if not isinstance(value, kind):
-            self.error(path, expected, value, "missing-field" if value is MISSING else "wrong-type")
-            return None
-        return value
-
+# The vocabulary lives in ``checking``; it is offered here too, beside the rules that use it.
+__all__ = [
+    "ERROR",
+    "WARNING",
+    "Context",
+    "MappingContext",
+    "Problem",
+    "ValidationError",
+    "check_dialogue",
+    "check_dialogue_tree",
+    "check_document",
+    "validate_document",
+]
 
 # ---------------------------------------------------------------------------------------------
 # Entry points
@@ -272,9 +78,9 @@ def check_document(doc: Any, context: Context | None = None) -> list[Problem]:
     """Every problem of ``doc`` (errors and warnings), in document order. Never raises."""
     context = context or Context()
     if not isinstance(doc, dict):
-        return [_problem(None, "(document)", "a JSON object", doc, ERROR, "wrong-type")]
+        return [make_problem(None, "(document)", "a JSON object", doc, ERROR, "wrong-type")]
     doc_id = doc.get("_id")
-    ck = _Checker(doc_id if isinstance(doc_id, str) else None)
+    ck = Checker(doc_id if isinstance(doc_id, str) else None)
     if not isinstance(doc_id, str) or not doc_id:
         ck.error("_id", "a non-empty string", doc.get("_id", MISSING), "missing-field")
     elif doc_id.startswith("_"):
@@ -312,7 +118,7 @@ def validate_document(doc: Any, context: Context | None = None) -> list[Problem]
 # Common fields
 
 
-def _check_common_fields(ck: _Checker, doc: dict[str, Any]) -> None:
+def _check_common_fields(ck: Checker, doc: dict[str, Any]) -> None:
     for derived in DERIVED_FIELDS:
         if derived in doc:
             ck.error(
@@ -340,7 +146,7 @@ def _check_common_fields(ck: _Checker, doc: dict[str, Any]) -> None:
         _check_attachments(ck, attachments)
 
 
-def _check_attachments(ck: _Checker, attachments: Any) -> None:
+def _check_attachments(ck: Checker, attachments: Any) -> None:
     if not isinstance(attachments, dict):
         ck.error("_attachments", "an object of attachment name: attachment", attachments, "wrong-type")
         return
@@ -364,7 +170,7 @@ def _check_attachments(ck: _Checker, attachments: Any) -> None:
             ck.error(f"{path}.data", "valid base64 text", data, "bad-base64")
 
 
-def _check_collection(ck: _Checker, doc: dict[str, Any]) -> None:
+def _check_collection(ck: Checker, doc: dict[str, Any]) -> None:
     doc_type = doc["type"]
     collection = doc.get("collection", MISSING)
     if doc_type == FOLDER_TYPE:
@@ -376,7 +182,7 @@ def _check_collection(ck: _Checker, doc: dict[str, Any]) -> None:
                  "missing-field" if collection is MISSING else "wrong-type")
 
 
-def _check_tree_fields(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_tree_fields(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     parent = doc.get("parent", MISSING)
     if parent is MISSING:
         ck.error("parent", "null (top level) or the id of a folder", parent, "missing-field")
@@ -408,24 +214,24 @@ def _check_tree_fields(ck: _Checker, doc: dict[str, Any], context: Context) -> N
 # Per type
 
 
-def _content(ck: _Checker, doc: dict[str, Any]) -> dict[str, Any] | None:
+def _content(ck: Checker, doc: dict[str, Any]) -> dict[str, Any] | None:
     return ck.mapping(doc, "content", "content")
 
 
-def _text_fields(ck: _Checker, content: dict[str, Any], *keys: str, optional: tuple[str, ...] = ()) -> None:
+def _text_fields(ck: Checker, content: dict[str, Any], *keys: str, optional: tuple[str, ...] = ()) -> None:
     for key in keys:
         ck.string(content, key, f"content.{key}", required=True)
     for key in optional:
         ck.string(content, key, f"content.{key}")
 
 
-def _editor_language(ck: _Checker, doc: dict[str, Any]) -> None:
+def _editor_language(ck: Checker, doc: dict[str, Any]) -> None:
     value = doc.get("editorLanguage", MISSING)
     if value is not MISSING and value not in EDITOR_LANGUAGES:
         ck.error("editorLanguage", f"one of {', '.join(EDITOR_LANGUAGES)}", value, "wrong-type")
 
 
-def _check_script(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_script(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is not None:
         _text_fields(ck, content, "script")
@@ -437,11 +243,11 @@ def _check_script(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
                     detail=f"unknown script editor mode {mode!r} (highlighting falls back to text)")
 
 
-def _check_folder(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_folder(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     ck.boolean(doc, "isDialogueScriptFolder", "isDialogueScriptFolder")
 
 
-def _check_gdd(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_gdd(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is not None:
         _text_fields(ck, content, "gdd")
@@ -451,7 +257,7 @@ def _check_gdd(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
             ck.warn("editor", f"one of {', '.join(GDD_EDITORS)}", editor, "unknown-editor")
 
 
-def _check_actor(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_actor(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     _editor_language(ck, doc)
     content = _content(ck, doc)
     if content is None:
@@ -472,28 +278,28 @@ def _check_actor(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
                     detail=f"expression image {target!r} does not exist")
 
 
-def _check_quest(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_quest(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     _editor_language(ck, doc)
     content = _content(ck, doc)
     if content is not None:
         _text_fields(ck, content, "properties", "conditions", optional=("notes",))
 
 
-def _check_item(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_item(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     _editor_language(ck, doc)
     content = _content(ck, doc)
     if content is not None:
         _text_fields(ck, content, "item", optional=("notes",))
 
 
-def _check_misc(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_misc(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     _editor_language(ck, doc)
     content = _content(ck, doc)
     if content is not None:
         _text_fields(ck, content, "properties", optional=("notes",))
 
 
-def _check_grid(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_grid(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is None:
         return
@@ -507,7 +313,7 @@ def _check_grid(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
             ck.error(f"content.data[{index}]", "an array (one row of cells)", row, "wrong-type")
 
 
-def _check_kanban(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_kanban(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is None:
         return
@@ -534,14 +340,14 @@ def _check_kanban(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
                 ck.error(f"{card_path}.related", "an array of document ids", related, "wrong-type")
 
 
-def _check_canvas(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_canvas(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is not None:
         ck.array(content, "nodes", "content.nodes")
         ck.array(content, "edges", "content.edges")
 
 
-def _check_attachment(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_attachment(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     ck.string(doc, "mimeType", "mimeType", required=True, non_empty=True)
     ck.string(doc, "permalink", "permalink")
     content = ck.mapping(doc, "content", "content", required=False)
@@ -554,7 +360,7 @@ def _check_attachment(ck: _Checker, doc: dict[str, Any], context: Context) -> No
                 detail="an Attachment document without its blob")
 
 
-def _check_user(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_user(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     ck.string(doc, "userName", "userName")
     ck.string(doc, "email", "email")
 
@@ -562,7 +368,7 @@ def _check_user(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
 # -- Dialogues ----------------------------------------------------------------------------
 
 
-def _entry_id(ck: _Checker, entry: Any, path: str, shape: str, seen: Container[str],
+def _entry_id(ck: Checker, entry: Any, path: str, shape: str, seen: Container[str],
               unique: str, duplicate_code: str) -> str | None:
     """The id of a graph entry (node, handle) that is an object with a non-empty ``id`` not in
     ``seen``; otherwise the error is reported and the result is ``None``."""
@@ -579,7 +385,7 @@ def _entry_id(ck: _Checker, entry: Any, path: str, shape: str, seen: Container[s
     return entry_id
 
 
-def check_dialogue_tree(ck: _Checker, tree: Any, context: Context | None = None,
+def check_dialogue_tree(ck: Checker, tree: Any, context: Context | None = None,
                         base: str = "content.tree") -> None:
     """Structure of a dialogue graph: the ten node types, handles, edges resolved by
     (node id, handle id). Malformed nodes and edges are errors; dangling edges are warnings."""
@@ -685,7 +491,7 @@ def check_dialogue_tree(ck: _Checker, tree: Any, context: Context | None = None,
                                f"handle, not a {wanted} handle")
 
 
-def _check_dialogue(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_dialogue(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is not None:
         check_dialogue_tree(ck, content.get("tree", MISSING), context)
@@ -694,7 +500,7 @@ def _check_dialogue(ck: _Checker, doc: dict[str, Any], context: Context) -> None
 # -- Scenes --------------------------------------------------------------------------------
 
 
-def _check_scene(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_scene(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is None:
         return
@@ -746,16 +552,8 @@ def _check_scene(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
 # -- Variables, Scenarios, Maps: the typed-content hooks --------------------------------------
 
 
-def _content_module() -> Any:
-    """``storyloom.project.content`` when importable (the typed-content rules), else ``None``."""
-    try:
-        from storyloom.project import content
-    except ImportError:  # pragma: no cover - the module ships with the package
-        return None
-    return content
 
-
-def _from_content_problem(ck: _Checker, problem: Any, base: str, severity: str) -> None:
+def _from_content_problem(ck: Checker, problem: Any, base: str, severity: str) -> None:
     path = getattr(problem, "path", "") or ""
     field_path = f"{base}.{path}" if path else base
     code = getattr(problem, "code", "content")
@@ -779,7 +577,7 @@ def _from_content_problem(ck: _Checker, problem: Any, base: str, severity: str) 
     )
 
 
-def _typed_source(ck: _Checker, doc: dict[str, Any], key: str) -> Any:
+def _typed_source(ck: Checker, doc: dict[str, Any], key: str) -> Any:
     """Checks the text fields of a typed-source document (Variable, Scenario); the content
     module when ``content.<key>`` is text it can go on to parse, else ``None``."""
     _editor_language(ck, doc)
@@ -787,19 +585,19 @@ def _typed_source(ck: _Checker, doc: dict[str, Any], key: str) -> Any:
     if content is None:
         return None
     _text_fields(ck, content, key, optional=("json",))
-    module = _content_module()
+    module = content_module()
     if module is None or not isinstance(content.get(key), str):
         return None
     return module
 
 
-def _parse_error(ck: _Checker, module: Any, exc: Any, base: str) -> None:
+def _parse_error(ck: Checker, module: Any, exc: Any, base: str) -> None:
     """A source that does not parse: a warning (the text is kept, the writer may still be typing)."""
     _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
                           base, WARNING)
 
 
-def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_variable(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     module = _typed_source(ck, doc, "variables")
     if module is None:
         return
@@ -820,7 +618,7 @@ def _check_variable(ck: _Checker, doc: dict[str, Any], context: Context) -> None
                         f"{owner!r}; two variable documents cannot share a _sid")
 
 
-def _check_scenario(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_scenario(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     module = _typed_source(ck, doc, "scenario")
     if module is None:
         return
@@ -835,11 +633,11 @@ def _check_scenario(ck: _Checker, doc: dict[str, Any], context: Context) -> None
         _from_content_problem(ck, problem, "content.scenario", WARNING)
 
 
-def _check_map(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
+def _check_map(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     content = _content(ck, doc)
     if content is None:
         return
-    module = _content_module()
+    module = content_module()
     if module is None:
         for key in ("width", "height"):
             value = content.get(key, MISSING)
@@ -851,7 +649,7 @@ def _check_map(ck: _Checker, doc: dict[str, Any], context: Context) -> None:
         _from_content_problem(ck, problem, "content", ERROR)
 
 
-_TYPE_CHECKS: dict[str, Callable[[_Checker, dict[str, Any], Context], None]] = {
+_TYPE_CHECKS: dict[str, Callable[[Checker, dict[str, Any], Context], None]] = {
     "Script": _check_script,
     FOLDER_TYPE: _check_folder,
     "Gdd": _check_gdd,
@@ -874,7 +672,7 @@ _TYPE_CHECKS: dict[str, Callable[[_Checker, dict[str, Any], Context], None]] = {
 
 def check_dialogue(doc: dict[str, Any], context: Context | None = None) -> list[Problem]:
     """Problems of a Dialogue document's graph only (see :func:`check_dialogue_tree`)."""
-    ck = _Checker(doc.get("_id"))
+    ck = Checker(doc.get("_id"))
     content = doc.get("content")
     check_dialogue_tree(ck, content.get("tree", MISSING) if isinstance(content, dict) else MISSING,
                         context or Context())
