@@ -325,7 +325,7 @@ def test_repeated_exports_are_fresh_after_every_change(api):
     settings = _settings_doc(api.project)
     settings["exportSections"] = ["Actors"]
     api.project.db.put(settings)
-    assert set(api.get("/game-export").json()) == {"_meta", "actors", "attachments"}
+    assert set(api.get("/game-export").json()) == {"_meta", "actors"}
     # A different user name is a different payload.
     api.options.username = "other"
     assert api.get("/game-export?collections=Items").json()["_meta"]["exportedBy"] == "other"

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from storyloom.cli.main import main
 from storyloom.export.drafft_import import import_backup
 from storyloom.project.manager import ProjectManager
+from tests.export import validators
 from tests.export.helpers import GARDEN
 
 
@@ -26,8 +26,8 @@ def test_export_with_schema_sidecar(garden_project: str, tmp_path: Path, capsys:
     assert main(["export", garden_project, "-o", str(out), "--schema-sidecar"]) == 0
     export = json.loads(out.read_text(encoding="utf-8"))
     schema = json.loads((tmp_path / "game.schema.json").read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    assert list(Draft202012Validator(schema).iter_errors(export)) == []
+    validators.check_schema(schema)
+    assert validators.messages(schema, export) == []
     assert {"scripts", "variables", "scenarios", "_meta"} <= set(export)
     assert "warning" in capsys.readouterr().err  # the garden's scripts use an unknown variable path
     assert not list(tmp_path.glob(".*.tmp"))
@@ -38,7 +38,7 @@ def test_export_collections_to_stdout(garden_project: str, capsys: pytest.Captur
     text = capsys.readouterr().out
     assert text.startswith("{\n  ")
     export = json.loads(text)
-    assert set(export) == {"items", "variables", "attachments", "_meta"}
+    assert set(export) == {"items", "variables", "_meta"}
     assert export["_meta"]["collections"] == ["Items", "Variables"]
 
 
@@ -60,8 +60,8 @@ def test_schema_verb(garden_project: str, tmp_path: Path, capsys: pytest.Capture
     out = tmp_path / "schema.json"
     assert main(["schema", garden_project, "--collections", "Variables,Scenarios", "-o", str(out)]) == 0
     schema = json.loads(out.read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    assert schema["required"] == ["variables", "scenarios", "attachments", "_meta"]
+    validators.check_schema(schema)
+    assert schema["required"] == ["variables", "scenarios", "_meta"]
     assert "Variable_player" in schema["$defs"]
     assert main(["schema", garden_project, "--collections", "Nope"]) == 2
     assert "valid collections" in capsys.readouterr().err
@@ -132,4 +132,4 @@ def test_schema_sidecar_and_export_come_from_one_reading(
     assert [s.readings for s in stores] == [1]
     [player] = [v for v in export["variables"] if v["content"]["variables"].get("_sid") == "player"]
     assert player["content"]["variables"]["courage"] == 5  # the state as first read
-    assert [e.message for e in Draft202012Validator(schema).iter_errors(export)] == []
+    assert validators.messages(schema, export) == []

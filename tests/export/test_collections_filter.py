@@ -49,3 +49,9 @@ def test_an_invalid_default_is_refused_too() -> None:
 
 def test_export_keys() -> None:
     assert export_keys(["Items", "GDD", "ProjectSettings"]) == ["projectSettings", "gdds", "items"]
+
+
+def test_names_as_the_reference_writes_them_with_spaces_around_commas() -> None:
+    assert parse_collections(", ".join(EXPORT_NAMES)) == list(EXPORT_NAMES)
+    assert parse_collections(" , ".join(reversed(EXPORT_NAMES))) == list(EXPORT_NAMES)
+    assert parse_collections("Scripts , Items") == ["Scripts", "Items"]

@@ -12,14 +12,15 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from storyloom.export.cache import cache_for
 from storyloom.export.drafft_import import import_backup
 from storyloom.export.game_export import build_game_export, collection_of, dumps_export, read_documents
 from storyloom.export.schema_export import build_schema
-from storyloom.project.collections import BY_APP_NAME, EXPORT_NAMES
+from storyloom.project.collections import BY_APP_NAME, BY_EXPORT_NAME, EXPORT_NAMES
+from storyloom.project.documents import permalink_target
 from storyloom.project.manager import ProjectManager
+from tests.export import validators
 from tests.export.helpers import PROJECT_FILES
 from tests.support.fixtures import REPO_ROOT
 
@@ -46,10 +47,9 @@ def test_fixture_project_exports_and_validates(path: Path, selection: str) -> No
     finally:
         project.close()
 
-    Draft202012Validator.check_schema(schema)
+    validators.check_schema(schema)  # jsonschema and ajv (draft 2020-12) both accept it
     export = json.loads(export_text)
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in Draft202012Validator(schema).iter_errors(export)]
-    assert errors == []
+    assert validators.messages(schema, export) == []
 
     # Every document of an exported collection is there, once, without revision or lock fields.
     keys = {BY_APP_NAME[c].export_key: c for c in BY_APP_NAME}
@@ -62,10 +62,19 @@ def test_fixture_project_exports_and_validates(path: Path, selection: str) -> No
             assert isinstance(item["children"], list) and isinstance(item["path"], str)
             for stub in item.get("_attachments", {}).values():
                 assert stub["stub"] is True and "data" not in stub
-    # ... and every Attachment document, whatever the selection.
-    assert [a["_id"] for a in export["attachments"]] == sorted(d["_id"] for d in docs if d.get("type") == "Attachment")
+    # ... and, in _meta, the Attachment documents the exported actors' expressions point at.
+    stored = {d["_id"] for d in docs if d.get("type") == "Attachment"}
+    expected: set[str] = set()
+    for actor in (d for d in docs if "actors" in export and collection_of(d) == "Actor"):
+        for expression in (actor.get("content") or {}).get("expressions", []):
+            target = expression.get("_id") if expression.get("_id") in stored else None
+            target = target or permalink_target(expression.get("permalink", ""))
+            expected |= {target} & stored
+    assert [a["_id"] for a in export["_meta"]["attachments"]] == sorted(expected)
+    # The top level holds exactly the selected collections and _meta.
+    assert set(export) == {BY_EXPORT_NAME[name].export_key for name in export["_meta"]["collections"]} | {"_meta"}
     if selection == "all":
-        assert set(export) == {BY_APP_NAME[c].export_key for c in BY_APP_NAME} | {"attachments", "_meta"}
+        assert export["_meta"]["collections"] == list(EXPORT_NAMES)
     assert "remoteDbPassword" not in export_text
     # Imported v1 editor data is exported once: as content.tree / content.columns only.
     assert all("graph" not in d for d in export.get("dialogues", []))
@@ -98,8 +107,8 @@ def test_every_image_and_attachment_link_resolves_to_an_exported_attachment(path
     finally:
         project.close()
 
-    attachments = {entry["_id"]: entry for entry in export["attachments"]}
-    assert set(attachments) == set(stored)
+    attachments = {entry["_id"]: entry for entry in export["_meta"]["attachments"]}
+    assert set(attachments) <= set(stored)
     for doc_id, entry in attachments.items():
         assert entry["name"] == stored[doc_id]["name"] and entry["mimeType"] == stored[doc_id]["mimeType"]
         assert set(entry) <= {"_id", "name", "mimeType", "content", "_attachments"}

@@ -12,7 +12,7 @@ import pytest
 
 from storyloom.export.collections_filter import UnknownCollections
 from storyloom.export.game_export import build_game_export, dumps_export, export_from_docs
-from storyloom.project.collections import COLLECTIONS, EXPORT_NAMES
+from storyloom.project.collections import BY_EXPORT_NAME, COLLECTIONS, EXPORT_NAMES
 from tests.export.helpers import (
     GAME_EXPORTS,
     GARDEN,
@@ -45,12 +45,11 @@ def _warnings(export: dict, code: str | None = None) -> list[dict]:
 
 def test_every_collection_key_and_meta() -> None:
     export = _export([settings_doc()])
-    assert list(export) == [c.export_key for c in COLLECTIONS] + ["attachments", "_meta"]
-    assert export["attachments"] == []
+    assert list(export) == [c.export_key for c in COLLECTIONS] + ["_meta"]
     assert all(export[c.export_key] == [] for c in COLLECTIONS if c.app_name != "ProjectSettings")
     meta = export["_meta"]
     assert meta["exportedAt"] == "2026-03-01T12:00:00.000Z"
-    assert meta["formatVersion"] == 1
+    assert meta["formatVersion"] == 2
     assert meta["collections"] == list(EXPORT_NAMES)
     assert meta["appVersion"]
     assert set(meta) == {
@@ -62,24 +61,37 @@ def test_every_collection_key_and_meta() -> None:
         "projectId",
         "projectName",
         "warnings",
+        "attachments",
     }
+    assert meta["attachments"] == []
 
 
 def test_default_collections_are_the_export_sections() -> None:
     export = _export([], exportSections=["Items", "Scripts"])
-    assert [k for k in export if k != "_meta"] == ["scripts", "items", "attachments"]
+    assert [k for k in export if k != "_meta"] == ["scripts", "items"]
     assert export["_meta"]["collections"] == ["Scripts", "Items"]
 
 
 def test_an_unknown_export_section_is_skipped_with_a_warning() -> None:
     export = _export([], exportSections=["Items", "Hotkeys"])
-    assert [k for k in export if k != "_meta"] == ["items", "attachments"]
+    assert [k for k in export if k != "_meta"] == ["items"]
     assert [w["field"] for w in _warnings(export, "unknown-export-section")] == ["exportSections"]
+
+
+@pytest.mark.parametrize("value", ["Scripts,Items", "Scripts, Items", " Scripts , Items ", ["Scripts", " Items"]])
+def test_a_filtered_export_holds_exactly_the_collections_asked_for(value: str | list[str]) -> None:
+    image = _image("img-1", "face", b"face")
+    actor = doc("Actor", "a1", content={"bio": "", "properties": "", "expressions": [{"name": "d", "_id": "img-1"}]})
+    docs = [settings_doc(), image, actor, doc("Item", "i1", content={"item": ""}), doc("Script", "s1")]
+    export = _export(docs, value)
+    assert list(export) == ["scripts", "items", "_meta"]
+    assert export["_meta"]["collections"] == ["Scripts", "Items"]
+    assert export["_meta"]["attachments"] == []  # the actor referencing the image is not exported
 
 
 def test_collections_argument_and_errors() -> None:
     export = _export([doc("Item", "i1", content={"item": ""})], "Items")
-    assert list(export) == ["items", "attachments", "_meta"]
+    assert list(export) == ["items", "_meta"]
     with pytest.raises(UnknownCollections, match="valid collections: ProjectSettings, GDD"):
         _export([], "Items,Weapons")
     with pytest.raises(UnknownCollections):
@@ -168,7 +180,7 @@ def _image(doc_id: str, name: str, payload: bytes, notes: str | None = None) -> 
     )
 
 
-def test_attachment_documents_are_listed_with_stubs_and_expressions_point_at_them() -> None:
+def test_referenced_attachment_documents_are_listed_in_meta_and_expressions_point_at_them() -> None:
     actor = doc(
         "Actor",
         "act-1",
@@ -190,11 +202,11 @@ def test_attachment_documents_are_listed_with_stubs_and_expressions_point_at_the
         doc("Item", "i1", content={"item": ""}),
     ]
     project = MemoryProject(docs)
-    for selection in ("Actors", "Items"):  # listed whatever the selection
-        export = json.loads(dumps_export(build_game_export(project, selection)))
-        assert [a["_id"] for a in export["attachments"]] == ["img 1", "img-2"]
+    items_only = json.loads(dumps_export(build_game_export(project, "Items")))
+    assert set(items_only) == {"items", "_meta"} and items_only["_meta"]["attachments"] == []
     export = json.loads(dumps_export(build_game_export(project, "Actors")))
-    first, second = export["attachments"]
+    assert set(export) == {"actors", "_meta"}
+    first, second = export["_meta"]["attachments"]
     assert first == {
         "_id": "img 1",
         "name": "woman_expression_default",
@@ -214,7 +226,7 @@ def test_attachment_documents_are_listed_with_stubs_and_expressions_point_at_the
     }
     assert "content" not in second  # empty notes are not listed
     assert second["_attachments"]["blob"]["length"] == len(b"second")
-    assert all("data" not in stub for a in export["attachments"] for stub in a["_attachments"].values())
+    assert all("data" not in stub for a in export["_meta"]["attachments"] for stub in a["_attachments"].values())
     [exported_actor] = export["actors"]
     expressions = exported_actor["content"]["expressions"]
     assert [e.get("attachmentId") for e in expressions] == ["img 1", "img-2", None]
@@ -225,8 +237,41 @@ def test_attachment_documents_are_listed_with_stubs_and_expressions_point_at_the
     ]
     # Warm (per-revision memo): the same, and the stored actor is untouched.
     again = json.loads(dumps_export(build_game_export(project, "Actors")))
-    assert again["actors"] == export["actors"] and again["attachments"] == export["attachments"]
+    assert again["actors"] == export["actors"] and again["_meta"]["attachments"] == export["_meta"]["attachments"]
     assert "attachmentId" not in json.dumps(project.db.get("act-1"))
+
+
+def test_meta_lists_only_the_attachments_the_exported_documents_reference() -> None:
+    gdd_text = (
+        "# Look\n\n![The garden](storyloom://image/img-gdd) and <img src=\"drafft://image/img%20html\">\n"
+        "[not an attachment](storyloom://image/nowhere)"
+    )
+    expressions = [{"name": "d", "_id": "img-actor"}]
+    actor = doc("Actor", "a1", content={"bio": "", "properties": "", "expressions": expressions})
+    docs = [
+        settings_doc(),
+        actor,
+        doc("Gdd", "g1", content={"gdd": gdd_text}),
+        doc("Folder", "gf", collection="Gdd"),
+        _image("img-actor", "actor", b"a"),
+        _image("img-gdd", "gdd", b"g"),
+        _image("img html", "html", b"h"),
+        _image("img-unused", "unused", b"u"),
+    ]
+    project = MemoryProject(docs)
+
+    def listed(selection: str) -> list[str]:
+        export = json.loads(dumps_export(build_game_export(project, selection)))
+        assert set(export) == {*(BY_EXPORT_NAME[n].export_key for n in selection.split(",")), "_meta"}
+        return [entry["_id"] for entry in export["_meta"]["attachments"]]
+
+    assert listed("Actors") == ["img-actor"]
+    assert listed("GDD") == ["img html", "img-gdd"]
+    assert listed("GDD,Actors") == ["img html", "img-actor", "img-gdd"]
+    assert listed("Items") == []
+    entry = json.loads(dumps_export(build_game_export(project, "GDD")))["_meta"]["attachments"][1]
+    assert entry["_attachments"]["blob"]["url"] == "/attachments/img-gdd/blob"
+    assert entry["_attachments"]["blob"]["permalink"] == "storyloom://attachment/img-gdd/blob"
 
 
 def test_v1_editor_data_is_not_exported_twice() -> None:
@@ -526,8 +571,8 @@ def test_shape_matches_drafft_2_1_4_export_of_the_same_project() -> None:
     real = json.loads((GAME_EXPORTS / "v2.1.4_the_goddess_of_fate.game-export.json").read_text(encoding="utf-8"))
     project = MemoryProject(fixture_docs(PROJECTS / "v2" / "tgof.json"))
     export = build_game_export(project, "Scripts,Dialogues,Actors,Quests,Items,Misc,Grids,Kanban")
-    # Storyloom adds ``attachments`` (Drafft's export has no way to find an expression image).
-    assert sorted(k for k in export if k not in ("_meta", "attachments")) == sorted(k for k in real if k != "_meta")
+    # The same top-level keys: the attachments expressions point at are listed in ``_meta``.
+    assert sorted(export) == sorted(real)
     assert {"exportedAt", "exportedBy"} <= set(export["_meta"])
     for key, fields in (("items", ("item",)), ("quests", ("properties", "conditions")), ("actors", ("properties",))):
         ours = _by_id(export[key])

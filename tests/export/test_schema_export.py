@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator
 from storyloom.export.collections_filter import UnknownCollections
 from storyloom.export.game_export import build_game_export, dumps_export, export_from_docs
 from storyloom.export.schema_export import build_schema, int_range_pattern, schema_from_docs, sidecar_path
+from tests.export import validators
 from tests.export.helpers import GARDEN, MemoryProject, doc, fixture_docs, scenario, settings_doc, variable
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -24,14 +25,13 @@ def _pair(docs: list[dict], collections: Any = None, **settings: Any) -> tuple[d
     settings_value = settings_doc(**settings)
     export = export_from_docs(copy.deepcopy(docs), settings_value, collections)
     schema = schema_from_docs(copy.deepcopy(docs), settings_value, collections)
-    Draft202012Validator.check_schema(schema)
+    validators.check_schema(schema)
     return json.loads(dumps_export(export)), schema
 
 
 def _errors(schema: dict, instance: dict) -> set[tuple[tuple[Any, ...], str]]:
-    return {
-        (tuple(error.absolute_path), error.validator) for error in Draft202012Validator(schema).iter_errors(instance)
-    }
+    """The errors as ``(path, keyword)``; the same under jsonschema and ajv."""
+    return validators.errors(schema, instance)
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def garden() -> tuple[dict, dict]:
     project = MemoryProject(fixture_docs(GARDEN))
     export = json.loads(dumps_export(build_game_export(project, None, exported_by="ann")))
     schema = build_schema(project, None)
-    Draft202012Validator.check_schema(schema)
+    validators.check_schema(schema)
     return export, schema
 
 
@@ -73,11 +73,11 @@ def test_garden_schema_structure(garden: tuple[dict, dict]) -> None:
 def test_schema_follows_the_same_filter_and_default() -> None:
     docs = [doc("Item", "i1", content={"item": "a: 1"})]
     export, schema = _pair(docs, "Items,GDD")
-    assert schema["required"] == ["gdds", "items", "attachments", "_meta"]
-    assert set(schema["properties"]) == {"gdds", "items", "attachments", "_meta"}
+    assert schema["required"] == ["gdds", "items", "_meta"]
+    assert set(schema["properties"]) == {"gdds", "items", "_meta"}
     assert _errors(schema, export) == set()
     _, default_schema = _pair(docs, None, exportSections=["Items"])
-    assert default_schema["required"] == ["items", "attachments", "_meta"]
+    assert default_schema["required"] == ["items", "_meta"]
     with pytest.raises(UnknownCollections):
         schema_from_docs(docs, settings_doc(), "Items,Nope")
     # An export with another selection does not validate.
@@ -138,7 +138,7 @@ def test_document_missing_its_id(garden: tuple[dict, dict]) -> None:
     del export["scripts"][0]["_id"]
     del export["gdds"][0]["_id"]
     errors = list(Draft202012Validator(schema).iter_errors(export))
-    assert {(tuple(e.absolute_path), e.validator) for e in errors} == {
+    assert _errors(schema, export) == {
         (("scripts", 0), "required"),
         (("gdds", 0), "required"),
     }
@@ -375,17 +375,22 @@ def test_attachments_expressions_legacy_fields_and_settings_in_the_schema() -> N
     selection = "ProjectSettings,Actors,Dialogues,Kanban,Scripts"
     export = json.loads(dumps_export(build_game_export(project, selection)))
     schema = build_schema(project, selection)
-    Draft202012Validator.check_schema(schema)
+    validators.check_schema(schema)
     assert _errors(schema, export) == set()
     assert schema["$defs"]["AttachmentStub"]["required"] == ["stub", "permalink", "url"]
+    assert [a["_id"] for a in export["_meta"]["attachments"]] == ["img-1"]
 
     broken = copy.deepcopy(export)
-    del broken["attachments"]
-    assert _errors(schema, broken) == {((), "required")}
+    del broken["_meta"]["attachments"]
+    assert _errors(schema, broken) == {(("_meta",), "required")}
 
     broken = copy.deepcopy(export)
-    broken["attachments"][0]["_attachments"]["blob"]["data"] = "iVBORw0KGgo="
-    del broken["attachments"][0]["_attachments"]["blob"]["url"]
+    broken["attachments"] = broken["_meta"]["attachments"]  # not a top-level key (any more)
+    assert _errors(schema, broken) == {((), "additionalProperties")}
+
+    broken = copy.deepcopy(export)
+    broken["_meta"]["attachments"][0]["_attachments"]["blob"]["data"] = "iVBORw0KGgo="
+    del broken["_meta"]["attachments"][0]["_attachments"]["blob"]["url"]
     broken["actors"][0]["content"]["expressions"][0]["attachmentId"] = "img-404"
     broken["dialogues"][0]["graph"] = {"cells": []}
     broken["kanban"][0]["data"] = {"lanes": []}
@@ -394,8 +399,8 @@ def test_attachments_expressions_legacy_fields_and_settings_in_the_schema() -> N
     [set_line] = broken["scripts"][0]["content"]["lines"]
     set_line["expression"] = set_line.pop("value")
     assert _errors(schema, broken) == {
-        (("attachments", 0, "_attachments", "blob", "data"), "not"),
-        (("attachments", 0, "_attachments", "blob"), "required"),
+        (("_meta", "attachments", 0, "_attachments", "blob", "data"), "not"),
+        (("_meta", "attachments", 0, "_attachments", "blob"), "required"),
         (("actors", 0, "content", "expressions", 0, "attachmentId"), "enum"),
         (("dialogues", 0, "graph"), "not"),
         (("kanban", 0, "data"), "not"),

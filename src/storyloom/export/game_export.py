@@ -17,13 +17,19 @@ import datetime as _dt
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
-from urllib.parse import quote
 
 import storyloom
+from storyloom.export.attachments import (
+    META_ATTACHMENTS_KEY,
+    attachment_entry,
+    attachment_stubs,
+    is_attachment_document,
+    link_expressions,
+    referenced_attachments,
+)
 from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint, gc_paused
 from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
 from storyloom.project.collections import (
-    ATTACHMENT_TYPE,
     BY_APP_NAME,
     BY_EXPORT_NAME,
     COLLECTIONS,
@@ -43,25 +49,11 @@ from storyloom.project.content import (
     scenario_source,
     variables_source,
 )
-from storyloom.project.documents import permalink_target
 from storyloom.project.settings import public_settings
 from storyloom.project.tree import derive_tree
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """``_meta.formatVersion``: bumped on any change a consumer has to adapt to."""
-
-ATTACHMENT_PERMALINK = "storyloom://attachment/{doc_id}/{name}"
-"""The permalink of an attachment stub: the document id and the attachment name, URL-quoted."""
-
-ATTACHMENT_URL = "/attachments/{doc_id}/{name}"
-"""The local API's route serving an attachment's bytes: the document id and the attachment
-name, URL-quoted (``GET /attachments/{doc_id}/{name}``)."""
-
-ATTACHMENTS_KEY = "attachments"
-"""The top-level key listing the project's Attachment documents (metadata and stubs)."""
-
-# Fields of a stored attachment stub an exported stub keeps (``data`` never leaves).
-_STUB_FIELDS: tuple[str, ...] = ("content_type", "digest", "length", "revpos")
 
 # Editor data Drafft 1.x kept beside what the importer converted it to, per collection: the
 # ``graph`` of a dialogue (now ``content.tree``) and the lanes ``data`` of a board (now
@@ -305,73 +297,6 @@ def _mapping_templates(settings: Mapping[str, Any], mode: str) -> tuple[str | No
 # The transformation
 
 
-def attachment_permalink(doc_id: str, name: str) -> str:
-    """``storyloom://attachment/<doc id>/<name>``, both URL-quoted."""
-    return ATTACHMENT_PERMALINK.format(doc_id=quote(doc_id, safe=""), name=quote(name, safe=""))
-
-
-def attachment_url(doc_id: str, name: str) -> str:
-    """``/attachments/<doc id>/<name>``, both URL-quoted: the local API route of the bytes."""
-    return ATTACHMENT_URL.format(doc_id=quote(doc_id, safe=""), name=quote(name, safe=""))
-
-
-def _attachment_stubs(doc_id: str, attachments: Mapping[str, Any]) -> dict[str, Any]:
-    stubs: dict[str, Any] = {}
-    for name, info in attachments.items():
-        info = info if isinstance(info, Mapping) else {}
-        stub = {k: v for k, v in info.items() if k in _STUB_FIELDS}
-        if "length" not in stub and isinstance(info.get("data"), str):
-            stub["length"] = len(info["data"]) * 3 // 4 - info["data"][-2:].count("=")
-        stub["stub"] = True
-        stub["permalink"] = attachment_permalink(doc_id, name)
-        stub["url"] = attachment_url(doc_id, name)
-        stubs[name] = stub
-    return stubs
-
-
-def is_attachment_document(doc: Mapping[str, Any]) -> bool:
-    """An ``Attachment`` document (an image or a file that other documents point at)."""
-    doc_id = doc.get("_id")
-    return (
-        doc.get("type") == ATTACHMENT_TYPE
-        and isinstance(doc_id, str)
-        and not doc_id.startswith(("_design/", "_local/"))
-    )
-
-
-def attachment_entry(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The entry of an Attachment document in the export's ``attachments``: ``_id``, ``name``,
-    ``mimeType``, ``content.notes`` when it holds text, and ``_attachments`` as stubs."""
-    doc_id = str(doc["_id"])
-    entry: dict[str, Any] = {"_id": doc_id}
-    for key in ("name", "mimeType"):
-        if isinstance(doc.get(key), str):
-            entry[key] = doc[key]
-    content = doc.get("content")
-    notes = content.get("notes") if isinstance(content, Mapping) else None
-    if isinstance(notes, str) and notes:
-        entry["content"] = {"notes": notes}
-    attachments = doc.get("_attachments")
-    entry["_attachments"] = _attachment_stubs(doc_id, attachments) if isinstance(attachments, Mapping) else {}
-    return entry
-
-
-def _link_expressions(doc: dict[str, Any], attachment_ids: frozenset[str] | set[str]) -> None:
-    """Give each actor expression whose image resolves to an Attachment document of the
-    project ``attachmentId`` (its ``_id``, else the target of its ``permalink``)."""
-    content = doc.get("content")
-    expressions = content.get("expressions") if isinstance(content, dict) else None
-    if not isinstance(expressions, list):
-        return
-    for expression in expressions:
-        if not isinstance(expression, dict):
-            continue
-        for candidate in (expression.get("_id"), permalink_target(expression.get("permalink", ""))):
-            if isinstance(candidate, str) and candidate in attachment_ids:
-                expression["attachmentId"] = candidate
-                break
-
-
 class _Exporter:
     def __init__(
         self,
@@ -417,7 +342,7 @@ class _Exporter:
             doc["path"] = doc["_id"]
         attachments = doc.get("_attachments")
         if isinstance(attachments, Mapping):
-            doc["_attachments"] = _attachment_stubs(doc["_id"], attachments)
+            doc["_attachments"] = attachment_stubs(doc["_id"], attachments)
         elif "_attachments" in doc:
             del doc["_attachments"]
         return doc
@@ -637,8 +562,8 @@ def export_from_docs(
             fingerprint(states) if chosen_apps & {"Scenario", "Script"} else "",
         )
 
-    attachments = [attachment_entry(doc) for doc in docs if is_attachment_document(doc)]
-    attachment_ids = {entry["_id"] for entry in attachments}
+    attachment_docs = {doc["_id"]: doc for doc in docs if is_attachment_document(doc)}
+    referenced: set[str] = set()
 
     buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in COLLECTIONS if c.app_name in chosen_apps}
     for doc, collection in zip(docs, apps, strict=True):
@@ -656,7 +581,9 @@ def export_from_docs(
             else:
                 exporter.transform(doc, collection)
             if collection == "Actor":
-                _link_expressions(doc, attachment_ids)
+                referenced |= link_expressions(doc, attachment_docs)
+        elif collection == "Gdd":
+            referenced |= referenced_attachments(doc, collection, attachment_docs)
         buckets[collection].append(doc)
     if cache is not None:
         cache.trim()
@@ -665,7 +592,6 @@ def export_from_docs(
     for c in COLLECTIONS:
         if c.app_name in buckets:
             export[c.export_key] = sorted(buckets[c.app_name], key=lambda d: d["_id"])
-    export[ATTACHMENTS_KEY] = sorted(attachments, key=lambda d: d["_id"])
     moment = now or _dt.datetime.now(_dt.UTC)
     export["_meta"] = {
         "exportedAt": moment.astimezone(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
@@ -676,6 +602,7 @@ def export_from_docs(
         "projectId": project_id,
         "projectName": project_name,
         "warnings": sorted(exporter.warnings, key=_warning_order),
+        META_ATTACHMENTS_KEY: [attachment_entry(attachment_docs[doc_id]) for doc_id in sorted(referenced)],
     }
     return export
 

@@ -21,16 +21,21 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import storyloom
+from storyloom.export.attachments import (
+    ATTACHMENT_PERMALINK,
+    ATTACHMENT_URL,
+    META_ATTACHMENTS_KEY,
+    REFERENCING_COLLECTIONS,
+    is_attachment_document,
+    referenced_attachments,
+)
 from storyloom.export.cache import ContentCache, cache_for, gc_paused
 from storyloom.export.collections_filter import parse_collections
 from storyloom.export.game_export import (
-    ATTACHMENT_PERMALINK,
-    ATTACHMENT_URL,
-    ATTACHMENTS_KEY,
     FORMAT_VERSION,
     LEGACY_EDITOR_FIELDS,
     STRIPPED_FIELDS,
@@ -40,7 +45,6 @@ from storyloom.export.game_export import (
     build_game_export,
     collection_of,
     default_collections,
-    is_attachment_document,
     read_documents,
 )
 from storyloom.project.collections import BY_EXPORT_NAME, COLLECTIONS, EXPORT_NAMES, FOLDER_TYPE, SETTINGS_ID
@@ -79,8 +83,16 @@ def _is_folder() -> dict[str, Any]:
     return {"properties": {"type": {"const": FOLDER_TYPE}}, "required": ["type"]}
 
 
+def _one_of(values: Iterable[str]) -> dict[str, Any]:
+    """A value that must be one of ``values``. None at all is ``{"not": {}}``: an empty
+    ``enum`` is invalid JSON Schema, which ajv (and any validator checking the meta-schema)
+    refuses to compile."""
+    allowed = sorted(set(values))
+    return {"enum": allowed} if allowed else _never()
+
+
 def _id_in(ids: Sequence[str]) -> dict[str, Any]:
-    return {"properties": {"_id": {"enum": sorted(ids)}}, "required": ["_id"]}
+    return {"properties": {"_id": _one_of(ids)}, "required": ["_id"]}
 
 
 def _any_case(word: str) -> str:
@@ -179,8 +191,8 @@ def _fixed_defs() -> dict[str, Any]:
         },
         "AttachmentDocument": {
             "type": "object",
-            "description": "An Attachment document (an image or a file other documents point at, "
-            "e.g. actor expressions through `attachmentId`): metadata and stubs, never the data.",
+            "description": "An Attachment document that exported documents point at (actor expressions "
+            "through `attachmentId`, images in a GDD): metadata and stubs, never the data.",
             "required": ["_id", "_attachments"],
             "additionalProperties": False,
             "properties": {
@@ -296,7 +308,7 @@ def _variables_defs(
             "type": "object",
             "description": "The authored default state; `_sid` names it.",
             "required": ["_sid"],
-            "properties": {"_sid": {"enum": sorted(states)}},
+            "properties": {"_sid": _one_of(states)},
         },
     )
     discriminated: list[dict[str, Any]] = []
@@ -490,6 +502,21 @@ def _maps_defs(docs: Sequence[Mapping[str, Any]], cache: ContentCache | None = N
     return defs
 
 
+def _attachment_references(docs: Sequence[Mapping[str, Any]], chosen_apps: set[str]) -> dict[str, set[str]]:
+    """``{app name: Attachment document ids}`` its exported documents reference, for the chosen
+    collections that can reference attachments (the export's ``_meta.attachments``)."""
+    references: dict[str, set[str]] = {app: set() for app in REFERENCING_COLLECTIONS & chosen_apps}
+    if not references:
+        return references
+    attachment_ids = {str(d["_id"]) for d in docs if is_attachment_document(d)}
+    if attachment_ids:
+        for doc in docs:
+            app = collection_of(doc)
+            if app in references:
+                references[app] |= referenced_attachments(doc, app, attachment_ids)
+    return references
+
+
 # --------------------------------------------------------------------------------------
 # The schema
 
@@ -520,6 +547,7 @@ def schema_from_docs(
         defs.update(_scenarios_defs(docs, states, cache))
     if "Map" in chosen_apps:
         defs.update(_maps_defs(docs, cache))
+    references = _attachment_references(docs, chosen_apps)
 
     for c in COLLECTIONS:
         if c.app_name not in chosen_apps:
@@ -562,7 +590,6 @@ def schema_from_docs(
                     },
                 )
             elif c.app_name == "Actor":
-                attachment_ids = sorted(str(d["_id"]) for d in docs if is_attachment_document(d))
                 defs[def_name] = _collection_doc(
                     "Actor",
                     {
@@ -574,11 +601,9 @@ def schema_from_docs(
                                             "properties": {
                                                 "attachmentId": {
                                                     "description": "The Attachment document (in "
-                                                    "`attachments`) the expression's image resolves to.",
-                                                    "enum": attachment_ids,
+                                                    "`_meta.attachments`) the expression's image resolves to.",
+                                                    **_one_of(references.get("Actor", ())),
                                                 }
-                                                if attachment_ids
-                                                else _never()
                                             }
                                         }
                                     }
@@ -601,15 +626,20 @@ def schema_from_docs(
             "items": item,
         }
 
-    properties[ATTACHMENTS_KEY] = {
+    referenced = sorted(set().union(*references.values()))
+    attachments: dict[str, Any] = {
         "type": "array",
-        "description": "Every Attachment document of the project, sorted by _id: what actor "
-        "expressions (`attachmentId`) and other permalinks point at.",
-        "items": _ref("AttachmentDocument"),
+        "description": "The Attachment documents the exported documents point at (actor expressions' "
+        "`attachmentId`, images in a GDD), sorted by _id.",
+        "items": {"$ref": "#/$defs/AttachmentDocument", "properties": {"_id": _one_of(referenced)}},
     }
+    if not referenced:
+        attachments["maxItems"] = 0
     properties["_meta"] = {
         "type": "object",
-        "required": ["exportedAt", "exportedBy", "appVersion", "formatVersion", "collections", "warnings"],
+        "required": [
+            "exportedAt", "exportedBy", "appVersion", "formatVersion", "collections", "warnings", META_ATTACHMENTS_KEY
+        ],
         "properties": {
             "exportedAt": {"type": "string", "format": "date-time"},
             "exportedBy": {"type": ["string", "null"]},
@@ -619,6 +649,7 @@ def schema_from_docs(
             "projectId": {"type": ["string", "null"]},
             "projectName": {"type": ["string", "null"]},
             "warnings": {"type": "array", "items": _ref("Warning")},
+            META_ATTACHMENTS_KEY: attachments,
         },
     }
     if not any(c.app_name == "Script" for c in chosen):
@@ -631,7 +662,7 @@ def schema_from_docs(
             f"collections {', '.join(selected)}. Built from the project's documents: see docs/schema.md."
         ),
         "type": "object",
-        "required": [*(c.export_key for c in chosen), ATTACHMENTS_KEY, "_meta"],
+        "required": [*(c.export_key for c in chosen), "_meta"],
         "additionalProperties": False,
         "properties": properties,
         "$defs": defs,
