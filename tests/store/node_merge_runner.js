@@ -2,17 +2,21 @@
 //
 // Usage: node node_merge_runner.js <node_modules dir>  (JSON on stdin, JSON on stdout)
 //
-// Input:  {"cases": [{"limit": N, "paths": [{"pos": P, "chain": [hash root..leaf], "deleted": bool}]}]}
-// Output: {"version": "<pouchdb-merge version>", "cases": [{"raw": {...}, "adapter": {...}}]}
+// Input:  {"cases": [{"limit": N, "paths": [{"pos": P, "chain": [hash root..leaf], "deleted": bool}],
+//                     "detail"?: bool, "adapter"?: bool}]}
+// Output: {"version": "<pouchdb-merge version>", "cases": [{"raw": {...}, "adapter"?: {...}}]}
 //
 // Two modes per case:
-//  - "raw": every path goes through merge(tree, path, limit), as the pure functions do.
-//  - "adapter": what a PouchDB database does with bulkDocs(new_edits=false): a path whose leaf
-//    rev already exists anywhere in the tree is skipped (revExists), otherwise merged.
+//  - "raw": every path goes through merge(tree, path, limit), as the pure functions and the
+//    Database (couch_key_tree:merge semantics) do.
+//  - "adapter" (only when the case asks for it): what a PouchDB database does with
+//    bulkDocs(new_edits=false): a path whose leaf rev already exists anywhere in the tree is
+//    skipped (revExists), otherwise merged.
 // For each step the driver reports the winner, the conflicts, the leaves (rev + deleted) and, in
-// raw mode, merge's outcome and stemmed revs. The final trees are sent flat
-// ([pos, hash, parent index or -1, opts] per node) so neither side has to (de)serialise JSON
-// nested a thousand levels deep.
+// raw mode, merge's outcome and stemmed revs, and with "detail" every root-to-leaf path of the
+// tree (rootToLeaf). The final trees are sent flat ([pos, hash, parent index or -1, opts] per
+// node) so neither side has to (de)serialise JSON nested a thousand levels deep, and their
+// root-to-leaf paths as `finalPaths`.
 'use strict';
 
 const crypto = require('crypto');
@@ -84,6 +88,17 @@ function describe(tree) {
   };
 }
 
+// Every root-to-leaf path as [root pos, [hashes root..leaf], leaf deleted, statuses], the statuses
+// one letter per node ("a" available, "m" missing).
+function paths(tree) {
+  return pm.rootToLeaf(tree).map((p) => [
+    p.pos,
+    p.ids.map((n) => n.id),
+    !!p.ids[p.ids.length - 1].opts.deleted,
+    p.ids.map((n) => (n.opts.status === 'available' ? 'a' : 'm')).join(''),
+  ]);
+}
+
 function leafRev(spec) {
   return (spec.pos + spec.chain.length - 1) + '-' + spec.chain[spec.chain.length - 1];
 }
@@ -99,9 +114,15 @@ function runCase(c) {
     step.signature = signature(flatten(tree));
     step.outcome = res.conflicts;
     step.stemmed = res.stemmedRevs;
+    if (c.detail) {
+      step.paths = paths(tree);
+    }
     rawSteps.push(step);
   }
-  const raw = {steps: rawSteps, tree: flatten(tree)};
+  const raw = {steps: rawSteps, tree: flatten(tree), finalPaths: paths(tree)};
+  if (!c.adapter) {
+    return {raw};
+  }
 
   // adapter: skip paths whose leaf is already present, like pouchdb-adapter-utils updateDoc
   let atree = [];

@@ -1578,8 +1578,14 @@ class _Writer:
         self._begin_doc(doc_id)
         row = self._doc_row(doc_id)
         tree = row[0] if row else []
-        if revtree.has_rev(tree, rev):
-            return None  # already present: a complete no-op (no seq, no change row)
+        known = revtree.find_node(tree, rev) if tree else None
+        if known is not None and known[0][1].get("status") == revtree.AVAILABLE:
+            # The revision and its body are already here: the content is neither validated nor
+            # written again, but the path still merges (couch_key_tree:merge, pouchdb-merge),
+            # which grafts the ancestors it brings onto a shorter stored history. A revision the
+            # tree knows only as an ancestor, without a body, is written below like a new one.
+            self._graft_known(doc_id, row, tree, revtree.path_to_branch(pos_root, ids, dict(known[0][1])))
+            return None
         leaf_opts: dict[str, Any] = {"status": revtree.AVAILABLE}
         if deleted:
             leaf_opts["deleted"] = True
@@ -1732,6 +1738,24 @@ class _Writer:
         self.pending_revs += (doc_id, new_rev, int(deleted), body_json)
         for digest in set(att_digests):
             self.pending_refs += (digest, doc_id, new_rev)
+        self._store_tree(doc_id, row, new_tree, stemmed, winner)
+
+    def _graft_known(self, doc_id: str, row: tuple, tree: list, path: dict[str, Any]) -> None:
+        """Merge the path of a revision whose body is stored; a no-op unless the tree changes.
+
+        The path's leaf carries the stored node's opts, so the merge writes no body: it adds the
+        ancestors and links the tree lacked, and stemming then drops what the longer paths push
+        past the limit (revisions that still had a body among them).
+        """
+        new_tree, _, stemmed = revtree.merge(tree, path, self.db.revs_limit)
+        if revtree.same_tree(new_tree, tree):
+            return  # nothing new: no seq, no change row, no notification
+        self._store_tree(doc_id, row, new_tree, stemmed, revtree.winning_leaf(new_tree))
+
+    def _store_tree(
+        self, doc_id: str, row: tuple | None, new_tree: list, stemmed: list[str], winner: revtree.Leaf
+    ) -> None:
+        """Write a document's new tree with a new seq, and drop what stemming cut from it."""
         if stemmed:
             self.flush()
             for gone in stemmed:

@@ -5,11 +5,17 @@ A tree is a list of branches ``{"pos": int, "ids": node}``; a node is
 generation of the branch's root. The shape is plain JSON so it is stored as-is in SQLite and can
 be compared with PouchDB's trees in differential tests.
 
+``merge`` and ``stem`` follow ``pouchdb-merge`` 9 (``doMerge`` with expansion, then ``stem``:
+every root-to-leaf path cut to the limit and merged back without expansion), so grafting a
+longer history onto a shorter stored one, and what stemming then keeps, agree with PouchDB and
+``couch_key_tree`` (docs/store.md, "Replicated merges"; ``tests/store/test_differential_pouchdb.py``).
+
 Functions here never mutate their inputs' callers can still see: ``merge`` works on a deep copy.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -288,13 +294,13 @@ def merge(tree: Tree, path: Branch, revs_limit: int) -> tuple[Tree, str, list[st
 
     ``outcome`` is 'new_leaf', 'new_branch' or 'internal_node' (nothing new); see _merge_outcome.
     """
-    # Fix: the outcome is judged from the tree before the merge. _merge_into's own outcome is not
-    # used: when the path starts before a branch root it contains, that branch is grafted into the
-    # path and the outcome described the wrong side ('new_branch' for a path that only added an
-    # older ancestor above an existing revision, where CouchDB says 'internal_node').
+    # The outcome is judged from the tree before the merge, not taken from _merge_into: when the
+    # path starts before a branch root it contains, that branch is grafted into the path, and the
+    # outcome seen from the path's side would be 'new_branch' for a path that only adds an older
+    # ancestor above an existing revision, where CouchDB says 'internal_node'.
     outcome = _merge_outcome(tree, path)
-    # Fix: iterative copies. ``copy.deepcopy`` recursed once per nesting level, and a history of
-    # about 250 revisions (two list levels per generation) exceeded Python's recursion limit.
+    # Iterative copies: ``copy.deepcopy`` recurses once per nesting level, and a history of about
+    # 250 revisions (two list levels per generation) would exceed Python's recursion limit.
     merged, _ = _merge_into(_copy_tree(tree), _copy_branch(path), expand=True)
     stemmed, dropped = stem(merged, revs_limit)
     return stemmed, outcome, dropped
@@ -334,6 +340,28 @@ def _merge_outcome(tree: Tree, path: Branch) -> str:
     if shared[-1] == len(chain) - 1:
         return "internal_node"
     return "new_leaf" if is_leaf[chain[shared[-1]]] else "new_branch"
+
+
+def node_census(tree: Tree) -> Counter:
+    """The tree as a multiset of ``(pos, hash, parent (pos, hash) or None, status, deleted)``.
+
+    Two trees with the same census hold the same revisions, links, copies and bodies, whatever the
+    order of their branches and children: this is how a merge that changed nothing is recognised.
+    """
+    census: Counter = Counter()
+    stack: list[tuple[int, Node, tuple[int, str] | None]] = [(b["pos"], b["ids"], None) for b in tree]
+    while stack:
+        pos, node, parent = stack.pop()
+        opts = node[1]
+        census[(pos, node[0], parent, opts.get("status"), bool(opts.get("deleted")))] += 1
+        key = (pos, node[0])
+        stack.extend((pos + 1, child, key) for child in node[2])
+    return census
+
+
+def same_tree(a: Tree, b: Tree) -> bool:
+    """Whether two trees are the same (see ``node_census``)."""
+    return node_census(a) == node_census(b)
 
 
 def max_depth(tree: Tree) -> int:
