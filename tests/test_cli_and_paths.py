@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,32 @@ def test_storyloom_home_overrides_the_data_directory(tmp_path, monkeypatch):
 def test_every_test_runs_with_a_temporary_home(storyloom_home):
     assert paths.home_dir() == storyloom_home
     assert Path.home() not in paths.home_dir().parents
+
+
+def _storyloom(*args, env):
+    return subprocess.run(
+        [sys.executable, "-m", "storyloom", *args], capture_output=True, timeout=60, env={**os.environ, **env},
+    )
+
+
+def test_a_file_name_that_is_not_utf8_prints_without_a_traceback(tmp_path):
+    """With a strict UTF-8 stdout (PYTHONIOENCODING=utf-8), printing an argument's undecodable
+    bytes used to raise UnicodeEncodeError."""
+    env = {"STORYLOOM_HOME": str(tmp_path / "home"), "PYTHONIOENCODING": "utf-8"}
+    assert _storyloom("new", "Game", env=env).returncode == 0
+    target = os.fsencode(tmp_path) + b"/game-\xff.json"
+    result = _storyloom(b"backup", b"Game", b"-o", target, env=env)
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert b"game-\\udcff.json" in result.stdout
+    assert os.path.exists(target)
+
+
+def test_an_unusable_data_directory_is_a_clear_error(tmp_path):
+    home = tmp_path / "not-a-folder"
+    home.write_text("a file where the data directory should be")
+    result = _storyloom("list", env={"STORYLOOM_HOME": str(home)})
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert err.startswith(f"storyloom: error: cannot use {home}") and "check the path" in err
+    assert "Traceback" not in err

@@ -26,6 +26,7 @@ from tests.api.support import GARDEN, KEY, free_port
 
 URL_LINE = re.compile(r"Serving project '(?P<name>[^']+)' at (?P<url>http://\S+) \(Ctrl-C to stop\)")
 DEADLINE = 30.0  # seconds: for the child to start, answer, or exit
+KEY_ENV = {"STORYLOOM_API_KEY": KEY}
 
 
 @pytest.fixture
@@ -123,7 +124,7 @@ def _finish(served: Served, sig: int) -> tuple[int, str, str]:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_prints_the_url_serves_and_stops_cleanly(served_project, sig):
     port = free_port()
-    with serve(served_project, "--port", str(port), "--key", KEY) as (served, url):
+    with serve(served_project, "--port", str(port), env=KEY_ENV) as (served, url):
         assert url == f"http://127.0.0.1:{port}"
         info = httpx.get(url + "/info", headers={"x-api-key": KEY}, timeout=DEADLINE)
         assert info.status_code == 200
@@ -141,7 +142,7 @@ def test_serve_prints_the_url_serves_and_stops_cleanly(served_project, sig):
 def test_serve_stops_cleanly_while_a_client_streams_events(served_project):
     """SIGTERM ends the open stream with `event: end` and the child exits 0: it does not wait on it."""
     port = free_port()
-    with serve(served_project, "--port", str(port), "--key", KEY) as (served, url):
+    with serve(served_project, "--port", str(port), env=KEY_ENV) as (served, url):
         with httpx.stream("GET", url + "/events", headers={"x-api-key": KEY}, timeout=DEADLINE) as response:
             assert response.status_code == 200
             lines = response.iter_lines()
@@ -163,7 +164,7 @@ def test_headless_navigate_is_409(served_project):
     with ProjectManager().open(served_project) as project:
         script = next(r["id"] for r in project.db.all_docs(include_docs=True)["rows"]
                       if r["doc"].get("type") == "Script")
-    with serve(served_project, "--port", str(free_port()), "--key", KEY) as (served, url):
+    with serve(served_project, "--port", str(free_port()), env=KEY_ENV) as (served, url):
         response = httpx.get(url + "/navigate", params={"id": script}, headers={"x-api-key": KEY},
                              timeout=DEADLINE)
         assert response.status_code == 409
@@ -206,14 +207,14 @@ def test_serve_on_a_busy_port_is_a_clear_error(served_project):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = _run(served_project, "--port", str(port), "--key", KEY)
+        result = _run(served_project, "--port", str(port), env=KEY_ENV)
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_serve_an_unknown_project_is_a_clear_error(storyloom_home):
-    result = _run("no-such-project", "--key", KEY)
+    result = _run("no-such-project", env=KEY_ENV)
     assert result.returncode == 2
     assert "no-such-project" in result.stderr and "Traceback" not in result.stderr
 
@@ -238,8 +239,9 @@ def test_serve_on_another_address_warns_once_and_asks_for_that_address(served_pr
 
     monkeypatch.setattr(server_module, "bind_socket", fake_bind)
     caplog.set_level(logging.WARNING)
+    monkeypatch.setenv("STORYLOOM_API_KEY", KEY)
     port = free_port()
-    code = main(["serve", served_project, "--port", str(port), "--key", KEY, "--host", "0.0.0.0"])
+    code = main(["serve", served_project, "--port", str(port), "--host", "0.0.0.0"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert asked == [("0.0.0.0", port)]
@@ -249,3 +251,54 @@ def test_serve_on_another_address_warns_once_and_asks_for_that_address(served_pr
     assert "listens on 0.0.0.0, not only on this machine's loopback address" in warning
     assert not [r for r in caplog.records if "not only on this machine" in r.getMessage()]
     assert "Serving project" in out and "Stopped." in out and "Traceback" not in err
+
+
+def _key_file(directory, key: str, mode: int):
+    file = directory / "api.key"
+    file.write_text(key + "\n", encoding="utf-8")
+    file.chmod(mode)
+    return file
+
+
+def test_key_from_a_private_key_file_wins_over_the_environment(served_project, tmp_path):
+    file = _key_file(tmp_path, "from-file", 0o600)
+    with serve(served_project, "--port", str(free_port()), "--key-file", str(file),
+               env={"STORYLOOM_API_KEY": "from-env"}) as (served, url):
+        assert httpx.get(url + "/info", headers={"x-api-key": "from-file"}, timeout=DEADLINE).status_code == 200
+        assert httpx.get(url + "/info", headers={"x-api-key": "from-env"}, timeout=DEADLINE).status_code == 401
+        with open(f"/proc/{served.process.pid}/cmdline", "rb") as cmdline:  # what `ps` shows
+            assert b"from-file" not in cmdline.read()
+        _finish(served, signal.SIGTERM)
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_key_file_other_users_can_open_is_refused(served_project, tmp_path, mode):
+    file = _key_file(tmp_path, "secret-in-file", mode)
+    result = _run(served_project, "--port", str(free_port()), "--key-file", str(file))
+    assert result.returncode == 2
+    assert f"chmod 600 {file}" in result.stderr and f"mode {mode:04o}" in result.stderr
+    assert "secret-in-file" not in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("problem", ["missing", "empty", "folder"])
+def test_an_unusable_key_file_is_a_clear_error(served_project, tmp_path, problem):
+    file = tmp_path / "api.key"
+    if problem == "empty":
+        _key_file(tmp_path, "  ", 0o600)
+    elif problem == "folder":
+        file.mkdir()
+    result = _run(served_project, "--port", str(free_port()), "--key-file", str(file))
+    assert result.returncode == 2
+    expected = {"missing": "No such file", "empty": "is empty", "folder": "not a regular file"}[problem]
+    assert f"key file {file}" in result.stderr and expected in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_key_on_the_command_line_is_refused_without_echoing_it(served_project):
+    result = _run(served_project, "--port", str(free_port()), "--key", "typed-secret")
+    assert result.returncode == 2
+    assert "--key is not accepted" in result.stderr and "STORYLOOM_API_KEY" in result.stderr
+    assert "--key-file" in result.stderr
+    assert "typed-secret" not in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from storyloom.export.drafft_import import (
+    PASSWORD_NOT_KEPT,
     DrafftImportError,
     ImportReport,
     convert_graph,
@@ -396,8 +397,12 @@ def test_settings_get_a_project_id_and_lose_replication_credentials(imported: An
     assert not any(k.startswith("remoteDb") for k in settings)
     assert settings["dbName"] == "drafft_one_bullet"  # unknown to Storyloom: kept
     local = project.db.get_local("_local/drafft-remote")
-    assert local["remoteDbUrl"] == "http://192.168.99.2:5984" and local["remoteDbPassword"] == "1234"
+    assert local["remoteDbUrl"] == "http://192.168.99.2:5984" and local["remoteDbUsername"] == "admin"
+    assert "remoteDbPassword" not in local  # never kept: the user enters it again
     assert report.local_documents == ["_local/drafft-remote"]
+    assert report.notices == [PASSWORD_NOT_KEPT]
+    assert report.to_dict()["notices"] == [PASSWORD_NOT_KEPT]
+    assert "remoteDbPassword) was not kept: enter it again" in report.to_text()
     garden, _ = imported("garden")
     assert garden.settings()["kanban"] == fixture_docs("garden")["ProjectSettings"]["kanban"]
     with pytest.raises(NotFound):

@@ -8,7 +8,9 @@ Discovery keeps each verb in its own module, so adding one touches no shared fil
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -38,7 +40,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+DEBUG_ENV = "STORYLOOM_DEBUG"
+
+
+def _printable_streams() -> None:
+    """Print text that is not valid UTF-8 (a file name or an argument with undecodable bytes,
+    carried as surrogates) as escapes instead of failing on it, where the stream would fail
+    (``strict``; a stream that already passes such bytes through keeps doing so)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            with contextlib.suppress(Exception):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _printable_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -51,6 +68,26 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # the file system refused (permissions, a full disk...)
+        if os.environ.get(DEBUG_ENV):
+            raise
+        reason = exc.strerror or str(exc)
+        if exc.filename:
+            print(f"storyloom: error: cannot use {exc.filename}: {reason}; check the path and its "
+                  "permissions", file=sys.stderr)
+        else:
+            print(f"storyloom: error: {reason}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: say so plainly; the traceback is for whoever fixes it
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(
+            f"storyloom: internal error: {type(exc).__name__}: {exc}\n"
+            f"This is a bug in Storyloom. Run the command again with {DEBUG_ENV}=1 to see the "
+            "traceback, and report it.",
+            file=sys.stderr,
+        )
+        return 70
 
 
 if __name__ == "__main__":

@@ -114,6 +114,8 @@ def _write(chunks: Iterable[str], output: str | None) -> None:
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise CliError(f"cannot write {output}: directory {directory} does not exist")
+    if target.is_dir():
+        raise CliError(f"cannot write {output}: it is a folder; give a file name (e.g. {target / 'game.json'})")
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:

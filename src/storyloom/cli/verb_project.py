@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from storyloom.cli.main import CliError
 from storyloom.export.drafft_import import DrafftImportError, import_backup
-from storyloom.project.manager import DumpError, ProjectError, ProjectManager
+from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
+from storyloom.project.names import display_name
 from storyloom.project.options import OptionsError
 from storyloom.project.validation import ValidationError
 
@@ -48,9 +48,11 @@ def _list(args: argparse.Namespace) -> int:
     if not projects:
         print("No projects yet: create one with `storyloom new NAME` or `storyloom import FILE`.")
         return 0
-    width = max(len(p.name) for p in projects)
-    for p in projects:
-        print(f"{p.name:<{width}}  {p.id}")
+    # Names made before the naming rules may hold control characters: shown escaped, never run.
+    names = [display_name(p.name) for p in projects]
+    width = max(len(name) for name in names)
+    for name, p in zip(names, projects, strict=True):
+        print(f"{name:<{width}}  {p.id}")
     return 0
 
 
@@ -81,14 +83,10 @@ def _delete(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     manager = _manager()
     info = manager.find(args.project)
-    if args.output:
-        file = Path(args.output)
-    else:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in info.name) or "project"
-        file = Path(f"{safe}-{stamp}.json")
-    manager.backup(info.id, file)
-    print(f"Backed up {info.name!r} to {file}")
+    # A folder given as -o gets the default file name inside it.
+    file = Path(args.output) if args.output else Path(backup_file_name(info.name))
+    written = manager.backup(info.id, file)
+    print(f"Backed up {info.name!r} to {written}")
     return 0
 
 
@@ -132,7 +130,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("backup", help="write a project's backup file (an all_docs dump)")
     p.add_argument("project", help="the project's name or id")
-    p.add_argument("-o", "--output", help="the file to write (default: <name>-<time>.json here)")
+    p.add_argument("-o", "--output",
+                   help="the file to write, or a folder to write <name>-<time>.json into "
+                   "(default: <name>-<time>.json here)")
     p.set_defaults(func=_backup)
 
     p = subparsers.add_parser("restore", help="restore a project from a Storyloom backup file")

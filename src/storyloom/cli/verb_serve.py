@@ -2,6 +2,10 @@
 
 Prints the URL, serves until Ctrl-C or SIGTERM, then stops cleanly (exit code 0, no
 traceback). ``/navigate`` answers 409: no app is attached to open documents.
+
+The API key never appears on the command line (``ps`` shows command lines to every user of the
+machine): it comes from ``--key-file PATH`` (a file only its owner may read), else
+``$STORYLOOM_API_KEY``, else the app options.
 """
 
 from __future__ import annotations
@@ -9,9 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import stat
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -35,13 +41,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="serve the local REST API for a project, headless (until Ctrl-C or SIGTERM)",
         description=(
             "Serve the local REST API (see docs/api.md) for PROJECT without the desktop app. "
-            f"The key is --key, else ${KEY_ENV}, else the key in the app options; the port is --port, "
-            "else the port in the app options (9001 by default)."
+            f"The API key is read from --key-file, else ${KEY_ENV}, else the app options (never from the "
+            "command line, which other users can see); the port is --port, else the port in the app "
+            "options (9001 by default)."
         ),
     )
     parser.add_argument("project", metavar="PROJECT", help="project name or id")
     parser.add_argument("--port", type=int, default=None, help="TCP port (default: the app options' API port)")
-    parser.add_argument("--key", default=None, help=f"API key (default: ${KEY_ENV}, then the app options' key)")
+    parser.add_argument(
+        "--key-file", default=None, metavar="PATH",
+        help=f"read the API key from this file (mode 0600: only you may read it); default: ${KEY_ENV}, "
+        "then the app options' key",
+    )
+    # Not an option any more; kept so that `--key K` is refused with the reason instead of being
+    # taken as an abbreviation of --key-file (which would then print the key in an error).
+    parser.add_argument("--key", default=None, help=argparse.SUPPRESS)
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -67,12 +81,44 @@ def _load_options() -> Any:
         raise CliError(f"cannot read the app options: {exc}") from None
 
 
+def read_key_file(file: str) -> str:
+    """The API key in ``file`` (surrounding whitespace ignored); :class:`CliError` when the file
+    is missing, empty, not text, or readable or writable by anyone but its owner."""
+    path = Path(file)
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise CliError(f"cannot read the key file {file}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise CliError(f"the key file {file} is not a regular file: give the path of a file holding the key")
+    if os.name == "posix" and info.st_mode & 0o077:
+        raise CliError(
+            f"the key file {file} is open to other users (mode {stat.S_IMODE(info.st_mode):04o}): anyone who "
+            f"can read it can use the API; make it private with `chmod 600 {file}` and try again"
+        )
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read the key file {file}: {exc}") from None
+    if not key:
+        raise CliError(f"the key file {file} is empty: write the API key in it (one line)")
+    return key
+
+
 def resolve_options(args: argparse.Namespace, app_options: Any) -> ServeOptions:
-    key = args.key or os.environ.get(KEY_ENV) or getattr(app_options, "api_key", "") or ""
+    if getattr(args, "key", None) is not None:
+        raise CliError(
+            "--key is not accepted: a key on the command line is visible to every user of this machine "
+            f"(ps); set {KEY_ENV} or pass --key-file PATH (a file holding the key, mode 0600) instead"
+        )
+    if getattr(args, "key_file", None):
+        key = read_key_file(args.key_file)
+    else:
+        key = os.environ.get(KEY_ENV) or getattr(app_options, "api_key", "") or ""
     if not key.strip():
         raise CliError(
-            f"no API key: pass --key KEY, set {KEY_ENV}, or enable the API in the app options "
-            "(which generates a key)"
+            f"no API key: set {KEY_ENV}, pass --key-file PATH (a file holding the key, mode 0600), or "
+            "enable the API in the app options (which generates a key)"
         )
     port = args.port if args.port is not None else getattr(app_options, "api_port", 9001)
     username = getattr(app_options, "username", "") or os.environ.get("USER", "") or ""

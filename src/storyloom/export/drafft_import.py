@@ -22,8 +22,9 @@ v1 shapes: string ``content`` moves into the v2 content field of its type, dialo
 becomes ``content.tree`` (as Drafft's own migration does; the graph is kept), ``prefix``
 becomes ``alias``, actor ``bio``/``properties`` move into ``content`` and ``expression_<name>``
 attachments become Attachment documents listed in ``content.expressions``, Hotkeys become
-Misc documents holding their data as JSON. Drafft v1's replication settings (URL, user,
-password) leave the replicated settings document for a ``_local`` document.
+Misc documents holding their data as JSON. Drafft v1's replication settings (URL, user) leave
+the replicated settings document for a ``_local`` document; the remote password is not kept
+anywhere (the report says it must be entered again when syncing).
 """
 
 from __future__ import annotations
@@ -54,12 +55,19 @@ from storyloom.project.documents import (
     permalink_target,
 )
 from storyloom.project.editor import WriteIntent
-from storyloom.project.manager import DumpError, Project, ProjectManager, read_dump
+from storyloom.project.manager import DumpError, Project, ProjectError, ProjectManager, read_dump
+from storyloom.project.names import name_problem
 from storyloom.project.settings import LEGACY_REMOTE_FIELDS, default_settings, fill_defaults
 from storyloom.project.tree import order_key, spread_keys
 
 # Where the v1 replication settings go: a _local document (never replicated, never exported).
 LEGACY_REMOTE_LOCAL_ID = "_local/drafft-remote"
+# Never kept: stores are files on disk and backups get copied around; the user types it again.
+LEGACY_REMOTE_PASSWORD = "remoteDbPassword"
+PASSWORD_NOT_KEPT = (
+    "the backup's remote database password (remoteDbPassword) was not kept: enter it again when "
+    "you sync (`storyloom sync` asks for it, or reads STORYLOOM_REMOTE_PASSWORD)"
+)
 HOTKEYS_COLLECTION = "Hotkeys"
 _NAMESPACE = uuid.UUID("6f0f7a52-3b9e-4c53-9d7e-2f1b8a0c5d11")
 
@@ -146,6 +154,8 @@ class ImportReport:
     folders_converted: int = 0
     local_documents: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Things the user has to do after the import (a password to enter again).
+    notices: list[str] = field(default_factory=list)
 
     def count(self, label: str) -> TypeCounts:
         return self.counts.setdefault(label, TypeCounts())
@@ -197,6 +207,7 @@ class ImportReport:
             "foldersConverted": self.folders_converted,
             "localDocuments": list(self.local_documents),
             "warnings": list(self.warnings),
+            "notices": list(self.notices),
         }
 
     def to_text(self) -> str:
@@ -238,6 +249,9 @@ class ImportReport:
         if self.warnings:
             lines += ["", f"Warnings ({len(self.warnings)}):"]
             lines += [f"  {w}" for w in self.warnings]
+        if self.notices:
+            lines += ["", "To do:"]
+            lines += [f"  {n[0].upper()}{n[1:]}." for n in self.notices]
         return "\n".join(lines)
 
 
@@ -342,7 +356,7 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
         _normalise_dates(doc, report)
         _release_lock(doc, report)
         if doc_id == SETTINGS_ID:
-            local = _convert_settings(doc, notes, project_id, name, source)
+            local = _convert_settings(doc, notes, project_id, name, source, report)
             if local:
                 local_docs.append(local)
                 report.local_documents.append(local["_id"])
@@ -441,7 +455,7 @@ def _release_lock(doc: dict[str, Any], report: ImportReport) -> None:
 
 
 def _convert_settings(
-    doc: dict[str, Any], notes: list[str], project_id: str, name: str | None, source: str
+    doc: dict[str, Any], notes: list[str], project_id: str, name: str | None, source: str, report: ImportReport
 ) -> dict[str, Any] | None:
     doc["projectId"] = project_id
     if name:
@@ -452,12 +466,15 @@ def _convert_settings(
     for key in ("language", "views"):  # design-document fields never belong here
         doc.pop(key, None)
     remote = {key: doc.pop(key) for key in LEGACY_REMOTE_FIELDS if key in doc}
+    if remote.pop(LEGACY_REMOTE_PASSWORD, None) not in (None, ""):
+        report.notices.append(PASSWORD_NOT_KEPT)
     added = fill_defaults(doc)
     if added:
         top = sorted({a.split(".")[0] + ("" if "." not in a else "." + a.split(".")[1]) for a in added})
         notes.append("missing settings added at their defaults: " + ", ".join(top))
     if remote:
-        notes.append("replication settings (remoteDb*) moved to the local-only " + LEGACY_REMOTE_LOCAL_ID)
+        notes.append(f"replication settings (remoteDb*) moved to the local-only {LEGACY_REMOTE_LOCAL_ID}, "
+                     "without the password")
         return {"_id": LEGACY_REMOTE_LOCAL_ID, **remote}
     return None
 
@@ -1069,11 +1086,10 @@ def import_backup(
     except DumpError as exc:
         raise DrafftImportError(str(exc)) from None
     if name is not None:
-        if not name.strip():
-            raise DrafftImportError("the project name cannot be empty")
-        if any(p.name.casefold() == name.strip().casefold() for p in manager.list()):
-            raise DrafftImportError(f"a project named {name.strip()!r} already exists")
-        name = name.strip()
+        try:
+            name = manager.check_new_name(name)
+        except ProjectError as exc:
+            raise DrafftImportError(str(exc)) from None
     project_id = str(uuid.uuid4())
     conversion = convert_rows(rows, source=path.name, project_id=project_id, name=name)
     report = conversion.report
@@ -1084,7 +1100,14 @@ def import_backup(
         raise DrafftImportError(f"{path}: the backup holds no project documents to import")
     settings = next(d for d in conversion.docs if d["_id"] == SETTINGS_ID)
     if name is None:
-        settings["projectName"] = manager.unique_name(str(settings["projectName"]))
+        backup_name = str(settings["projectName"]).strip()
+        problem = name_problem(backup_name)
+        if problem:
+            raise DrafftImportError(
+                f"{path}: the backup's project name cannot be used ({problem}); "
+                "import it under another name (--name NAME)"
+            )
+        settings["projectName"] = manager.unique_name(backup_name)
     report.project_name = settings["projectName"]
     # Inside staging: any exception removes the new project's directory (nothing is created).
     with manager.staging(project_id, settings["projectName"]) as project:

@@ -9,6 +9,16 @@ opened.
 A backup is the project's ``all_docs`` dump with ``include_docs`` and ``attachments`` (the same
 JSON as Drafft's backups and ``/db-dump``). Restoring keeps every revision id, so a restored
 project still replicates cleanly with its remote.
+
+A project's folder is private to its owner (0700) and its store files are too (0600): they hold
+the project's data and its remote settings.
+
+A project being built (an import, a restore, a create) carries a marker file,
+``.storyloom-unfinished``, from the moment its folder exists until its metadata is written. The
+building process holds an exclusive lock on the marker (``flock``; on Windows the open file
+cannot be deleted), so a marker nobody holds is left by a process that died midway (killed, power
+loss). Such folders are never listed, and a manager removes them the first time it looks at its
+projects.
 """
 
 from __future__ import annotations
@@ -17,9 +27,11 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +39,21 @@ from storyloom import paths
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project.names import name_problem
 from storyloom.project.options import AppOptions
 from storyloom.project.settings import default_settings, is_uuid
-from storyloom.store import Database, NotFound
+from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
+from storyloom.store import Database, NotFound, StoreError
+from storyloom.store.revtree import parse_rev
 
 STORE_FILE = "store.sqlite3"
 META_FILE = "project.json"
 FORMAT_VERSION = 1
+# Only the owner may list, read or write a project's folder.
+PROJECT_DIR_MODE = 0o700
+# Deeper documents are refused when a backup is read: Python's recursion (copies, encoders)
+# cannot handle them reliably, and no Drafft or Storyloom document nests more than a dozen levels.
+MAX_NESTING = 200
 
 
 class ProjectError(Exception):
@@ -50,6 +70,10 @@ class ProjectExists(ProjectError):
 
 class BackupError(ProjectError):
     """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents)."""
+
+
+class InvalidProjectName(ProjectError):
+    """A project name that breaks the rules of :mod:`storyloom.project.names`."""
 
 
 @dataclass(frozen=True)
@@ -119,11 +143,15 @@ class ProjectManager:
     def __init__(self, root: Path | str | None = None, options: AppOptions | None = None) -> None:
         self._root = Path(root) if root is not None else None
         self._options = options
+        self._swept = False
 
     @property
     def root(self) -> Path:
         root = self._root or paths.projects_dir()
         root.mkdir(parents=True, exist_ok=True)
+        if not self._swept:  # once per manager: folders of builds that died midway
+            self._swept = True
+            remove_abandoned(root, META_FILE)
         return root
 
     @property
@@ -142,7 +170,7 @@ class ProjectManager:
         found = []
         for directory in sorted(self.root.iterdir()):
             meta = _read_meta(directory) if directory.is_dir() else {}
-            if meta.get("id") and (directory / STORE_FILE).exists():
+            if meta.get("id") and (directory / STORE_FILE).exists() and not (directory / UNFINISHED_MARKER).exists():
                 found.append(ProjectInfo(meta["id"], meta.get("name", ""), directory, meta.get("created")))
         return sorted(found, key=lambda p: (p.name.casefold(), p.id))
 
@@ -175,10 +203,15 @@ class ProjectManager:
             counter += 1
         return candidate
 
-    def _check_new_name(self, name: Any, except_id: str | None = None) -> str:
-        if not isinstance(name, str) or not name.strip():
-            raise ProjectError("a project name cannot be empty")
-        name = name.strip()
+    def check_new_name(self, name: Any, except_id: str | None = None) -> str:
+        """``name`` without surrounding whitespace, if it may name a project here (the rules of
+        :mod:`storyloom.project.names`, and no other project with that name, ignoring case);
+        :class:`InvalidProjectName` or :class:`ProjectExists` otherwise."""
+        if isinstance(name, str):
+            name = name.strip()
+        problem = name_problem(name)
+        if problem:
+            raise InvalidProjectName(problem)
         if self._name_taken(name, except_id):
             raise ProjectExists(f"a project named {name!r} already exists")
         return name
@@ -186,6 +219,9 @@ class ProjectManager:
     # -- open / create -----------------------------------------------------------------------
 
     def _open_dir(self, directory: Path, project_id: str) -> Project:
+        with contextlib.suppress(OSError):  # a folder made before folders were private becomes so
+            if stat.S_IMODE(directory.stat().st_mode) != PROJECT_DIR_MODE:
+                directory.chmod(PROJECT_DIR_MODE)
         db = Database(str(directory / STORE_FILE))
         return Project(directory, db, project_id, Editor(db, self._username))
 
@@ -214,9 +250,12 @@ class ProjectManager:
         directory = self.root / project_id
         if directory.exists():
             raise ProjectExists(f"a project with id {project_id} already exists")
-        directory.mkdir(parents=True)
+        directory.mkdir(mode=PROJECT_DIR_MODE)
+        directory.chmod(PROJECT_DIR_MODE)  # the exact mode, whatever the umask
         project: Project | None = None
+        marker: UnfinishedMarker | None = None
         try:
+            marker = UnfinishedMarker.create(directory)
             project = self._open_dir(directory, project_id)
             yield project
             settings = project.settings()
@@ -228,16 +267,19 @@ class ProjectManager:
                 "created": now_iso(),
                 "formatVersion": FORMAT_VERSION,
             })
+            marker.finish()
         except BaseException:
             if project is not None:
                 with contextlib.suppress(Exception):
                     project.close()
+            if marker is not None:
+                marker.release()
             shutil.rmtree(directory, ignore_errors=True)
             raise
 
     def create(self, name: str, description: str = "", *, project_id: str | None = None) -> Project:
         """Create a project with default settings; names are unique (ignoring case)."""
-        name = self._check_new_name(name)
+        name = self.check_new_name(name)
         with self.staging(project_id, name) as project:
             project.editor.create_settings(default_settings(name, description, project_id=project.id))
         return project
@@ -252,7 +294,7 @@ class ProjectManager:
     def rename(self, project: Project | str, new_name: str) -> str:
         """Rename a project (its settings' ``projectName`` and its metadata); returns the name."""
         info, opened = self._resolve(project)
-        new_name = self._check_new_name(new_name, except_id=info.id)
+        new_name = self.check_new_name(new_name, except_id=info.id)
         target = opened or self._open_dir(info.path, info.id)
         try:
             target.editor.rename(SETTINGS_ID, new_name)
@@ -274,16 +316,27 @@ class ProjectManager:
     # -- backup / restore --------------------------------------------------------------------
 
     def backup(self, project: Project | str, file: Path | str) -> Path:
-        """Write the project's ``all_docs`` dump (documents and attachments) to ``file``."""
+        """Write the project's ``all_docs`` dump (documents and attachments) to ``file``; returns
+        the file written. When ``file`` is an existing folder, the backup goes into it as
+        :func:`backup_file_name` (``<name>-<UTC time>.json``)."""
         info, opened = self._resolve(project)
-        target = opened or self._open_dir(info.path, info.id)
         file = Path(file)
-        tmp = file.with_name(file.name + ".tmp")
+        if file.is_dir():
+            file = file / backup_file_name(info.name)
+        if not file.parent.is_dir():
+            raise BackupError(f"cannot write the backup to {file}: folder {file.parent} does not exist")
+        target = opened or self._open_dir(info.path, info.id)
+        tmp = file.with_name(f".{file.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
-            with tmp.open("w", encoding="utf-8") as out:
-                for chunk in target.db.all_docs_stream(include_docs=True, attachments=True):
-                    out.write(chunk)
-            os.replace(tmp, file)
+            try:
+                with tmp.open("w", encoding="utf-8") as out:
+                    for chunk in target.db.all_docs_stream(include_docs=True, attachments=True):
+                        out.write(chunk)
+                os.replace(tmp, file)
+            except OSError as exc:
+                raise BackupError(
+                    f"cannot write the backup to {file}: {exc.strerror or exc}; choose another file or folder"
+                ) from None
         finally:
             if opened is None:
                 target.close()
@@ -302,6 +355,7 @@ class ProjectManager:
         rows = read_dump(file)
         docs = [row["doc"] for row in rows if isinstance(row.get("doc"), dict)]
         docs = [d for d in docs if not str(d.get("_id", "")).startswith("_design/")]
+        _check_revisions(file, docs)
         settings = next((d for d in docs if d.get("_id") == SETTINGS_ID), None)
         if settings is None or not is_uuid(settings.get("projectId")):
             raise BackupError(
@@ -315,11 +369,19 @@ class ProjectManager:
                 "with a new project id (--new-id) or delete the existing project first"
             )
         if name is not None:
-            name = self._check_new_name(name)
+            name = self.check_new_name(name)
         else:
-            name = self.unique_name(str(settings.get("projectName") or Path(file).stem))
+            name = str(settings.get("projectName") or Path(file).stem).strip()
+            problem = name_problem(name)
+            if problem:
+                raise InvalidProjectName(f"{file}: the backup's name cannot be used ({problem}); "
+                                         "restore it under another name (--name NAME)")
+            name = self.unique_name(name)
         with self.staging(project_id, name) as project:
-            _, refused = project.editor.write_many(docs, WriteIntent.RESTORE, new_edits=False)
+            try:
+                _, refused = project.editor.write_many(docs, WriteIntent.RESTORE, new_edits=False)
+            except StoreError as exc:
+                raise BackupError(f"{file}: the backup cannot be restored: {exc.reason}") from None
             if refused:
                 details = "; ".join(str(exc) for _, exc in refused[:5])
                 raise BackupError(f"{file}: {len(refused)} document(s) cannot be restored: {details}")
@@ -334,6 +396,44 @@ class ProjectManager:
                 # only a restore may do (the gate refuses projectId changes otherwise).
                 project.editor.update_settings(changes, intent=WriteIntent.RESTORE)
         return project
+
+
+def backup_file_name(name: str) -> str:
+    """``<name>-<UTC time>.json``, the name made safe for any file system (``_`` for the rest)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name) or "project"
+    return f"{safe}-{stamp}.json"
+
+
+def _check_revisions(file: Path | str, docs: list[dict[str, Any]]) -> None:
+    """Every document of a backup names its revision as ``N-hash`` (it is restored as it is)."""
+    for doc in docs:
+        rev = doc.get("_rev")
+        try:
+            pos, _ = parse_rev(rev)  # type: ignore[arg-type]
+        except ValueError:
+            pos = 0
+        if pos < 1:
+            what = "has no _rev" if rev is None else f"has a malformed _rev {rev!r}"
+            raise BackupError(
+                f"{file}: document {doc.get('_id')!r} {what} (a revision is "
+                "<generation>-<hash>, like '3-9b2c...'): the backup is damaged; restore another backup, "
+                "or import the documents without their history"
+            )
+
+
+def _nesting_deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values() if isinstance(child, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+    return False
 
 
 class DumpError(ProjectError):
@@ -356,6 +456,11 @@ def read_dump(file: Path | str) -> list[dict[str, Any]]:
         data = json.loads(text)
     except ValueError as exc:
         raise DumpError(f"{path}: not a backup: the file is not JSON ({exc})") from None
+    except RecursionError:
+        raise DumpError(
+            f"{path}: not a backup: its JSON nests arrays or objects too deeply to read "
+            f"(documents may nest at most {MAX_NESTING} levels)"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise DumpError(
             f"{path}: not a backup: expected an all_docs dump, a JSON object with a \"rows\" array "
@@ -369,4 +474,12 @@ def read_dump(file: Path | str) -> list[dict[str, Any]]:
             raise DumpError(f"{path}: not a backup: row {index} is not an all_docs row with an id")
     if not any(isinstance(row.get("doc"), dict) for row in rows):
         raise DumpError(f"{path}: not a backup: no row carries its document (dump made without include_docs)")
+    for index, row in enumerate(rows):
+        if _nesting_deeper_than(row.get("doc"), MAX_NESTING):
+            doc_id = row["doc"].get("_id") if isinstance(row.get("doc"), dict) else row.get("id")
+            raise DumpError(
+                f"{path}: row {index} (document {doc_id!r}) nests arrays or objects more than "
+                f"{MAX_NESTING} levels deep, more than Storyloom can handle; remove that document from "
+                "the file and try again"
+            )
     return rows

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import uuid
@@ -459,6 +460,13 @@ class Database:
         self._subscribers: list[ChangeCallback] = []
         self._seq_cond = threading.Condition()
         self._closed = False
+        if not self._memory and not os.path.exists(self.path):
+            # A store holds a project's data and credentials: only its owner may read it. SQLite
+            # gives the -wal and -shm files the mode of the database file it finds.
+            try:
+                os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+            except OSError:  # created meanwhile (its mode stands), or not creatable (SQLite says why)
+                pass
         self._writer = self._connect()
         with self._write_lock:
             self._writer.executescript(_SCHEMA)
