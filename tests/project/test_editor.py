@@ -6,6 +6,7 @@ import pytest
 
 from storyloom.project.dates import is_iso_utc
 from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project.locks import LockRefused
 from storyloom.project.manager import Project
 from storyloom.project.tree import derive_tree
 from storyloom.project.validation import ValidationError
@@ -225,19 +226,24 @@ def test_every_write_passes_the_one_gate(project: Project) -> None:
     ]
 
 
-def test_a_gate_refusal_blocks_the_write(project: Project) -> None:
-    class Locked(Editor):
-        def _check_lock(self, doc: dict[str, Any], intent: WriteIntent, previous: Any) -> None:
-            if previous is not None and previous.get("locked"):
-                raise ValidationError.single(doc.get("_id"), "locked", "a document not locked by someone else",
-                                             True, "locked")
+def test_the_lock_policy_refuses_a_write_at_the_gate(project: Project) -> None:
+    asked: list[tuple[str, str, str]] = []
+
+    class HeldByOthers:
+        def check_write(self, doc: dict[str, Any], intent: str, previous: Any, username: str) -> None:
+            asked.append((doc["_id"], str(intent), username))
+            if previous is not None and previous.get("locked") and previous.get("lockedBy") != username:
+                raise LockRefused(doc["_id"], previous["lockedBy"])
 
     doc = project.editor.create("Script", "S", locked=True, lockedBy="bob").doc
-    locked = Locked(project.db, "ana")
-    with pytest.raises(ValidationError) as info:
+    locked = Editor(project.db, "ana", lock_policy=HeldByOthers())
+    with pytest.raises(LockRefused, match="locked by bob"):
         locked.rename(doc["_id"], "mine now")
-    assert info.value.code == "locked"
+    with pytest.raises(LockRefused):
+        locked.delete(doc["_id"])
+    assert asked == [(doc["_id"], "rename", "ana"), (doc["_id"], "delete", "ana")]
     assert project.editor.get(doc["_id"])["name"] == "S"
+    assert Editor(project.db, "bob", lock_policy=HeldByOthers()).rename(doc["_id"], "Bob's").doc["name"] == "Bob's"
 
 
 def test_tree_matches_derive_tree(project: Project) -> None:

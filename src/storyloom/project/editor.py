@@ -7,7 +7,9 @@ create) and hand it to :meth:`Editor._commit`, which calls the single gate
 refuse the write with a :class:`~storyloom.project.validation.ValidationError`; warnings are
 returned in the :class:`WriteResult`) and the invariants that need the previous revision
 (``type`` and ``projectId`` never change, no folder cycles, settings are never deleted).
-Locks (a later issue) plug in at :meth:`Editor._check_lock`, called by the gate.
+Locks plug in as an injected :class:`~storyloom.project.locks.LockPolicy`, asked by the gate.
+While the editor writes, :meth:`Editor.writing_intent` tells the store's subscribers on the
+writing thread why (the session labels the change's origin with it).
 
 Imports and restores also pass the gate (intents ``import`` and ``restore``): validated, but
 not re-stamped, so the original timestamps survive.
@@ -15,8 +17,10 @@ not re-stamped, so the original timestamps survive.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -25,6 +29,7 @@ from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.documents import is_tree_document, new_document
 from storyloom.project.index import DocSummary, ProjectIndex
+from storyloom.project.locks import LockPolicy, NoLocks
 from storyloom.project.tree import is_valid_key, key_between, order_key, spread_keys
 from storyloom.project.validation import (
     ERROR,
@@ -222,11 +227,27 @@ class Editor:
     """
 
     def __init__(self, db: Any, username: UsernameSource = None, *, clock: Callable[[], str] = now_iso,
-                 index: ProjectIndex | None = None) -> None:
+                 index: ProjectIndex | None = None, lock_policy: LockPolicy | None = None) -> None:
         self.db = db
         self._username = username
         self._clock = clock
         self._index = index
+        self.lock_policy: LockPolicy = lock_policy or NoLocks()
+        self._writing = threading.local()
+
+    def writing_intent(self) -> WriteIntent | None:
+        """The intent of the write this thread is committing now, else ``None``. The store calls
+        its subscribers on the writing thread, so a subscriber learns why a change was made."""
+        return getattr(self._writing, "intent", None)
+
+    @contextlib.contextmanager
+    def _writing_as(self, intent: WriteIntent) -> Iterator[None]:
+        outer = getattr(self._writing, "intent", None)
+        self._writing.intent = intent
+        try:
+            yield
+        finally:
+            self._writing.intent = outer
 
     @property
     def index(self) -> ProjectIndex:
@@ -388,7 +409,8 @@ class Editor:
                 results.extend(self.delete(child, recursive=True))
         tombstone = {"_id": doc_id, "_rev": previous["_rev"], "_deleted": True}
         warnings = self._check_write(tombstone, WriteIntent.DELETE, previous, self._context())
-        result = self.db.remove(doc_id, previous["_rev"])
+        with self._writing_as(WriteIntent.DELETE):
+            result = self.db.remove(doc_id, previous["_rev"])
         results.append(WriteResult(doc_id, result["rev"], tombstone | {"_rev": result["rev"]},
                                    WriteIntent.DELETE, warnings))
         return results
@@ -432,7 +454,8 @@ class Editor:
         written: list[WriteResult] = []
         if not accepted:
             return written, refused
-        results = self.db.bulk_docs([doc for doc, _ in accepted], new_edits=new_edits)
+        with self._writing_as(intent):
+            results = self.db.bulk_docs([doc for doc, _ in accepted], new_edits=new_edits)
         if new_edits:
             for (doc, warnings), result in zip(accepted, results, strict=True):
                 if "error" in result:
@@ -457,7 +480,7 @@ class Editor:
         """THE gate every write passes. Raises :class:`ValidationError` to refuse the write;
         returns the warnings to report. ``previous`` is the current revision (``None`` for a
         new document or a bulk write into an empty project)."""
-        self._check_lock(doc, intent, previous)
+        self.lock_policy.check_write(doc, intent, previous, self.username)
         doc_id = doc.get("_id")
         if intent is WriteIntent.DELETE:
             if doc_id == SETTINGS_ID:
@@ -489,17 +512,14 @@ class Editor:
             raise ValidationError(errors)
         return warnings
 
-    def _check_lock(self, doc: dict[str, Any], intent: WriteIntent, previous: dict[str, Any] | None) -> None:
-        """Seam for locks (a later issue): refuse writes to a document locked by someone else."""
-        return None
-
     def _commit(self, doc: dict[str, Any], intent: WriteIntent, previous: dict[str, Any] | None,
                 now: str | None = None) -> WriteResult:
         if intent not in _BULK_INTENTS:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
         warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
-        result = self.db.put(doc)
+        with self._writing_as(intent):
+            result = self.db.put(doc)
         stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
         return WriteResult(result["id"], result["rev"], stored, intent, warnings)
 
