@@ -58,9 +58,8 @@ def main() -> int:
     from storyloom.project.dates import now_iso
     from storyloom.project.documents import new_document
     from storyloom.project.manager import ProjectManager
-    from storyloom.project.options import AppOptions
 
-    manager = ProjectManager(options=AppOptions(username="bench"))
+    manager = ProjectManager(username="bench")
     project = manager.create(f"edit-bench-{random.randrange(10**9)}")
     db, editor = project.db, project.editor
     docs = make_docs(args.docs)

@@ -62,9 +62,8 @@ def shared_garden(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         pytest.fail(f"Drafft sample data missing: {GARDEN}")
     from storyloom.export.drafft_import import import_backup
     from storyloom.project.manager import ProjectManager
-    from storyloom.project.options import AppOptions
 
-    manager = ProjectManager(tmp_path_factory.mktemp("shared-projects"), options=AppOptions(username="tester"))
+    manager = ProjectManager(tmp_path_factory.mktemp("shared-projects"), username="tester")
     project, _report = import_backup(manager, GARDEN, name="Garden")
     try:
         yield project

@@ -173,7 +173,7 @@ def test_headless_navigate_is_409(served_project):
 
 
 def test_key_from_the_environment_then_the_options(served_project):
-    from storyloom.project.options import AppOptions
+    from storyloom.app.options import AppOptions
 
     with serve(served_project, "--port", str(free_port()), env={"STORYLOOM_API_KEY": "from-env"}) as (p, url):
         assert httpx.get(url + "/info", headers={"x-api-key": "from-env"}, timeout=DEADLINE).status_code == 200

@@ -22,8 +22,8 @@ GRACEFUL_EXCEEDED = "timeout graceful shutdown exceeded"  # uvicorn's log when i
 
 
 def _app_options(**values):
-    """The real app options (storyloom.project.options.AppOptions) with ``values`` set."""
-    from storyloom.project.options import AppOptions
+    """The real app options (storyloom.app.options.AppOptions) with ``values`` set."""
+    from storyloom.app.options import AppOptions
 
     options = AppOptions()
     options.username = "tester"

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from storyloom.project.manager import Project, ProjectManager
-from storyloom.project.options import AppOptions
 from tests.support.fixtures import DRAFFT_PROJECTS as FIXTURES
 
 FIXTURE_FILES = {
@@ -45,13 +44,13 @@ def fixture_docs(key: str) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture
-def options() -> AppOptions:
-    return AppOptions(username="tester")
+def username() -> str:
+    return "tester"
 
 
 @pytest.fixture
-def manager(options: AppOptions) -> ProjectManager:
-    return ProjectManager(options=options)
+def manager(username: str) -> ProjectManager:
+    return ProjectManager(username=username)
 
 
 @pytest.fixture

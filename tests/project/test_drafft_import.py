@@ -25,7 +25,6 @@ from storyloom.export.drafft_import import (
 )
 from storyloom.project.dates import is_iso_utc, normalise_date
 from storyloom.project.manager import Project, ProjectManager
-from storyloom.project.options import AppOptions
 from storyloom.project.tree import derive_tree
 from storyloom.project.validation import MappingContext, check_document
 from storyloom.store import NotFound
@@ -88,7 +87,7 @@ _IMPORTS: dict[str, tuple[Project, ImportReport]] = {}
 def imported(tmp_path_factory: pytest.TempPathFactory):
     """Each fixture imported once for the module (into a module-wide STORYLOOM_HOME)."""
     home = tmp_path_factory.mktemp("import-home")
-    manager = ProjectManager(root=home / "projects", options=AppOptions(username="importer"))
+    manager = ProjectManager(root=home / "projects", username="importer")
 
     def get(key: str) -> tuple[Project, ImportReport]:
         if key not in _IMPORTS:

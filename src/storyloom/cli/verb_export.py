@@ -19,11 +19,12 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from storyloom.cli.main import CliError
+from storyloom.cli.workspace import project_session
 
 
 def register(subparsers: Any) -> None:
@@ -78,21 +79,6 @@ def _collections_option(parser: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _open_project(name_or_id: str) -> Iterator[Any]:
-    from storyloom.project.manager import ProjectError, ProjectManager
-
-    try:
-        project = ProjectManager().open(name_or_id)
-    except ProjectError as exc:
-        raise CliError(str(exc)) from exc
-    try:
-        yield project
-    finally:
-        with contextlib.suppress(Exception):
-            project.close()
-
-
 def _write(chunks: Iterable[str], output: str | None) -> None:
     """Write text chunks as UTF-8 to ``output`` (atomically) or to stdout."""
     if output is None:
@@ -143,13 +129,14 @@ def run_export(args: argparse.Namespace) -> int:
     if args.schema_sidecar and not args.output:
         raise CliError("--schema-sidecar needs -o FILE (the schema is written beside the export)")
     indent = 2 if args.pretty else None
-    with _open_project(args.project) as project:
+    with project_session(args.project) as session:
+        project, user = session.project, session.workspace.user
         try:
             schema: dict[str, Any] | None = None
             if args.schema_sidecar:  # one reading of the store for both: they must agree
-                export, schema = build_export_and_schema(project, _selection(args))
+                export, schema = build_export_and_schema(project, _selection(args), exported_by=user)
             else:
-                export = build_game_export(project, _selection(args))
+                export = build_game_export(project, _selection(args), exported_by=user)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     _write([dumps_export(export, indent)], args.output)
@@ -173,9 +160,9 @@ def run_schema(args: argparse.Namespace) -> int:
     from storyloom.export.game_export import dumps_export
     from storyloom.export.schema_export import build_schema
 
-    with _open_project(args.project) as project:
+    with project_session(args.project) as session:
         try:
-            schema = build_schema(project, _selection(args))
+            schema = build_schema(session.project, _selection(args))
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     _write([dumps_export(schema, 2 if args.pretty else None)], args.output)
@@ -183,8 +170,8 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def run_dump(args: argparse.Namespace) -> int:
-    with _open_project(args.project) as project:
-        db = project.db
+    with project_session(args.project) as session:
+        db = session.db
         stream = getattr(db, "all_docs_stream", None)
         if callable(stream):
             _write(stream(include_docs=True, attachments=True), args.output)

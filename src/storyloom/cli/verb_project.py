@@ -9,15 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from storyloom.cli.main import CliError
+from storyloom.cli.workspace import open_workspace
 from storyloom.export.drafft_import import DrafftImportError, import_backup
 from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
 from storyloom.project.names import display_name
-from storyloom.project.options import OptionsError
 from storyloom.project.validation import ValidationError
 
 
 def _manager() -> ProjectManager:
-    return ProjectManager()
+    return open_workspace().manager
 
 
 def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -26,7 +26,7 @@ def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
     def wrapper(args: argparse.Namespace) -> int:
         try:
             return func(args)
-        except (ProjectError, DumpError, DrafftImportError, OptionsError, ValidationError) as exc:
+        except (ProjectError, DumpError, DrafftImportError, ValidationError) as exc:
             raise CliError(str(exc), code=1) from None
 
     return wrapper

@@ -1,7 +1,9 @@
 """``storyloom serve PROJECT``: the local REST API without the desktop app.
 
-Prints the URL, serves until Ctrl-C or SIGTERM, then stops cleanly (exit code 0, no
-traceback). ``/navigate`` answers 409: no app is attached to open documents.
+It opens the project as a session (``storyloom.app``), the same object the desktop app drives,
+with the API options resolved here held in memory only (never saved). Prints the URL, serves
+until Ctrl-C or SIGTERM, then stops cleanly (exit code 0, no traceback). ``/navigate`` answers
+409: no app is attached to open documents.
 
 The API key never appears on the command line (``ps`` shows command lines to every user of the
 machine): it comes from ``--key-file PATH`` (a file only its owner may read), else
@@ -72,15 +74,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _load_options() -> Any:
-    from storyloom.project.options import AppOptions, OptionsError
-
-    try:
-        return AppOptions.load()
-    except OptionsError as exc:
-        raise CliError(f"cannot read the app options: {exc}") from None
-
-
 def read_key_file(file: str) -> str:
     """The API key in ``file`` (surrounding whitespace ignored); :class:`CliError` when the file
     is missing, empty, not text, or readable or writable by anyone but its owner."""
@@ -125,20 +118,8 @@ def resolve_options(args: argparse.Namespace, app_options: Any) -> ServeOptions:
     return ServeOptions(api_key=key, api_port=int(port), username=username)
 
 
-def _open_project(name: str) -> Any:
-    from storyloom.project.manager import ProjectManager
-
-    try:
-        return ProjectManager().open(name)
-    except Exception as exc:
-        if type(exc).__module__.startswith("storyloom.") or isinstance(exc, (LookupError, ValueError)):
-            raise CliError(f"cannot open project {name!r}: {exc}") from None
-        raise
-
-
 def run(args: argparse.Namespace) -> int:
-    from storyloom.api.provider import StaticProjectProvider
-    from storyloom.api.server import ApiServer, ApiStartError
+    from storyloom.cli.workspace import open_workspace, project_session
 
     stop = threading.Event()
     received: list[int] = []
@@ -148,38 +129,31 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    project = None
-    server = None
     try:
-        options = resolve_options(args, _load_options())
-        project = _open_project(args.project)
-        server = ApiServer(
-            StaticProjectProvider(project),
-            options,
-            navigation=None,
-            host=args.host,
-            allowed_hosts=args.allow_host,
-            allowed_origins=args.allow_origin,
+        workspace = open_workspace()
+        options = resolve_options(args, workspace.options)
+        # In memory only: what this command resolved never overwrites the saved options.
+        workspace.options.api_enabled = True
+        workspace.options.api_key = options.api_key
+        workspace.options.api_port = options.api_port
+        server_options = {
+            "host": args.host,
+            "allowed_hosts": args.allow_host,
+            "allowed_origins": args.allow_origin,
             # Printed once, here (the server's default is to log it, which would print it again).
-            on_warning=lambda warning: print(f"storyloom: {warning}", file=sys.stderr, flush=True),
-        )
-        try:
-            url = server.start()
-        except ApiStartError as exc:
-            raise CliError(str(exc), code=1) from None
-        print(f"Serving project {project.name!r} at {url} (Ctrl-C to stop)", flush=True)
-        while not stop.wait(0.5):
-            if not server.running:
-                raise CliError("the API server stopped unexpectedly", code=1)
-        print("Stopping...", flush=True)
+            "on_warning": lambda warning: print(f"storyloom: {warning}", file=sys.stderr, flush=True),
+        }
+        with project_session(args.project, workspace, api_server_options=server_options) as session:
+            status = session.start_api()
+            if not status.running:
+                raise CliError(status.error or "the API did not start", code=1)
+            print(f"Serving project {session.name!r} at {status.url} (Ctrl-C to stop)", flush=True)
+            while not stop.wait(0.5):
+                if not session.api.server.running:
+                    raise CliError("the API server stopped unexpectedly", code=1)
+            print("Stopping...", flush=True)
         return 0
     finally:
-        if server is not None:
-            server.stop()
-        if project is not None:
-            close = getattr(project, "close", None)
-            if close is not None:
-                close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if received:

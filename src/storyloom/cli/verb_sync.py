@@ -144,10 +144,11 @@ def _open_store(project: str) -> Iterator[Any]:
         finally:
             db.close()
         return
-    from storyloom.project.manager import ProjectError, ProjectManager
+    from storyloom.cli.workspace import open_workspace
+    from storyloom.project.manager import ProjectError
 
     try:
-        opened = ProjectManager().open(project)
+        opened = open_workspace().open_session(project)
     except ProjectError as exc:
         raise CliError(str(exc)) from None
     except sqlite3.DatabaseError as exc:

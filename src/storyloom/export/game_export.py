@@ -607,19 +607,6 @@ def export_from_docs(
     return export
 
 
-def _default_exported_by() -> str | None:
-    try:
-        from storyloom.project.options import AppOptions
-    except ImportError:  # pragma: no cover - the options module is part of the project layer
-        return None
-    try:
-        options = AppOptions.load()
-    except Exception:  # a broken options file must not break an export
-        return None
-    name = getattr(options, "username", None)
-    return name if isinstance(name, str) and name else None
-
-
 def build_game_export(
     project: ProjectLike,
     collections: str | Sequence[str] | None = None,
@@ -630,8 +617,9 @@ def build_game_export(
     project_name: str | None = None,
 ) -> dict[str, Any]:
     """The game export of ``project`` for ``collections`` (export names; default: the
-    project's export sections). ``exported_by`` defaults to the machine's username. Raises
-    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name.
+    project's export sections). ``exported_by`` is the name written in ``_meta.exportedBy`` (the
+    caller knows the user). Raises :class:`~storyloom.export.collections_filter.UnknownCollections`
+    on a bad name.
 
     ``docs``, ``settings`` and ``project_name``, when given, are what was already read from
     the store (:func:`read_documents`, the settings document, the name): the export then reads
@@ -640,8 +628,6 @@ def build_game_export(
     (modified in place)."""
     if settings is None:
         settings = project.settings() or {}
-    if exported_by is None:
-        exported_by = _default_exported_by()
     if project_name is None:
         project_name = _project_attr(project, "name")
     with gc_paused():

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,6 +32,7 @@ from storyloom.project.documents import is_tree_document, new_document
 from storyloom.project.index import DocSummary, ProjectIndex
 from storyloom.project.locks import LockPolicy, NoLocks
 from storyloom.project.tree import is_valid_key, key_between, order_key, spread_keys
+from storyloom.project.users import os_username
 from storyloom.project.validation import (
     ERROR,
     WARNING,
@@ -234,20 +236,37 @@ class Editor:
         self._index = index
         self.lock_policy: LockPolicy = lock_policy or NoLocks()
         self._writing = threading.local()
+        self._in_flight: Counter[str] = Counter()
+        self._in_flight_lock = threading.Lock()
 
     def writing_intent(self) -> WriteIntent | None:
         """The intent of the write this thread is committing now, else ``None``. The store calls
         its subscribers on the writing thread, so a subscriber learns why a change was made."""
         return getattr(self._writing, "intent", None)
 
+    def is_writing(self, doc_id: str) -> bool:
+        """True while a write of ``doc_id`` by this editor is in flight (begun, not returned).
+        A reader of the changes feed that meets such a document waits for the write to return
+        before deciding it was not this editor's."""
+        with self._in_flight_lock:
+            return doc_id in self._in_flight
+
     @contextlib.contextmanager
-    def _writing_as(self, intent: WriteIntent) -> Iterator[None]:
+    def _writing_as(self, intent: WriteIntent, doc_ids: Iterable[str]) -> Iterator[None]:
+        ids = [doc_id for doc_id in doc_ids if isinstance(doc_id, str)]
+        with self._in_flight_lock:
+            self._in_flight.update(ids)
         outer = getattr(self._writing, "intent", None)
         self._writing.intent = intent
         try:
             yield
         finally:
             self._writing.intent = outer
+            with self._in_flight_lock:
+                self._in_flight.subtract(ids)
+                for doc_id in ids:
+                    if self._in_flight[doc_id] <= 0:
+                        del self._in_flight[doc_id]
 
     @property
     def index(self) -> ProjectIndex:
@@ -264,11 +283,7 @@ class Editor:
         source = self._username
         if callable(source):
             return source()
-        if source is None:
-            from storyloom.project.options import AppOptions
-
-            return AppOptions.load().username
-        return source
+        return source or os_username()
 
     def get(self, doc_id: str) -> dict[str, Any]:
         """The current document (raises the store's ``NotFound``)."""
@@ -409,7 +424,7 @@ class Editor:
                 results.extend(self.delete(child, recursive=True))
         tombstone = {"_id": doc_id, "_rev": previous["_rev"], "_deleted": True}
         warnings = self._check_write(tombstone, WriteIntent.DELETE, previous, self._context())
-        with self._writing_as(WriteIntent.DELETE):
+        with self._writing_as(WriteIntent.DELETE, [doc_id]):
             result = self.db.remove(doc_id, previous["_rev"])
         results.append(WriteResult(doc_id, result["rev"], tombstone | {"_rev": result["rev"]},
                                    WriteIntent.DELETE, warnings))
@@ -454,7 +469,7 @@ class Editor:
         written: list[WriteResult] = []
         if not accepted:
             return written, refused
-        with self._writing_as(intent):
+        with self._writing_as(intent, [doc.get("_id") for doc, _ in accepted]):
             results = self.db.bulk_docs([doc for doc, _ in accepted], new_edits=new_edits)
         if new_edits:
             for (doc, warnings), result in zip(accepted, results, strict=True):
@@ -518,7 +533,7 @@ class Editor:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
         warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
-        with self._writing_as(intent):
+        with self._writing_as(intent, [doc["_id"]]):
             result = self.db.put(doc)
         stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
         return WriteResult(result["id"], result["rev"], stored, intent, warnings)

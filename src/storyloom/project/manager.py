@@ -29,7 +29,7 @@ import os
 import shutil
 import stat
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,9 +40,9 @@ from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.names import name_problem
-from storyloom.project.options import AppOptions
 from storyloom.project.settings import default_settings, is_uuid
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
+from storyloom.project.users import os_username
 from storyloom.store import Database, NotFound, StoreError
 from storyloom.store.revtree import parse_rev
 
@@ -140,9 +140,9 @@ def _write_meta(directory: Path, data: dict[str, Any]) -> None:
 class ProjectManager:
     """The projects under ``root`` (default: ``storyloom.paths.projects_dir()``)."""
 
-    def __init__(self, root: Path | str | None = None, options: AppOptions | None = None) -> None:
+    def __init__(self, root: Path | str | None = None, username: str | Callable[[], str] | None = None) -> None:
         self._root = Path(root) if root is not None else None
-        self._options = options
+        self._username_source = username
         self._swept = False
 
     @property
@@ -154,14 +154,11 @@ class ProjectManager:
             remove_abandoned(root, META_FILE)
         return root
 
-    @property
-    def options(self) -> AppOptions:
-        if self._options is None:
-            self._options = AppOptions.load()
-        return self._options
-
     def _username(self) -> str:
-        return self.options.username
+        """The name the editor stamps: the one given (a callable follows later changes), else the OS user."""
+        source = self._username_source
+        name = source() if callable(source) else source
+        return name or os_username()
 
     # -- listing and lookup ------------------------------------------------------------------
 

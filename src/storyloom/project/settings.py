@@ -4,7 +4,7 @@ Drafft's field names are kept (``projectName``, ``exportMappings``, ``screenPlay
 imports are lossless and exports familiar; Storyloom adds ``projectId``, the project's UUID,
 which never changes (a remote database belongs to one project: sync compares this id).
 
-Per-machine options (username, API key) are not here: see :mod:`storyloom.project.options`.
+Per-machine options (username, API key) are not here: see :mod:`storyloom.app.options`.
 Remote replication settings and credentials are not here either: they live in ``_local``
 documents of the project's store.
 """

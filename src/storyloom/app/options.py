@@ -11,7 +11,6 @@ The file is created with mode 0600 (owner only) and replaced atomically (:meth:`
 from __future__ import annotations
 
 import contextlib
-import getpass
 import json
 import os
 import secrets
@@ -20,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from storyloom import paths
+from storyloom.api.keys import generate_api_key
+from storyloom.errors import StoryloomError
+from storyloom.project.users import os_username
 
 OPTIONS_FILE = "options.json"
 DEFAULT_API_PORT = 9001
 
 
-class OptionsError(ValueError):
+class OptionsError(StoryloomError, ValueError):
     """An invalid option value or an unreadable options file; ``field`` names the option."""
 
     def __init__(self, field: str, expected: str, got: Any) -> None:
@@ -35,16 +37,8 @@ class OptionsError(ValueError):
 
 
 def default_username() -> str:
-    try:
-        name = getpass.getuser()
-    except (OSError, KeyError, ImportError):
-        name = ""
-    return name or os.environ.get("USER") or os.environ.get("USERNAME") or "user"
-
-
-def generate_api_key() -> str:
-    """A strong random API key (the one implementation: the options and the API both use it)."""
-    return secrets.token_urlsafe(32)
+    """The name used when the options name nobody: the OS user."""
+    return os_username()
 
 
 # The options file holds the API key: only its owner may read it, from the moment it exists.

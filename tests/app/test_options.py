@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from storyloom import paths
-from storyloom.project.options import (
+from storyloom.app.options import (
     DEFAULT_API_PORT,
     AppOptions,
     OptionsError,
@@ -125,6 +125,6 @@ def test_a_failed_save_keeps_the_previous_file_and_leaves_no_temporary_file(monk
 
 
 def test_generate_api_key_is_the_options_key_generator(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("storyloom.project.options.generate_api_key", lambda: "from-the-one-generator")
+    monkeypatch.setattr("storyloom.app.options.generate_api_key", lambda: "from-the-one-generator")
     assert AppOptions(username="ana", api_enabled=True).api_key == "from-the-one-generator"
     assert len(generate_api_key()) >= 40 and generate_api_key() != generate_api_key()

@@ -1,0 +1,234 @@
+"""``ProjectSession``: one open project, as the desktop app, the local API and sync drive it.
+
+A session owns the project (its store, the editor gate, the index), one ordered stream of
+typed events, and the local API controller (whose project provider is this session). The sync
+service and the lock policy plug in here (``lock_policy``; the team-projects work adds sync).
+
+Events (see :mod:`storyloom.app.events` for the threading rule):
+
+- :class:`DocumentChanged` for every entry of the store's changes feed after the session
+  opened, in seq order, whoever wrote it. ``origin`` is ``local`` or ``import`` when this
+  session's editor made the write (the editor tells the store's subscribers, on the writing
+  thread, why it writes), ``remote`` otherwise (replication, another process).
+- :class:`ApiStateChanged` when the local API starts, stops or fails to start.
+- :class:`SessionClosed` last.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from storyloom.api.controller import ApiController, ApiStatus
+from storyloom.app.events import (
+    ApiStateChanged,
+    DocumentChanged,
+    EventBus,
+    Origin,
+    SessionClosed,
+    SessionEvent,
+)
+from storyloom.app.follower import ChangeFollower
+from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project.index import ProjectIndex
+from storyloom.project.locks import LockPolicy
+from storyloom.store import Database, StoreError
+
+if TYPE_CHECKING:
+    from storyloom.api.navigation import NavigationPort
+    from storyloom.app.workspace import Workspace
+    from storyloom.project.manager import Project
+
+log = logging.getLogger(__name__)
+
+#: How many of this session's own writes are remembered until the follower reads them back.
+_MAX_PENDING_ORIGINS = 100_000
+_IMPORT_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
+
+
+def collection_of_change(db: Database, doc_id: str, rev: str | None, deleted: bool,
+                         doc: dict[str, Any] | None = None) -> str | None:
+    """The app collection name of a changed document (a deletion: read from the revision before)."""
+    if doc_id.startswith("_design/"):
+        return None
+    try:
+        if doc is None or deleted:
+            doc = db.get(doc_id, rev=rev, revs=deleted)
+        collection = doc.get("collection") or doc.get("type")
+        if not collection and deleted:
+            revisions = doc.get("_revisions") or {}
+            ids = revisions.get("ids") or []
+            start = revisions.get("start")
+            if isinstance(start, int) and len(ids) > 1:
+                parent = db.get(doc_id, rev=f"{start - 1}-{ids[1]}")
+                collection = parent.get("collection") or parent.get("type")
+    except StoreError:
+        return None
+    return collection if isinstance(collection, str) else None
+
+
+class ProjectSession:
+    """One open project. Create it with :meth:`Workspace.open_session`; ``close()`` when done."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        project: Project,
+        *,
+        navigation: NavigationPort | None = None,
+        lock_policy: LockPolicy | None = None,
+        poll_interval: float = 0.25,
+        api_server_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.project = project
+        self.events = EventBus()
+        if lock_policy is not None:
+            project.editor.lock_policy = lock_policy
+        self._origins: OrderedDict[tuple[str, str], Origin] = OrderedDict()
+        self._origins_lock = threading.Lock()
+        self._closed = False
+        self._poll_interval = poll_interval
+        # The follower starts with the first subscriber: a session nobody listens to (a CLI
+        # verb) reads no feed.
+        self._follower: ChangeFollower | None = None
+        self._follower_lock = threading.Lock()
+        self._unsubscribe_store = project.db.subscribe(self._on_store_change)
+        self.api = ApiController(
+            workspace.options, navigation, on_status=self._on_api_status, **(api_server_options or {})
+        )
+        # the API is off until start_api(): a headless caller may set options first
+        self._api_started = False
+
+    # ------------------------------------------------------------------ what the project offers
+    @property
+    def id(self) -> str:
+        return self.project.id
+
+    @property
+    def name(self) -> str:
+        return self.project.name
+
+    @property
+    def db(self) -> Database:
+        """The project's store, for reads (every write of a document goes through ``editor``)."""
+        return self.project.db
+
+    def settings(self) -> dict[str, Any]:
+        return self.project.settings()
+
+    @property
+    def editor(self) -> Editor:
+        return self.project.editor
+
+    @property
+    def index(self) -> ProjectIndex:
+        return self.project.editor.index
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # ------------------------------------------------------------------ events
+    def subscribe(self, callback: Callable[[SessionEvent], None]) -> Callable[[], None]:
+        """``callback(event)`` on the session's event thread for every later event."""
+        unsubscribe = self.events.subscribe(callback)
+        self._ensure_follower()
+        return unsubscribe
+
+    def wait_for_events(self, timeout: float = 5.0) -> bool:
+        """Block until every change committed so far was published; False on timeout."""
+        follower = self._follower
+        return True if follower is None else follower.catch_up(timeout)
+
+    def _ensure_follower(self) -> ChangeFollower:
+        with self._follower_lock:
+            if self._follower is None:
+                self._follower = ChangeFollower(
+                    self.project.db, self._deliver, poll_interval=self._poll_interval, include_docs=True,
+                    name=f"storyloom-session-{self.project.id[:8]}",
+                )
+                self._follower.start()
+            return self._follower
+
+    def _on_store_change(self, change: dict[str, Any]) -> None:
+        # Runs on the writing thread: the editor's intent, if any, belongs to this very write.
+        follower = self._follower
+        if follower is None:
+            return
+        intent = self.project.editor.writing_intent()
+        if intent is not None:
+            origin = Origin.IMPORT if intent in _IMPORT_INTENTS else Origin.LOCAL
+            with self._origins_lock:
+                self._origins[(change["id"], change["rev"])] = origin
+                while len(self._origins) > _MAX_PENDING_ORIGINS:
+                    self._origins.popitem(last=False)
+        follower.wake()
+
+    def _deliver(self, rows: list[dict[str, Any]]) -> int:
+        db = self.project.db
+        editor = self.project.editor
+        for taken, row in enumerate(rows):
+            doc_id = row["id"]
+            if doc_id.startswith("_local/"):
+                continue
+            rev = (row.get("changes") or [{}])[0].get("rev", "")
+            deleted = bool(row.get("deleted"))
+            with self._origins_lock:
+                origin = self._origins.pop((doc_id, rev), None)
+            if origin is None:
+                if editor.is_writing(doc_id):
+                    # Committed, but the editor's notification has not run yet: wait for it
+                    # (it wakes the follower), so the change gets its true origin.
+                    return taken
+                origin = Origin.REMOTE
+            collection = collection_of_change(db, doc_id, rev, deleted, row.get("doc"))
+            self.events.publish(DocumentChanged(doc_id, rev, int(row["seq"]), collection, deleted, origin))
+        return len(rows)
+
+    # ------------------------------------------------------------------ the local API
+    def start_api(self) -> ApiStatus:
+        """Serve the local API for this project if the options enable it (a failure is reported
+        as an :class:`ApiStateChanged` event and in the returned status, never raised)."""
+        self._api_started = True
+        return self.api.project_opened(self.project)
+
+    def options_changed(self) -> ApiStatus:
+        """The workspace's options were edited: start, stop or restart the API to match."""
+        self.api.options_changed(self.workspace.options)
+        return self.api.project_opened(self.project) if self._api_started else self.api.status
+
+    def _on_api_status(self, status: ApiStatus) -> None:
+        event = ApiStateChanged(status.running, status.url, status.error)
+        follower = self._follower
+        if follower is not None:
+            follower.post(lambda: self.events.publish(event))
+
+    # ------------------------------------------------------------------ closing
+    def close(self) -> None:
+        """Stop the API, publish the changes not yet published and :class:`SessionClosed`, close
+        the store. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self.api.shutdown()
+        self._unsubscribe_store()
+        follower = self._follower
+        if follower is not None:
+            follower.catch_up(timeout=5.0)
+            follower.post(lambda: self.events.publish(SessionClosed(self.project.id)))
+            follower.stop()
+        self.project.close()
+        self.workspace._session_closed(self)
+
+    def __enter__(self) -> ProjectSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ProjectSession({self.project!r})"

@@ -1,0 +1,76 @@
+"""``Workspace``: what one user has on this machine: the projects, the app options, the identity.
+
+The workspace reads the per-machine options file (nothing below the ``app`` layer does) and
+hands what the layers below need to them: the username to the editor, the API options to the
+API controller. It opens projects as :class:`~storyloom.app.session.ProjectSession` objects.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from storyloom.app.options import AppOptions, default_username
+from storyloom.app.session import ProjectSession
+from storyloom.project.manager import ProjectManager
+
+
+class Workspace:
+    """The projects under ``root`` (default: the data directory) with ``options`` (default: the
+    options file, read once; :meth:`save_options` writes them back)."""
+
+    def __init__(self, root: Path | str | None = None, options: AppOptions | None = None) -> None:
+        self.options = options if options is not None else AppOptions.load()
+        self.manager = ProjectManager(root, username=self.username_now)
+        self._sessions: list[ProjectSession] = []
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ the user
+    @property
+    def user(self) -> str:
+        """The name stamped on this user's edits (``modifiedBy``) and held locks."""
+        return self.username_now()
+
+    def username_now(self) -> str:
+        return self.options.username or default_username()
+
+    def save_options(self) -> None:
+        """Write the options file, then let every open session follow the new options."""
+        self.options.save()
+        for session in self.sessions:
+            session.options_changed()
+
+    # ------------------------------------------------------------------ sessions
+    @property
+    def sessions(self) -> list[ProjectSession]:
+        with self._lock:
+            return list(self._sessions)
+
+    def open_session(self, name_or_id: str, **session_options: Any) -> ProjectSession:
+        """Open a project by name or id (``ProjectNotFound`` and friends when it cannot be)."""
+        project = self.manager.open(name_or_id)
+        try:
+            session = ProjectSession(self, project, **session_options)
+        except BaseException:
+            project.close()
+            raise
+        with self._lock:
+            self._sessions.append(session)
+        return session
+
+    def close(self) -> None:
+        """Close every open session."""
+        for session in self.sessions:
+            session.close()
+
+    def _session_closed(self, session: ProjectSession) -> None:
+        with self._lock:
+            if session in self._sessions:
+                self._sessions.remove(session)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
