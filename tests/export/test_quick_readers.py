@@ -19,7 +19,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from storyloom.project import content as C
+from storyloom.project.content import languages, quick_readers, yaml12
 
 EXAMPLES = settings(
     max_examples=300,
@@ -30,20 +30,20 @@ EXAMPLES = settings(
 
 def _hjson_reference(text: str) -> tuple[str, Any]:
     try:
-        return "ok", C._to_json(hjson.loads(text), "hjson")
+        return "ok", languages.to_json(hjson.loads(text), "hjson")
     except Exception as exc:  # any library failure is an answer to compare
         return "error", type(exc).__name__
 
 
 def _yaml_reference(text: str) -> tuple[str, Any]:
     try:
-        return "ok", C._to_json(yaml.load(text, Loader=C._Yaml12Loader), "yaml")
+        return "ok", languages.to_json(yaml.load(text, Loader=yaml12.Yaml12Loader), "yaml")
     except Exception as exc:  # any library failure is an answer to compare
         return "error", type(exc).__name__
 
 
 def _check(quick: Any, reference: tuple[str, Any], text: str) -> None:
-    if quick is C._NOT_QUICK:
+    if quick is quick_readers.NOT_QUICK:
         return  # handed to the library: nothing to compare
     assert reference[0] == "ok", f"quick reader accepted {text!r}, the library refuses it: {reference[1]}"
     assert repr(reference[1]) == repr(quick), f"{text!r}: library {reference[1]!r}, quick {quick!r}"
@@ -148,13 +148,13 @@ def mutated_hjson_texts(draw: st.DrawFn) -> str:
 @EXAMPLES
 @given(hjson_texts())
 def test_quick_hjson_reads_what_hjson_py_reads(text: str) -> None:
-    _check(C._quick_hjson(text), _hjson_reference(text), text)
+    _check(quick_readers.quick_hjson(text), _hjson_reference(text), text)
 
 
 @EXAMPLES
 @given(mutated_hjson_texts())
 def test_quick_hjson_on_mutated_texts(text: str) -> None:
-    _check(C._quick_hjson(text), _hjson_reference(text), text)
+    _check(quick_readers.quick_hjson(text), _hjson_reference(text), text)
 
 
 # -- YAML ----------------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ YAML_MUTATIONS = list(" :#-\n\t'\"[]{},&*!|>%@`?~.0123456789aZ_\u2028\x85\ufeff\
 
 def _accepted(candidates: list[str], template: str) -> list[str]:
     """The candidates the quick reader takes in ``template`` (a key or a value on its own)."""
-    return [c for c in candidates if C._quick_yaml(template.format(c)) is not C._NOT_QUICK]
+    return [c for c in candidates if quick_readers.quick_yaml(template.format(c)) is not quick_readers.NOT_QUICK]
 
 
 YAML_GOOD_KEYS = _accepted(YAML_KEYS, "{}: 1")
@@ -237,13 +237,13 @@ def mutated_yaml_texts(draw: st.DrawFn) -> str:
 @EXAMPLES
 @given(yaml_texts())
 def test_quick_yaml_reads_what_pyyaml_reads(text: str) -> None:
-    _check(C._quick_yaml(text), _yaml_reference(text), text)
+    _check(quick_readers.quick_yaml(text), _yaml_reference(text), text)
 
 
 @EXAMPLES
 @given(mutated_yaml_texts())
 def test_quick_yaml_on_mutated_texts(text: str) -> None:
-    _check(C._quick_yaml(text), _yaml_reference(text), text)
+    _check(quick_readers.quick_yaml(text), _yaml_reference(text), text)
 
 
 # -- the generators do reach the quick path --------------------------------------------------------
@@ -254,8 +254,8 @@ def test_quick_yaml_on_mutated_texts(text: str) -> None:
     ["name: Leaf\nage: 12\n", "{\n  a: 1\n  b: [\n    x\n    2.5\n  ]\n}\n", "# c\nk: {\n  x: true\n}\n"],
 )
 def test_typical_hjson_is_read_quickly_and_exactly(text: str) -> None:
-    quick = C._quick_hjson(text)
-    assert quick is not C._NOT_QUICK
+    quick = quick_readers.quick_hjson(text)
+    assert quick is not quick_readers.NOT_QUICK
     _check(quick, _hjson_reference(text), text)
 
 
@@ -264,8 +264,8 @@ def test_typical_hjson_is_read_quickly_and_exactly(text: str) -> None:
     ["name: Leaf\nage: 12\n", "a:\n  b: [1, 2.5, true, null]\n  c:\n    - x\n    - 0o17\n", "k: yes\nn: null\n"],
 )
 def test_typical_yaml_is_read_quickly_and_exactly(text: str) -> None:
-    quick = C._quick_yaml(text)
-    assert quick is not C._NOT_QUICK
+    quick = quick_readers.quick_yaml(text)
+    assert quick is not quick_readers.NOT_QUICK
     _check(quick, _yaml_reference(text), text)
 
 
