@@ -30,7 +30,7 @@ def garden(storyloom_home) -> Iterator[Any]:
     """The Drafft sample project, imported by the project layer's Drafft import."""
     if not GARDEN.exists():
         pytest.fail(f"Drafft sample data missing: {GARDEN}")
-    from storyloom.export.drafft_import import import_backup
+    from storyloom.drafft import import_backup
     from storyloom.project.manager import ProjectManager
 
     project, _report = import_backup(ProjectManager(), GARDEN, name="Garden")
@@ -60,7 +60,7 @@ def shared_garden(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     never depends on the per-test STORYLOOM_HOME)."""
     if not GARDEN.exists():
         pytest.fail(f"Drafft sample data missing: {GARDEN}")
-    from storyloom.export.drafft_import import import_backup
+    from storyloom.drafft import import_backup
     from storyloom.project.manager import ProjectManager
 
     manager = ProjectManager(tmp_path_factory.mktemp("shared-projects"), username="tester")

@@ -32,7 +32,7 @@ KEY_ENV = {"STORYLOOM_API_KEY": KEY}
 @pytest.fixture
 def served_project(storyloom_home) -> str:
     """A project in the test's STORYLOOM_HOME (the Garden import), closed so the child opens it."""
-    from storyloom.export.drafft_import import import_backup
+    from storyloom.drafft import import_backup
     from storyloom.project.manager import ProjectManager
 
     project, _report = import_backup(ProjectManager(), GARDEN, name="Garden")

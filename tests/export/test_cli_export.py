@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from storyloom.cli.main import main
-from storyloom.export.drafft_import import import_backup
+from storyloom.drafft import import_backup
 from storyloom.project.manager import ProjectManager
 from tests.export import validators
 from tests.export.helpers import GARDEN

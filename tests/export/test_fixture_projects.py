@@ -13,8 +13,8 @@ from urllib.parse import quote, unquote
 
 import pytest
 
+from storyloom.drafft import import_backup
 from storyloom.export.cache import cache_for
-from storyloom.export.drafft_import import import_backup
 from storyloom.export.game_export import build_game_export, collection_of, dumps_export, read_documents
 from storyloom.export.schema_export import build_schema
 from storyloom.project.collections import BY_APP_NAME, BY_EXPORT_NAME, EXPORT_NAMES

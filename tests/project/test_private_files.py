@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storyloom.export.drafft_import import import_backup
+from storyloom.drafft import import_backup
 from storyloom.project.manager import STORE_FILE, Project, ProjectManager
 from storyloom.store import Database
 

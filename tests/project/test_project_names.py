@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from storyloom.cli.main import main
-from storyloom.export.drafft_import import DrafftImportError, import_backup
+from storyloom.drafft import DrafftImportError, import_backup
 from storyloom.project.manager import InvalidProjectName, ProjectManager, _write_meta
 from storyloom.project.names import MAX_NAME_LENGTH, display_name, name_problem
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from storyloom.cli.main import main
-from storyloom.export.drafft_import import import_backup
+from storyloom.drafft import import_backup
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.manager import ProjectManager
 from storyloom.store import Database

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from storyloom.cli.main import CliError
 from storyloom.cli.workspace import open_workspace
-from storyloom.export.drafft_import import DrafftImportError, import_backup
+from storyloom.drafft import DrafftImportError, import_backup
 from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
 from storyloom.project.names import display_name
 from storyloom.project.validation import ValidationError

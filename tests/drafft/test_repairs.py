@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from storyloom.cli.main import main
-from storyloom.export.drafft_import import DrafftImportError, ImportWouldDropError, import_backup
+from storyloom.drafft import DrafftImportError, ImportWouldDropError, import_backup
 from storyloom.project.manager import Project, ProjectManager
 from storyloom.project.tree import derive_tree
 from storyloom.project.validation import MappingContext, check_document

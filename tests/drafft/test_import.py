@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from storyloom.export.drafft_import import (
+from storyloom.drafft import (
     PASSWORD_NOT_KEPT,
     DrafftImportError,
     ImportReport,

@@ -1,0 +1,163 @@
+"""Attachments of a Drafft backup: decoded, stored once, and actors' expression images turned
+into Attachment documents."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from typing import Any
+
+from storyloom.drafft.report import (
+    HOTKEYS_COLLECTION,
+    Created,
+    DrafftImportError,
+    ImportReport,
+    Skipped,
+    note,
+    stable_id,
+    type_label,
+)
+from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
+from storyloom.project.documents import (
+    new_document,
+    permalink,
+    permalink_target,
+)
+
+
+def convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:
+    attachments = doc.get("_attachments")
+    if attachments is None:
+        return
+    if not isinstance(attachments, dict):
+        report.warnings.append(f"{doc['_id']}: _attachments is not an object; dropped")
+        del doc["_attachments"]
+        return
+    kept: dict[str, Any] = {}
+    for att_name, att in attachments.items():
+        if not isinstance(att, dict) or not isinstance(att.get("data"), str):
+            report.warnings.append(
+                f"{doc['_id']}: attachment {att_name!r} has no data in the backup (a dump made without "
+                "attachments); it cannot be imported"
+            )
+            report.skipped.append(
+                Skipped(f"{doc['_id']}/{att_name}", "attachment",
+                        "no data in the backup (a dump made without attachments)", lost=True)
+            )
+            continue
+        try:
+            raw = base64.b64decode(att["data"], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            # Kept as it is, the store would refuse it; dropped, the image would be lost.
+            raise DrafftImportError(
+                f"{report.source}: document {doc['_id']!r} ({type_label(doc)}): attachment {att_name!r} "
+                f"is not valid base64 ({exc}); the attachment cannot be imported, so nothing was imported"
+            ) from None
+        report.attachments += 1
+        report.attachment_bytes += len(raw)
+        content_type = att.get("content_type")
+        if not isinstance(content_type, str) or not content_type:
+            content_type = doc.get("mimeType") if isinstance(doc.get("mimeType"), str) else "application/octet-stream"
+            notes.append("attachment content_type filled from mimeType")
+        kept[att_name] = {"content_type": content_type, "data": att["data"]}
+    if kept:
+        doc["_attachments"] = kept
+    else:
+        del doc["_attachments"]
+
+
+def _image_key(att: dict[str, Any]) -> tuple[str, str] | None:
+    """What makes two images the same: the SHA-256 of the bytes and the content type."""
+    data = att.get("data") if isinstance(att, dict) else None
+    if not isinstance(data, str):
+        return None
+    return hashlib.sha256(base64.b64decode(data)).hexdigest(), str(att.get("content_type") or "")
+
+
+def extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
+    """v1 actor expression images (``_attachments.expression_<name>``) -> Attachment documents
+    listed in ``content.expressions`` (unless the actor already lists that expression).
+
+    An image is stored once: when its bytes (and content type) are those of an Attachment
+    document of the backup, or of one this import already created, the expression points at
+    that document instead of a copy (``report.shared_images`` says which)."""
+    images: dict[tuple[str, str], str] = {}
+    for doc in docs.values():
+        if doc.get("type") == ATTACHMENT_TYPE:
+            key = _image_key((doc.get("_attachments") or {}).get("blob"))
+            if key is not None:
+                images.setdefault(key, doc["_id"])
+    for actor in [d for d in docs.values() if d.get("type") == "Actor"]:
+        attachments = actor.get("_attachments") or {}
+        content = actor["content"]
+        listed = {e.get("name") for e in content.get("expressions", []) if isinstance(e, dict)}
+        moved = 0
+        for att_name in list(attachments):
+            if not att_name.startswith("expression_"):
+                continue
+            expression = att_name[len("expression_") :]
+            if expression in listed:
+                continue
+            att = attachments.pop(att_name)
+            actor_name = str(actor.get("name") or "actor")
+            key = _image_key(att)
+            existing = images.get(key) if key is not None else None
+            if existing is not None:
+                image = docs[existing]
+                link = image.get("permalink") if permalink_target(image.get("permalink", "")) == existing else None
+                content["expressions"].append(
+                    {"name": expression, "permalink": link or permalink(existing), "_id": existing}
+                )
+                report.attachment_moves[(actor["_id"], att_name)] = (existing, "blob")
+                report.shared_images.append(
+                    f"expression {expression!r} of actor {actor_name!r} (its attachment {att_name}) uses "
+                    f"{existing} ({image.get('name')!r}), which holds the same image"
+                )
+            else:
+                att_id = stable_id("expression", actor["_id"], att_name)
+                image = new_document(
+                    ATTACHMENT_TYPE,
+                    f"{actor_name.lower()}_expression_{expression}",
+                    doc_id=att_id,
+                    mimeType=att["content_type"],
+                    permalink=permalink(att_id),
+                    _attachments={"blob": att},
+                )
+                for date_key in ("created", "modified"):
+                    if actor.get(date_key):
+                        image[date_key] = actor[date_key]
+                docs[att_id] = image
+                if key is not None:
+                    images[key] = att_id
+                content["expressions"].append({"name": expression, "permalink": image["permalink"], "_id": att_id})
+                report.attachment_moves[(actor["_id"], att_name)] = (att_id, "blob")
+                report.created.append(
+                    Created(
+                        att_id,
+                        ATTACHMENT_TYPE,
+                        f"expression {expression!r} of actor {actor_name!r} (was its attachment {att_name})",
+                    )
+                )
+            listed.add(expression)
+            moved += 1
+        if moved:
+            if not attachments:
+                actor.pop("_attachments", None)
+            note(report, actor["_id"], "expression attachments -> Attachment documents in content.expressions")
+
+
+def group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
+    hotkeys = [
+        d for d in docs.values() if d.get("originalCollection") == HOTKEYS_COLLECTION and d.get("type") == "Misc"
+    ]
+    if not hotkeys:
+        return
+    folder_id = stable_id("hotkeys-folder")
+    folder = new_document(FOLDER_TYPE, "Hotkeys", collection="Misc", doc_id=folder_id)
+    docs[folder_id] = folder
+    for doc in hotkeys:
+        doc["parent"] = folder_id
+    report.created.append(
+        Created(folder_id, FOLDER_TYPE, f"Misc folder 'Hotkeys' holding the {len(hotkeys)} converted Hotkeys documents")
+    )

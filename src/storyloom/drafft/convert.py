@@ -1,0 +1,224 @@
+"""The conversion of a Drafft backup's rows into Storyloom documents (pure: rows in, documents
+out): settings, dates, locks, and the steps of :mod:`shapes`, :mod:`assets` and :mod:`folders`."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from storyloom.drafft.assets import convert_attachments, extract_expressions, group_hotkeys
+from storyloom.drafft.folders import build_tree
+from storyloom.drafft.report import (
+    HOTKEYS_COLLECTION,
+    Created,
+    ImportReport,
+    Skipped,
+    free_key,
+    type_label,
+    without_rev,
+)
+from storyloom.drafft.shapes import convert_hotkey, convert_v1_shapes, repair_document
+from storyloom.project.collections import SETTINGS_ID
+from storyloom.project.dates import DateFormatError, normalise_date
+from storyloom.project.documents import (
+    DATE_FIELDS,
+    KNOWN_TYPES,
+    UNLOCKED_BY,
+)
+from storyloom.project.settings import LEGACY_REMOTE_FIELDS, default_settings, fill_defaults
+
+# Where the v1 replication settings go: a _local document (never replicated, never exported).
+LEGACY_REMOTE_LOCAL_ID = "_local/drafft-remote"
+
+
+# Never kept: stores are files on disk and backups get copied around; the user types it again.
+LEGACY_REMOTE_PASSWORD = "remoteDbPassword"
+
+
+PASSWORD_NOT_KEPT = (
+    "the backup's remote database password (remoteDbPassword) was not kept: enter it again when "
+    "you sync (`storyloom sync` asks for it, or reads STORYLOOM_REMOTE_PASSWORD)"
+)
+
+
+@dataclass
+class Conversion:
+    """The documents to write, the ``_local`` documents, and the report (counts filled)."""
+
+    docs: list[dict[str, Any]]
+    local_docs: list[dict[str, Any]]
+    report: ImportReport
+    labels: dict[str, str]
+
+
+def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, name: str | None = None) -> Conversion:
+    """Convert the rows of a Drafft dump into Storyloom documents for a project ``project_id``."""
+    report = ImportReport(source=source, rows=len(rows), project_id=project_id)
+    docs: dict[str, dict[str, Any]] = {}
+    sources: dict[str, dict[str, Any]] = {}
+    labels: dict[str, str] = {}
+    children_of: dict[str, list[str]] = {}
+    local_docs: list[dict[str, Any]] = []
+    saw_v1 = saw_v2 = False
+
+    for index, row in enumerate(rows):
+        source_doc = row.get("doc")
+        row_id = str(row.get("id") or row.get("key") or (source_doc or {}).get("_id") or f"row {index}")
+        if not isinstance(source_doc, dict):
+            value = row.get("value") if isinstance(row.get("value"), dict) else {}
+            reason = (
+                "deleted document"
+                if value.get("deleted")
+                else f"row without a document ({row.get('error') or 'no doc'})"
+            )
+            report.skipped.append(Skipped(row_id, "(none)", reason))
+            report.count("(none)").skipped += 1
+            continue
+        label = type_label(source_doc)
+        doc_id = source_doc.get("_id")
+        if not isinstance(doc_id, str) or not doc_id:
+            report.skipped.append(Skipped(row_id, label, "document without an _id", lost=True))
+            report.count(label).skipped += 1
+            continue
+        if doc_id.startswith("_design/"):
+            report.skipped.append(Skipped(doc_id, label, "design document (a PouchDB index), not project data"))
+            report.count(label).skipped += 1
+            continue
+        if doc_id.startswith("_local/"):
+            report.skipped.append(Skipped(doc_id, label, "local document (never replicated), not project data"))
+            report.count(label).skipped += 1
+            continue
+        if source_doc.get("_deleted"):
+            report.skipped.append(Skipped(doc_id, label, "deleted document"))
+            report.count(label).skipped += 1
+            continue
+        if doc_id in sources:
+            if without_rev(source_doc) == without_rev(sources[doc_id]):
+                report.skipped.append(Skipped(doc_id, label, "a second row repeating the same document"))
+            else:
+                report.skipped.append(
+                    Skipped(doc_id, label, "a second row with the same id but other content (the first is kept)",
+                            lost=True)
+                )
+            report.count(label).skipped += 1
+            continue
+        doc = {
+            k: copy.deepcopy(v) for k, v in source_doc.items() if not k.startswith("_") or k in ("_id", "_attachments")
+        }
+        notes: list[str] = []
+        if "children" in doc:
+            children = doc.pop("children")
+            ids = [
+                c if isinstance(c, str) else c.get("_id") if isinstance(c, dict) else None
+                for c in (children if isinstance(children, list) else [])
+            ]
+            ids = [i for i in ids if isinstance(i, str)]
+            if ids:
+                children_of[doc_id] = ids
+                report.folders_converted += 1
+        doc.pop("path", None)
+        _normalise_dates(doc, report)
+        _release_lock(doc, report)
+        if doc_id == SETTINGS_ID:
+            local = _convert_settings(doc, notes, project_id, name, source, report)
+            if local:
+                local_docs.append(local)
+                report.local_documents.append(local["_id"])
+        elif doc.get("type") is None and doc.get("collection") == HOTKEYS_COLLECTION:
+            doc = convert_hotkey(doc, notes)
+            saw_v1 = True
+        elif doc.get("type") not in KNOWN_TYPES:
+            report.skipped.append(
+                Skipped(doc_id, label, f"unknown document type {doc.get('type')!r}: not a Drafft project document",
+                        lost=True)
+            )
+            report.count(label).skipped += 1
+            continue
+        else:
+            v1 = convert_v1_shapes(doc, notes, report)
+            saw_v1 = saw_v1 or v1
+            saw_v2 = saw_v2 or isinstance(source_doc.get("content"), dict)
+        convert_attachments(doc, notes, report)
+        if doc_id != SETTINGS_ID:
+            repair_document(doc, notes, report)
+        docs[doc_id] = doc
+        sources[doc_id] = source_doc
+        labels[doc_id] = label
+        report._types[doc_id] = label
+        if notes:
+            report.conversions[doc_id] = notes
+            report.count(label).converted += 1
+        report.count(label).imported += 1
+
+    extract_expressions(docs, report)
+    group_hotkeys(docs, report)
+    if SETTINGS_ID not in docs:
+        settings = default_settings(name or Path(source).stem or "Imported project", project_id=project_id)
+        docs[SETTINGS_ID] = settings
+        report.created.append(Created(SETTINGS_ID, "ProjectSettings", "the backup had no settings document"))
+    build_tree(docs, children_of, report)
+    report.project_name = docs[SETTINGS_ID]["projectName"]
+    report.format = "v1 and v2 (partially migrated)" if saw_v1 and saw_v2 else ("v1" if saw_v1 else "v2")
+    return Conversion(list(docs.values()), local_docs, report, labels)
+
+
+def _normalise_dates(doc: dict[str, Any], report: ImportReport) -> None:
+    for key in DATE_FIELDS:
+        if key not in doc or doc[key] is None or doc[key] == "":
+            if key in doc and doc[key] == "":
+                doc[key] = None
+            continue
+        try:
+            value = normalise_date(doc[key])
+        except DateFormatError as exc:
+            original = doc.pop(key)
+            if isinstance(original, float) and not math.isfinite(original):
+                # NaN and the infinities are not JSON: kept as the text the backup spelled them with.
+                original = json.dumps(original)
+            kept = free_key(doc, f"{key}Original")
+            doc[kept] = original
+            report.warnings.append(f"{doc.get('_id')}: {key}: {exc}; the value is kept as {kept}")
+            continue
+        if value != doc[key]:
+            report.dates_normalised += 1
+        doc[key] = value
+
+
+def _release_lock(doc: dict[str, Any], report: ImportReport) -> None:
+    if "locked" not in doc and "lockedBy" not in doc:
+        return
+    if doc.get("locked") is True:
+        report.locks_released += 1
+    doc["locked"] = False
+    doc["lockedBy"] = UNLOCKED_BY
+    if "lockedAt" in doc:
+        doc["lockedAt"] = None
+
+
+def _convert_settings(
+    doc: dict[str, Any], notes: list[str], project_id: str, name: str | None, source: str, report: ImportReport
+) -> dict[str, Any] | None:
+    doc["projectId"] = project_id
+    if name:
+        doc["projectName"] = name
+    elif not isinstance(doc.get("projectName"), str) or not doc["projectName"].strip():
+        doc["projectName"] = Path(source).stem or "Imported project"
+        notes.append("projectName missing: named after the file")
+    for key in ("language", "views"):  # design-document fields never belong here
+        doc.pop(key, None)
+    remote = {key: doc.pop(key) for key in LEGACY_REMOTE_FIELDS if key in doc}
+    if remote.pop(LEGACY_REMOTE_PASSWORD, None) not in (None, ""):
+        report.notices.append(PASSWORD_NOT_KEPT)
+    added = fill_defaults(doc)
+    if added:
+        top = sorted({a.split(".")[0] + ("" if "." not in a else "." + a.split(".")[1]) for a in added})
+        notes.append("missing settings added at their defaults: " + ", ".join(top))
+    if remote:
+        notes.append(f"replication settings (remoteDb*) moved to the local-only {LEGACY_REMOTE_LOCAL_ID}, "
+                     "without the password")
+        return {"_id": LEGACY_REMOTE_LOCAL_ID, **remote}
+    return None
