@@ -292,7 +292,7 @@ def test_store_path_with_a_separator_must_exist(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["sync", "./missing", "--remote", "http://127.0.0.1:1/db"]) == 2
-    assert "no store file at missing" in capsys.readouterr().err
+    assert "no Storyloom store at missing" in capsys.readouterr().err
 
 
 def test_is_store_path() -> None:

@@ -16,9 +16,10 @@ import sys
 
 import storyloom
 from storyloom import cli as cli_package
+from storyloom.errors import StoryloomError
 
 
-class CliError(Exception):
+class CliError(StoryloomError):
     """A user-facing failure: printed as ``storyloom: error: <message>``, exit code ``code``."""
 
     def __init__(self, message: str, code: int = 2) -> None:
@@ -66,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"storyloom: error: {exc}", file=sys.stderr)
         return exc.code
+    except StoryloomError as exc:  # every error meant for the user derives from the one root
+        print(f"storyloom: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # the file system refused (permissions, a full disk...)

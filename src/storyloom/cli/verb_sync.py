@@ -26,7 +26,6 @@ import getpass
 import json
 import os
 import signal
-import sqlite3
 import sys
 import threading
 from collections.abc import Iterator
@@ -42,7 +41,6 @@ PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 EXIT_FAILED = 1
 EXIT_PARTIAL = 3
 STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def register(subparsers: Any) -> None:
@@ -99,60 +97,31 @@ def is_store_path(project: str) -> bool:
     return project.lower().endswith(STORE_SUFFIXES) or any(sep in project for sep in separators)
 
 
-def _check_store_file(path: Path) -> None:
-    """Refuse anything but an existing Storyloom store: opening a store creates its tables,
-    which would turn an empty file or another program's SQLite file into a database."""
-    if not path.exists():
-        raise CliError(f"no store file at {path}")
-    if not path.is_file():
-        raise CliError(f"{path} is not a file (expected a Storyloom store, *.sqlite)")
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(_SQLITE_HEADER))
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not header:
-        raise CliError(f"{path} is empty, not a Storyloom store")
-    if header != _SQLITE_HEADER:
-        raise CliError(f"{path} is not a Storyloom store (not an SQLite database)")
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'instance_uuid'").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise CliError(f"{path} is not a Storyloom store ({exc})") from None
-    if row is None:
-        raise CliError(f"{path} is not a Storyloom store (no instance id)")
-
-
 @contextlib.contextmanager
 def _open_store(project: str) -> Iterator[Any]:
     """The project's store, or a store file given by path (see :func:`is_store_path`)."""
     if is_store_path(project):
         path = Path(project)
-        _check_store_file(path)
-        from storyloom.store import Database
+        if path.exists() and not path.is_file():
+            raise CliError(f"{path} is not a file (expected a Storyloom store, *.sqlite)")
+        from storyloom.store import Database, StoreError
 
         try:
-            db = Database(str(path))
-        except sqlite3.DatabaseError as exc:
-            raise CliError(f"cannot open the store {path}: {exc}") from None
+            db = Database(str(path), create=False)
+        except StoreError as exc:
+            raise CliError(exc.reason) from None
         try:
             yield db
         finally:
             db.close()
         return
     from storyloom.cli.workspace import open_workspace
-    from storyloom.project.manager import ProjectError
+    from storyloom.errors import StoryloomError
 
     try:
         opened = open_workspace().open_session(project)
-    except ProjectError as exc:
-        raise CliError(str(exc)) from None
-    except sqlite3.DatabaseError as exc:
-        raise CliError(f"cannot open the store of project {project!r}: {exc}") from None
+    except StoryloomError as exc:
+        raise CliError(f"cannot open project {project!r}: {exc}") from None
     try:
         yield opened.db
     finally:

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from storyloom.errors import StoryloomError
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 
 HOTKEYS_COLLECTION = "Hotkeys"
@@ -17,7 +18,7 @@ HOTKEYS_COLLECTION = "Hotkeys"
 _NAMESPACE = uuid.UUID("6f0f7a52-3b9e-4c53-9d7e-2f1b8a0c5d11")
 
 
-class DrafftImportError(Exception):
+class DrafftImportError(StoryloomError):
     """The file cannot be imported (not a dump, nothing to import); no project was created."""
 
 

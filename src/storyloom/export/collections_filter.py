@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from storyloom.errors import StoryloomError
 from storyloom.project.collections import COLLECTIONS, EXPORT_NAMES
 
 _BY_FOLDED = {name.casefold(): name for name in EXPORT_NAMES}
 _ORDER = {name: index for index, name in enumerate(EXPORT_NAMES)}
 
 
-class UnknownCollections(ValueError):
+class UnknownCollections(StoryloomError, ValueError):
     """An unknown or empty collection name; ``unknown`` lists the offending names (``""`` for
     an empty one) and ``valid`` the accepted export names."""
 

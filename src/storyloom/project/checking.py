@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from storyloom.errors import StoryloomError
 from storyloom.project.settings import MISSING
 
 ERROR = "error"
@@ -49,7 +50,7 @@ class Problem:
         return self.message
 
 
-class ValidationError(ValueError):
+class ValidationError(StoryloomError, ValueError):
     """A write refused because the document has the wrong shape.
 
     ``field`` and ``expected`` are those of the first error; ``problems`` holds every error.

@@ -20,6 +20,8 @@ import math
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
+from storyloom.errors import StoryloomError
+
 _MONTHS = {
     name: index
     for index, name in enumerate(
@@ -39,7 +41,7 @@ _ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$")
 _EPOCH_TEXT = re.compile(r"^\d{11,14}$")
 
 
-class DateFormatError(ValueError):
+class DateFormatError(StoryloomError, ValueError):
     """The value is none of the three date formats."""
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom import paths
+from storyloom.errors import StoryloomError
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
@@ -56,7 +57,7 @@ PROJECT_DIR_MODE = 0o700
 MAX_NESTING = 200
 
 
-class ProjectError(Exception):
+class ProjectError(StoryloomError):
     """A project-level failure with a message meant for the user."""
 
 

@@ -20,6 +20,8 @@ import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from storyloom.errors import StoryloomError
+
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 BASE = len(DIGITS)
 _INDEX = {ch: i for i, ch in enumerate(DIGITS)}
@@ -30,7 +32,7 @@ PATH_SEPARATOR = "."
 _NO_KEY = "\U0010ffff"
 
 
-class SortKeyError(ValueError):
+class SortKeyError(StoryloomError, ValueError):
     """A malformed sort key, or bounds in the wrong order."""
 
 

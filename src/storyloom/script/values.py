@@ -8,11 +8,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from storyloom.errors import StoryloomError
+
 #: Largest integer magnitude, in bits, an operation may produce.
 MAX_INT_BITS = 1024
 
 
-class ExpressionError(Exception):
+class ExpressionError(StoryloomError):
     """A syntax or type error in an expression; ``column`` is 1-based within the expression text."""
 
     def __init__(self, message: str, column: int = 1) -> None:

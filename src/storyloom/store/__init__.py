@@ -7,6 +7,7 @@ from storyloom.store.errors import (
     DatabaseClosed,
     Forbidden,
     MissingStub,
+    NotAStore,
     NotFound,
     StoreError,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "DatabaseClosed",
     "Forbidden",
     "MissingStub",
+    "NotAStore",
     "NotFound",
     "StoreError",
     "attachment_digest",

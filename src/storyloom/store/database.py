@@ -20,7 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.store import revtree
-from storyloom.store.errors import BadRequest, Conflict, DatabaseClosed, Forbidden, MissingStub, NotFound, StoreError
+from storyloom.store.errors import (
+    BadRequest,
+    Conflict,
+    DatabaseClosed,
+    Forbidden,
+    MissingStub,
+    NotAStore,
+    NotFound,
+    StoreError,
+)
 
 ChangeCallback = Callable[[dict[str, Any]], None]
 Validator = Callable[[dict[str, Any], "dict[str, Any] | None"], None]
@@ -432,6 +441,31 @@ class _Snapshot:
         return default if row is None else row[0]
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _check_is_store(path: str) -> None:
+    """Refuse an existing file that is not a Storyloom store, reading it only (read-only
+    connection, so not even the journal mode of another program's database changes)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(_SQLITE_HEADER))
+    except OSError as exc:
+        raise NotAStore(f"cannot read {path}: {exc.strerror or exc}") from None
+    if header != _SQLITE_HEADER:
+        raise NotAStore(f"{path} is not a Storyloom store (not an SQLite database)")
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'instance_uuid'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise NotAStore(f"{path} is not a Storyloom store ({exc})") from None
+    if row is None:
+        raise NotAStore(f"{path} is not a Storyloom store (it has no instance id)")
+
+
 class Database:
     """A CouchDB-like database in one SQLite file. See docs/store.md for the full contract."""
 
@@ -441,9 +475,15 @@ class Database:
         revs_limit: int | None = None,
         validator: Validator | None = None,
         name: str | None = None,
+        *,
+        create: bool = True,
     ) -> None:
         """``revs_limit``: None keeps the database's own (set by an earlier open or
-        ``set_revs_limit``; 1000 for a new database); a number sets and stores it."""
+        ``set_revs_limit``; 1000 for a new database); a number sets and stores it.
+
+        A file that exists must be a Storyloom store: anything else (another program's SQLite
+        file, a file that is not SQLite) raises :class:`NotAStore` and is left untouched. With
+        ``create=False`` a missing file raises :class:`NotAStore` too."""
         if revs_limit is not None and (isinstance(revs_limit, bool) or not isinstance(revs_limit, int)
                                        or revs_limit < 1):
             raise BadRequest("revs_limit must be a positive integer")
@@ -460,14 +500,24 @@ class Database:
         self._subscribers: list[ChangeCallback] = []
         self._seq_cond = threading.Condition()
         self._closed = False
-        if not self._memory and not os.path.exists(self.path):
+        existing = not self._memory and os.path.exists(self.path) and os.path.getsize(self.path) > 0
+        if not self._memory and not existing:
+            if not create:
+                there = os.path.exists(self.path)
+                raise NotAStore(f"{self.path} is empty, not a Storyloom store" if there
+                                else f"no Storyloom store at {self.path}")
             # A store holds a project's data and credentials: only its owner may read it. SQLite
             # gives the -wal and -shm files the mode of the database file it finds.
             try:
                 os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
             except OSError:  # created meanwhile (its mode stands), or not creatable (SQLite says why)
                 pass
-        self._writer = self._connect()
+        if existing:
+            _check_is_store(self.path)
+        try:
+            self._writer = self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise NotAStore(f"{self.path} is not a Storyloom store ({exc})") from None
         with self._write_lock:
             self._writer.executescript(_SCHEMA)
             cur = self._writer.cursor()

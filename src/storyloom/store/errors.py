@@ -5,8 +5,10 @@ Upper layers (API, sync) map them to responses without guessing.
 
 from __future__ import annotations
 
+from storyloom.errors import StoryloomError
 
-class StoreError(Exception):
+
+class StoreError(StoryloomError):
     """Base class: ``error`` is CouchDB's error name, ``status`` its HTTP status."""
 
     status = 500
@@ -68,3 +70,11 @@ class DatabaseClosed(StoreError):
 
     def __init__(self, reason: str = "Database is closed", **kwargs: object) -> None:
         super().__init__(reason, **kwargs)  # type: ignore[arg-type]
+
+
+class NotAStore(StoreError):
+    """A file that is not a Storyloom store (missing, not SQLite, or another program's SQLite
+    file); it is left as it was."""
+
+    status = 400
+    error = "not_a_store"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from storyloom.errors import StoryloomError
+
 # CouchDB-style error names for statuses whose body carried no usable ``error`` field.
 STATUS_ERROR_NAMES: dict[int, str] = {
     300: "redirect",
@@ -38,7 +40,7 @@ STATUS_ERROR_NAMES: dict[int, str] = {
 }
 
 
-class SyncError(Exception):
+class SyncError(StoryloomError):
     """Base class of every sync failure. ``message`` is meant for the user."""
 
     #: Whether retrying later (with backoff) can help.

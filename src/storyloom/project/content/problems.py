@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from storyloom.errors import StoryloomError
+
 LANGUAGES: tuple[str, ...] = ("json", "hjson", "yaml", "toml", "text")
 """The property languages a document's ``editorLanguage`` may name."""
 
@@ -20,7 +22,7 @@ SID_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Errors and problems
 
 
-class ContentError(ValueError):
+class ContentError(StoryloomError, ValueError):
     """Content that cannot be used; ``line``/``column`` are 1-based (``None`` when unknown)."""
 
     def __init__(
