@@ -42,7 +42,7 @@ def main() -> None:
     revs: dict[str, str] = {row["id"]: row["value"]["rev"] for row in db.all_docs()["rows"]}
     atts: dict[str, dict[str, str]] = {}
     for doc_id, rev in revs.items():
-        # Our digests are md5 of the raw bytes (replication.md 2.1): no need to fetch the data.
+        # Our digests are md5 of the raw bytes (docs/protocol.md 2.1): no need to fetch the data.
         doc = db.get(doc_id, rev=rev)
         atts[doc_id] = {
             name: base64.b64decode(meta["digest"].removeprefix("md5-")).hex()

@@ -1,4 +1,4 @@
-"""Every ``all_docs`` option of replication.md section 2.8 against CouchDB's expected output (T39).
+"""Every ``all_docs`` option of docs/protocol.md section 2.8 against CouchDB's expected output (T39).
 
 The fixture holds six documents, one of them deleted, one conflicted, one with an attachment, a
 design doc, ids that sort differently by code point than by UCA, and a ``_local`` doc. Revisions are

@@ -102,7 +102,7 @@ class Child:
 
 
 def check_sqlite_level(path: Path) -> None:
-    """Integrity, and no torn rows (replication.md 2.1's layout): read straight from the file."""
+    """Integrity, and no torn rows (docs/protocol.md 2.1's layout): read straight from the file."""
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -225,7 +225,7 @@ def check_acknowledged(
             atts = doc.get("_attachments", {})
             assert set(atts) == set(ack["atts"]), (doc_id, rev)
             for name, md5 in ack["atts"].items():
-                # Our digests are md5 of the raw bytes (replication.md 2.1).
+                # Our digests are md5 of the raw bytes (docs/protocol.md 2.1).
                 assert base64.b64decode(atts[name]["digest"].removeprefix("md5-")).hex() == md5
                 if n >= fetch_bytes_from:
                     data = db.get_attachment(doc_id, name, rev=rev)

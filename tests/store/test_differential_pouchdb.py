@@ -21,7 +21,7 @@ each in ONE Node process (``node_merge_runner.js``), through ``merge``, ``winnin
 A PouchDB *database* differs on purpose: ``pouchdb-adapter-utils`` skips a replicated revision it
 already has, so it never learns the ancestors such a path brings (docs/store.md).
 
-Hash styles (replication.md 1.4): CouchDB ranks a 32-hex hash by its decoded bytes and any other
+Hash styles (docs/protocol.md 1.4): CouchDB ranks a 32-hex hash by its decoded bytes and any other
 hash by its raw text, while PouchDB compares JS strings. They can only disagree when, among the
 leaves that tie on (deleted, generation), a 32-hex hash meets a hash of another length. Most
 histories use a single hash style (all 32-hex, or all short/opaque: never 32-hex), where both
@@ -380,7 +380,7 @@ def _check_replay(db: Database, db_path: Path, group: list, trees: dict[str, lis
         assert our_paths(after[doc_id]) == our_paths(tree), f"replay of {doc_id} at limit {limit}"
 
 
-# -- pouchdb test.conflicts.js "Conflict resolution 1-5" (replication.md T16) ------------------------
+# -- pouchdb test.conflicts.js "Conflict resolution 1-5" (docs/protocol.md T16) ----------------------
 
 
 def _p(start: int, *ids: str, deleted: bool = False) -> PathSpec:

@@ -1,4 +1,4 @@
-"""The revision model of replication.md section 1, plus sections 2.4 and 2.6 (replicated writes, reading revisions).
+"""The revision model of docs/protocol.md section 1, plus sections 2.4 and 2.6 (replicated writes, reading revisions).
 
 Each test is named after the rule it checks and runs against a file database and ``":memory:"``.
 Revision hashes written by hand are 32 lowercase hex characters, ``h("a")`` == ``"aaaa…a"``.

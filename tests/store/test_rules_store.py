@@ -1,4 +1,4 @@
-"""The local store rules of replication.md section 2 (layout, changes, _local, attachments, revs_diff,
+"""The local store rules of docs/protocol.md section 2 (layout, changes, _local, attachments, revs_diff,
 bulk_get), change notifications and the error contract.
 
 Each test is named after the rule it checks and runs against a file database and ``":memory:"``.

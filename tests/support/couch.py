@@ -1,4 +1,4 @@
-"""pouchdb-server 4.2.0 as a CouchDB-compatible test server (replication.md section 6).
+"""pouchdb-server 4.2.0 as a CouchDB-compatible test server (docs/protocol.md section 6).
 
 ``CouchServer`` starts ``pouchdb-server --in-memory`` (or ``--dir`` for a persistent one) on a
 free loopback port, in its own temp working directory (it writes ``config.json`` and

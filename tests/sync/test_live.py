@@ -63,7 +63,7 @@ def test_t35_live_pull_and_push_then_cancel_within_a_second(make_store: StoreFac
         wait_for(lambda: sync.status.push.state == "paused" and sync.status.pull.state == "paused", 10)
         assert remote_ids(couch, name) == ["before"]
         # Remote writes arrive by longpoll; one gap is longer than pouchdb-server's 6 s
-        # heartbeat. Bound of replication.md T35: each change arrives within heartbeat + 1 s
+        # heartbeat. Bound of docs/protocol.md T35: each change arrives within heartbeat + 1 s
         # (the longpoll returns at once, so it is typically a few milliseconds).
         bound = options.heartbeat_ms / 1000 + 1
         gaps = [0.3, 0.3, 7.0, 0.3, 0.0]
@@ -113,7 +113,7 @@ def test_t36_live_sync_survives_a_server_outage(make_store: StoreFactory, fresh_
         wait_for(lambda: sync.status.push.retries > 0 and sync.status.pull.retries > 0, 10)
         paused_with_error = [e for e in log.events if e.type == "paused" and e.error is not None]
         assert paused_with_error and all(e.error.retryable for e in paused_with_error)  # type: ignore[union-attr]
-        # replication.md T36: the server stays down 5 s (the scenario, not a synchronisation).
+        # docs/protocol.md T36: the server stays down 5 s (the scenario, not a synchronisation).
         time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped)))
         couch.restart()
         couch.put_doc(name, {"_id": "written-after-restart"})

@@ -1,4 +1,4 @@
-"""One-shot replication against pouchdb-server 4.2.0: replication.md section 5, T1 to T5,
+"""One-shot replication against pouchdb-server 4.2.0: docs/protocol.md section 5, T1 to T5,
 T7, T15 to T23, T27, T28, T34, T37, T38, T40."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An embedded document database on SQLite with CouchDB semantics (replication.md sections 1-2).
+"""An embedded document database on SQLite with CouchDB semantics (docs/protocol.md sections 1-2).
 
 One file per project (WAL mode), or ``":memory:"``. One writer at a time (a lock), many readers
 (one SQLite connection per reading thread, each seeing a committed snapshot). Every ``bulk_docs``
@@ -1604,7 +1604,7 @@ class _Writer:
             self.db.validator(new_doc, None if (old_doc is None or old_doc.get("_deleted")) else old_doc)
         body_json, raw = _encode(body)
         # The hash covers the parent rev, the deleted flag, the body and the attachment digests
-        # (replication.md 1.2). Hashing the stored body text instead of a second, key-sorted
+        # (docs/protocol.md 1.2). Hashing the stored body text instead of a second, key-sorted
         # encoding saves one JSON encoding per write; identical edits still get identical revs.
         # SHA-1 cut to 128 bits rather than md5: the same 32 hex digits, at about 60% of the
         # cost of md5 for a 1 KB body (bench/store_bench.py). Revs are never recomputed, so revs

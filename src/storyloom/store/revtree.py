@@ -1,4 +1,4 @@
-"""Revision trees with CouchDB semantics (replication.md section 1).
+"""Revision trees with CouchDB semantics (docs/protocol.md section 1).
 
 A tree is a list of branches ``{"pos": int, "ids": node}``; a node is
 ``[hash, {"status": "available"|"missing", "deleted"?: True}, [children]]``. ``pos`` is the

@@ -1,4 +1,4 @@
-"""Retry delays after a network error (replication.md 3.7).
+"""Retry delays after a network error (docs/protocol.md 3.7).
 
 The first delay is random in [0, 2) seconds; each next one is random in [d, 2d); once that
 would pass 600 s it stays random in [300, 600). The replicator resets the delay to 0 as soon

@@ -1,4 +1,4 @@
-"""Replication ids and checkpoints in PouchDB's v1 format (replication.md 3.2).
+"""Replication ids and checkpoints in PouchDB's v1 format (docs/protocol.md 3.2).
 
 A checkpoint is a ``_local`` document, written on the target first and then on the source::
 

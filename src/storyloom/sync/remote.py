@@ -5,7 +5,7 @@
 - Basic auth, or cookie auth through ``POST /_session`` with one fresh login and one retry
   when a request gets 401 (session cookies expire after 10 minutes by default).
 - Document ids, attachment names and the database name are percent-encoded as in
-  replication.md 3.8.
+  docs/protocol.md 3.8.
 - Errors become :mod:`storyloom.sync.errors` exceptions that keep the server's ``error``
   and ``reason``, also when the body is not JSON (an nginx 413 page).
 - Redirects are not followed: a 3xx (typically a proxy sending ``http://`` to ``https://``)

@@ -1,4 +1,4 @@
-"""One-way replication between two peers (replication.md 3.2 to 3.7).
+"""One-way replication between two peers (docs/protocol.md 3.2 to 3.7).
 
 A :class:`Replicator` reads the source's changes from the last checkpoint, asks the target
 which revisions it lacks (``revs_diff``), fetches them with their history and attachments,

@@ -1,4 +1,4 @@
-"""Remote URLs, database names and the encoding of ids in URL paths (replication.md 3.1, 3.8)."""
+"""Remote URLs, database names and the encoding of ids in URL paths (docs/protocol.md 3.1, 3.8)."""
 
 from __future__ import annotations
 
