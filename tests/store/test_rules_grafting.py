@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from storyloom.store import Database, NotFound, attachment_digest
+from storyloom.store import Database, NotFound, attachment_digest, revtree
 from tests.store.revs import h, r, replicate
 
 
@@ -114,3 +114,10 @@ def test_rule_1_6_a_graft_that_stems_drops_bodies_and_attachment_data(make_db) -
     assert sql(db, "SELECT rev FROM revs WHERE doc_id = 'doc' ORDER BY rev") == [(r(3, "c"),), (r(4, "d"),)]
     assert sql(db, "SELECT COUNT(*) FROM att_refs") == [(0,)]
     assert sql(db, "SELECT COUNT(*) FROM attachments") == [(0,)]  # no revision references the data now
+
+
+@pytest.mark.parametrize("rev", ["\u0661-abc", "\uff11-abc", "1\u00b2-abc", "-abc", "1-", "abc", "1abc"])
+def test_a_rev_generation_is_ascii_digits_only(rev: str) -> None:
+    with pytest.raises(ValueError, match="Invalid rev format"):
+        revtree.parse_rev(rev)
+    assert revtree.parse_rev("12-abc") == (12, "abc")

@@ -43,7 +43,8 @@ def parse_rev(rev: str) -> tuple[int, str]:
     if not isinstance(rev, str):
         raise ValueError(f"Invalid rev format: {rev!r}")
     pos_text, sep, rev_hash = rev.partition("-")
-    if not sep or not pos_text.isdigit() or not rev_hash:
+    # ASCII digits only: str.isdigit() also accepts other scripts' digits, which CouchDB refuses
+    if not sep or not (pos_text.isascii() and pos_text.isdigit()) or not rev_hash:
         raise ValueError(f"Invalid rev format: {rev!r}")
     return int(pos_text), rev_hash
 
