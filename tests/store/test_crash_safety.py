@@ -38,11 +38,10 @@ from typing import Any
 import pytest
 
 from storyloom.store import Database, revtree
-from storyloom.store import database as database_module
+from storyloom.store.codec import decode_tree as _decode_tree
 
 # How docs.rev_tree is stored is the Database's business (a flat encoding since deep histories
 # broke nested JSON); decode rows with its own decoder, or plain JSON for the nested form.
-_decode_tree = getattr(database_module, "_decode_tree", json.loads)
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 KILLS = 20

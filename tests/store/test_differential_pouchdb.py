@@ -48,7 +48,7 @@ from typing import Any
 import pytest
 
 from storyloom.store import Database, revtree
-from storyloom.store.database import _decode_tree
+from storyloom.store.codec import decode_tree as _decode_tree
 from tests.store.pouch_merge import (
     GRAFT_LIMITS,
     LIMITS,

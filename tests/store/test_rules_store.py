@@ -26,6 +26,7 @@ from storyloom.store import (
     StoreError,
     attachment_digest,
 )
+from storyloom.store.readers import ReaderPool
 from tests.store.revs import h, r, replicate
 
 
@@ -766,7 +767,7 @@ def test_short_lived_reader_threads_leave_no_connections_behind(tmp_path) -> Non
             thread = threading.Thread(target=lambda: (db.info(), db.get("x"), db.all_docs()))
             thread.start()
             thread.join()
-        assert len(db._readers) <= 4
+        assert db._pool.open_count <= ReaderPool.IDLE == 4
         barrier = threading.Barrier(8)
 
         def concurrent_read() -> None:
@@ -778,7 +779,7 @@ def test_short_lived_reader_threads_leave_no_connections_behind(tmp_path) -> Non
             thread.start()
         for thread in threads:
             thread.join()
-        assert len(db._readers) <= 4
+        assert db._pool.open_count <= ReaderPool.IDLE == 4
     finally:
         db.close()
 

@@ -1,6 +1,7 @@
 """The embedded document store with CouchDB semantics. See docs/store.md."""
 
-from storyloom.store.database import LOCAL_PREFIX, Database, attachment_digest, validate_doc_id
+from storyloom.store.database import Database
+from storyloom.store.documents import LOCAL_PREFIX, attachment_digest, validate_doc_id
 from storyloom.store.errors import (
     BadRequest,
     Conflict,

@@ -1,0 +1,202 @@
+"""``_all_docs``: its options, parsed and checked as CouchDB parses them, and its rows, read from
+one snapshot (a range walk or a list of keys), whole or as streamed JSON text."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from storyloom.store import revtree
+from storyloom.store.codec import dumps
+from storyloom.store.errors import (
+    BadRequest,
+)
+from storyloom.store.readers import Snapshot
+
+
+class AllDocsOptions:
+    """Parsed and checked ``_all_docs`` options (CouchDB names and aliases)."""
+
+    known = {
+        "include_docs", "conflicts", "attachments", "descending", "startkey", "start_key", "endkey",
+        "end_key", "key", "keys", "limit", "skip", "inclusive_end", "update_seq",
+    }
+
+    def __init__(self) -> None:
+        self.include_docs = False
+        self.conflicts = False
+        self.attachments = False
+        self.descending = False
+        self.startkey: str | None = None
+        self.endkey: str | None = None
+        self.keys: list[Any] | None = None
+        self.limit: int | None = None
+        self.skip = 0
+        self.inclusive_end = True
+        self.update_seq = False
+
+    @classmethod
+    def parse(cls, options: dict[str, Any]) -> AllDocsOptions:
+        unknown = set(options) - cls.known
+        if unknown:
+            raise BadRequest(f"Unknown all_docs option(s): {', '.join(sorted(unknown))}")
+        opts = cls()
+        for flag in ("include_docs", "conflicts", "attachments", "descending", "inclusive_end", "update_seq"):
+            if flag in options and options[flag] is not None:
+                value = options[flag]
+                if not isinstance(value, bool):
+                    raise BadRequest(f"Invalid value for {flag}: expected true or false")
+                setattr(opts, flag, value)
+        for name, aliases in (("startkey", ("startkey", "start_key")), ("endkey", ("endkey", "end_key"))):
+            given = [options[a] for a in aliases if options.get(a) is not None]
+            if given:
+                if not isinstance(given[0], str):
+                    raise BadRequest(f"Invalid value for {name}: document ids are strings")
+                setattr(opts, name, given[0])
+        key = options.get("key")
+        if key is not None and not isinstance(key, str):
+            raise BadRequest("Invalid value for key: document ids are strings")
+        keys = options.get("keys")
+        if keys is not None:
+            if not isinstance(keys, list):
+                raise BadRequest("Invalid value for keys: expected a JSON array")
+            if key is not None or opts.startkey is not None or opts.endkey is not None:
+                raise BadRequest("`keys` is incompatible with `key`, `start_key` and `end_key`")
+            opts.keys = keys
+        elif key is not None:
+            opts.startkey = opts.endkey = key
+            opts.inclusive_end = True
+        for name in ("limit", "skip"):
+            value = options.get(name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadRequest(f"Invalid value for {name}: expected a non-negative integer")
+            if value < 0:
+                raise BadRequest(f"Invalid value for {name}: must not be negative")
+            setattr(opts, name, value)
+        return opts
+
+
+def stream_chunks(
+    conn: sqlite3.Connection, header: dict[str, Any], rows: Iterator[dict[str, Any]], opts: AllDocsOptions
+) -> Iterator[str]:
+    try:
+        yield f'{{"total_rows":{header["total_rows"]},"offset":{dumps(header["offset"])},"rows":['
+        first = True
+        for row in rows:
+            yield ("" if first else ",\n") + dumps(row)
+            first = False
+        tail = "]"
+        if opts.update_seq:
+            tail += f',"update_seq":{header["update_seq"]}'
+        yield tail + "}\n"
+    finally:
+        conn.close()
+
+def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any], Iterator[dict]]:
+    total_rows = int(snap.meta("doc_count", "0") or 0)
+    update_seq = int(snap.meta("update_seq", "0") or 0)
+    if opts.keys is not None:
+        keys = list(opts.keys)
+        if opts.descending:
+            keys.reverse()
+        keys = keys[opts.skip:]
+        if opts.limit is not None:
+            keys = keys[: opts.limit]
+        # Fix: CouchDB answers a keys request with "offset": null (fabric_view_all_docs.erl);
+        # this used to report the skip (PouchDB's allDocsKeysQuery does that).
+        header = {"total_rows": total_rows, "offset": None, "update_seq": update_seq}
+        return header, _key_rows(snap, keys, opts)
+    # Range walk. Ids order by raw code point, as Python strings and SQLite's BINARY collation do.
+    # Descending walks from startkey down, so startkey is the upper bound there.
+    clauses, params = ["d.deleted = 0"], []
+    if opts.descending:
+        low, high = opts.endkey, opts.startkey
+        low_op, high_op = (">=" if opts.inclusive_end else ">"), "<="
+    else:
+        low, high = opts.startkey, opts.endkey
+        low_op, high_op = ">=", ("<=" if opts.inclusive_end else "<")
+    if low is not None:
+        clauses.append(f"d.id {low_op} ?")
+        params.append(low)
+    if high is not None:
+        clauses.append(f"d.id {high_op} ?")
+        params.append(high)
+    # offset: live docs that precede the first row in walk order, plus skip (CouchDB's meaning).
+    start_key = opts.startkey
+    preceding = 0
+    if start_key is not None:
+        before_op = ">" if opts.descending else "<"
+        preceding = snap.conn.execute(
+            f"SELECT COUNT(*) FROM docs WHERE deleted = 0 AND id {before_op} ?", (start_key,)
+        ).fetchone()[0]
+    header = {"total_rows": total_rows, "offset": min(total_rows, preceding + opts.skip), "update_seq": update_seq}
+    order = "DESC" if opts.descending else "ASC"
+    limit = -1 if opts.limit is None else opts.limit
+    body_column = "r.body" if opts.include_docs else "NULL"
+    join = "LEFT JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev " if opts.include_docs else ""
+    query = (
+        f"SELECT d.id, d.winning_rev, {body_column} FROM docs d {join}"
+        f"WHERE {' AND '.join(clauses)} ORDER BY d.id {order} LIMIT ? OFFSET ?"
+    )
+    cursor = snap.conn.execute(query, (*params, limit, opts.skip))
+    return header, _range_rows(snap, cursor, opts)
+
+def _range_rows(snap: Snapshot, cursor: sqlite3.Cursor, opts: AllDocsOptions) -> Iterator[dict]:
+    for doc_id, rev, body_json in cursor:
+        row: dict[str, Any] = {"id": doc_id, "key": doc_id, "value": {"rev": rev}}
+        if opts.include_docs:
+            row["doc"] = _doc_for_listing(snap, doc_id, rev, body_json, opts)
+        yield row
+
+def _doc_for_listing(
+    snap: Snapshot, doc_id: str, rev: str, body_json: str | None, opts: AllDocsOptions
+) -> dict[str, Any] | None:
+    if body_json is None:
+        return None
+    body = json.loads(body_json)
+    doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
+    doc.update(body)
+    atts = doc.get("_attachments")
+    if atts:
+        out_atts = {}
+        for name, meta in atts.items():
+            entry = {k: v for k, v in meta.items() if k not in ("stub", "data")}
+            if opts.attachments:
+                entry["data"] = base64.b64encode(snap.attachment_data(meta["digest"]) or b"").decode()
+            else:
+                entry["stub"] = True
+            out_atts[name] = entry
+        doc["_attachments"] = out_atts
+    if opts.conflicts:
+        row = snap.doc_row(doc_id)
+        if row is not None:
+            live, _ = revtree.conflicts(row[0])
+            if live:
+                doc["_conflicts"] = live
+    return doc
+
+def _key_rows(snap: Snapshot, keys: list[str], opts: AllDocsOptions) -> Iterator[dict]:
+    for key in keys:
+        row = snap.doc_row(key) if isinstance(key, str) else None
+        if row is None:
+            yield {"key": key, "error": "not_found"}
+            continue
+        _, winner, deleted, _ = row
+        if deleted:
+            out: dict[str, Any] = {"id": key, "key": key, "value": {"rev": winner, "deleted": True}}
+            if opts.include_docs:
+                out["doc"] = None
+            yield out
+            continue
+        out = {"id": key, "key": key, "value": {"rev": winner}}
+        if opts.include_docs:
+            stored = snap.body(key, winner)
+            out["doc"] = _doc_for_listing(
+                snap, key, winner, dumps(stored[0]) if stored else None, opts
+            )
+        yield out

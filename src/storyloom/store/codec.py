@@ -1,0 +1,249 @@
+"""The JSON codec of the store: compact bodies (orjson with a stdlib fallback) and the fast
+encoding and decoding of revision trees."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def _make_fast_dumps() -> Callable[[Any], str] | None:
+    """Compact JSON with one C encoder built once (JSONEncoder.encode builds one per call).
+
+    The stdlib encoder of the store (used for whatever orjson refuses, see ``encode``). It relies
+    on the stdlib's C accelerator; when that is missing or encodes differently, ``_ENCODER.encode``
+    is used.
+    """
+    try:
+        from json.encoder import c_make_encoder, encode_basestring
+
+        if c_make_encoder is None:
+            return None
+        c_encode = c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
+
+        def fast_dumps(value: Any) -> str:
+            return "".join(c_encode(value, 0))
+
+        sample = {"a": [1, 2.5, None, True, "é\n\"", {"b": -0.0}], "": 1e300}
+        if fast_dumps(sample) != _ENCODER.encode(sample) or fast_dumps("x") != '"x"':
+            return None
+        return fast_dumps
+    except Exception:  # any surprise in the private API: keep the plain encoder
+        return None
+
+
+_std_dumps: Callable[[Any], str] = _make_fast_dumps() or _ENCODER.encode
+
+
+_INF = float("inf")
+
+
+def _has_non_finite(value: Any) -> bool:
+    """True if ``value`` holds a NaN or an infinite float anywhere (which orjson writes as null)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if item != item or item in (_INF, -_INF):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib encoder still works
+    orjson = None  # type: ignore[assignment]
+
+
+if orjson is not None:
+    _orjson_dumps = orjson.dumps
+    # Types the stdlib encoder refuses or encodes differently go to the stdlib (``default=None``
+    # makes orjson raise for them): dataclasses, datetimes, and subclasses of str/int/dict/list.
+    _ORJSON_OPTIONS = (
+        orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+
+    def encode(value: Any) -> tuple[str, bytes | None]:
+        """Compact JSON of ``value``: (text, its UTF-8 bytes, or None when not at hand).
+
+        Performance (bench/store_bench.py): orjson encodes a 1 KB body about ten times faster than
+        the stdlib. Whatever orjson refuses (integers beyond 64 bits, non-str keys, lone
+        surrogates, nesting deeper than 255, the passthrough types above) and whatever it would
+        write differently in meaning (NaN and infinities, which it writes as null) is encoded by
+        the stdlib encoder, exactly as before. Both write the same JSON text for the same value
+        except in the spelling of some floats (``1e-07`` against ``1e-7``), which parse back to the
+        same number.
+        """
+        try:
+            raw = _orjson_dumps(value, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError
+            return _std_dumps(value), None
+        text = raw.decode()
+        if "null" in text and _has_non_finite(value):
+            return _std_dumps(value), None
+        return text, raw
+
+    def dumps(value: Any) -> str:
+        """Compact JSON text of ``value`` (see ``encode``)."""
+        return encode(value)[0]
+
+else:  # pragma: no cover
+    dumps = _std_dumps
+
+    def encode(value: Any) -> tuple[str, bytes | None]:
+        return _std_dumps(value), None
+
+
+def encode_tree(tree: list) -> str:
+    """The rev tree as stored in ``docs.rev_tree``: the tree's own JSON (see revtree.py).
+
+    Fix: a tree nests two JSON levels per generation, and json.dumps/json.loads hit Python's
+    recursion limit at about 490 generations although revs_limit defaults to 1000. Deep trees now
+    go through the iterative encoder and decoder below; the stored text is the same JSON.
+    """
+    if len(tree) == 1 and not tree[0]["ids"][2] and tree[0]["pos"] == 1:  # a new document
+        node = tree[0]["ids"]
+        if node[1] == _OPTS_LIVE and _is_hex(node[0]):
+            return NEW_TREE_LIVE % node[0]
+    try:
+        return dumps(tree)
+    except RecursionError:
+        return _encode_tree_deep(tree)
+
+
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
+
+
+def _encode_tree_deep(tree: list) -> str:
+    parts = ["["]
+    for index, branch in enumerate(tree):
+        if index:
+            parts.append(",")
+        parts.append(f'{{"pos":{int(branch["pos"])},"ids":')
+        stack: list[Any] = [branch["ids"]]  # nodes (lists) and literal text to emit (str)
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                parts.append(item)
+                continue
+            parts.append(f"[{dumps(item[0])},{dumps(item[1])},[")
+            stack.append("]]")
+            children = item[2]
+            for i in range(len(children) - 1, -1, -1):
+                stack.append(children[i])
+                if i:
+                    stack.append(",")
+        parts.append("}")
+    parts.append("]")
+    return "".join(parts)
+
+
+# ``encode_tree`` of a new document's one-node tree, to be completed with its (hex) hash.
+_OPTS_LIVE = {"status": "available"}
+
+
+NEW_TREE_LIVE = '[{"pos":1,"ids":["%s",{"status":"available"},[]]}]'
+
+
+NEW_TREE_DELETED = '[{"pos":1,"ids":["%s",{"status":"available","deleted":true},[]]}]'
+
+
+NEW_TREE_HEAD, NEW_TREE_TAIL = NEW_TREE_LIVE.split("%s")
+
+
+_JSON = json.JSONDecoder()
+
+
+def decode_tree(text: str) -> list:
+    """The inverse of ``encode_tree``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return _decode_tree_deep(text)
+
+
+def _decode_tree_deep(text: str) -> list:
+    """Parse ``[{"pos": N, "ids": node}, ...]`` where node is ``[hash, opts, [node, ...]]``, without
+    recursion. Hashes, opts and ``pos`` are shallow and go through the stdlib decoder."""
+    i = 0
+
+    def skip(at: int) -> int:
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        return at
+
+    def expect(at: int, char: str) -> int:
+        at = skip(at)
+        if text[at] != char:
+            raise ValueError(f"rev tree JSON: expected {char!r} at {at}")
+        return at + 1
+
+    def value(at: int) -> tuple[Any, int]:
+        return _JSON.raw_decode(text, skip(at))
+
+    tree: list = []
+    i = expect(i, "[")
+    i = skip(i)
+    if text[i] == "]":
+        return tree
+    while True:
+        i = expect(i, "{")
+        branch: dict[str, Any] = {}
+        while True:
+            key, i = value(i)
+            i = expect(i, ":")
+            if key == "ids":
+                # Iterative node parser: ``open`` holds the nodes whose children list is still open.
+                root: list | None = None
+                open_nodes: list[list] = []
+                while True:
+                    i = expect(i, "[")
+                    rev_hash, i = value(i)
+                    i = expect(i, ",")
+                    opts, i = value(i)
+                    i = expect(i, ",")
+                    i = expect(i, "[")
+                    node: list = [rev_hash, opts, []]
+                    if open_nodes:
+                        open_nodes[-1][2].append(node)
+                    else:
+                        root = node
+                    open_nodes.append(node)
+                    i = skip(i)
+                    if text[i] != "]":
+                        continue  # the first child follows
+                    # Close finished nodes: ``]`` ends a children list, the next ``]`` the node.
+                    while open_nodes:
+                        i = expect(i, "]")
+                        i = expect(i, "]")
+                        open_nodes.pop()
+                        i = skip(i)
+                        if open_nodes and text[i] == ",":
+                            i += 1  # a sibling follows
+                            break
+                    if not open_nodes:
+                        break
+                branch["ids"] = root
+            else:
+                branch[key], i = value(i)
+            i = skip(i)
+            if text[i] == ",":
+                i += 1
+                continue
+            i = expect(i, "}")
+            break
+        tree.append(branch)
+        i = skip(i)
+        if text[i] == ",":
+            i += 1
+            continue
+        expect(i, "]")
+        return tree

@@ -1,0 +1,158 @@
+"""Read transactions: a pooled reading connection per read, and the snapshot it sees."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from storyloom.store.codec import decode_tree
+from storyloom.store.errors import (
+    DatabaseClosed,
+)
+
+if TYPE_CHECKING:
+    from storyloom.store.database import Database
+
+
+class Snapshot:
+    """A read view on one connection; reads inside one snapshot see one committed state."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
+        row = self.conn.execute(
+            "SELECT rev_tree, winning_rev, deleted, seq FROM docs WHERE id = ?", (doc_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return decode_tree(row[0]), row[1], bool(row[2]), row[3]
+
+    def body(self, doc_id: str, rev: str) -> tuple[dict[str, Any], bool] | None:
+        row = self.conn.execute(
+            "SELECT body, deleted FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
+        ).fetchone()
+        if row is None:
+            return None
+        return json.loads(row[0]), bool(row[1])
+
+    def attachment_data(self, digest: str) -> bytes | None:
+        row = self.conn.execute("SELECT data FROM attachments WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else row[0]
+
+
+class ReadContext:
+    """``with db._read() as snap``: one read transaction (one snapshot).
+
+    A read nested in another on the same thread joins the outer transaction (same connection).
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.locked = False
+
+    def __enter__(self) -> Snapshot:
+        if self.db._memory:
+            self.db._write_lock.acquire()
+            self.locked = True
+        outer = getattr(self.db._local, "conn", None)
+        self.nested = outer is not None
+        if self.nested:
+            self.conn = outer
+            return Snapshot(outer)
+        try:
+            conn = self.db._checkout_reader()
+            if conn is not self.db._writer and conn.in_transaction:
+                conn.execute("ROLLBACK")  # an idle reader never holds a snapshot
+            # In memory the writer's connection serves reads; inside a write (a validator that
+            # reads) it is already in the write's transaction, which is not ours to end.
+            self.began = not conn.in_transaction
+            if self.began:
+                conn.execute("BEGIN")
+        except BaseException:
+            if self.locked:
+                self.db._write_lock.release()
+            raise
+        self.conn = conn
+        self.db._local.conn = conn
+        return Snapshot(conn)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if self.nested:
+            if self.locked:
+                self.db._write_lock.release()
+            return
+        self.db._local.conn = None
+        if exc_type is not None and issubclass(exc_type, sqlite3.ProgrammingError) and self.db._closed:
+            # close() closed this connection under a read in flight: report it as the store's
+            # db_closed error, not as a bare sqlite3 error.
+            if self.locked:
+                self.db._write_lock.release()
+            raise DatabaseClosed() from exc
+        try:
+            if self.began and not self.db._closed:
+                self.conn.execute("COMMIT")
+        finally:
+            try:
+                self.db._checkin_reader(self.conn)
+            finally:
+                if self.locked:
+                    self.db._write_lock.release()
+
+
+class ReaderPool:
+    """Reading connections, checked out for one read transaction and back to a bounded idle
+    pool after it: a short-lived thread that reads (a sync run, a request) leaves no connection
+    and no file descriptor behind."""
+
+    IDLE = 4
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+        self._connect = connect
+        self._all: list[sqlite3.Connection] = []  # every open reading connection
+        self._idle: list[sqlite3.Connection] = []  # those not inside a read right now
+        self._lock = threading.Lock()
+
+    def checkout(self) -> sqlite3.Connection:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        conn = self._connect()
+        with self._lock:
+            self._all.append(conn)
+        return conn
+
+    def checkin(self, conn: sqlite3.Connection, keep: bool = True) -> None:
+        with self._lock:
+            if keep and len(self._idle) < self.IDLE:
+                self._idle.append(conn)
+                return
+            if conn in self._all:
+                self._all.remove(conn)
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+
+    @property
+    def open_count(self) -> int:
+        """How many reading connections are open now."""
+        with self._lock:
+            return len(self._all)
+
+    def close_all(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
+            self._idle.clear()
