@@ -107,8 +107,8 @@ def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any],
         keys = keys[opts.skip:]
         if opts.limit is not None:
             keys = keys[: opts.limit]
-        # Fix: CouchDB answers a keys request with "offset": null (fabric_view_all_docs.erl);
-        # this used to report the skip (PouchDB's allDocsKeysQuery does that).
+        # CouchDB answers a keys request with "offset": null (fabric_view_all_docs.erl), where
+        # PouchDB's allDocsKeysQuery reports the skip.
         header = {"total_rows": total_rows, "offset": None, "update_seq": update_seq}
         return header, _key_rows(snap, keys, opts)
     # Range walk. Ids order by raw code point, as Python strings and SQLite's BINARY collation do.

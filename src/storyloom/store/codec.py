@@ -104,9 +104,9 @@ else:  # pragma: no cover
 def encode_tree(tree: list) -> str:
     """The rev tree as stored in ``docs.rev_tree``: the tree's own JSON (see revtree.py).
 
-    Fix: a tree nests two JSON levels per generation, and json.dumps/json.loads hit Python's
-    recursion limit at about 490 generations although revs_limit defaults to 1000. Deep trees now
-    go through the iterative encoder and decoder below; the stored text is the same JSON.
+    A tree nests two JSON levels per generation, and json.dumps/json.loads hit Python's recursion
+    limit at about 490 generations although revs_limit defaults to 1000, so deep trees go through
+    the iterative encoder and decoder below; the stored text is the same JSON.
     """
     if len(tree) == 1 and not tree[0]["ids"][2] and tree[0]["pos"] == 1:  # a new document
         node = tree[0]["ids"]

@@ -135,8 +135,8 @@ def error_from_result(result: dict[str, Any]) -> StoreError:
             return cls(reason) if reason else cls()
     if error == "not_found":
         return NotFound(reason or "missing")
-    # Fix: CouchDB's 400s that carry their own error names (an invalid id, a bad special field)
-    # used to surface from put() as a bare StoreError with status 500.
+    # CouchDB's 400s that carry their own error names (an invalid id, a bad special field) are
+    # bad requests, not server errors.
     if error in ("illegal_docid", "doc_validation"):
         return BadRequest(reason, error=error)
     return StoreError(reason, error=error, status=int(result.get("status", 500)))
