@@ -1,0 +1,119 @@
+"""The layer rules of docs/architecture.md and the module-size rule, read from the code's imports.
+
+Every ``import`` counts, including the ones inside functions (a lazy import is still a
+dependency). A failure names the module, the line and the rule it breaks.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "storyloom"
+
+#: Layers from the bottom up, and the storyloom layers each may import (besides itself and the
+#: shared modules). Kept in step with the picture in docs/architecture.md.
+ALLOWED: dict[str, set[str]] = {
+    "store": set(),
+    "script": set(),
+    "sync": {"store"},
+    "project": {"store", "script"},
+    "export": {"store", "script", "project"},
+    "drafft": {"store", "script", "project"},
+    "api": {"store", "script", "project", "export"},
+    "app": {"store", "script", "sync", "project", "export", "drafft", "api"},
+    "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "app"},
+    "cli": {"store", "script", "sync", "project", "export", "drafft", "api", "app", "gui"},
+    "__main__": {"cli"},
+}
+#: Top-level modules every layer may use (they import no layer themselves).
+SHARED = {"paths", "errors", "diagnostics", "__init__"}
+#: Third-party frameworks and the only layers that may import them.
+FRAMEWORKS: dict[str, set[str]] = {
+    "PySide6": {"gui"},
+    "shiboken6": {"gui"},
+    "qtawesome": {"gui"},
+    "superqt": {"gui"},
+    "fastapi": {"api"},
+    "starlette": {"api"},
+    "uvicorn": {"api"},
+    "httpx": {"sync"},
+}
+MAX_MODULE_LINES = 800
+
+
+def _modules() -> list[Path]:
+    return sorted(SRC.rglob("*.py"))
+
+
+def _layer(path: Path, root: Path) -> str:
+    rel = path.relative_to(root)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def layer_violations(paths: list[Path], root: Path = SRC) -> list[str]:
+    """Every import that breaks a rule, as ``file:line: why`` (``root`` is the package folder)."""
+    problems: list[str] = []
+    for path in paths:
+        layer = _layer(path, root)
+        where = path.relative_to(root.parent)
+        for line, module in _imports(path):
+            top = module.split(".")[0]
+            if top == "storyloom":
+                parts = module.split(".")
+                if len(parts) < 2:
+                    continue
+                target = parts[1]
+                if target == layer or target in SHARED:
+                    continue
+                if layer in SHARED:
+                    problems.append(f"{where}:{line}: the shared module {layer!r} imports the layer {target!r}")
+                elif layer not in ALLOWED:
+                    problems.append(f"{where}:{line}: {layer!r} is not a layer of docs/architecture.md")
+                elif target not in ALLOWED[layer]:
+                    problems.append(f"{where}:{line}: {layer!r} may not import {target!r} ({module})")
+            elif top in FRAMEWORKS and layer not in FRAMEWORKS[top]:
+                problems.append(f"{where}:{line}: {top} belongs to {sorted(FRAMEWORKS[top])}, not {layer!r}")
+    return problems
+
+
+def test_every_layer_imports_only_the_layers_below_it() -> None:
+    assert layer_violations(_modules()) == []
+
+
+def test_the_rule_check_catches_an_upward_import(tmp_path: Path) -> None:
+    # A store module that imports the project layer lazily, and a project module that imports Qt.
+    root = tmp_path / "storyloom"
+    fake = root / "store" / "_not_a_module.py"
+    fake_gui = root / "project" / "_not_a_module.py"
+    for path in (fake, fake_gui):
+        path.parent.mkdir(parents=True)
+    fake.write_text("def f():\n    from storyloom.project import manager\n", encoding="utf-8")
+    fake_gui.write_text("import PySide6.QtCore\n", encoding="utf-8")
+    problems = layer_violations([fake, fake_gui], root)
+    assert problems == [
+        "storyloom/store/_not_a_module.py:2: 'store' may not import 'project' (storyloom.project)",
+        "storyloom/project/_not_a_module.py:1: PySide6 belongs to ['gui'], not 'project'",
+    ]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_module_is_longer_than_800_lines(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_MODULE_LINES, (
+        f"{path.relative_to(SRC.parent)} has {lines} lines; split it along its concerns "
+        f"(the limit is {MAX_MODULE_LINES})"
+    )
