@@ -7,10 +7,13 @@ sender with a small revs limit would send them, some repeated). Properties:
 * Merge order does not matter (``revtree.merge`` without stemming, and ``Database`` with
   ``bulk_docs(new_edits=False)``): same normalised tree, winner, ``_conflicts``,
   ``_deleted_conflicts`` and leaves for any permutation and batching of the paths.
-* Inserting a path again changes nothing (without stemming): the tree stays the same,
-  ``update_seq`` does not move, no changes row appears, the result is ``[]``. With stemming, the
-  ``Database`` does after every write exactly what ``revtree.merge`` does, and moves
-  ``update_seq`` exactly when the tree changes.
+* Inserting a path again (without stemming) is a complete no-op exactly when ``revtree.merge``
+  leaves the tree as it is: the tree stays the same, ``update_seq`` does not move, no changes row
+  appears, the result is ``[]``. Its leaf being in the tree is not enough: a path sent again also
+  merges into a stale copy of its history that stemming's merge-back kept, as ``pouchdb-merge``
+  does. Sent again, no path changes a stored body. With and without stemming, the ``Database``
+  does after every write exactly what ``revtree.merge`` does, and moves ``update_seq`` exactly
+  when the tree changes.
 * Stemming keeps at most ``revs_limit`` revisions on every root-to-leaf path, never drops or
   changes a leaf, keeps only ancestry that was there, and reports exactly what it dropped.
 
@@ -291,33 +294,67 @@ def test_database_merge_order_does_not_matter(data, paths: list[Path], cuts, fla
 @SETTINGS
 @given(data=st.data(), paths=histories(truncate=True))
 def test_database_inserting_again_changes_nothing(data, paths: list[Path]) -> None:
+    """A path sent again is a complete no-op exactly when ``revtree.merge`` leaves the tree as it is.
+
+    That its leaf is in the tree is not enough. Stemming merges its cut paths back without
+    grafting, even at a limit no path reaches, so a history can be kept twice: under its first
+    root, and as a second branch rooted lower down (a stale copy, with a bodiless root). A path
+    sent again merges into every copy it reaches, exactly as in ``pouchdb-merge`` 9: it can merge
+    the copy away, or extend it so that an inner revision becomes a leaf of the copy. Then the tree
+    changes, with one new seq. Every other path, the last one merged among them, is a no-op: no
+    seq, no changes row, result ``[]``, the same tree. Sent again with other content, no path
+    changes a stored body (``test_rule_1_5_a_revision_kept_twice_keeps_its_body``).
+    """
     limit = NO_STEMMING
+    pure = merge_all(paths)
+    noops = [p for p in paths if revtree.same_tree(revtree.merge(pure, p.branch(), limit)[0], pure)]
+    assert paths[-1] in noops, "merging the same path twice in a row changes nothing"
     with Database(":memory:", revs_limit=limit) as db:
         for path in paths:
             assert db.bulk_docs([path.doc("doc")], new_edits=False) == []
         state = _db_state(db, "doc")
         seq = db.info()["update_seq"]
         changes = db.changes()
-        # Every path whose leaf is still in the tree is a complete no-op, alone or in a batch.
         tree = db.get("doc", open_revs="all")
-        present = [p for p in paths if _has_rev(db, p.leaf_rev)]
-        assert present, "the last path's leaf is always present"
-        again = data.draw(st.lists(st.sampled_from(present), min_size=1, max_size=6))
+        # The no-ops, alone or in a batch.
+        again = data.draw(st.lists(st.sampled_from(noops), min_size=1, max_size=6))
         for path in again:
-            assert db.bulk_docs([path.doc("doc")], new_edits=False) == []
-        assert db.bulk_docs([p.doc("doc") for p in again], new_edits=False) == []
+            assert db.bulk_docs([_other_content(path)], new_edits=False) == []
+        assert db.bulk_docs([_other_content(p) for p in again], new_edits=False) == []
         assert db.info()["update_seq"] == seq
         assert db.changes(since=seq)["results"] == []
         assert db.changes() == changes
         assert _db_state(db, "doc") == state
         assert db.get("doc", open_revs="all") == tree
-        # Stemming bounds every stored path too.
-        for entry in db.get("doc", open_revs="all", revs=True):
-            assert len(entry["ok"]["_revisions"]["ids"]) <= limit
+        _assert_bodies_kept(db, paths)
+        # Every path again, in order: the database does what revtree.merge does, one new seq
+        # exactly when it changes the tree, and keeps every stored body.
+        for path in paths:
+            seq = db.info()["update_seq"]
+            assert db.bulk_docs([_other_content(path)], new_edits=False) == []
+            merged, _, _ = revtree.merge(pure, path.branch(), limit)
+            changed = not revtree.same_tree(merged, pure)
+            pure = merged
+            assert db.info()["update_seq"] == seq + changed
+            state = _db_state(db, "doc")
+            expected = summary(pure)
+            for key in ("winner", "conflicts", "deleted_conflicts"):
+                assert state[key] == expected[key]
+            assert [(rev, d) for rev, d, _ in state["leaves"]] == expected["leaves"]
+        _assert_bodies_kept(db, paths)
 
 
-def _has_rev(db: Database, rev: str) -> bool:
-    return db.revs_diff({"doc": [rev]}) == {}
+def _other_content(path: Path) -> dict[str, Any]:
+    """The path's document with a field its first sending did not have."""
+    return {**path.doc("doc"), "again": True}
+
+
+def _assert_bodies_kept(db: Database, paths: list[Path]) -> None:
+    """Every path's leaf still has the body it was first stored with (nothing is stemmed here)."""
+    for path in paths:
+        body = db.get("doc", rev=path.leaf_rev)
+        assert "again" not in body
+        assert body.get("leaf", path.leaf_rev) == path.leaf_rev
 
 
 @SETTINGS

@@ -84,6 +84,36 @@ def test_rule_1_5_a_revision_known_only_as_an_ancestor_gets_its_body(db: Databas
     assert db.info()["update_seq"] == seq + 1
 
 
+def test_rule_1_5_a_revision_kept_twice_keeps_its_body(db: Database) -> None:
+    """Found by ``test_database_inserting_again_changes_nothing``: a revision with a body can also
+    sit, bodiless, at the root of a second copy of its history (stemming merges its cut paths back
+    without grafting), and re-sending it must not be taken for a new revision.
+
+    4-d (with 3-c), then 2-b (with 1-a), then 3-c (with 2-b): the last path grafts onto both
+    branches, and the tree keeps 1-a → 2-b → 3-c → 4-d plus a copy 2-b (missing) → 3-c → 4-d, as
+    ``pouchdb-merge`` 9 keeps them. 2-b sent again merges the copy away (``pouchdb-merge`` too: one
+    new seq), but its stored body stays and the validator does not see it again.
+    """
+    replicate(db, "doc", 4, "dc", deleted=True)
+    replicate(db, "doc", 2, "ba", v=2)
+    replicate(db, "doc", 3, "cb", v=3)
+    copies = sql(db, "SELECT rev_tree FROM docs WHERE id = 'doc'")[0][0]
+    assert copies.count(h("b")) == 2  # 2-b under 1-a with its body, and as the copy's bodiless root
+    seen: list[dict[str, Any]] = []
+    db.validator = lambda new, old: seen.append(new)
+    seq = db.info()["update_seq"]
+    replicate(db, "doc", 2, "ba", v=99)  # other content under the same rev
+    assert db.get("doc", rev=r(2, "b"))["v"] == 2  # a revision's content never changes
+    assert seen == []  # a stored revision is not validated again
+    assert sql(db, "SELECT rev_tree FROM docs WHERE id = 'doc'")[0][0].count(h("b")) == 1
+    assert db.info()["update_seq"] == seq + 1  # the copy merged away: the tree changed
+    doc = db.get("doc", rev=r(4, "d"), revs=True)
+    assert doc["_revisions"] == {"start": 4, "ids": [h("d"), h("c"), h("b"), h("a")]}
+    replicate(db, "doc", 2, "ba", v=99)  # now it is a complete no-op
+    assert db.info()["update_seq"] == seq + 1
+    assert db.get("doc", rev=r(2, "b"))["v"] == 2 and seen == []
+
+
 def _with_attachment(doc_id: str, start: int, chars: str, data: bytes) -> dict[str, Any]:
     ids = [h(c) for c in chars]
     return {

@@ -303,8 +303,7 @@ class Writer:
         self._begin_doc(doc_id)
         row = self._doc_row(doc_id)
         tree = row[0] if row else []
-        _k = revtree.find_node(tree, rev) if tree else None
-        known_opts = dict(_k[0][1]) if _k and _k[0][1].get('status') == 'available' else None
+        known_opts = _stored_opts(tree, rev) if tree else None
         if known_opts is not None:
             # The revision and its body are already here: the content is neither validated nor
             # written again, but the path still merges (couch_key_tree:merge, pouchdb-merge),
