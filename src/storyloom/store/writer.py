@@ -259,8 +259,8 @@ class Writer:
             body, att_digests, blobs = self._resolve_attachments(body, old_doc, new_pos=None)
             if deleted and "_attachments" in body and not body["_attachments"]:
                 del body["_attachments"]
-            # revpos of attachments that came with data is the new generation. (Set before the
-            # validator runs: it used to see the internal ``_new`` marker instead of revpos.)
+            # revpos of attachments that came with data is the new generation, set before the
+            # validator runs so that it sees revpos, not the internal ``_new`` marker.
             for meta in (body.get("_attachments") or {}).values():
                 if meta.pop("_new", False):
                     meta["revpos"] = new_pos
@@ -366,7 +366,7 @@ class Writer:
         """Check and describe the attachments; return (body, digests, new blobs to store).
 
         Nothing is written here: the blobs are stored by ``_apply`` once the document passed every
-        check (a refused document used to leave its attachment data behind, unreferenced).
+        check, so a refused document leaves no attachment data behind, unreferenced.
         """
         atts = body.get("_attachments")
         if not atts:
@@ -383,9 +383,9 @@ class Writer:
                 raise BadRequest(f"Attachment {name!r} must be an object")
             if meta.get("stub"):
                 known = parent_atts.get(name)
-                # Fix: a replicated stub that carries revpos must match the ancestor's attachment of
-                # that name (couch_att merge_stubs); a different revpos names other content, which
-                # used to be silently replaced by the ancestor's bytes.
+                # A replicated stub that carries revpos must match the ancestor's attachment of that
+                # name (couch_att merge_stubs): a different revpos names other content, which the
+                # ancestor's bytes must not silently replace.
                 if known is not None and replicated and "revpos" in meta and known.get("revpos") != meta["revpos"]:
                     known = None
                 by_digest = False
@@ -395,8 +395,8 @@ class Writer:
                 if known is None:
                     raise MissingStub(f"Attachment {name!r} is a stub but no earlier revision has it")
                 entry = {k: v for k, v in known.items() if k not in ("stub", "data")}
-                # Fix: content found by digest has no metadata of its own; keep the stub's content_type
-                # (it used to become application/octet-stream).
+                # Content found by digest has no metadata of its own: the stub's content_type stands
+                # (not application/octet-stream).
                 if by_digest and isinstance(meta.get("content_type"), str):
                     entry["content_type"] = meta["content_type"]
                 if replicated and "revpos" in meta:
