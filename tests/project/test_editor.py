@@ -264,3 +264,20 @@ def test_writes_keep_attachments(project: Project) -> None:
     assert doc["name"] == "picture" and doc["content"]["notes"] == "a note"
     assert doc["_attachments"]["blob"]["stub"] is True
     assert project.db.get_attachment(image, "blob") == b"hello"
+
+
+def test_local_documents_are_written_through_the_gate(project: Project) -> None:
+    asked: list[str] = []
+
+    class Recording:
+        def check_write(self, doc: dict[str, Any], intent: str, previous: Any, username: str) -> None:
+            asked.append(f"{doc['_id']} {intent}")
+
+    editor = Editor(project.db, "ana", lock_policy=Recording())
+    result = editor.write_local({"_id": "_local/remote", "url": "https://couch.example"})
+    assert result["ok"] and project.db.get_local("_local/remote")["url"] == "https://couch.example"
+    assert asked == ["_local/remote import"]
+    with pytest.raises(ValidationError, match="_local/"):
+        editor.write_local({"_id": "not-local", "x": 1})
+    with pytest.raises(NotFound):
+        project.db.get("not-local")

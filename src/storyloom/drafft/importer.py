@@ -87,5 +87,5 @@ def import_backup(
             for warning in result.warnings:
                 report.warnings.append(str(warning))
         for local in conversion.local_docs:
-            project.db.put_local(local)
+            project.editor.write_local(local, WriteIntent.IMPORT)
     return project, report

@@ -445,6 +445,18 @@ class Editor:
         doc.setdefault("createdAt", now)
         return self._commit(doc, WriteIntent.CREATE, previous=None, now=now)
 
+    def write_local(self, doc: dict[str, Any], intent: WriteIntent = WriteIntent.IMPORT) -> dict[str, Any]:
+        """Write a ``_local`` document (per machine, never replicated: remote settings, an import's
+        leftovers) through the gate: the lock policy is asked as for any write; there is no
+        document shape to validate. Returns the store's ``{"ok", "id", "rev"}``."""
+        doc_id = doc.get("_id")
+        if not (isinstance(doc_id, str) and doc_id.startswith("_local/") and len(doc_id) > len("_local/")):
+            raise ValidationError.single(doc_id if isinstance(doc_id, str) else None, "_id",
+                                         "an id starting with _local/", doc_id, "not-local")
+        self.lock_policy.check_write(doc, intent, None, self.username)
+        with self._writing_as(intent, [doc_id]):
+            return self.db.put_local(doc)
+
     def write_many(self, docs: Iterable[dict[str, Any]], intent: WriteIntent = WriteIntent.IMPORT,
                    *, new_edits: bool = True) -> tuple[list[WriteResult], list[tuple[dict[str, Any], Exception]]]:
         """Write a batch (an import or a restore) through the gate, in one store transaction.
