@@ -43,6 +43,7 @@ from storyloom.project.content import (
     ContentProblem,
     check_map_content,
     check_scenario_diff,
+    content_problem,
     parse_scenario_doc,
     parse_text,
     parse_variables_doc,
@@ -502,12 +503,12 @@ def analyse_variables(
             result = _parse_variable(doc)
         if result[0] != "ok":
             _, message, line, column = result
-            failures[doc_id] = ContentProblem("parse-error", f"{message}; left as text", "", line, column, doc_id)
+            failures[doc_id] = content_problem("parse-error", f"{message}; left as text", "", line, column, doc_id)
             continue
         state = result[1]
         sid = state["_sid"]
         if sid in owners:
-            failures[doc_id] = ContentProblem(
+            failures[doc_id] = content_problem(
                 "duplicate-sid",
                 f"`_sid` {sid!r} is already used by document {owners[sid]}; left as text",
                 "_sid",

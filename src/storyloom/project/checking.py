@@ -9,45 +9,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from storyloom.diagnostics import ERROR, WARNING, Diagnostic
 from storyloom.errors import StoryloomError
 from storyloom.project.settings import MISSING
 
-ERROR = "error"
-WARNING = "warning"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One finding. ``field`` is a dotted path into the document; ``expected`` says what would
-    be right; ``code`` is a stable machine-readable name (``wrong-type``, ``dangling-edge``, ...)."""
-
-    field: str
-    expected: str
-    message: str
-    severity: str = ERROR
-    code: str = "wrong-shape"
-    doc_id: str | None = None
-    line: int | None = None
-    column: int | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == ERROR
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "field": self.field,
-            "expected": self.expected,
-            "message": self.message,
-            "severity": self.severity,
-            "code": self.code,
-            "docId": self.doc_id,
-            "line": self.line,
-            "column": self.column,
-        }
-
-    def __str__(self) -> str:
-        return self.message
+#: A validation finding is a :class:`~storyloom.diagnostics.Diagnostic` with ``field`` and ``expected``.
+Problem = Diagnostic
 
 
 class ValidationError(StoryloomError, ValueError):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -518,23 +519,22 @@ class Editor:
         warnings: list[Problem] = []
         for problem in check_document(doc, context):
             if problem.severity == ERROR and intent in _BULK_INTENTS and problem.code in _DOWNGRADED_ON_BULK:
-                problem = Problem(problem.field, problem.expected, problem.message, WARNING, problem.code,
-                                  problem.doc_id, problem.line, problem.column)
+                problem = dataclasses.replace(problem, severity=WARNING)
             (errors if problem.is_error else warnings).append(problem)
         if previous is not None and not previous.get("_deleted") and intent is not WriteIntent.RESTORE:
             for key in ("type", "collection", "projectId"):
                 if previous.get(key) != doc.get(key) and (key in previous or key in doc):
                     errors.insert(0, Problem(
-                        key, f"{previous.get(key)!r} (a document's {key} never changes)",
                         f"document {doc_id!r}: {key}: cannot change from {previous.get(key)!r} "
-                        f"to {doc.get(key)!r}", ERROR, "immutable-field", doc_id))
+                        f"to {doc.get(key)!r}", "immutable-field", ERROR, doc_id, field=key,
+                        expected=f"{previous.get(key)!r} (a document's {key} never changes)"))
         if is_tree_document(doc) and isinstance(doc.get("parent"), str):
             cycle = self._cycle_through(doc, context)
             if cycle:
                 errors.insert(0, Problem(
-                    "parent", "a folder that is not the document itself or inside it",
                     f"document {doc_id!r}: parent: moving it under {doc['parent']!r} would put it inside "
-                    f"itself ({' > '.join(cycle)})", ERROR, "parent-cycle", doc_id))
+                    f"itself ({' > '.join(cycle)})", "parent-cycle", ERROR, doc_id, field="parent",
+                    expected="a folder that is not the document itself or inside it"))
         if errors:
             raise ValidationError(errors)
         return warnings

@@ -593,7 +593,7 @@ def _typed_source(ck: Checker, doc: dict[str, Any], key: str) -> Any:
 
 def _parse_error(ck: Checker, module: Any, exc: Any, base: str) -> None:
     """A source that does not parse: a warning (the text is kept, the writer may still be typing)."""
-    _from_content_problem(ck, module.ContentProblem("parse-error", exc.message, "", exc.line, exc.column),
+    _from_content_problem(ck, module.content_problem("parse-error", exc.message, "", exc.line, exc.column),
                           base, WARNING)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from storyloom.diagnostics import Diagnostic
+
 __all__ = [
     "CommandLine",
     "CommentLine",
@@ -177,25 +179,8 @@ class TextLine(ScriptLine):
         return {"type": "text", "line": self.line, "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """Something wrong in a script: 1-based ``line`` and ``column``, a stable ``code``."""
-
-    line: int
-    column: int
-    code: str
-    message: str
-    severity: str = "error"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict for JSON."""
-        return {
-            "line": self.line,
-            "column": self.column,
-            "code": self.code,
-            "message": self.message,
-            "severity": self.severity,
-        }
+#: A script problem is a :class:`~storyloom.diagnostics.Diagnostic` with ``line`` and ``column``.
+Problem = Diagnostic
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,7 +146,7 @@ class _ScriptParser:
     # ----------------------------------------------------------------- helpers
 
     def problem(self, line: int, column: int, code: str, message: str, severity: str = "error") -> None:
-        self.result.problems.append(Problem(line, max(1, column), code, message, severity))
+        self.result.problems.append(Problem(message, code, severity, line=line, column=max(1, column)))
 
     def add(self, line: ScriptLine) -> None:
         self.result.lines.append(line)

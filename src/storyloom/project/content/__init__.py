@@ -41,6 +41,7 @@ from storyloom.project.content.problems import (
     STRUCTURED_LANGUAGES,
     ContentError,
     ContentProblem,
+    content_problem,
 )
 from storyloom.project.content.schemas import (
     describe_schema,
@@ -75,6 +76,7 @@ __all__ = [
     "check_scenario_diff",
     "check_unique_sids",
     "collect_states",
+    "content_problem",
     "describe_schema",
     "detect_language",
     "infer_schema",

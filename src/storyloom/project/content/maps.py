@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from storyloom.project.content.problems import ContentProblem
+from storyloom.project.content.problems import ContentProblem, content_problem
 from storyloom.project.content.schemas import json_type
 
 # --------------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def check_map_content(
     problems: list[ContentProblem] = []
 
     def problem(code: str, message: str, path: str) -> None:
-        problems.append(ContentProblem(code, message, path, doc_id=doc_id))
+        problems.append(content_problem(code, message, path, doc_id=doc_id))
 
     width = _dimension(content.get("width"))
     height = _dimension(content.get("height"))
@@ -208,7 +208,7 @@ def validate_map(doc: Mapping[str, Any]) -> list[ContentProblem]:
     content = doc.get("content")
     if not isinstance(content, Mapping):
         return [
-            ContentProblem(
+            content_problem(
                 "bad-entry", "a map's content must be an object with width and height", "", doc_id=doc.get("_id")
             )
         ]

@@ -4,9 +4,9 @@ that does not parse) and :class:`ContentProblem`."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from storyloom.diagnostics import Diagnostic
 from storyloom.errors import StoryloomError
 
 LANGUAGES: tuple[str, ...] = ("json", "hjson", "yaml", "toml", "text")
@@ -57,37 +57,16 @@ class ContentError(StoryloomError, ValueError):
         }
 
 
-@dataclass(frozen=True)
-class ContentProblem:
-    """One finding about a document's content.
+#: A finding of the content rules is a :class:`~storyloom.diagnostics.Diagnostic`; its ``field``
+#: (also readable as ``path``) locates it inside the content (``player.courage``,
+#: ``cells["3,4"]``). Codes: ``parse-error``, ``not-an-object``, ``missing-sid``, ``bad-sid``,
+#: ``duplicate-sid``, ``unknown-state``, ``unknown-property``, ``type-changed``, ``sid-override``,
+#: ``bad-dimension``, ``bad-key``, ``out-of-bounds``, ``bad-entry``, ``missing-type``,
+#: ``duplicate-edge``, ``bad-marker``.
+ContentProblem = Diagnostic
 
-    ``code`` is stable and machine-readable (``parse-error``, ``not-an-object``, ``missing-sid``,
-    ``bad-sid``, ``duplicate-sid``, ``unknown-state``, ``unknown-property``, ``type-changed``,
-    ``sid-override``, ``bad-dimension``, ``bad-key``, ``out-of-bounds``, ``bad-entry``,
-    ``missing-type``, ``duplicate-edge``, ``bad-marker``); ``path`` locates the finding inside
-    the content (``player.courage``, ``cells["3,4"]``); ``line``/``column`` point into the
-    source text when known (best effort for keys, exact for parse errors).
-    """
 
-    code: str
-    message: str
-    path: str = ""
-    line: int | None = None
-    column: int | None = None
-    doc_id: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "message": self.message,
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "docId": self.doc_id,
-        }
-
-    def __str__(self) -> str:
-        where = f"{self.path}: " if self.path else ""
-        if self.line is not None:
-            where = f"line {self.line}" + (f", column {self.column}" if self.column else "") + f": {where}"
-        return f"{where}{self.message}"
+def content_problem(code: str, message: str, path: str = "", line: int | None = None,
+                    column: int | None = None, doc_id: str | None = None) -> Diagnostic:
+    """A finding of the content rules, located at ``path`` inside the content."""
+    return Diagnostic(message, code, doc_id=doc_id, field=path, line=line, column=column)

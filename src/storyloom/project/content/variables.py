@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from storyloom.project.content.languages import locate_key, parse_detected, plain_json
-from storyloom.project.content.problems import SID_PATTERN, ContentError, ContentProblem
+from storyloom.project.content.problems import SID_PATTERN, ContentError, ContentProblem, content_problem
 from storyloom.project.content.schemas import describe_schema, infer_schema, json_type, schema_matches
 
 # --------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def check_unique_sids(docs: Iterable[Mapping[str, Any]]) -> list[ContentProblem]
         if sid in owners:
             line, column = locate_key(variables_source(doc), ["_sid"])
             problems.append(
-                ContentProblem(
+                content_problem(
                     "duplicate-sid",
                     f"`_sid` {sid!r} is already used by document {owners[sid]}; rename one of them",
                     "_sid",
@@ -142,7 +142,7 @@ def check_scenario_diff(
 
     def problem(code: str, message: str, path: list[str]) -> None:
         line, column = locate_key(source, path)
-        problems.append(ContentProblem(code, message, ".".join(path), line, column, doc_id))
+        problems.append(content_problem(code, message, ".".join(path), line, column, doc_id))
 
     def walk(override: Mapping[str, Any], default: Mapping[str, Any], path: list[str]) -> dict[str, Any]:
         kept: dict[str, Any] = {}
@@ -200,5 +200,5 @@ def validate_scenario(doc: Mapping[str, Any], states: Mapping[str, Mapping[str, 
     try:
         diff = parse_scenario_doc(doc)
     except ContentError as exc:
-        return [ContentProblem("parse-error", exc.message, "", exc.line, exc.column, doc_id)]
+        return [content_problem("parse-error", exc.message, "", exc.line, exc.column, doc_id)]
     return check_scenario_diff(diff, states, scenario_source(doc), doc_id)[1]
