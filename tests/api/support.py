@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -11,7 +13,7 @@ from typing import Any
 import httpx
 
 from storyloom.api import ApiServer, NavigationRefused, StaticProjectProvider
-from tests.support.fixtures import DRAFFT_PROJECTS
+from tests.support.fixtures import DRAFFT_PROJECTS, REPO_ROOT
 
 KEY = "test-key-0123456789abcdef"
 GARDEN = DRAFFT_PROJECTS / "v2" / "the-garden-of-fading-memories.json"
@@ -89,3 +91,10 @@ def raw_request(port: int, data: bytes) -> bytes:
                 break
             chunks.append(chunk)
     return b"".join(chunks)
+
+
+def writer_process(project_id: str, *args: str) -> subprocess.Popen[str]:
+    """Another process writing to the project (``tests/api/writer_process.py``), as `storyloom sync`
+    or a second Storyloom would; it finds the project under the test's $STORYLOOM_HOME."""
+    return subprocess.Popen([sys.executable, "-m", "tests.api.writer_process", project_id, *args],
+                            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

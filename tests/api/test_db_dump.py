@@ -188,3 +188,29 @@ def test_null_keys_mean_not_given_as_in_the_store(dump_api):
         response = dump_api.get("/db-dump", params={name: "null", "include_docs": "false"})
         assert response.status_code == 200
         assert response.json() == db.all_docs(**{name: None})
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("keys", "[" * 2000 + "]" * 2000),
+        ("key", "[" * 2000 + "]" * 2000),
+        ("keys", '[{"a":' * 600 + "1" + "}]" * 600),
+        ("startkey", '{"a":' * 21 + "1" + "}" * 21),
+        ("keys", "[" * 21 + "]" * 21),
+    ],
+)
+def test_deeply_nested_json_is_a_400_not_a_recursion_error(dump_api, name, value):
+    response = dump_api.get("/db-dump", params={name: value})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["error"] == "bad_request"
+    assert body["reason"].startswith(f"invalid query parameter '{name}': arrays or objects nested deeper than 20")
+
+
+def test_nesting_up_to_the_bound_and_brackets_inside_ids_are_accepted(dump_api):
+    nested = dump_api.get("/db-dump", params={"keys": json.dumps([[[["x"]]], "[" * 50]), "include_docs": "false"})
+    assert nested.status_code == 200, nested.text
+    assert [row.get("error") for row in nested.json()["rows"]] == ["not_found", "not_found"]
+    at_bound = dump_api.get("/db-dump", params={"keys": "[" * 20 + "]" * 20})
+    assert at_bound.status_code == 200, at_bound.text

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import time
 from typing import Any
 
 import httpx
@@ -246,13 +249,72 @@ def test_a_bug_is_a_500_with_the_error_body(garden):
         assert api.get("/info").status_code == 200  # the server keeps serving
 
 
-def test_malformed_requests_do_not_reach_the_app(shared_api):
+def _raw_json(answer: bytes) -> tuple[int, dict[str, str], dict[str, Any]]:
+    """Status, headers and JSON body of a raw HTTP/1.1 answer."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    assert headers["content-type"] == "application/json", answer[:300]
+    return int(lines[0].split(" ")[1]), headers, json.loads(body)
+
+
+def _send_in_pieces(port: int, request: bytes, pieces: int) -> bytes:
+    """Send ``request`` in ``pieces`` packets, a little apart, and return the whole answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        size = -(-len(request) // pieces)
+        for start in range(0, len(request), size):
+            try:
+                sock.sendall(request[start:start + size])
+            except OSError:  # the server answered and closed before the rest
+                break
+            if pieces > 1:
+                time.sleep(0.005)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_malformed_requests_get_the_json_400_from_the_http_layer(shared_api):
+    """h11 refuses these before the app runs; the answer is still the documented JSON error."""
     port = int(shared_api.url.rsplit(":", 1)[1])
-    answer = raw_request(port, b"GET /info HTTP/1.1\r\n\r\n")  # no Host at all
-    assert answer.startswith(b"HTTP/1.1 400") or b"403" in answer.split(b"\r\n")[0]
     key = shared_api.options.api_key.encode()
-    answer = raw_request(port, b"GET /info HTTP/1.0\r\nx-api-key: " + key + b"\r\n\r\n")
-    assert b" 403 " in answer.split(b"\r\n")[0] and b"forbidden_host" in answer
+    host = b"Host: 127.0.0.1:%d\r\n" % port
+    cases = [
+        (b"GET /info HTTP/1.1\r\nx-api-key: " + key + b"\r\n\r\n", "no Host header"),
+        (b"GET /info HTTP/1.1\r\n" + host + host + b"x-api-key: " + key + b"\r\n\r\n", "more than one Host"),
+        (b"GET /info HTTP/1.1\r\n" + host + b"bad header line\r\n\r\n", "malformed HTTP request ("),
+    ]
+    # h11 bounds the part of a head it has received: a head that grows past 64 KiB in pieces.
+    cases.append((b"GET /info HTTP/1.1\r\n" + host + b"x-junk: " + b"j" * 70_000 + b"\r\n\r\n", "larger than 64 KiB"))
+    for request, words in cases:
+        status, headers, body = _raw_json(_send_in_pieces(port, request, 40))
+        assert status == 400 and body["error"] == "bad_request", body
+        assert body["reason"].startswith("malformed HTTP request") and words in body["reason"], body
+        assert headers["connection"] == "close" and headers["x-content-type-options"] == "nosniff"
+    answer = raw_request(port, b"GET /info HTTP/1.0\r\nx-api-key: " + key + b"\r\n\r\n")  # HTTP/1.0: Host optional
+    status, _, body = _raw_json(answer)
+    assert (status, body["error"]) == (403, "forbidden_host") and "no Host header" in body["reason"]
+
+
+@pytest.mark.parametrize("pieces", [1, 40])
+def test_an_oversized_query_string_is_a_json_400_however_it_arrives(shared_api, pieces):
+    """Over 16 KiB is refused whether the request comes in one packet or in many."""
+    port = int(shared_api.url.rsplit(":", 1)[1])
+    key = shared_api.options.api_key.encode()
+    request = (b"GET /db-dump?keys=" + b"%22a%22" * 2400 + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nx-api-key: " % port
+               + key + b"\r\nConnection: close\r\n\r\n")
+    status, _, body = _raw_json(_send_in_pieces(port, request, pieces))
+    assert (status, body["error"]) == (400, "bad_request")
+    assert "longer than 16 KiB" in body["reason"]
+    assert shared_api.get("/db-dump", params={"keys": '["a"]' + " " * 8000}).status_code == 200  # within bounds
+
+
+def test_a_trailing_slash_is_an_unknown_path_not_a_redirect(shared_api):
+    for path in ("/info/", "/game-export/", "/events/"):
+        response = shared_api.get(path, follow_redirects=False)
+        body = _assert_error(response, 404, "not_found")
+        assert f"did you mean {path.rstrip('/')}?" in body["reason"]
 
 
 def test_error_table_matches_the_documentation():

@@ -11,8 +11,9 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
-from tests.api.support import KEY, running_server
+from tests.api.support import KEY, running_server, writer_process
 
 DEADLINE = 20.0  # seconds; generous for a loaded CI machine (the tests assert behaviour, not speed)
 
@@ -179,3 +180,90 @@ def test_the_stream_ends_when_the_client_goes_away(api):
     while api.server.open_event_streams:
         assert time.monotonic() < deadline, "the stream (and its store subscription) was never released"
         time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- the changes feed, whoever writes
+
+def _events_until(listener: SseListener, seq: int) -> list[tuple[str, str | None, Any]]:
+    """Every event up to the one whose id is ``seq``."""
+    seen = []
+    deadline = time.monotonic() + DEADLINE
+    while not seen or seen[-1][1] is None or int(seen[-1][1]) < seq:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no event with id {seq}; the last was {seen[-1] if seen else None}"
+        try:
+            seen.append(listener.next(timeout=left))
+        except queue.Empty:
+            raise AssertionError(f"no event with id {seq}; the last was {seen[-1] if seen else None}") from None
+    return seen
+
+
+def _assert_follows_the_feed(seen: list[tuple[str, str | None, Any]], db: Any, since: int) -> None:
+    """Seqs strictly increasing, and every row of the changes feed after ``since`` among them."""
+    assert all(event == "change" for event, _, _ in seen), seen
+    seqs = [int(event_id) for _, event_id, _ in seen]
+    assert seqs == sorted(set(seqs)), f"events out of order or repeated: {seqs}"
+    received = {int(event_id): (data["id"], data["rev"], data["deleted"]) for _, event_id, data in seen}
+    for row in db.changes(since=since)["results"]:
+        expected = (row["id"], row["changes"][0]["rev"], bool(row.get("deleted")))
+        assert received.get(row["seq"]) == expected, f"seq {row['seq']}: {expected} was not sent"
+
+
+def test_writes_from_another_process_and_this_one_are_events_in_seq_order_without_gaps(api):
+    db = api.project.db
+    since = db.info()["update_seq"]
+    listener = SseListener(api.url)
+    _wait_streams(api)
+    writer = writer_process(api.project.id, "changes", "60")
+    for i in range(40):  # this process writes at the same time
+        db.put({"_id": f"here-{i}", "type": "Actor", "collection": "Actor"})
+    out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    final = db.info()["update_seq"]
+    assert final >= int(out) > since + 60
+    seen = _events_until(listener, final)
+    _assert_follows_the_feed(seen, db, since)
+    ids = {data["id"] for _, _, data in seen}
+    assert {"other-hot", "ProjectSettings", "here-39", "other-0"} <= ids
+    gone = [data for _, _, data in seen if data["id"] == "other-gone-4"]
+    assert gone == [{"id": "other-gone-4", "collection": "Gdd", "rev": gone[0]["rev"], "deleted": True}]
+
+
+def test_last_event_id_resumes_exactly_after_that_seq(api):
+    db = api.project.db
+    writer = writer_process(api.project.id, "changes", "20")
+    out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    rows = db.changes(since=0)["results"]
+    middle = rows[len(rows) // 2]["seq"]
+    listener = SseListener(api.url, headers={"last-event-id": str(middle)})
+    seen = _events_until(listener, int(out))
+    expected = db.changes(since=middle)["results"]
+    assert [(int(i), data["id"]) for _, i, data in seen] == [(row["seq"], row["id"]) for row in expected]
+    assert listener.events.empty()
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5", "46-g1AAAA", "9" * 19, "0x10", "1 2"])
+def test_a_malformed_last_event_id_is_a_400(api, value):
+    for method in ("GET", "HEAD"):
+        with api.client.stream(method, "/events", headers={"last-event-id": value}) as response:
+            assert response.status_code == 400, method  # not a stream, which would never end
+            assert response.headers["content-type"] == "application/json"
+            if method == "GET":
+                body = json.loads(response.read())
+                assert body["error"] == "bad_request"
+                assert body["reason"].startswith("invalid Last-Event-ID header")
+    assert api.server.open_event_streams == 0
+
+
+def test_a_last_event_id_beyond_the_latest_seq_resets_then_follows_from_now(api):
+    db = api.project.db
+    current = db.info()["update_seq"]
+    listener = SseListener(api.url, headers={"last-event-id": str(current + 1000)})
+    event, event_id, data = listener.next()
+    assert (event, int(event_id), data["seq"]) == ("reset", current, current)
+    assert "reload everything" in data["reason"]
+    result = db.put({"_id": "after-reset", "type": "Item", "collection": "Item"})
+    event, event_id, data = listener.next()
+    assert (event, data["id"], data["rev"]) == ("change", "after-reset", result["rev"])
+    assert int(event_id) == current + 1

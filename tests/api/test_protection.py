@@ -163,12 +163,12 @@ def test_generated_keys_are_strong_and_unique():
     assert all(len(k) >= 43 for k in keys)
 
 
-def test_the_api_uses_the_options_key_generator():
-    """One recipe for keys: the options' (its Generate button), not a copy in the API."""
-    from storyloom.api import protection
-    from storyloom.project import options
+def test_the_api_and_the_options_share_one_key_generator():
+    """One recipe for keys: the options' Generate button uses the API's, never a copy."""
+    from storyloom.api import keys, protection
+    from storyloom.app import options
 
-    assert generate_api_key is options.generate_api_key
+    assert generate_api_key is keys.generate_api_key is options.generate_api_key
     assert not hasattr(protection, "generate_api_key")
 
 

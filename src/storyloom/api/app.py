@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 import anyio
-from fastapi import FastAPI, Path, Query, Request
+from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -25,7 +25,7 @@ from starlette.responses import Response, StreamingResponse
 import storyloom
 from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
-from storyloom.api.events import EventHub
+from storyloom.api.events import EventHub, parse_last_event_id
 from storyloom.api.models import (
     ERROR_EXAMPLES,
     ErrorBody,
@@ -34,8 +34,9 @@ from storyloom.api.models import (
     NavigateErrorBody,
 )
 from storyloom.api.navigation import NavigationPort, NavigationRefused, check_id, resolve
+from storyloom.api.openapi_rules import collections_pattern, constrain_parameters
 from storyloom.api.protection import API_KEY_HEADER, ProtectionMiddleware, ProtectionSettings
-from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, StoryloomPayloads
+from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, StoryloomPayloads, read_snapshot
 from storyloom.api.query import parse_all_docs_query
 from storyloom.project import settings as project_settings
 from storyloom.project.collections import EXPORT_NAMES
@@ -44,10 +45,13 @@ from storyloom.store.errors import StoreError
 log = logging.getLogger(__name__)
 
 API_VERSION = "1.0"
-CHUNK_BYTES = 64 * 1024
+CHUNK_BYTES = 64 * 1024  # /db-dump hands the response over in pieces of about this size
 # Documented in the OpenAPI document; the handler's own parser gives the error messages.
 BOOLEAN_PATTERN = "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
-INTEGER_PATTERN = "^[+]?[0-9]{1,18}$"  # /db-dump hands the response over in pieces of about this size
+INTEGER_PATTERN = "^([+]?[0-9]+|-0+)$"
+LAST_EVENT_ID_PATTERN = "^[0-9]{0,18}$"  # empty: as if not sent
+DOCUMENT_ID_PATTERN = "^[^_]"  # not empty, and not a design, _local or other reserved (`_`) id
+COLLECTIONS_PATTERN = collections_pattern()
 ENDPOINTS = ("/info", "/game-export", "/schema-export", "/db-dump", "/navigate", "/attachments/{doc_id}/{name}",
              "/events", "/openapi.json")
 METHODS = ("GET", "HEAD")  # every endpoint: HEAD answers what GET would, without the body (RFC 9110)
@@ -188,6 +192,7 @@ def create_app(
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
+        redirect_slashes=False,  # `/info/` is an unknown path (404), not a redirect to `/info`
     )
     app.state.hub = hub
     app.add_middleware(CatchAllMiddleware)
@@ -232,9 +237,10 @@ def create_app(
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
         path = request.url.path
         if exc.status_code == 404:
+            hint = f" (did you mean {path.rstrip('/')}?)" if path.rstrip("/") in ENDPOINTS else ""
             return error_response(ApiError(
                 404, E.NOT_FOUND,
-                f"no endpoint at {path!r}; the endpoints are {', '.join(ENDPOINTS)}",
+                f"no endpoint at {path!r}{hint}; the endpoints are {', '.join(ENDPOINTS)}",
             ), path)
         if exc.status_code == 405:
             response = error_response(ApiError(
@@ -297,26 +303,29 @@ def create_app(
         # is kept until the next committed change (or another user name).
         reject_unknown(request)
         project = project_or_503()
-        state = project.db.info()
-        user = username()
-        key = (id(project), project.id, state.get("instance_uuid"), state.get("update_seq"), user)
-        if info_cache["key"] != key:
-            settings = project.settings() or {}
-            info_cache["body"] = JsonResponse({
-                "app": {"name": storyloom.APP_NAME, "version": storyloom.__version__},
-                "apiVersion": API_VERSION,
-                "user": {"username": user},
-                "project": {
-                    "id": project.id,
-                    "name": project.name,
-                    "description": settings.get("projectDescription"),
-                    "version": settings.get("projectVersion"),
-                    "settings": public_settings(settings),
-                },
-                "collections": list(EXPORT_NAMES),
-            }).body
-            info_cache["key"] = key
+        with read_snapshot(project):  # the seq of the cache key, the settings and the name: one moment
+            state = project.db.info()
+            user = username()
+            key = (id(project), project.id, state.get("instance_uuid"), state.get("update_seq"), user)
+            if info_cache["key"] != key:
+                info_cache["body"], info_cache["key"] = _info_body(project, user), key
         return Response(info_cache["body"], media_type="application/json")
+
+    def _info_body(project: ProjectLike, user: str | None) -> bytes:
+        settings = project.settings() or {}
+        return JsonResponse({
+            "app": {"name": storyloom.APP_NAME, "version": storyloom.__version__},
+            "apiVersion": API_VERSION,
+            "user": {"username": user},
+            "project": {
+                "id": project.id,
+                "name": project.name,
+                "description": settings.get("projectDescription"),
+                "version": settings.get("projectVersion"),
+                "settings": public_settings(settings),
+            },
+            "collections": list(EXPORT_NAMES),
+        }).body
 
     collections_doc = (
         "Export names separated by commas (spaces around names are ignored), e.g. `Scripts,Dialogues`. "
@@ -335,7 +344,8 @@ def create_app(
     )
     def game_export(
         request: Request,
-        collections: str | None = Query(None, description=collections_doc),
+        collections: str | None = Query(None, description=collections_doc,
+                                        json_schema_extra={"pattern": COLLECTIONS_PATTERN}),
     ) -> Response:
         reject_unknown(request, "collections")
         names = collections_filter(request)
@@ -354,7 +364,8 @@ def create_app(
     )
     def schema_export(
         request: Request,
-        collections: str | None = Query(None, description=collections_doc),
+        collections: str | None = Query(None, description=collections_doc,
+                                        json_schema_extra={"pattern": COLLECTIONS_PATTERN}),
     ) -> Response:
         reject_unknown(request, "collections")
         names = collections_filter(request)
@@ -425,7 +436,9 @@ def create_app(
     )
     def navigate(
         request: Request,
-        id: str | None = Query(None, description="The id of the document to open (required)."),
+        id: str | None = Query(None, description="The id of the document to open (required; ids starting "
+                                                 "with `_` are design, `_local` or reserved ids: 400).",
+                               json_schema_extra={"pattern": DOCUMENT_ID_PATTERN}),
     ) -> Response:
         # Every error of this endpoint has "success": false (error_response adds it by path).
         reject_unknown(request, "id")
@@ -458,24 +471,34 @@ def create_app(
         "/events",
         summary="Server-Sent Events: one per committed change",
         description=(
-            "`text/event-stream`. Each change: `id: <seq>`, `event: change`, "
-            "`data: {\"id\", \"collection\", \"rev\", \"deleted\"}`. Send `Last-Event-ID` to replay the "
-            "changes after that seq. `: keep-alive` comments when idle; `event: end` with a reason before "
-            "the stream ends (server stopping, project closed)."
+            "`text/event-stream`, following the store's changes feed in seq order, whoever wrote (writes "
+            "from other processes are seen within about 0.25 s). Each change: `id: <seq>`, `event: change`, "
+            "`data: {\"id\", \"collection\", \"rev\", \"deleted\"}`. Send `Last-Event-ID` to resume "
+            "after that seq; a seq beyond the latest gets `event: reset` first, a value that is not a seq a "
+            "400. `: keep-alive` comments when idle; `event: end` with a reason before the stream ends "
+            "(server stopping, project closed)."
         ),
         response_model=None,
         responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}},
                    **_responses(*COMMON, 400, 503)},
         tags=["project"],
     )
-    async def events(request: Request) -> Response:
+    async def events(
+        request: Request,
+        last_event_id: str | None = Header(
+            None, alias="Last-Event-ID",
+            description="The `id` of the last event received: the stream resumes after that seq.",
+            json_schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
+        ),
+    ) -> Response:
         reject_unknown(request)
+        since = parse_last_event_id(last_event_id)
         project = project_or_503()
-        project.db.info()  # a closed store answers 503 (subscribe() does not check)
+        current = project.db.info()["update_seq"]  # also: a closed store answers 503
         if request.method == "HEAD":  # the headers of the stream, which is not opened
             return StreamingResponse(_no_body(), media_type="text/event-stream",
                                      headers={"x-accel-buffering": "no"})
-        stream = hub.stream(project, request.headers.get("last-event-id"))
+        stream = hub.stream(project, since, current)
         return StreamingResponse(
             stream,
             media_type="text/event-stream",
@@ -510,8 +533,9 @@ def create_app(
     )
     def attachment(
         request: Request,
-        doc_id: str = Path(description="The document's id, URL-quoted."),
-        name: str = Path(description="The attachment's name, URL-quoted."),
+        doc_id: str = Path(description="The document's id, URL-quoted (not a design, `_local` or other `_` id).",
+                           json_schema_extra={"pattern": DOCUMENT_ID_PATTERN}),
+        name: str = Path(description="The attachment's name, URL-quoted.", json_schema_extra={"minLength": 1}),
     ) -> Response:
         from storyloom.store.errors import NotFound
 
@@ -677,11 +701,12 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                    "description": "The key shown in Storyloom's options, or given to `storyloom serve`."}
     }
     doc["security"] = [{"apiKey": []}]
-    for path_item in doc.get("paths", {}).values():
+    for path, path_item in doc.get("paths", {}).items():
         for method, operation in path_item.items():
             operation.get("responses", {}).pop("422", None)
             for parameter in operation.get("parameters", []):
                 parameter["schema"] = _plain_parameter_schema(parameter.get("schema", {}))
+            constrain_parameters(path, operation.get("parameters", []))
             if method == "head":
                 # The same statuses and headers as GET, never a body.
                 operation["summary"] = f"{operation.get('summary', '')} (headers only)".strip()

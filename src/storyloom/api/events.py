@@ -1,4 +1,4 @@
-"""``GET /events``: Server-Sent Events for every committed change of the loaded project.
+"""``GET /events``: Server-Sent Events that follow the project store's changes feed.
 
 Each change is one event::
 
@@ -7,34 +7,66 @@ Each change is one event::
     data: {"id": "<doc id>", "collection": "Script", "rev": "3-...", "deleted": false}
 
 ``collection`` is the app name of the document's collection (``null`` for design documents and
-documents without one). The store calls the subscription callback on the writing thread; the
-callback only hands the change to the server's event loop (``call_soon_threadsafe``), and the
-stream reads the document's collection in a worker thread.
+documents without one).
 
-A client that reconnects with ``Last-Event-ID`` first receives the changes after that seq from
-the changes feed, so nothing committed while it was away is missed. A comment line
+A stream is a reader of ``db.changes(since=cursor)``: it sends what the feed lists after its
+cursor, in seq order, then waits to be woken. Whoever wrote (this process, a ``storyloom sync``,
+another program on the same project file), the feed lists it, so nothing is skipped or
+reordered; a document changed several times between two reads appears once, at its latest seq,
+as in CouchDB's ``_changes``. Two sources wake the streams of one store (:class:`_Feed`, shared
+by them): a store subscription, at once, for writes made in this process, and a poll of the
+store's update seq every :data:`POLL_INTERVAL` seconds, while at least one stream is open, for
+writes made by other processes.
+
+``Last-Event-ID`` (the seq of the last event a client received) sets the cursor, so a reconnect
+resumes exactly after it. A value that is not a seq is refused (:func:`parse_last_event_id`,
+400); a seq beyond the store's latest (the client followed another or a since-replaced copy of
+the project) gets ``event: reset`` and the stream goes on from the current seq. A comment line
 (``: keep-alive``) is sent when nothing happened for ``heartbeat`` seconds. When the server
-stops, the project closes, or the client falls too far behind, the stream sends
-``event: end`` with a reason and ends; the server never waits on an open stream to stop.
+stops or the project closes, the stream sends ``event: end`` with a reason and ends; the server
+never waits on an open stream to stop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 
+from storyloom.api import errors as E
+from storyloom.api.errors import ApiError
 from storyloom.api.provider import ProjectLike, ProjectProvider
 
 log = logging.getLogger(__name__)
 
-_CLOSE = object()
-MAX_QUEUED = 10_000
+POLL_INTERVAL = 0.25  # seconds between two looks at the update seq (writes from other processes)
+BATCH = 500  # changes read per visit of the feed; a stream catching up reads several batches
+_SEQ = re.compile(r"[0-9]{1,18}")
+REASON_STOPPING = "server stopping"
+REASON_CLOSED = "project closed"
+
+
+def parse_last_event_id(value: str | None) -> int | None:
+    """The seq of a ``Last-Event-ID`` header; ``None`` without one (or an empty one); 400
+    ``bad_request`` when it is not a seq (a non-negative integer, as this stream's ``id:`` lines)."""
+    text = (value or "").strip()
+    if not text:  # EventSource never sends an empty one; a proxy might: the same as none
+        return None
+    if not _SEQ.fullmatch(text):
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise ApiError(
+            400, E.BAD_REQUEST,
+            f"invalid Last-Event-ID header {shown!r}: expected the id of an event of this stream (a "
+            "non-negative integer update seq); reconnect without it to receive only new changes",
+        )
+    return int(text)
 
 
 def _format(event: str, data: dict[str, Any], event_id: Any = None) -> str:
@@ -44,16 +76,6 @@ def _format(event: str, data: dict[str, Any], event_id: Any = None) -> str:
     lines.append(f"event: {event}")
     lines.append("data: " + json.dumps(data, separators=(",", ":")))
     return "\n".join(lines) + "\n\n"
-
-
-def _seq_number(seq: Any) -> int | None:
-    if isinstance(seq, int):
-        return seq
-    if isinstance(seq, str):
-        head = seq.split("-", 1)[0]
-        if head.isdigit():
-            return int(head)
-    return None
 
 
 def collection_of(db: Any, doc_id: str, rev: str | None, deleted: bool) -> str | None:
@@ -80,26 +102,123 @@ def collection_of(db: Any, doc_id: str, rev: str | None, deleted: bool) -> str |
     return collection if isinstance(collection, str) else None
 
 
-class EventHub:
-    """Tracks the open streams of one server so stopping it can end them all at once."""
+def _snapshot(db: Any) -> Any:
+    snapshot = getattr(db, "snapshot", None)
+    return snapshot() if snapshot is not None else contextlib.nullcontext()
 
-    def __init__(self, provider: ProjectProvider, heartbeat: float = 15.0) -> None:
+
+def read_events(db: Any, since: int) -> tuple[list[str], int, bool]:
+    """The events after ``since`` (at most :data:`BATCH`), from one snapshot of the store.
+
+    Returns ``(event texts, new cursor, more)``; ``more`` when the batch was full.
+    """
+    with _snapshot(db):
+        feed = db.changes(since=since, limit=BATCH)
+        rows = feed.get("results", [])
+        texts = []
+        for row in rows:
+            doc_id = row["id"]
+            if doc_id.startswith("_local/"):
+                continue
+            rev = (row.get("changes") or [{}])[0].get("rev")
+            deleted = bool(row.get("deleted"))
+            data = {"id": doc_id, "collection": collection_of(db, doc_id, rev, deleted), "rev": rev,
+                    "deleted": deleted}
+            texts.append(_format("change", data, row.get("seq")))
+        cursor = int(feed.get("last_seq", since)) if rows else since
+        return texts, cursor, len(rows) >= BATCH
+
+
+def _update_seq(db: Any) -> int:
+    return int(db.info()["update_seq"])
+
+
+class _Stream:
+    """One open ``/events`` response, as the hub and its feed see it."""
+
+    def __init__(self) -> None:
+        self.wake = asyncio.Event()
+        self.end_reason: str | None = None
+
+    def end(self, reason: str) -> None:
+        if self.end_reason is None:
+            self.end_reason = reason
+        self.wake.set()
+
+
+class _Feed:
+    """Wakes the streams that follow one store; exists while at least one of them is open."""
+
+    def __init__(self, db: Any, loop: asyncio.AbstractEventLoop, poll_interval: float) -> None:
+        self.db = db
+        self.loop = loop
+        self.poll_interval = poll_interval
+        self.streams: set[_Stream] = set()
+        self._wake_scheduled = False
+        self.unsubscribe = db.subscribe(self._on_change)
+        self.task = loop.create_task(self._poll())
+
+    def _on_change(self, change: dict[str, Any]) -> None:  # runs on the writing thread
+        # One wake-up per burst: a bulk write of thousands of documents schedules one callback.
+        # The commit precedes this call, so a wake already scheduled runs after it and covers it.
+        if self._wake_scheduled:
+            return
+        self._wake_scheduled = True
+        try:
+            self.loop.call_soon_threadsafe(self.wake_all)
+        except RuntimeError:
+            pass  # the server's loop is gone
+
+    def wake_all(self) -> None:
+        self._wake_scheduled = False
+        for stream in self.streams:
+            stream.wake.set()
+
+    async def _poll(self) -> None:
+        """Writes by other processes notify nothing here: look at the update seq instead."""
+        last: int | None = None
+        while True:
+            await asyncio.sleep(self.poll_interval)
+            try:
+                seq = await anyio.to_thread.run_sync(_update_seq, self.db)
+            except Exception:  # the store closed: wake the streams, which find out and end
+                self.wake_all()
+                return
+            if seq != last:
+                last = seq
+                self.wake_all()
+
+    def close(self) -> None:
+        self.task.cancel()
+        try:
+            self.unsubscribe()
+        except Exception:  # pragma: no cover - the store may be closed already
+            log.debug("unsubscribe failed", exc_info=True)
+
+
+class EventHub:
+    """The open streams of one server, so stopping it (or closing the project) ends them all."""
+
+    def __init__(self, provider: ProjectProvider, heartbeat: float = 15.0,
+                 poll_interval: float = POLL_INTERVAL) -> None:
         self.provider = provider
         self.heartbeat = heartbeat
-        self._queues: set[asyncio.Queue[Any]] = set()
+        self.poll_interval = poll_interval
+        self._streams: set[_Stream] = set()
+        self._feeds: dict[int, _Feed] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._closed = False
 
     @property
     def open_streams(self) -> int:
-        return len(self._queues)
+        return len(self._streams)
 
     def close_threadsafe(self) -> None:
         """End every open stream and refuse new ones (called from any thread by ``ApiServer.stop``)."""
         with self._lock:
             self._closed = True
-        self.end_streams_threadsafe("server stopping")
+        self.end_streams_threadsafe(REASON_STOPPING)
 
     def end_streams_threadsafe(self, reason: str) -> None:
         """End every open stream with ``event: end`` and ``reason`` (from any thread)."""
@@ -108,87 +227,89 @@ class EventHub:
         if loop is None or loop.is_closed():
             return
         try:
-            loop.call_soon_threadsafe(self._close_all, reason)
+            loop.call_soon_threadsafe(self._end_all, reason)
         except RuntimeError:
             pass  # the loop already stopped
 
-    def _close_all(self, reason: str) -> None:
-        for queue in list(self._queues):
-            _put_close(queue, reason)
+    def _end_all(self, reason: str) -> None:
+        for stream in list(self._streams):
+            stream.end(reason)
 
-    async def stream(self, project: ProjectLike, last_event_id: str | None) -> AsyncIterator[str]:
-        """The text of one SSE response; ends on server stop, project change or overflow."""
+    def _attach(self, db: Any, stream: _Stream, loop: asyncio.AbstractEventLoop) -> _Feed:
+        feed = self._feeds.get(id(db))
+        if feed is None or feed.db is not db:
+            feed = self._feeds[id(db)] = _Feed(db, loop, self.poll_interval)
+        feed.streams.add(stream)
+        self._streams.add(stream)
+        return feed
+
+    def _detach(self, feed: _Feed, stream: _Stream) -> None:
+        self._streams.discard(stream)
+        feed.streams.discard(stream)
+        if not feed.streams:
+            feed.close()
+            if self._feeds.get(id(feed.db)) is feed:
+                del self._feeds[id(feed.db)]
+
+    async def stream(self, project: ProjectLike, since: int | None, current: int) -> AsyncIterator[str]:
+        """The text of one SSE response, from ``since`` (the ``Last-Event-ID``; ``None``: from now).
+
+        ``current`` is the store's update seq when the request was handled, before its answer
+        started: "now" for a stream without ``Last-Event-ID``, so a client that writes once it
+        has the answer's headers always gets the event.
+        """
         loop = asyncio.get_running_loop()
         with self._lock:
             self._loop = loop
             closed = self._closed
-        queue: asyncio.Queue[Any] = asyncio.Queue()
         db = project.db
-
-        def offer(change: dict[str, Any]) -> None:  # runs in the loop
-            if queue.qsize() >= MAX_QUEUED:
-                _put_close(queue, "client too slow: reconnect with Last-Event-ID to catch up")
-            else:
-                queue.put_nowait(change)
-
-        def on_change(change: dict[str, Any]) -> None:  # runs on the writing thread
-            try:
-                loop.call_soon_threadsafe(offer, dict(change))
-            except RuntimeError:
-                pass  # the server's loop is gone
-
-        unsubscribe = db.subscribe(on_change)
-        self._queues.add(queue)
+        me = _Stream()
+        # The feed is read right after attaching: writes committed since ``current`` was read are
+        # found by that read, later ones wake this stream.
+        feed = self._attach(db, me, loop)
         try:
             yield "retry: 2000\n\n"
             if closed:
-                yield _format("end", {"reason": "server stopping"})
+                yield _format("end", {"reason": REASON_STOPPING})
                 return
-            replayed = -1
-            since = _seq_number(last_event_id) if last_event_id else None
-            if since is not None:
-                replay = await anyio.to_thread.run_sync(lambda: db.changes(since=since))
-                for row in replay.get("results", []):
-                    if row.get("id", "").startswith("_local/"):
-                        continue
-                    rev = (row.get("changes") or [{}])[0].get("rev")
-                    change = {"id": row["id"], "rev": rev, "seq": row.get("seq"),
-                              "deleted": bool(row.get("deleted"))}
-                    yield await self._event(db, change)
-                    replayed = max(replayed, _seq_number(row.get("seq")) or -1)
+            if since is None:
+                cursor = current
+            elif since > current:
+                yield _format("reset", {
+                    "reason": f"Last-Event-ID {since} is beyond this project's latest change ({current}): "
+                              "the project was replaced or restored since; reload everything",
+                    "seq": current,
+                }, current)
+                cursor = current
+            else:
+                cursor = since
+            idle = 0.0
             while True:
+                if me.end_reason is not None:
+                    yield _format("end", {"reason": me.end_reason})
+                    return
+                me.wake.clear()
                 try:
-                    item = await asyncio.wait_for(queue.get(), timeout=self.heartbeat)
+                    texts, cursor, more = await anyio.to_thread.run_sync(read_events, db, cursor)
+                except Exception as exc:
+                    if getattr(exc, "error", None) != "db_closed":
+                        log.exception("reading the changes feed failed")
+                    yield _format("end", {"reason": REASON_CLOSED})
+                    return
+                if texts:
+                    idle = 0.0
+                    yield "".join(texts)
+                if more:
+                    continue
+                started = loop.time()
+                try:
+                    await asyncio.wait_for(me.wake.wait(), timeout=max(0.0, self.heartbeat - idle))
+                    idle += loop.time() - started
                 except TimeoutError:
+                    idle = 0.0
                     if self.provider.current_project() is not project:
-                        yield _format("end", {"reason": "project closed"})
+                        yield _format("end", {"reason": REASON_CLOSED})
                         return
                     yield ": keep-alive\n\n"
-                    continue
-                if isinstance(item, tuple) and item and item[0] is _CLOSE:
-                    yield _format("end", {"reason": item[1]})
-                    return
-                if item.get("id", "").startswith("_local/"):
-                    continue
-                number = _seq_number(item.get("seq"))
-                if number is not None and number <= replayed:
-                    continue
-                yield await self._event(db, item)
         finally:
-            self._queues.discard(queue)
-            try:
-                unsubscribe()
-            except Exception:  # pragma: no cover - the store may be closed already
-                log.debug("unsubscribe failed", exc_info=True)
-
-    async def _event(self, db: Any, change: dict[str, Any]) -> str:
-        doc_id = change["id"]
-        rev = change.get("rev")
-        deleted = bool(change.get("deleted"))
-        collection = await anyio.to_thread.run_sync(collection_of, db, doc_id, rev, deleted)
-        data = {"id": doc_id, "collection": collection, "rev": rev, "deleted": deleted}
-        return _format("change", data, change.get("seq"))
-
-
-def _put_close(queue: asyncio.Queue[Any], reason: str) -> None:
-    queue.put_nowait((_CLOSE, reason))
+            self._detach(feed, me)

@@ -2,6 +2,8 @@
 
 Order, for each HTTP request:
 
+0. A query string longer than :data:`MAX_QUERY_BYTES` is 400 ``bad_request`` (requests the HTTP
+   layer cannot parse never get here: :mod:`storyloom.api.wire` answers them).
 1. ``Host`` must be a loopback name (``localhost``, ``127.0.0.1``, ``[::1]``), the bind address
    when it is a specific one, or an explicitly allowed host, *with the server's port*; otherwise
    403 ``forbidden_host``. This defeats DNS rebinding: a web page whose name was re-pointed at
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storyloom.api.errors import (
+    BAD_REQUEST,
     FORBIDDEN_HOST,
     FORBIDDEN_ORIGIN,
     REASON_UNAUTHORIZED,
@@ -48,6 +51,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 API_KEY_HEADER = "x-api-key"
 API_KEY_HEADER_BYTES = API_KEY_HEADER.encode()
 PUBLIC_PATHS = frozenset({"/openapi.json"})
+# Longer query strings are refused (400) before any other check, whatever packets they came in.
+MAX_QUERY_BYTES = 16 * 1024
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::"})
 
@@ -174,11 +179,20 @@ class ProtectionMiddleware:
             return
         settings = self.settings
         path = scope.get("path")
+        if len(scope.get("query_string") or b"") > MAX_QUERY_BYTES:
+            await send_json(send, 400, error_body(
+                BAD_REQUEST,
+                f"the query string is longer than {MAX_QUERY_BYTES // 1024} KiB: no parameter of this API "
+                "needs that much (a long /db-dump `keys` list can be split over several requests)",
+                path,
+            ))
+            return
         host = _header(scope, b"host")
         if not settings.host_allowed(host):
+            shown = f"Host {host!r} is not allowed" if host is not None else "The request has no Host header"
             await send_json(send, 403, error_body(
                 FORBIDDEN_HOST,
-                f"Host {host!r} is not allowed: use http://127.0.0.1:{settings.port} "
+                f"{shown}: use http://127.0.0.1:{settings.port} "
                 f"or http://localhost:{settings.port} (requests for other host names are refused "
                 "to protect against DNS rebinding)",
                 path,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, runtime_checkable
 
 from storyloom.api.errors import UNKNOWN_COLLECTIONS, ApiError
@@ -156,6 +157,11 @@ class StoryloomPayloads:
         from storyloom.export.collections_filter import UnknownCollections, parse_collections
 
         try:
+            # Export names are ASCII: refuse what case folding would map onto them ("ſcripts"),
+            # so the OpenAPI document's pattern is exactly what is accepted.
+            unknown = [part.strip() for value in values for part in value.split(",") if not part.strip().isascii()]
+            if unknown:
+                raise UnknownCollections(unknown)
             return list(parse_collections(values if len(values) > 1 else values[0], None))
         except UnknownCollections as exc:
             raise ApiError(400, UNKNOWN_COLLECTIONS, f"collections: {exc}") from None
@@ -166,6 +172,12 @@ class StoryloomPayloads:
         return (project.id, info.get("instance_uuid"), info.get("update_seq"))
 
     def game_export_json(
+        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None
+    ) -> bytes:
+        with read_snapshot(project):
+            return self._game_export_json(project, collections, exported_by)
+
+    def _game_export_json(
         self, project: ProjectLike, collections: list[str] | None, exported_by: str | None
     ) -> bytes:
         from storyloom.export.game_export import build_game_export, dumps_export
@@ -196,15 +208,27 @@ class StoryloomPayloads:
         from storyloom.export.game_export import dumps_export
         from storyloom.export.schema_export import build_schema
 
-        if self._cache is None:
-            return dumps_export(build_schema(project, collections)).encode("utf-8")
-        key = ("schema", *self._state(project), tuple(collections) if collections else None)
+        with read_snapshot(project):
+            if self._cache is None:
+                return dumps_export(build_schema(project, collections)).encode("utf-8")
+            key = ("schema", *self._state(project), tuple(collections) if collections else None)
 
-        def build() -> tuple[Any, int]:
-            data = dumps_export(build_schema(project, collections)).encode("utf-8")
-            return data, len(data)
+            def build() -> tuple[Any, int]:
+                data = dumps_export(build_schema(project, collections)).encode("utf-8")
+                return data, len(data)
 
-        return self._cache.get_or_build(key, build)
+            return self._cache.get_or_build(key, build)
+
+
+def read_snapshot(project: ProjectLike) -> AbstractContextManager[Any]:
+    """``with read_snapshot(project):``: the reads of the block see one state of the project's store.
+
+    An answer built from several reads (the settings, the name, the documents, the update seq
+    its cache entry is keyed by) must not mix two moments while others write; the store's
+    ``snapshot()`` makes the block's reads on this thread one read transaction.
+    """
+    snapshot = getattr(project.db, "snapshot", None)
+    return snapshot() if snapshot is not None else nullcontext()
 
 
 def _now_iso() -> str:

@@ -37,6 +37,10 @@ DB_DUMP_DEFAULTS: dict[str, Any] = {"include_docs": True, "attachments": True}
 # Bigger values than this mean "everything" anyway; SQLite cannot take them.
 _INT_CAP = 2**62
 _INT_RE = re.compile(r"[+-]?[0-9]+")
+# JSON key options nest at most this deep (`keys` is one level); deeper is a 400, never parsed.
+MAX_JSON_DEPTH = 20
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def parse_boolean(name: str, text: str) -> bool:
@@ -57,7 +61,31 @@ def parse_non_negative_int(name: str, text: str) -> int:
     return min(value, _INT_CAP)
 
 
+def json_nesting_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the arrays and objects of the JSON ``text`` nest deeper than ``limit`` levels.
+
+    Brackets inside JSON strings do not count. Checked before ``json.loads``, whose recursion
+    fails (RecursionError) on a few thousand levels: the value is refused before it is parsed.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _BRACKETS.finditer(_JSON_STRING.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
 def parse_json_value(name: str, text: str) -> Any:
+    if json_nesting_exceeds(text):
+        raise bad_parameter(
+            name, f"arrays or objects nested deeper than {MAX_JSON_DEPTH} levels; document ids are JSON "
+            "strings (`keys` is one array of them)"
+        )
     try:
         value = json.loads(text)
     except ValueError:

@@ -24,6 +24,7 @@ from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, as_provider
+from storyloom.api.wire import MAX_HEAD_BYTES, JsonH11Protocol
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,8 @@ class UvicornThread:
             timeout_keep_alive=5,
             server_header=False,
             proxy_headers=False,  # no proxy in front: never trust X-Forwarded-* headers
+            http=JsonH11Protocol,  # h11, with the HTTP layer's own 400s as the API's JSON errors
+            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         )
         self.server = uvicorn.Server(config)
         self.error: BaseException | None = None
@@ -257,7 +260,7 @@ class ApiServer:
             if not key.strip():
                 raise ApiStartError(
                     "the API key is empty: the API cannot be enabled without a key. Generate one in the "
-                    "options (or pass --key / set STORYLOOM_API_KEY for `storyloom serve`)."
+                    "options (or set STORYLOOM_API_KEY / pass --key-file for `storyloom serve`)."
                 )
             port = getattr(self.options, "api_port", DEFAULT_PORT)
             warning = exposure_warning(self.host)
