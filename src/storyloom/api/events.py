@@ -42,7 +42,8 @@ import anyio
 
 from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
-from storyloom.api.provider import ProjectLike, ProjectProvider
+from storyloom.api.provider import ProjectProvider
+from storyloom.project.protocols import ProjectLike, collection_of_revision
 
 log = logging.getLogger(__name__)
 
@@ -78,30 +79,6 @@ def _format(event: str, data: dict[str, Any], event_id: Any = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def collection_of(db: Any, doc_id: str, rev: str | None, deleted: bool) -> str | None:
-    """The app collection name of a changed document; for a deletion, read it from the parent rev."""
-    from storyloom.store.errors import StoreError
-
-    if doc_id.startswith("_design/"):
-        return None
-    try:
-        doc = db.get(doc_id, rev=rev, revs=deleted)
-    except StoreError:
-        return None
-    collection = doc.get("collection") or doc.get("type")
-    if not collection and deleted:
-        revisions = doc.get("_revisions") or {}
-        ids = revisions.get("ids") or []
-        start = revisions.get("start")
-        if isinstance(start, int) and len(ids) > 1:
-            try:
-                parent = db.get(doc_id, rev=f"{start - 1}-{ids[1]}")
-            except StoreError:
-                return None
-            collection = parent.get("collection") or parent.get("type")
-    return collection if isinstance(collection, str) else None
-
-
 def _snapshot(db: Any) -> Any:
     snapshot = getattr(db, "snapshot", None)
     return snapshot() if snapshot is not None else contextlib.nullcontext()
@@ -122,7 +99,7 @@ def read_events(db: Any, since: int) -> tuple[list[str], int, bool]:
                 continue
             rev = (row.get("changes") or [{}])[0].get("rev")
             deleted = bool(row.get("deleted"))
-            data = {"id": doc_id, "collection": collection_of(db, doc_id, rev, deleted), "rev": rev,
+            data = {"id": doc_id, "collection": collection_of_revision(db, doc_id, rev, deleted), "rev": rev,
                     "deleted": deleted}
             texts.append(_format("change", data, row.get("seq")))
         cursor = int(feed.get("last_seq", since)) if rows else since

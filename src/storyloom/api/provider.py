@@ -17,21 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, runtime_checkable
 
 from storyloom.api.errors import UNKNOWN_COLLECTIONS, ApiError
-
-
-class ProjectLike(Protocol):
-    """The part of ``storyloom.project.manager.Project`` the API reads."""
-
-    @property
-    def db(self) -> Any: ...
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    def settings(self) -> dict[str, Any]: ...
+from storyloom.project.protocols import ProjectLike
 
 
 @runtime_checkable

@@ -35,7 +35,8 @@ from storyloom.app.follower import ChangeFollower
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.index import ProjectIndex
 from storyloom.project.locks import LockPolicy
-from storyloom.store import Database, StoreError
+from storyloom.project.protocols import collection_of_revision
+from storyloom.store import Database
 
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
@@ -47,27 +48,6 @@ log = logging.getLogger(__name__)
 #: How many of this session's own writes are remembered until the follower reads them back.
 _MAX_PENDING_ORIGINS = 100_000
 _IMPORT_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
-
-
-def collection_of_change(db: Database, doc_id: str, rev: str | None, deleted: bool,
-                         doc: dict[str, Any] | None = None) -> str | None:
-    """The app collection name of a changed document (a deletion: read from the revision before)."""
-    if doc_id.startswith("_design/"):
-        return None
-    try:
-        if doc is None or deleted:
-            doc = db.get(doc_id, rev=rev, revs=deleted)
-        collection = doc.get("collection") or doc.get("type")
-        if not collection and deleted:
-            revisions = doc.get("_revisions") or {}
-            ids = revisions.get("ids") or []
-            start = revisions.get("start")
-            if isinstance(start, int) and len(ids) > 1:
-                parent = db.get(doc_id, rev=f"{start - 1}-{ids[1]}")
-                collection = parent.get("collection") or parent.get("type")
-    except StoreError:
-        return None
-    return collection if isinstance(collection, str) else None
 
 
 class ProjectSession:
@@ -185,7 +165,7 @@ class ProjectSession:
                     # (it wakes the follower), so the change gets its true origin.
                     return taken
                 origin = Origin.REMOTE
-            collection = collection_of_change(db, doc_id, rev, deleted, row.get("doc"))
+            collection = collection_of_revision(db, doc_id, rev, deleted, row.get("doc"))
             self.events.publish(DocumentChanged(doc_id, rev, int(row["seq"]), collection, deleted, origin))
         return len(rows)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import storyloom
 from storyloom.export.attachments import (
@@ -50,6 +50,7 @@ from storyloom.project.content import (
     scenario_source,
     variables_source,
 )
+from storyloom.project.protocols import ProjectLike
 from storyloom.project.settings import public_settings
 from storyloom.project.tree import derive_tree
 
@@ -93,15 +94,6 @@ TYPED_CONTENT_KEYS: dict[str, tuple[str, ...]] = {
 # Collections whose content the exporter transforms (Variables are handled apart: a variable's
 # fate depends on the other variable documents).
 _TRANSFORMED: frozenset[str] = frozenset({*PROPERTY_FIELDS, "Script", "Scenario", "Map"})
-
-
-class ProjectLike(Protocol):
-    """What the exporter needs of a :class:`storyloom.project.manager.Project`."""
-
-    @property
-    def db(self) -> Any: ...
-
-    def settings(self) -> dict[str, Any]: ...
 
 
 # --------------------------------------------------------------------------------------
