@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.api.support import KEY, running_server, writer_process
+from tests.support.couch import couch, couch_server, unique_db_name  # noqa: F401
 
 DEADLINE = 20.0  # seconds; generous for a loaded CI machine (the tests assert behaviour, not speed)
 
@@ -267,3 +268,36 @@ def test_a_last_event_id_beyond_the_latest_seq_resets_then_follows_from_now(api)
     event, event_id, data = listener.next()
     assert (event, data["id"], data["rev"]) == ("change", "after-reset", result["rev"])
     assert int(event_id) == current + 1
+
+
+def test_a_replication_pull_and_edits_at_once_stay_in_seq_order_without_gaps(api, couch, tmp_path):  # noqa: F811
+    """Two writers in this process: a pull from a CouchDB server and the editor."""
+    from storyloom.project.documents import new_document
+    from storyloom.store import Database
+    from storyloom.sync import RemoteDatabase, pull, push
+
+    name = unique_db_name()
+    couch.create_db(name)
+    remote = RemoteDatabase(couch.db_url(name), username=couch.admin[0], password=couch.admin[1])
+    teammate = Database(tmp_path / "teammate.sqlite")
+    try:
+        teammate.bulk_docs([new_document("Item", f"Pulled {n}", doc_id=f"pulled-{n:03d}", sortKey=f"p{n + 1}")
+                            for n in range(200)])
+        assert push(teammate, remote).ok
+        db = api.project.db
+        since = db.info()["update_seq"]
+        listener = SseListener(api.url)
+        _wait_streams(api)
+        edits = threading.Thread(target=lambda: [api.project.editor.create("Actor", f"Local {n}") for n in range(50)])
+        edits.start()
+        status = pull(remote, db, batch_size=10)
+        edits.join()
+        assert status.ok and status.docs_written == 200
+    finally:
+        remote.close()
+        teammate.close()
+    final = db.info()["update_seq"]
+    seen = _events_until(listener, final)
+    _assert_follows_the_feed(seen, db, since)
+    ids = {data["id"] for _, _, data in seen}
+    assert {f"pulled-{n:03d}" for n in range(200)} <= ids
