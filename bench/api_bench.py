@@ -232,7 +232,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     try:
         docs = make_docs(args.docs)
         for i in range(0, len(docs), 500):
-            failures = [r for r in project.db.bulk_docs(docs[i : i + 500]) if "error" in r]
+            failures = [r for r in project.store.bulk_docs(docs[i : i + 500]) if "error" in r]
             if failures:
                 raise SystemExit(f"write failed: {failures[:3]}")
         reference = UvicornThread(reference_app(), bind_socket("127.0.0.1", 0), name="reference")
@@ -255,7 +255,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
 def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, reference_port: int) -> None:
     size = len(_get(api.port or 0, "/game-export").encode("utf-8"))
-    print(f"project: {project.db.info()['doc_count']} documents; /game-export is {size / 1e6:.1f} MB; "
+    print(f"project: {project.store.info()['doc_count']} documents; /game-export is {size / 1e6:.1f} MB; "
           f"{args.clients} concurrent clients (one process, one keep-alive connection each); "
           f"{os.cpu_count()} CPUs")
     print()

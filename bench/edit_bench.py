@@ -61,7 +61,7 @@ def main() -> int:
 
     manager = ProjectManager(username="bench")
     project = manager.create(f"edit-bench-{random.randrange(10**9)}")
-    db, editor = project.db, project.editor
+    db, editor = project.store, project.editor
     docs = make_docs(args.docs)
     for i in range(0, len(docs), 500):
         failures = [r for r in db.bulk_docs(docs[i : i + 500]) if "error" in r]

@@ -326,17 +326,17 @@ def _measure(args: argparse.Namespace, project: Any) -> int:
     docs = make_docs(args.docs)
     start = time.perf_counter()
     for i in range(0, len(docs), 500):
-        failures = [r for r in project.db.bulk_docs(docs[i : i + 500]) if "error" in r]
+        failures = [r for r in project.store.bulk_docs(docs[i : i + 500]) if "error" in r]
         if failures:
             raise SystemExit(f"write failed: {failures[:3]}")
     written = time.perf_counter() - start
     collections = list(EXPORT_NAMES)
     print(
-        f"project: {project.db.info()['doc_count']} documents over {len(collections)} collections "
+        f"project: {project.store.info()['doc_count']} documents over {len(collections)} collections "
         f"(written in {written:.2f}s), {args.repeat} rounds"
     )
 
-    db = project.db
+    db = project.store
     cache = cache_for(db)
     assert cache is not None
 

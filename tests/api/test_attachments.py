@@ -52,7 +52,7 @@ def test_every_attachment_of_the_fixture_is_served_byte_for_byte(shared_api):
         assert response.content == expected, doc_id
         assert response.headers["content-type"] == meta["content_type"]
         assert response.headers["content-length"] == str(len(expected))
-        stored = shared_api.project.db.get(doc_id)["_attachments"][name]
+        stored = shared_api.project.store.get(doc_id)["_attachments"][name]
         assert response.headers["etag"] == f'"{stored["digest"]}"'
         assert response.headers.get_list("cache-control") == ["no-cache"]  # not also no-store
         assert response.headers["x-content-type-options"] == "nosniff"
@@ -72,7 +72,7 @@ def test_if_none_match_with_the_etag_is_a_304(shared_api):
 
 def test_ids_and_names_with_slashes_spaces_and_accents(api):
     doc_id, name = "act/1", "expression défaut/1.png"
-    api.project.db.put({"_id": doc_id, "type": "Attachment", "_attachments": {
+    api.project.store.put({"_id": doc_id, "type": "Attachment", "_attachments": {
         name: {"content_type": "image/png", "data": base64.b64encode(PNG).decode()},
     }})
     response = api.get(_url(doc_id, name))
@@ -87,9 +87,9 @@ def test_ids_and_names_with_slashes_spaces_and_accents(api):
 def test_the_winning_revision_is_served_and_its_etag_changes(api):
     doc_id, name, _meta = _fixture_attachments()[0]
     before = api.get(_url(doc_id, name))
-    doc = api.project.db.get(doc_id)
+    doc = api.project.store.get(doc_id)
     doc["_attachments"] = {name: {"content_type": "image/png", "data": base64.b64encode(PNG).decode()}}
-    api.project.db.put(doc)
+    api.project.store.put(doc)
     after = api.get(_url(doc_id, name))
     assert after.content == PNG and after.headers["content-type"] == "image/png"
     assert after.headers["etag"] != before.headers["etag"]
@@ -98,7 +98,7 @@ def test_the_winning_revision_is_served_and_its_etag_changes(api):
 
 
 def test_an_unusable_content_type_is_served_as_octet_stream(api):
-    api.project.db.put({"_id": "odd-type", "_attachments": {
+    api.project.store.put({"_id": "odd-type", "_attachments": {
         "a.bin": {"content_type": "not a media type", "data": base64.b64encode(b"\x00\x01").decode()},
     }})
     response = api.get(_url("odd-type", "a.bin"))
@@ -113,19 +113,19 @@ def test_unknown_document_or_attachment_is_a_404(api):
     assert "no document with id 'no-such-doc'" in body["reason"]
     body = _assert_error(api.get(_url(doc_id, "nope.png")), 404, "not_found")
     assert "no attachment named 'nope.png'" in body["reason"] and repr(name) in body["reason"]
-    script = next(r["doc"] for r in api.project.db.all_docs(include_docs=True)["rows"]
+    script = next(r["doc"] for r in api.project.store.all_docs(include_docs=True)["rows"]
                   if r["doc"].get("type") == "Script")
     body = _assert_error(api.get(_url(script["_id"], "blob")), 404, "not_found")
     assert "its attachments: none" in body["reason"]
-    doc = api.project.db.get(doc_id)
-    api.project.db.remove(doc_id, doc["_rev"])
+    doc = api.project.store.get(doc_id)
+    api.project.store.remove(doc_id, doc["_rev"])
     body = _assert_error(api.get(_url(doc_id, name)), 404, "not_found")
     assert "deleted" in body["reason"]
 
 
 @pytest.mark.parametrize("doc_id", ["_design/idx", "_local/remote", "_all_docs"])
 def test_design_local_and_reserved_ids_are_a_400(api, doc_id):
-    api.project.db.put({"_id": "_design/idx", "views": {},
+    api.project.store.put({"_id": "_design/idx", "views": {},
                         "_attachments": {"a.txt": {"content_type": "text/plain", "data": "aGk="}}})
     body = _assert_error(api.get(_url(doc_id, "a.txt")), 400, "bad_request")
     assert repr(doc_id) in body["reason"]
@@ -148,11 +148,11 @@ def test_head_gives_the_headers_without_the_bytes(shared_api):
 
 def test_the_game_export_stubs_resolve_to_their_bytes(api):
     """The attachment stubs of the game export name a path of this endpoint."""
-    item = next(r["doc"] for r in api.project.db.all_docs(include_docs=True)["rows"]
+    item = next(r["doc"] for r in api.project.store.all_docs(include_docs=True)["rows"]
                 if r["doc"].get("type") == "Item")
     item["_attachments"] = {"icon large.png": {"content_type": "image/png",
                                                "data": base64.b64encode(PNG).decode()}}
-    api.project.db.put(item)
+    api.project.store.put(item)
     export = api.get("/game-export?collections=Items").json()
     stubs = [(doc["_id"], name, stub) for doc in export["items"]
              for name, stub in (doc.get("_attachments") or {}).items()]

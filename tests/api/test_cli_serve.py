@@ -162,7 +162,7 @@ def test_headless_navigate_is_409(served_project):
     from storyloom.project.manager import ProjectManager
 
     with ProjectManager().open(served_project) as project:
-        script = next(r["id"] for r in project.db.all_docs(include_docs=True)["rows"]
+        script = next(r["id"] for r in project.store.all_docs(include_docs=True)["rows"]
                       if r["doc"].get("type") == "Script")
     with serve(served_project, "--port", str(free_port()), env=KEY_ENV) as (served, url):
         response = httpx.get(url + "/navigate", params={"id": script}, headers={"x-api-key": KEY},

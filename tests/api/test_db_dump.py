@@ -11,7 +11,7 @@ import pytest
 @pytest.fixture(scope="module")
 def dump_api(shared_api):
     """The Garden project plus what the sample lacks: a conflict, a deleted doc, design and local docs."""
-    db = shared_api.project.db
+    db = shared_api.project.store
     db.bulk_docs(
         [{"_id": "zz-conflicted", "_rev": "1-" + "a" * 32, "type": "Misc", "n": 1},
          {"_id": "zz-conflicted", "_rev": "1-" + "b" * 32, "type": "Misc", "n": 2}],
@@ -25,7 +25,7 @@ def dump_api(shared_api):
 
 
 def _ids(project: Any) -> list[str]:
-    return [row["id"] for row in project.db.all_docs()["rows"]]
+    return [row["id"] for row in project.store.all_docs()["rows"]]
 
 
 def _case(ids: list[str]) -> list[tuple[dict[str, str], dict[str, Any]]]:
@@ -64,7 +64,7 @@ def _case(ids: list[str]) -> list[tuple[dict[str, str], dict[str, Any]]]:
 
 
 def test_every_option_matches_the_store(dump_api):
-    db = dump_api.project.db
+    db = dump_api.project.store
     for params, options in _case(_ids(dump_api.project)):
         response = dump_api.get("/db-dump", params=params)
         assert response.status_code == 200, (params, response.text)
@@ -99,7 +99,7 @@ def test_the_response_is_streamed(dump_api):
         assert response.headers.get("transfer-encoding") == "chunked"
         assert "content-length" not in response.headers
         text = b"".join(response.iter_bytes()).decode()
-    assert json.loads(text)["total_rows"] == dump_api.project.db.info()["doc_count"]
+    assert json.loads(text)["total_rows"] == dump_api.project.store.info()["doc_count"]
 
 
 @pytest.mark.parametrize(
@@ -174,7 +174,7 @@ def test_a_lone_surrogate_is_a_400_naming_the_parameter(dump_api, name, value):
 
 
 def test_valid_non_ascii_keys_still_work(dump_api):
-    db = dump_api.project.db
+    db = dump_api.project.store
     db.put({"_id": "zz-café-😀", "type": "Misc"})
     for params in ({"key": json.dumps("zz-café-😀")}, {"key": '"zz-caf\\u00e9-\\ud83d\\ude00"'},
                    {"keys": json.dumps(["zz-café-😀"])}):
@@ -183,7 +183,7 @@ def test_valid_non_ascii_keys_still_work(dump_api):
 
 
 def test_null_keys_mean_not_given_as_in_the_store(dump_api):
-    db = dump_api.project.db
+    db = dump_api.project.store
     for name in ("key", "startkey", "endkey"):
         response = dump_api.get("/db-dump", params={name: "null", "include_docs": "false"})
         assert response.status_code == 200

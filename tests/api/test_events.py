@@ -78,7 +78,7 @@ def test_a_change_is_an_event_with_id_collection_rev_deleted(api):
     assert listener.status == 200
     assert listener.content_type.startswith("text/event-stream")
     _wait_streams(api)
-    db = api.project.db
+    db = api.project.store
     result = db.put({"_id": "new-script", "type": "Script", "collection": "Script", "name": "n"})
     event, event_id, data = listener.next()
     assert event == "change"
@@ -92,7 +92,7 @@ def test_a_change_is_an_event_with_id_collection_rev_deleted(api):
 def test_every_document_of_a_bulk_write_gets_an_event_and_local_docs_none(api):
     listener = SseListener(api.url)
     _wait_streams(api)
-    db = api.project.db
+    db = api.project.store
     db.put_local({"_id": "_local/checkpoint", "seq": 1})
     db.bulk_docs([{"_id": f"bulk-{i}", "type": "Item", "collection": "Item"} for i in range(5)])
     db.put({"_id": "_design/idx", "views": {}})
@@ -104,7 +104,7 @@ def test_every_document_of_a_bulk_write_gets_an_event_and_local_docs_none(api):
 
 
 def test_last_event_id_replays_what_was_missed(api):
-    db = api.project.db
+    db = api.project.store
     since = db.info()["update_seq"]
     db.put({"_id": "missed-1", "type": "Gdd", "collection": "Gdd"})
     db.put({"_id": "missed-2", "type": "Quest", "collection": "Quest"})
@@ -211,7 +211,7 @@ def _assert_follows_the_feed(seen: list[tuple[str, str | None, Any]], db: Any, s
 
 
 def test_writes_from_another_process_and_this_one_are_events_in_seq_order_without_gaps(api):
-    db = api.project.db
+    db = api.project.store
     since = db.info()["update_seq"]
     listener = SseListener(api.url)
     _wait_streams(api)
@@ -231,7 +231,7 @@ def test_writes_from_another_process_and_this_one_are_events_in_seq_order_withou
 
 
 def test_last_event_id_resumes_exactly_after_that_seq(api):
-    db = api.project.db
+    db = api.project.store
     writer = writer_process(api.project.id, "changes", "20")
     out, err = writer.communicate(timeout=60)
     assert writer.returncode == 0, err
@@ -258,7 +258,7 @@ def test_a_malformed_last_event_id_is_a_400(api, value):
 
 
 def test_a_last_event_id_beyond_the_latest_seq_resets_then_follows_from_now(api):
-    db = api.project.db
+    db = api.project.store
     current = db.info()["update_seq"]
     listener = SseListener(api.url, headers={"last-event-id": str(current + 1000)})
     event, event_id, data = listener.next()
@@ -284,7 +284,7 @@ def test_a_replication_pull_and_edits_at_once_stay_in_seq_order_without_gaps(api
         teammate.bulk_docs([new_document("Item", f"Pulled {n}", doc_id=f"pulled-{n:03d}", sortKey=f"p{n + 1}")
                             for n in range(200)])
         assert push(teammate, remote).ok
-        db = api.project.db
+        db = api.project.store
         since = db.info()["update_seq"]
         listener = SseListener(api.url)
         _wait_streams(api)

@@ -21,7 +21,7 @@ from storyloom.project.manager import ProjectManager
 
 
 def changes(project, count: int) -> None:
-    db = project.db
+    db = project.store
     editor = project.editor
     made = 0
     rev = None
@@ -46,7 +46,7 @@ def changes(project, count: int) -> None:
 
 
 def renames(project, stop_file: Path) -> None:
-    db = project.db
+    db = project.store
     rounds = 0
     rev = None
     while not stop_file.exists():

@@ -85,7 +85,7 @@ def test_local_edits_arrive_in_seq_order_with_collection_and_origin(session) -> 
     ]
     seqs = [c.seq for c in changes]
     assert seqs == sorted(seqs) and len(set(seqs)) == 4
-    assert changes[-1].rev == session.db.get(item.id, rev=changes[-1].rev)["_rev"]
+    assert changes[-1].rev == session.project.store.get(item.id, rev=changes[-1].rev)["_rev"]
     assert recorder.threads == {session._follower._thread.name}
 
 
@@ -128,7 +128,7 @@ def test_a_pull_and_edits_at_once_give_one_gap_free_stream_in_seq_order(
                           for n in range(300)])
         assert push(source, remote).ok
         recorder = Recorder()
-        start_seq = session.db.update_seq
+        start_seq = session.project.store.update_seq
         session.subscribe(recorder)
         local_ids: list[str] = []
 
@@ -138,7 +138,7 @@ def test_a_pull_and_edits_at_once_give_one_gap_free_stream_in_seq_order(
 
         editor_thread = threading.Thread(target=edit)
         editor_thread.start()
-        status = pull(remote, session.db, batch_size=20)
+        status = pull(remote, session.project.store, batch_size=20)
         editor_thread.join()
         assert status.ok
         assert session.wait_for_events()
@@ -149,7 +149,7 @@ def test_a_pull_and_edits_at_once_give_one_gap_free_stream_in_seq_order(
     seqs = [c.seq for c in changes]
     assert seqs == sorted(seqs) and len(seqs) == len(set(seqs)), "events out of seq order"
     # Gap-free: every change of the feed after the start is one of the events, at the same seq.
-    feed = session.db.changes(since=start_seq)["results"]
+    feed = session.project.store.changes(since=start_seq)["results"]
     by_seq = {c.seq: c for c in changes}
     for row in feed:
         assert row["seq"] in by_seq, f"the stream skipped seq {row['seq']} ({row['id']})"
@@ -238,7 +238,7 @@ def test_the_injected_lock_policy_refuses_a_write(workspace: Workspace) -> None:
         doc = session.editor.create("Item", "Sword", lockedBy="bruno", locked=True).doc
         with pytest.raises(LockRefused, match="locked by bruno"):
             session.editor.rename(doc["_id"], "Axe")
-        assert session.db.get(doc["_id"])["name"] == "Sword"
+        assert session.project.store.get(doc["_id"])["name"] == "Sword"
 
 
 def test_close_releases_everything(workspace: Workspace) -> None:

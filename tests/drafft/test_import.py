@@ -108,7 +108,7 @@ def _contains(big: Any, small: Any) -> bool:
 
 
 def stored_docs(project: Project) -> dict[str, dict[str, Any]]:
-    rows = project.db.all_docs(include_docs=True, attachments=True)["rows"]
+    rows = project.store.all_docs(include_docs=True, attachments=True)["rows"]
     return {row["id"]: row["doc"] for row in rows}
 
 
@@ -188,8 +188,8 @@ def test_attachments_byte_for_byte(imported: Any, key: str) -> None:
         for name, att in (doc.get("_attachments") or {}).items():
             seen += 1
             target_id, target_name = report.attachment_moves.get((doc_id, name), (doc_id, name))
-            assert project.db.get_attachment(target_id, target_name) == base64.b64decode(att["data"]), (doc_id, name)
-            stored = project.db.get(target_id)["_attachments"][target_name]
+            assert project.store.get_attachment(target_id, target_name) == base64.b64decode(att["data"]), (doc_id, name)
+            stored = project.store.get(target_id)["_attachments"][target_name]
             assert stored["content_type"] == (att.get("content_type") or doc.get("mimeType"))
     assert seen == total
     assert len(report.attachment_moves) == moved
@@ -203,12 +203,12 @@ def test_expression_images_become_attachment_documents(imported: Any, key: str) 
     created = {c.id: c.reason for c in report.created if c.type == "Attachment"}
     shared = 0
     for (actor_id, att_name), (image_id, _) in report.attachment_moves.items():
-        actor = project.db.get(actor_id)
+        actor = project.store.get(actor_id)
         assert att_name not in (actor.get("_attachments") or {})
         name = att_name.removeprefix("expression_")
         entry = next(e for e in actor["content"]["expressions"] if e["name"] == name)
         assert entry["_id"] == image_id and entry["permalink"].endswith(f"://image/{image_id}")
-        image = project.db.get(image_id)
+        image = project.store.get(image_id)
         assert image["type"] == image["collection"] == "Attachment"
         assert image["mimeType"] == source[actor_id]["_attachments"][att_name]["content_type"]
         actor_name = source[actor_id]["name"]
@@ -274,7 +274,7 @@ def test_epoch_milliseconds_in_the_garden(imported: Any) -> None:
     epoch = [(i, d["lastModified"]) for i, d in source.items() if isinstance(d.get("lastModified"), int)]
     assert epoch
     for doc_id, millis in epoch:
-        assert project.db.get(doc_id)["lastModified"] == normalise_date(millis)
+        assert project.store.get(doc_id)["lastModified"] == normalise_date(millis)
 
 
 @pytest.mark.parametrize("key", ALL)
@@ -336,7 +336,7 @@ def test_v1_dialogues_keep_nodes_and_links(imported: Any, key: str) -> None:
     for doc_id, original in fixture_docs(key).items():
         if original.get("type") != "Dialogue":
             continue
-        tree = project.db.get(doc_id)["content"]["tree"]
+        tree = project.store.get(doc_id)["content"]["tree"]
         graph = original["graph"]
         assert len(tree["nodes"]) == len(graph["nodes"]) and len(tree["edges"]) == len(graph["links"])
         assert [n["id"] for n in tree["nodes"]] == [n["id"] for n in graph["nodes"]]
@@ -346,28 +346,28 @@ def test_v1_dialogues_keep_nodes_and_links(imported: Any, key: str) -> None:
             assert node["data"]["nodeType"] == v1["extras"]["type"].lower()
             assert node["data"]["scriptId"] == v1["extras"]["scriptID"]
             assert [h["id"] for h in node["data"]["handles"]] == [p["id"] for p in v1["ports"]]
-        assert project.db.get(doc_id)["graph"] == graph  # the v1 graph is kept as it was
+        assert project.store.get(doc_id)["graph"] == graph  # the v1 graph is kept as it was
 
 
 def test_v1_shapes_are_converted(imported: Any) -> None:
     project, _ = imported("one-bullet")
     source = fixture_docs("one-bullet")
-    script = project.db.get("0381b5a4-c917-42aa-8919-955d465835f2")
+    script = project.store.get("0381b5a4-c917-42aa-8919-955d465835f2")
     assert script["content"] == {"script": source[script["_id"]]["content"]}
     assert script["editorMode"] == "text" and "scriptEditorMode" not in script
-    item = project.db.get("1a926467-529a-474a-a4db-a7ccb4019261")
+    item = project.store.get("1a926467-529a-474a-a4db-a7ccb4019261")
     assert item["content"] == {"item": source[item["_id"]]["properties"], "notes": source[item["_id"]]["content"]}
-    quest = project.db.get("5be4f30e-69f4-4305-a60a-8fcf4fc45e39")
+    quest = project.store.get("5be4f30e-69f4-4305-a60a-8fcf4fc45e39")
     assert quest["content"]["properties"].startswith("Title: Execute the plan.")
     assert quest["content"]["conditions"] == "KillCamille: true"
-    actor = project.db.get("7131db13-670a-4f4c-80ab-03e9b51bf6a2")
+    actor = project.store.get("7131db13-670a-4f4c-80ab-03e9b51bf6a2")
     assert actor["content"]["bio"].startswith("<p>Bella is a 24-year-old")
     assert actor["content"]["properties"].startswith("name: BELLE")
     assert "bio" not in actor and "properties" not in actor
     assert actor["age"] == "BELLE" and actor["gender"] == ""  # unknown to v2: kept
-    gdd = project.db.get("94c48096-2715-4ec9-b94e-08f1c6aed93c")
+    gdd = project.store.get("94c48096-2715-4ec9-b94e-08f1c6aed93c")
     assert gdd["content"]["gdd"].startswith("<p>") and gdd["editor"] == "richText"
-    kanban = project.db.get("41bf58e1-4a12-4528-a222-d69e7fe5d843")
+    kanban = project.store.get("41bf58e1-4a12-4528-a222-d69e7fe5d843")
     columns = kanban["content"]["columns"]
     assert [c["title"] for c in columns] == ["To Do", "Doing", "Done"]
     assert [len(c["cards"]) for c in columns] == [2, 2, 1]
@@ -382,7 +382,7 @@ def test_hotkeys_become_misc_documents(imported: Any) -> None:
     folder = next(c for c in report.created if c.type == "Folder")
     tree = derive_tree(stored_docs(project).values())
     assert sorted(tree[folder.id]["children"]) == sorted(hotkeys)
-    doc = project.db.get("218a1889-2660-4813-8ee4-2f452283baf3")
+    doc = project.store.get("218a1889-2660-4813-8ee4-2f452283baf3")
     assert doc["type"] == doc["collection"] == "Misc" and doc["editorLanguage"] == "json"
     assert json.loads(doc["content"]["properties"])["bindKey"] == {"win": "Ctrl-3", "mac": "Command-3"}
     assert doc["originalCollection"] == "Hotkeys"
@@ -395,7 +395,7 @@ def test_settings_get_a_project_id_and_lose_replication_credentials(imported: An
     assert settings["projectName"] == project.name
     assert not any(k.startswith("remoteDb") for k in settings)
     assert settings["dbName"] == "drafft_one_bullet"  # unknown to Storyloom: kept
-    local = project.db.get_local("_local/drafft-remote")
+    local = project.store.get_local("_local/drafft-remote")
     assert local["remoteDbUrl"] == "http://192.168.99.2:5984" and local["remoteDbUsername"] == "admin"
     assert "remoteDbPassword" not in local  # never kept: the user enters it again
     assert report.local_documents == ["_local/drafft-remote"]
@@ -405,7 +405,7 @@ def test_settings_get_a_project_id_and_lose_replication_credentials(imported: An
     garden, _ = imported("garden")
     assert garden.settings()["kanban"] == fixture_docs("garden")["ProjectSettings"]["kanban"]
     with pytest.raises(NotFound):
-        garden.db.get_local("_local/drafft-remote")
+        garden.store.get_local("_local/drafft-remote")
 
 
 def test_importing_twice_gives_two_projects(manager: ProjectManager) -> None:

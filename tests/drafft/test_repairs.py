@@ -37,7 +37,7 @@ def script(doc_id: str, **fields: Any) -> dict[str, Any]:
 
 
 def stored(project: Project) -> dict[str, dict[str, Any]]:
-    rows = project.db.all_docs(include_docs=True, attachments=True)["rows"]
+    rows = project.store.all_docs(include_docs=True, attachments=True)["rows"]
     return {row["id"]: row["doc"] for row in rows}
 
 
@@ -408,7 +408,7 @@ def test_expression_images_reuse_an_attachment_document_with_the_same_bytes(
         assert report.attachments == 5  # every attachment of the backup is kept (4 of them as 2 documents)
         for (actor_id, att_name), (image_id, blob) in report.attachment_moves.items():
             source = next(d for d in docs if d["_id"] == actor_id)["_attachments"][att_name]
-            assert project.db.get_attachment(image_id, blob) == base64.b64decode(source["data"])
+            assert project.store.get_attachment(image_id, blob) == base64.b64decode(source["data"])
         assert "Expression images stored once" in report.to_text()
     finally:
         project.close()

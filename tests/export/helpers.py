@@ -66,7 +66,8 @@ class MemoryProject:
     """A stand-in for ``storyloom.project.manager.Project`` over an in-memory store."""
 
     def __init__(self, docs: list[dict[str, Any]], name: str = "Memory", project_id: str = "p-1") -> None:
-        self.db = Database(":memory:")
+        self.store = Database(":memory:")
+        self.db = self.store
         self.name = name
         self.id = project_id
         with_revs = [d for d in docs if "_rev" in d]

@@ -72,7 +72,7 @@ def test_dump_verb(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFi
     dump = json.loads(capsys.readouterr().out)
     project = ProjectManager().open(garden_project)
     try:
-        expected = project.db.all_docs(include_docs=True, attachments=True)
+        expected = project.store.all_docs(include_docs=True, attachments=True)
     finally:
         project.close()
     assert dump["rows"] == expected["rows"]
@@ -120,7 +120,8 @@ def test_schema_sidecar_and_export_come_from_one_reading(
 
     def open_with_edit(self, name_or_id):
         project = real_open(self, name_or_id)
-        project.db = _EditsAfterFirstRead(project.db, edit)
+        # the export reads through project.db; the edit writes to the store underneath
+        project.db = _EditsAfterFirstRead(project.store, edit)
         stores.append(project.db)
         return project
 

@@ -43,7 +43,7 @@ def test_fixture_project_exports_and_validates(path: Path, selection: str) -> No
         collections = None if selection == "default" else ",".join(EXPORT_NAMES)
         export_text = dumps_export(build_game_export(project, collections, exported_by="tester"))
         schema = build_schema(project, collections)
-        docs = read_documents(project.db)
+        docs = read_documents(project.store)
     finally:
         project.close()
 
@@ -103,7 +103,7 @@ def test_every_image_and_attachment_link_resolves_to_an_exported_attachment(path
     project, _ = import_backup(ProjectManager(), path)
     try:
         export = json.loads(dumps_export(build_game_export(project, ",".join(EXPORT_NAMES), exported_by="tester")))
-        stored = {d["_id"]: d for d in read_documents(project.db) if d.get("type") == "Attachment"}
+        stored = {d["_id"]: d for d in read_documents(project.store) if d.get("type") == "Attachment"}
     finally:
         project.close()
 
@@ -164,7 +164,7 @@ def test_export_is_byte_identical_cold_warm_and_across_processes(path: Path, sel
     project, _ = import_backup(ProjectManager(), path)
     collections = "" if selection == "default" else ",".join(EXPORT_NAMES)
     try:
-        cache = cache_for(project.db)
+        cache = cache_for(project.db)  # the export reads through the project's read view
         assert cache is not None
         cache.clear()
         cold = dumps_export(build_game_export(project, collections or None, exported_by="tester"))

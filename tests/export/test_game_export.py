@@ -238,7 +238,7 @@ def test_referenced_attachment_documents_are_listed_in_meta_and_expressions_poin
     # Warm (per-revision memo): the same, and the stored actor is untouched.
     again = json.loads(dumps_export(build_game_export(project, "Actors")))
     assert again["actors"] == export["actors"] and again["_meta"]["attachments"] == export["_meta"]["attachments"]
-    assert "attachmentId" not in json.dumps(project.db.get("act-1"))
+    assert "attachmentId" not in json.dumps(project.store.get("act-1"))
 
 
 def test_meta_lists_only_the_attachments_the_exported_documents_reference() -> None:
@@ -289,8 +289,8 @@ def test_v1_editor_data_is_not_exported_twice() -> None:
     assert "data" not in export["kanban"][0] and export["kanban"][0]["content"]["columns"] == []
     assert export["grids"][0]["content"]["data"] == [["a"]]
     # kept in the store
-    assert project.db.get("d1")["graph"] == graph
-    assert project.db.get("k1")["data"] == lanes
+    assert project.store.get("d1")["graph"] == graph
+    assert project.store.get("k1")["data"] == lanes
 
 
 def test_project_settings_go_through_public_settings() -> None:
@@ -392,8 +392,8 @@ def test_variables_export_parsed_state_without_editor_or_simulation_data() -> No
 
 def test_simulation_state_never_leaks() -> None:
     project = MemoryProject([settings_doc(), variable("v1", "_sid: player\ncourage: 5\n")])
-    project.db.put_local({"_id": "_local/live-state", "player": {"courage": 42}})
-    project.db.put_local({"_id": "_local/simulator", "scenario": "hero"})
+    project.store.put_local({"_id": "_local/live-state", "player": {"courage": 42}})
+    project.store.put_local({"_id": "_local/simulator", "scenario": "hero"})
     text = dumps_export(build_game_export(project, None))
     assert "live-state" not in text and "simulator" not in text and "42" not in text
 

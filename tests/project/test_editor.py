@@ -37,7 +37,7 @@ def test_create_stamps_and_defaults(project: Project) -> None:
 def test_update_rename_patch_stamp_modified(project: Project) -> None:
     times = iter(["2030-01-01T00:00:00.000Z", "2030-01-02T00:00:00.000Z", "2030-01-03T00:00:00.000Z",
                   "2030-01-04T00:00:00.000Z"])
-    editor = Editor(project.db, "writer", clock=lambda: next(times))
+    editor = Editor(project.store, "writer", clock=lambda: next(times))
     created = editor.create("Item", "Sword").doc
     assert created["created"] == created["modified"] == "2030-01-01T00:00:00.000Z"
     doc = editor.get(created["_id"])
@@ -48,7 +48,7 @@ def test_update_rename_patch_stamp_modified(project: Project) -> None:
     assert stored["modified"] == "2030-01-02T00:00:00.000Z"
     assert stored["created"] == "2030-01-01T00:00:00.000Z"
     assert stored["content"]["item"] == "damage: 3" and stored["_rev"] == updated.rev
-    other = Editor(project.db, lambda: "someone-else", clock=lambda: next(times))
+    other = Editor(project.store, lambda: "someone-else", clock=lambda: next(times))
     other.rename(created["_id"], "Great Sword")
     stored = editor.get(created["_id"])
     assert stored["name"] == "Great Sword" and stored["modifiedBy"] == "someone-else"
@@ -68,11 +68,11 @@ def test_update_needs_the_current_rev(project: Project) -> None:
 
 
 def test_invalid_writes_are_refused_and_nothing_is_stored(project: Project) -> None:
-    before = project.db.info()["doc_count"]
+    before = project.store.info()["doc_count"]
     with pytest.raises(ValidationError) as info:
         project.editor.create("Script", "Bad", content={"script": ["not", "text"]})
     assert info.value.field == "content.script"
-    assert project.db.info()["doc_count"] == before
+    assert project.store.info()["doc_count"] == before
     doc = project.editor.create("Script", "Good").doc
     current = project.editor.get(doc["_id"])
     current["children"] = []
@@ -207,7 +207,7 @@ class RecordingEditor(Editor):
 
 
 def test_every_write_passes_the_one_gate(project: Project) -> None:
-    editor = RecordingEditor(project.db)
+    editor = RecordingEditor(project.store)
     folder = editor.create("Folder", "F", collection="Script").id
     doc = editor.create("Script", "S").doc
     current = editor.get(doc["_id"])
@@ -236,14 +236,14 @@ def test_the_lock_policy_refuses_a_write_at_the_gate(project: Project) -> None:
                 raise LockRefused(doc["_id"], previous["lockedBy"])
 
     doc = project.editor.create("Script", "S", locked=True, lockedBy="bob").doc
-    locked = Editor(project.db, "ana", lock_policy=HeldByOthers())
+    locked = Editor(project.store, "ana", lock_policy=HeldByOthers())
     with pytest.raises(LockRefused, match="locked by bob"):
         locked.rename(doc["_id"], "mine now")
     with pytest.raises(LockRefused):
         locked.delete(doc["_id"])
     assert asked == [(doc["_id"], "rename", "ana"), (doc["_id"], "delete", "ana")]
     assert project.editor.get(doc["_id"])["name"] == "S"
-    assert Editor(project.db, "bob", lock_policy=HeldByOthers()).rename(doc["_id"], "Bob's").doc["name"] == "Bob's"
+    assert Editor(project.store, "bob", lock_policy=HeldByOthers()).rename(doc["_id"], "Bob's").doc["name"] == "Bob's"
 
 
 def test_tree_matches_derive_tree(project: Project) -> None:
@@ -263,7 +263,7 @@ def test_writes_keep_attachments(project: Project) -> None:
     doc = editor.get(image)
     assert doc["name"] == "picture" and doc["content"]["notes"] == "a note"
     assert doc["_attachments"]["blob"]["stub"] is True
-    assert project.db.get_attachment(image, "blob") == b"hello"
+    assert project.store.get_attachment(image, "blob") == b"hello"
 
 
 def test_local_documents_are_written_through_the_gate(project: Project) -> None:
@@ -273,11 +273,11 @@ def test_local_documents_are_written_through_the_gate(project: Project) -> None:
         def check_write(self, doc: dict[str, Any], intent: str, previous: Any, username: str) -> None:
             asked.append(f"{doc['_id']} {intent}")
 
-    editor = Editor(project.db, "ana", lock_policy=Recording())
+    editor = Editor(project.store, "ana", lock_policy=Recording())
     result = editor.write_local({"_id": "_local/remote", "url": "https://couch.example"})
-    assert result["ok"] and project.db.get_local("_local/remote")["url"] == "https://couch.example"
+    assert result["ok"] and project.store.get_local("_local/remote")["url"] == "https://couch.example"
     assert asked == ["_local/remote import"]
     with pytest.raises(ValidationError, match="_local/"):
         editor.write_local({"_id": "not-local", "x": 1})
     with pytest.raises(NotFound):
-        project.db.get("not-local")
+        project.store.get("not-local")

@@ -91,17 +91,17 @@ def test_index_follows_writes_made_directly_to_the_store(project: Project) -> No
     first = editor.create("Script", "first", parent=folder).doc
     # A write that bypasses the editor: placed after "first" by its key.
     direct = doc_of("Script", "direct", parent=folder, sort_key=first["sortKey"] + "z")
-    project.db.put(direct)
+    project.store.put(direct)
     assert [s.name for s in editor.index.siblings(folder)] == ["first", "direct"]
     last = editor.create("Script", "last", parent=folder).id
     assert editor.tree()[folder]["children"] == [first["_id"], direct["_id"], last]
     # Moved out directly: the editor's next placement no longer sees it under the folder.
-    moved = project.db.get(direct["_id"]) | {"parent": None}
-    project.db.put(moved)
+    moved = project.store.get(direct["_id"]) | {"parent": None}
+    project.store.put(moved)
     assert [s.name for s in editor.index.children(folder)] == ["first", "last"]
     assert direct["_id"] in [s["_id"] for s in editor.siblings(None, "Script")]
     # A Variable written directly owns its _sid for the editor's duplicate check.
-    project.db.put(variable("hero", "hero"))
+    project.store.put(variable("hero", "hero"))
     with pytest.raises(ValidationError) as info:
         editor.create("Variable", "hero 2", content={"variables": "_sid: hero"})
     assert info.value.code == "duplicate-sid"
@@ -113,9 +113,9 @@ def test_index_follows_replicated_writes(project: Project) -> None:
     top = editor.create("Folder", "Top", collection="Script").id
     # A folder replicated in under the editor's folder, and a script inside it.
     remote_folder = doc_of("Folder", "Remote", collection="Script", parent=top, sort_key="a")
-    replicate(project.db, remote_folder, 1, "a")
+    replicate(project.store, remote_folder, 1, "a")
     remote_script = doc_of("Script", "remote script", parent=remote_folder["_id"], sort_key="V")
-    replicate(project.db, remote_script, 3, "bcd")
+    replicate(project.store, remote_script, 3, "bcd")
     assert [s.id for s in editor.index.children(remote_folder["_id"])] == [remote_script["_id"]]
     # The editor places after the replicated sibling and refuses a cycle through the replica.
     mine = editor.create("Script", "mine", parent=remote_folder["_id"]).id
@@ -124,7 +124,7 @@ def test_index_follows_replicated_writes(project: Project) -> None:
         editor.move(top, remote_folder["_id"])
     assert info.value.code == "parent-cycle"
     # A replicated Variable's _sid is taken; a replicated update that changes it frees the old one.
-    replicate(project.db, variable("remote var", "shared"), 1, "e")
+    replicate(project.store, variable("remote var", "shared"), 1, "e")
     with pytest.raises(ValidationError):
         editor.create("Variable", "dup", content={"variables": "_sid: shared"})
     assert_index_exact(editor)
@@ -137,16 +137,16 @@ def test_index_follows_deletes(project: Project) -> None:
     shield = editor.create("Item", "shield", parent=folder).id
     var = editor.create("Variable", "player", content={"variables": "_sid: player"}).doc
     # Deleted behind the editor's back: the folder goes, its children become top level.
-    project.db.remove(folder, project.db.get(folder)["_rev"])
+    project.store.remove(folder, project.store.get(folder)["_rev"])
     assert editor.index.get(folder) is None
     assert [s.id for s in editor.index.siblings(None, "Item")] == [sword, shield]
     assert editor.index.children(folder) == []
     # The folder comes back (replicated, new branch): the children are under it again.
-    replicate(project.db, doc_of("Folder", "F", collection="Item") | {"_id": folder}, 1, "f")
+    replicate(project.store, doc_of("Folder", "F", collection="Item") | {"_id": folder}, 1, "f")
     assert [s.id for s in editor.index.children(folder)] == [sword, shield]
     assert editor.index.siblings(None, "Item")[0].id == folder
     # A deleted Variable frees its _sid.
-    project.db.remove(var["_id"], var["_rev"])
+    project.store.remove(var["_id"], var["_rev"])
     assert editor.index.sid_owners("player") == []
     editor.create("Variable", "player again", content={"variables": "_sid: player"})
     # Deletes through the editor (recursive) leave nothing behind in the index.
@@ -156,7 +156,7 @@ def test_index_follows_deletes(project: Project) -> None:
 
 
 def test_index_follows_the_winning_revision_of_a_conflict(project: Project) -> None:
-    db, editor = project.db, project.editor
+    db, editor = project.store, project.editor
     here = editor.create("Folder", "here", collection="Script").id
     there = editor.create("Folder", "there", collection="Script").id
     created = editor.create("Script", "S", parent=here).doc
@@ -189,7 +189,7 @@ def test_index_follows_the_winning_revision_of_a_conflict(project: Project) -> N
 
 
 def test_conflicting_variables_use_the_winners_sid(project: Project) -> None:
-    db, editor = project.db, project.editor
+    db, editor = project.store, project.editor
     var = editor.create("Variable", "v", content={"variables": "_sid: alpha"}).doc
     editor.rename(var["_id"], "local edit")
     # A concurrent remote edit of the first revision that wins, and changes the _sid.
@@ -232,24 +232,24 @@ def test_index_sees_writes_from_another_thread(tmp_path) -> None:
 
 
 def test_catch_up_reads_only_new_changes(project: Project) -> None:
-    index = ProjectIndex(project.db)
+    index = ProjectIndex(project.store)
     for n in range(5):
         project.editor.create("Item", f"i{n}")
-    assert index.refresh() == project.db.info()["doc_count"]
+    assert index.refresh() == project.store.info()["doc_count"]
     assert index.refresh() == 0
-    project.db.put(doc_of("Item", "one more"))
+    project.store.put(doc_of("Item", "one more"))
     assert index.refresh() == 1
-    assert index.last_seq == project.db.info()["update_seq"]
+    assert index.last_seq == project.store.info()["update_seq"]
 
 
 def test_design_documents_are_not_indexed(project: Project) -> None:
-    project.db.put({"_id": "_design/idx", "type": "Script", "collection": "Script", "parent": None})
+    project.store.put({"_id": "_design/idx", "type": "Script", "collection": "Script", "parent": None})
     assert project.editor.index.get("_design/idx") is None
     assert "_design/idx" not in [s.id for s in project.editor.index.siblings(None, "Script")]
 
 
 def test_malformed_stored_documents_do_not_break_the_index(project: Project) -> None:
-    db, editor = project.db, project.editor
+    db, editor = project.store, project.editor
     db.put({"_id": "odd1", "type": "Script", "collection": ["not", "text"], "parent": 7, "sortKey": 3})
     db.put({"_id": "odd2", "type": ["x"], "parent": "nowhere"})
     db.put({"_id": "odd3", "type": "Variable", "content": {"variables": "_sid: [unclosed"}})
@@ -273,7 +273,7 @@ def test_scenarios_record_the_states_they_override(project: Project) -> None:
 
 def test_index_matches_a_full_scan_under_random_writes(project: Project) -> None:
     rng = random.Random(7)
-    db, editor = project.db, project.editor
+    db, editor = project.store, project.editor
     folders: dict[str, list[str]] = {c: [] for c in COLLECTIONS}
     leaves: list[str] = []
     sids = [f"s{n}" for n in range(6)]
@@ -330,14 +330,14 @@ def test_indexed_context_answers_like_the_full_scan(project: Project) -> None:
     editor = project.editor
     editor.create("Variable", "player", content={"variables": "_sid: player\ncourage: 5"})
     stored_b = editor.create("Variable", "b", content={"variables": "_sid: npc\nmood: 1"}).doc
-    project.db.put(variable("direct dup", "player") | {"_id": "zz-direct"})
-    project.db.put(variable("early", "early") | {"_id": "00-early"})
+    project.store.put(variable("direct dup", "player") | {"_id": "zz-direct"})
+    project.store.put(variable("early", "early") | {"_id": "00-early"})
     folder = editor.create("Folder", "F", collection="Scenario").id
     batch = [
         variable("again", "player") | {"_id": "aa-new"},
         variable("again 2", "player") | {"_id": "ab-new"},
-        dict(project.db.get(stored_b["_id"]), content={"variables": "_sid: player"}),
-        variable("early moved", "npc") | {"_id": "00-early", "_rev": project.db.get("00-early")["_rev"]},
+        dict(project.store.get(stored_b["_id"]), content={"variables": "_sid: player"}),
+        variable("early moved", "npc") | {"_id": "00-early", "_rev": project.store.get("00-early")["_rev"]},
         variable("broken", "x") | {"content": {"variables": "_sid: [broken"}},
         doc_of("Scenario", "sc", parent=folder, content={"scenario": "{player: {courage: 'x'}, npc: {mood: 2}}"}),
         doc_of("Scenario", "sc2", content={"scenario": "{early: {}, ghost: {}}"}),
@@ -345,8 +345,8 @@ def test_indexed_context_answers_like_the_full_scan(project: Project) -> None:
         doc_of("Folder", "loop", collection="Scenario", parent=folder) | {"_id": folder},
     ]
     pending = {doc["_id"]: doc for doc in batch}
-    with_index = StoreContext(project.db, pending, index=editor.index)
-    full_scan = StoreContext(project.db, pending)
+    with_index = StoreContext(project.store, pending, index=editor.index)
+    full_scan = StoreContext(project.store, pending)
     for doc in batch:
         assert check_document(doc, with_index) == check_document(doc, full_scan), doc["_id"]
         assert with_index.variable_sid_owner("player", doc["_id"]) == full_scan.variable_sid_owner("player", doc["_id"])
@@ -356,8 +356,8 @@ def test_indexed_context_answers_like_the_full_scan(project: Project) -> None:
         assert with_index.docs_of_type(doc_type) == full_scan.docs_of_type(doc_type)
     # A single write (the editor's case) too.
     single = variable("one", "npc")
-    assert check_document(single, StoreContext(project.db, {single["_id"]: single}, index=editor.index)) == \
-        check_document(single, StoreContext(project.db, {single["_id"]: single}))
+    assert check_document(single, StoreContext(project.store, {single["_id"]: single}, index=editor.index)) == \
+        check_document(single, StoreContext(project.store, {single["_id"]: single}))
 
 
 def test_import_batch_reports_duplicate_sids_like_before(project: Project) -> None:
@@ -447,13 +447,13 @@ def big_project(project: Project) -> tuple[Project, dict[str, Any]]:
         collection = rng.choice(("Script", "Item"))
         docs.append(doc_of(collection, f"{collection} {n}", parent=rng.choice(folders[collection]),
                            sort_key=f"{n:05d}1"))
-    assert project.db.bulk_docs(docs) and len(docs) == BIG
+    assert project.store.bulk_docs(docs) and len(docs) == BIG
     return project, {"folders": folders}
 
 
 def test_a_write_reads_a_handful_of_documents_in_a_5000_document_project(big_project) -> None:
     project, layout = big_project
-    counting = CountingDb(project.db)
+    counting = CountingDb(project.store)
     editor = Editor(counting, "tester")
     # Building the index reads every document once...
     editor.index.refresh()

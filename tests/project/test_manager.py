@@ -25,7 +25,7 @@ def test_create_list_open(manager: ProjectManager) -> None:
     assert uuid.UUID(project.id)
     assert project.path == paths.projects_dir() / project.id
     assert (project.path / STORE_FILE).exists() and (project.path / "project.json").exists()
-    assert isinstance(project.db, Database)
+    assert isinstance(project.store, Database)
     settings = project.settings()
     assert settings["projectId"] == project.id
     assert settings["projectName"] == project.name == "Heist"
@@ -98,7 +98,7 @@ def _fill(manager: ProjectManager):
     editor.create("Actor", "Ana", content={"expressions": [{"name": "default", "_id": image}]})
     gone = editor.create("Gdd", "Gone").id
     editor.delete(gone)
-    project.db.put_local({"_id": "_local/remote", "url": "http://example"})
+    project.store.put_local({"_id": "_local/remote", "url": "http://example"})
     return project
 
 
@@ -199,3 +199,15 @@ def test_project_settings_validation_through_the_editor(manager: ProjectManager)
         with pytest.raises(ValidationError) as info:
             project.editor.update_settings({"defaultEditorLanguage": "xml"})
         assert info.value.field == "defaultEditorLanguage"
+
+
+def test_a_project_offers_reads_and_writes_only_through_its_editor(manager: ProjectManager) -> None:
+    with manager.create("Gated") as project:
+        created = project.editor.create("Item", "Sword")
+        assert project.db.get(created.id)["name"] == "Sword"
+        assert project.db.changes()["last_seq"] == project.db.info()["update_seq"]
+        for write in ("put", "bulk_docs", "remove", "put_local", "remove_local", "set_revs_limit"):
+            with pytest.raises(AttributeError, match="written through the project's editor"):
+                getattr(project.db, write)
+        with pytest.raises(AttributeError):
+            _ = project.db.no_such_thing

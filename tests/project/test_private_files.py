@@ -22,7 +22,7 @@ def mode(path: Path) -> int:
 def assert_private(project: Project) -> None:
     """The folder is 0700 and every store file (db, -wal, -shm) is 0600, while the project is open."""
     assert mode(project.path) == 0o700
-    project.db.info()  # a read: the -shm file exists for every open WAL database
+    project.store.info()  # a read: the -shm file exists for every open WAL database
     files = [project.path / (STORE_FILE + suffix) for suffix in ("", "-wal", "-shm")]
     for file in files:
         assert file.exists(), f"{file.name} missing: the store is not in WAL mode?"
@@ -79,7 +79,7 @@ def test_an_import_keeps_no_remote_password_anywhere_in_the_store(manager: Proje
     assert b'"remoteDbPassword": "changeme"' in source.read_bytes()
     project, report = import_backup(manager, source)
     with project:
-        local = project.db.get_local("_local/drafft-remote")
+        local = project.store.get_local("_local/drafft-remote")
         assert local["remoteDbUrl"] == "http://localhost:5984" and local["remoteDbUsername"] == "admin"
         assert project.settings()["dbName"]  # the database name stays with the settings
         assert "enter it again" in report.to_text()

@@ -119,7 +119,7 @@ def test_sync_a_project_by_name(couch: CouchServer, monkeypatch: pytest.MonkeyPa
     from storyloom.project.manager import ProjectManager
 
     project = ProjectManager().create("Sync Demo")
-    project.db.put({"_id": "note-1", "text": "hi"})
+    project.store.put({"_id": "note-1", "text": "hi"})
     project.close()
     name = couch.create_db()
     monkeypatch.setenv("STORYLOOM_REMOTE_PASSWORD", couch.admin[1])
@@ -227,7 +227,7 @@ def test_a_file_in_the_working_directory_does_not_shadow_a_project(
     from storyloom.project.manager import ProjectManager
 
     project = ProjectManager().create("Shadowed")
-    project.db.put({"_id": "from-the-project"})
+    project.store.put({"_id": "from-the-project"})
     project.close()
     workdir = tmp_path / "work"
     workdir.mkdir()

@@ -49,7 +49,7 @@ def _local_snapshot(db: Database) -> tuple[Any, list[tuple[str, str]]]:
 
 def _project_snapshot(name: str) -> tuple[Any, list[tuple[str, str]]]:
     with ProjectManager().open(name) as project:
-        return _local_snapshot(project.db)
+        return _local_snapshot(project.store)
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def big(couch: CouchServer) -> dict[str, str]:
     db_name = couch.create_db()
     try:
         with admin_client(couch, db_name) as remote:
-            status = push(project.db, remote, identity=PROJECT_IDENTITY)
+            status = push(project.store, remote, identity=PROJECT_IDENTITY)
         assert status.state == "complete" and status.docs_written > 10, status.last_error_message
         return {"id": project.id, "db": db_name}
     finally:
@@ -89,7 +89,7 @@ def _assert_refusal_message(err: str, big: dict[str, str], small_id: str) -> Non
 
 def _assert_small_intact(small_id: str) -> None:
     with ProjectManager().open("SMALL") as project:
-        settings = project.db.get(SETTINGS_ID, conflicts=True)
+        settings = project.store.get(SETTINGS_ID, conflicts=True)
         assert settings["projectId"] == small_id and settings["projectName"] == "SMALL"
         assert "_conflicts" not in settings
 
@@ -160,8 +160,8 @@ def test_live_sync_service_is_refused_in_both_directions(
 ) -> None:
     remote_before = _remote_snapshot(couch, big["db"])
     with ProjectManager().open("SMALL") as project, admin_client(couch, big["db"]) as remote:
-        local_before = _local_snapshot(project.db)
-        sync = Sync(project.db, remote, ReplicationOptions(live=True, identity=PROJECT_IDENTITY))
+        local_before = _local_snapshot(project.store)
+        sync = Sync(project.store, remote, ReplicationOptions(live=True, identity=PROJECT_IDENTITY))
         sync.start()
         try:
             status = sync.wait(20)
@@ -169,7 +169,7 @@ def test_live_sync_service_is_refused_in_both_directions(
             sync.cancel()
             sync.wait(5)
         assert sync.done
-        assert _local_snapshot(project.db) == local_before
+        assert _local_snapshot(project.store) == local_before
     assert status.push.state == status.pull.state == "error"
     for error in (status.push.last_error, status.pull.last_error):
         assert isinstance(error, ProjectMismatch)
@@ -201,7 +201,7 @@ def test_empty_database_then_the_same_project_sync(
     assert main(_sync(couch, db_name, project=str(copy_store))) == 0, capsys.readouterr().err
     assert main(_sync(couch, db_name)) == 0, capsys.readouterr().err
     with ProjectManager().open("SMALL") as project:
-        assert project.db.get("from-the-copy")["name"] == "written on the other machine"
+        assert project.store.get("from-the-copy")["name"] == "written on the other machine"
     _assert_small_intact(small)
 
 
@@ -257,14 +257,14 @@ def test_check_remote_identity_reads_both_sides(couch: CouchServer, big: dict[st
     empty = couch.create_db()
     with ProjectManager().open("SMALL") as project:
         with admin_client(couch, empty) as remote:
-            assert check_remote_identity(project.db, remote, PROJECT_IDENTITY) is None
+            assert check_remote_identity(project.store, remote, PROJECT_IDENTITY) is None
         with admin_client(couch, big["db"]) as remote, pytest.raises(ProjectMismatch) as caught:
-            check_remote_identity(project.db, remote, PROJECT_IDENTITY)
+            check_remote_identity(project.store, remote, PROJECT_IDENTITY)
     assert (caught.value.remote_id, caught.value.remote_name) == (big["id"], "BIG")
     assert (caught.value.local_id, caught.value.local_name) == (small, "SMALL")
     assert caught.value.db_url == couch.db_url(big["db"])
     with ProjectManager().open("BIG") as project, admin_client(couch, big["db"]) as remote:
-        same = check_remote_identity(project.db, remote, PROJECT_IDENTITY)
+        same = check_remote_identity(project.store, remote, PROJECT_IDENTITY)
     assert same is not None and (same.id, same.name) == (big["id"], "BIG")
 
 

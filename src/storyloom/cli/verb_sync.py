@@ -123,7 +123,7 @@ def _open_store(project: str) -> Iterator[Any]:
     except StoryloomError as exc:
         raise CliError(f"cannot open project {project!r}: {exc}") from None
     try:
-        yield opened.db
+        yield opened.project.store  # replication writes revisions as they are, past the gate
     finally:
         opened.close()
 

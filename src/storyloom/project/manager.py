@@ -45,6 +45,7 @@ from storyloom.project.settings import default_settings, is_uuid
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
 from storyloom.project.users import os_username
 from storyloom.store import Database, NotFound, StoreError
+from storyloom.store.read_view import ReadView
 from storyloom.store.revtree import parse_rev
 
 STORE_FILE = "store.sqlite3"
@@ -92,7 +93,10 @@ class Project:
 
     def __init__(self, directory: Path, db: Database, project_id: str, editor: Editor) -> None:
         self.path = directory
-        self.db = db
+        #: The store itself, for replication (which writes revisions as they are) and closing.
+        self.store = db
+        #: The reads of the store: documents are written through ``editor``, the one gate.
+        self.db = ReadView(db)
         self._id = project_id
         self.editor = editor
 
@@ -112,7 +116,7 @@ class Project:
         return self.db.get(SETTINGS_ID)
 
     def close(self) -> None:
-        self.db.close()
+        self.store.close()
 
     def __enter__(self) -> Project:
         return self
