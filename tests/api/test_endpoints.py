@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 import storyloom
-from storyloom.api.app import API_VERSION
+from storyloom.api.endpoints import API_VERSION
 from storyloom.project.collections import EXPORT_NAMES
 from tests.api.support import KEY
 
@@ -22,7 +22,7 @@ def _without_time(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _settings_doc(project: Any) -> dict[str, Any]:
-    return project.db.get("ProjectSettings")
+    return project.store.get("ProjectSettings")
 
 
 # ---------------------------------------------------------------------- /info
@@ -56,7 +56,7 @@ def test_info_never_shows_secrets_or_machine_local_settings(api):
         "dbName": "drafft_2_gof",
         "nested": {"apiKey": "k", "token": "t", "kept": 1},
     })
-    api.project.db.put(settings)
+    api.project.store.put(settings)
     text = api.get("/info").text
     for secret in ("changeme", "remoteDb", "couch.example", "drafft_2_gof", "apiKey", "token", '"_rev"'):
         assert secret not in text
@@ -66,7 +66,7 @@ def test_info_never_shows_secrets_or_machine_local_settings(api):
 def test_info_and_the_export_hide_the_same_settings(api):
     settings = _settings_doc(api.project)
     settings.update({"smtpPasswd": "pw", "syncInterval": 5, "DBNAME": "x", "kept": True})
-    api.project.db.put(settings)
+    api.project.store.put(settings)
     shown = api.get("/info").json()["project"]["settings"]
     exported = api.get("/game-export?collections=ProjectSettings").json()["projectSettings"][0]
     for hidden in ("smtpPasswd", "syncInterval", "DBNAME"):
@@ -149,7 +149,7 @@ def test_schema_export_validates_the_game_export(api):
 
 
 def _first(project: Any, predicate) -> dict[str, Any]:
-    for row in project.db.all_docs(include_docs=True)["rows"]:
+    for row in project.store.all_docs(include_docs=True)["rows"]:
         if predicate(row["doc"]):
             return row["doc"]
     raise AssertionError("no such document in the fixture")
@@ -199,7 +199,7 @@ def test_navigate_unknown_or_deleted_id_is_404(api):
     assert response.status_code == 404
     assert response.json()["error"] == "not_found" and response.json()["success"] is False
     doc = _first(api.project, lambda d: d.get("type") == "Item")
-    api.project.db.remove(doc["_id"], doc["_rev"])
+    api.project.store.remove(doc["_id"], doc["_rev"])
     response = api.get("/navigate", params={"id": doc["_id"]})
     assert response.status_code == 404
     assert "deleted" in response.json()["reason"]
@@ -207,8 +207,8 @@ def test_navigate_unknown_or_deleted_id_is_404(api):
 
 
 def test_navigate_refuses_what_is_not_a_document(api):
-    api.project.db.put({"_id": "_design/idx", "views": {}})
-    api.project.db.put_local({"_id": "_local/remote", "url": "x"})
+    api.project.store.put({"_id": "_design/idx", "views": {}})
+    api.project.store.put_local({"_id": "_local/remote", "url": "x"})
     folder = _first(api.project, lambda d: d.get("type") == "Folder")
     attachment = _first(api.project, lambda d: d.get("type") == "Attachment")
     user = _first(api.project, lambda d: d.get("type") == "User")
@@ -224,7 +224,7 @@ def test_navigate_refuses_what_is_not_a_document(api):
 
 
 def test_not_navigable_reasons_name_what_the_document_is(api):
-    db = api.project.db
+    db = api.project.store
     folder = _first(api.project, lambda d: d.get("type") == "Folder")
     attachment = _first(api.project, lambda d: d.get("type") == "Attachment")
     user = _first(api.project, lambda d: d.get("type") == "User")
@@ -317,14 +317,14 @@ def test_repeated_exports_are_fresh_after_every_change(api):
     # A committed change shows at once.
     item = _first(api.project, lambda d: d.get("type") == "Item")
     item["name"] = "Renamed by the test"
-    api.project.db.put(item)
+    api.project.store.put(item)
     names = [d.get("name") for d in api.get("/game-export?collections=Items").json()["items"]]
     assert "Renamed by the test" in names
     assert "Renamed by the test" in api.get("/db-dump").text
     # Settings are a document too: a new default selection shows at once.
     settings = _settings_doc(api.project)
     settings["exportSections"] = ["Actors"]
-    api.project.db.put(settings)
+    api.project.store.put(settings)
     assert set(api.get("/game-export").json()) == {"_meta", "actors"}
     # A different user name is a different payload.
     api.options.username = "other"
@@ -337,6 +337,6 @@ def test_repeated_schema_exports_follow_changes(api):
     before = api.get("/schema-export").json()
     assert api.get("/schema-export").json() == before
     variable = _first(api.project, lambda d: d.get("type") == "Variable")
-    api.project.db.remove(variable["_id"], variable["_rev"])
+    api.project.store.remove(variable["_id"], variable["_rev"])
     after = api.get("/schema-export").json()
     assert after == json.loads(json.dumps(build_schema(api.project, None)))

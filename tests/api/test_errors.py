@@ -118,7 +118,7 @@ def test_head_is_gated_like_get(shared_api):
 
 
 def test_head_navigate_checks_but_never_opens_the_document(api):
-    doc_id = next(row["id"] for row in api.project.db.all_docs(include_docs=True)["rows"]
+    doc_id = next(row["id"] for row in api.project.store.all_docs(include_docs=True)["rows"]
                   if row["doc"].get("type") == "Script")
     response = api.client.head("/navigate", params={"id": doc_id})
     assert (response.status_code, response.content) == (200, b"")
@@ -206,7 +206,7 @@ def test_every_navigate_error_has_success_false(garden):
         def navigate(self, route, doc_id):
             raise RuntimeError("the GUI thread is gone")
 
-    script = next(row["id"] for row in garden.db.all_docs(include_docs=True)["rows"]
+    script = next(row["id"] for row in garden.store.all_docs(include_docs=True)["rows"]
                   if row["doc"].get("type") == "Script")
     with running_server(garden, navigation=Exploding()) as api:
         port = api.url.rsplit(":", 1)[1]
@@ -345,7 +345,7 @@ def test_a_project_closed_under_the_server_is_503(garden):
 def test_every_endpoint_has_a_documented_section():
     from pathlib import Path
 
-    from storyloom.api.app import ENDPOINTS
+    from storyloom.api.state import ENDPOINTS
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     for path in ENDPOINTS:

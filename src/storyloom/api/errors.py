@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from storyloom.errors import StoryloomError
+
 
 @dataclass(frozen=True)
 class ErrorSpec:
@@ -64,7 +66,7 @@ REASON_NO_PROJECT = "no project is loaded: open a project in Storyloom, then ret
 SUCCESS_FLAG_PATHS = frozenset({"/navigate"})
 
 
-class ApiError(Exception):
+class ApiError(StoryloomError):
     """Raised by handlers; rendered as ``{"error": code, "reason": reason, **extra}``."""
 
     def __init__(self, status: int, code: str, reason: str, **extra: Any) -> None:

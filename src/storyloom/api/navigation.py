@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from storyloom.api.errors import BAD_REQUEST, NOT_FOUND, NOT_NAVIGABLE, ApiError
+from storyloom.errors import StoryloomError
 from storyloom.project.collections import (
     ATTACHMENT_TYPE,
     BY_APP_NAME,
@@ -33,7 +34,7 @@ class NavigationPort(Protocol):
         ...
 
 
-class NavigationRefused(Exception):
+class NavigationRefused(StoryloomError):
     """Raised by a navigation port that could not open the document; the message is the reason."""
 
 

@@ -25,6 +25,7 @@ from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, as_provider
 from storyloom.api.wire import MAX_HEAD_BYTES, JsonH11Protocol
+from storyloom.errors import StoryloomError
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class ApiOptions(Protocol):
     username: str
 
 
-class ApiStartError(Exception):
+class ApiStartError(StoryloomError):
     """The server could not start; the message says why and what to do."""
 
 

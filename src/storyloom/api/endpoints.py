@@ -1,0 +1,213 @@
+"""The project's endpoints: ``/info``, the two exports, ``/navigate`` and ``/events``.
+
+``/db-dump`` is in :mod:`storyloom.api.dump`, ``/attachments`` in
+:mod:`storyloom.api.attachments`, ``/openapi.json`` in :mod:`storyloom.api.openapi`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Header, Query, Request
+from starlette.responses import Response, StreamingResponse
+
+import storyloom
+from storyloom.api import errors as E
+from storyloom.api.errors import ApiError
+from storyloom.api.events import parse_last_event_id
+from storyloom.api.models import InfoBody, NavigateBody
+from storyloom.api.navigation import NavigationRefused, check_id, resolve
+from storyloom.api.openapi import (
+    COLLECTIONS_PATTERN,
+    COMMON,
+    DOCUMENT_ID_PATTERN,
+    LAST_EVENT_ID_PATTERN,
+    error_responses,
+)
+from storyloom.api.provider import read_snapshot
+from storyloom.api.responses import JsonResponse, no_body
+from storyloom.api.state import State, reject_unknown, route, single
+from storyloom.project import settings as project_settings
+from storyloom.project.collections import EXPORT_NAMES
+from storyloom.project.protocols import ProjectLike
+
+API_VERSION = "1.0"
+
+
+# ------------------------------------------------------------------ /info
+def info_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings /info shows: the project's one rule for what never leaves the machine
+    (credentials, remote replication, ``dbName``), and no CouchDB metadata (``_id``, ``_rev``)."""
+    return {k: v for k, v in project_settings.public_settings(settings).items() if not k.startswith("_")}
+
+
+@route(
+    "/info",
+    summary="The app, the user and the loaded project",
+    response_model=None,
+    responses={200: {"model": InfoBody}, **error_responses(*COMMON, 400, 503)},
+    tags=["project"],
+)
+async def info(request: Request, state: State) -> Response:
+    # Small reads of the store, done on the event loop (a worker-thread hop would cost more
+    # than the work; the store's readers never wait for its writer, in WAL mode). The body
+    # is kept until the next committed change (or another user name).
+    reject_unknown(request)
+    project = state.project()
+    cache = state.info_cache
+    with read_snapshot(project):  # the seq of the cache key, the settings and the name: one moment
+        db_state = project.db.info()
+        user = state.username()
+        key = (id(project), project.id, db_state.get("instance_uuid"), db_state.get("update_seq"), user)
+        if cache["key"] != key:
+            cache["body"], cache["key"] = _info_body(project, user), key
+    return Response(cache["body"], media_type="application/json")
+
+
+def _info_body(project: ProjectLike, user: str | None) -> bytes:
+    settings = project.settings() or {}
+    return JsonResponse({
+        "app": {"name": storyloom.APP_NAME, "version": storyloom.__version__},
+        "apiVersion": API_VERSION,
+        "user": {"username": user},
+        "project": {
+            "id": project.id,
+            "name": project.name,
+            "description": settings.get("projectDescription"),
+            "version": settings.get("projectVersion"),
+            "settings": info_settings(settings),
+        },
+        "collections": list(EXPORT_NAMES),
+    }).body
+
+
+# ------------------------------------------------------------------ /game-export, /schema-export
+_EXPORT_RESPONSES = {200: {"content": {"application/json": {"schema": {"type": "object"}}}},
+                     **error_responses(*COMMON, 400, 503)}
+
+
+def _collections_query() -> Any:
+    return Query(
+        None,
+        description=(
+            "Export names separated by commas (spaces around names are ignored), e.g. `Scripts,Dialogues`. "
+            "Without it, the project's export sections. Valid names: " + ", ".join(EXPORT_NAMES) + "."
+        ),
+        json_schema_extra={"pattern": COLLECTIONS_PATTERN},
+    )
+
+
+def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str] | None]:
+    """What both exports check, in this order: the parameters, ``collections``, the project."""
+    reject_unknown(request, "collections")
+    names = state.collections(request)
+    return state.project(), names
+
+
+@route(
+    "/game-export",
+    summary="The game export of the project",
+    description="The same JSON as `storyloom export` (one code path).",
+    response_model=None,
+    responses=_EXPORT_RESPONSES,
+    tags=["project"],
+)
+def game_export(request: Request, state: State, collections: str | None = _collections_query()) -> Response:
+    project, names = _export_input(request, state)
+    return Response(state.payloads.game_export_json(project, names, state.username()), media_type="application/json")
+
+
+@route(
+    "/schema-export",
+    summary="JSON Schema (2020-12) of the game export",
+    description="Same `collections` filter and errors as `/game-export`.",
+    response_model=None,
+    responses=_EXPORT_RESPONSES,
+    tags=["project"],
+)
+def schema_export(request: Request, state: State, collections: str | None = _collections_query()) -> Response:
+    project, names = _export_input(request, state)
+    return Response(state.payloads.schema_export_json(project, names), media_type="application/json")
+
+
+# ------------------------------------------------------------------ /navigate
+@route(
+    "/navigate",
+    summary="Open a document in the desktop app",
+    description=(
+        "Asks the desktop app to open the document's route (`/<collection lowercase>/<id>`) and focus "
+        "its tab. Headless (`storyloom serve`), the answer is 409. Every error body has "
+        "`success: false`. HEAD checks what GET checks but never asks the app to open the document."
+    ),
+    response_model=None,
+    responses={200: {"model": NavigateBody}, **error_responses(*COMMON, 400, 404, 409, 503, navigate=True)},
+    tags=["app"],
+)
+def navigate(
+    request: Request,
+    state: State,
+    id: str | None = Query(None, description="The id of the document to open (required; ids starting "
+                                             "with `_` are design, `_local` or reserved ids: 400).",
+                           json_schema_extra={"pattern": DOCUMENT_ID_PATTERN}),
+) -> Response:
+    # Every error of this endpoint has "success": false (error_response adds it by path).
+    reject_unknown(request, "id")
+    doc_id = check_id(single(request, "id"))
+    project = state.project()
+    target = resolve(project.db, doc_id)
+    body = {"success": True, "id": target.id, "collection": target.collection, "route": target.route}
+    where = {"success": False, "id": target.id, "collection": target.collection, "route": target.route}
+    if state.navigation is None:
+        raise ApiError(
+            409, E.NAVIGATION_UNAVAILABLE,
+            "no desktop app is attached to this server (headless `storyloom serve`): nothing can "
+            "open the document",
+            **where,
+        )
+    if request.method == "HEAD":  # safe: checks what GET checks, never asks the app to open anything
+        return JsonResponse(body)
+    try:
+        accepted = state.navigation.navigate(target.route, target.id)
+    except NavigationRefused as exc:
+        raise ApiError(409, E.NAVIGATION_UNAVAILABLE, f"the app could not open the document: {exc}",
+                       **where) from None
+    if accepted is False:
+        raise ApiError(409, E.NAVIGATION_UNAVAILABLE, "the app refused to open the document", **where)
+    return JsonResponse(body)
+
+
+# ------------------------------------------------------------------ /events
+@route(
+    "/events",
+    summary="Server-Sent Events: one per committed change",
+    description=(
+        "`text/event-stream`, following the store's changes feed in seq order, whoever wrote (writes "
+        "from other processes are seen within about 0.25 s). Each change: `id: <seq>`, `event: change`, "
+        "`data: {\"id\", \"collection\", \"rev\", \"deleted\"}`. Send `Last-Event-ID` to resume "
+        "after that seq; a seq beyond the latest gets `event: reset` first, a value that is not a seq a "
+        "400. `: keep-alive` comments when idle; `event: end` with a reason before the stream ends "
+        "(server stopping, project closed)."
+    ),
+    response_model=None,
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}},
+               **error_responses(*COMMON, 400, 503)},
+    tags=["project"],
+)
+async def events(
+    request: Request,
+    state: State,
+    last_event_id: str | None = Header(
+        None, alias="Last-Event-ID",
+        description="The `id` of the last event received: the stream resumes after that seq.",
+        json_schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
+    ),
+) -> Response:
+    reject_unknown(request)
+    since = parse_last_event_id(last_event_id)
+    project = state.project()
+    current = project.db.info()["update_seq"]  # also: a closed store answers 503
+    headers = {"x-accel-buffering": "no"}
+    if request.method == "HEAD":  # the headers of the stream, which is not opened
+        return StreamingResponse(no_body(), media_type="text/event-stream", headers=headers)
+    return StreamingResponse(state.hub.stream(project, since, current), media_type="text/event-stream",
+                             headers=headers)
