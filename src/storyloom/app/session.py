@@ -20,7 +20,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.api.controller import ApiController, ApiStatus
 from storyloom.app.events import (
@@ -32,6 +32,7 @@ from storyloom.app.events import (
     SessionEvent,
 )
 from storyloom.app.follower import ChangeFollower
+from storyloom.app.options import AppOptions
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.index import ProjectIndex
 from storyloom.project.locks import LockPolicy
@@ -40,7 +41,6 @@ from storyloom.store import Database
 
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
-    from storyloom.app.workspace import Workspace
     from storyloom.project.manager import Project
 
 log = logging.getLogger(__name__)
@@ -50,12 +50,23 @@ _MAX_PENDING_ORIGINS = 100_000
 _IMPORT_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
 
 
+class SessionHost(Protocol):
+    """What a session needs of the workspace that opened it (:class:`~storyloom.app.Workspace`)."""
+
+    options: AppOptions
+
+    @property
+    def user(self) -> str: ...
+
+    def session_closed(self, session: ProjectSession) -> None: ...
+
+
 class ProjectSession:
     """One open project. Create it with :meth:`Workspace.open_session`; ``close()`` when done."""
 
     def __init__(
         self,
-        workspace: Workspace,
+        workspace: SessionHost,
         project: Project,
         *,
         navigation: NavigationPort | None = None,
@@ -202,7 +213,7 @@ class ProjectSession:
             follower.post(lambda: self.events.publish(SessionClosed(self.project.id)))
             follower.stop()
         self.project.close()
-        self.workspace._session_closed(self)
+        self.workspace.session_closed(self)
 
     def __enter__(self) -> ProjectSession:
         return self

@@ -64,7 +64,8 @@ class Workspace:
         for session in self.sessions:
             session.close()
 
-    def _session_closed(self, session: ProjectSession) -> None:
+    def session_closed(self, session: ProjectSession) -> None:
+        """Called by a session as it closes."""
         with self._lock:
             if session in self._sessions:
                 self._sessions.remove(session)
