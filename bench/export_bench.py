@@ -336,7 +336,7 @@ def _measure(args: argparse.Namespace, project: Any) -> int:
         f"(written in {written:.2f}s), {args.repeat} rounds"
     )
 
-    db = project.store
+    db = project.db  # the read view the export itself reads through (and whose memo it keeps)
     cache = cache_for(db)
     assert cache is not None
 
