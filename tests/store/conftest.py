@@ -23,3 +23,9 @@ def make_db(request: pytest.FixtureRequest, tmp_path):
     yield make
     for database in made:
         database.close()
+
+
+@pytest.fixture
+def db(make_db) -> Database:
+    """One database of each kind (file and in memory), closed afterwards."""
+    return make_db()

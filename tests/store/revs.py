@@ -24,3 +24,13 @@ def replicate(db: Database, doc_id: str, start: int, chars: str, deleted: bool =
     if deleted:
         doc["_deleted"] = True
     assert db.bulk_docs([doc], new_edits=False) == []
+
+
+def leaf_revs(db: Database, doc_id: str) -> set[str]:
+    return {entry["ok"]["_rev"] for entry in db.get(doc_id, open_revs="all")}
+
+
+def sql(db: Database, query: str, params: tuple = ()) -> list[tuple]:
+    """Look at the store's own tables (the layout of section 2.1)."""
+    with db._write_lock:
+        return db._writer.execute(query, params).fetchall()

@@ -16,22 +16,7 @@ from typing import Any
 import pytest
 
 from storyloom.store import Database, NotFound, attachment_digest, revtree
-from tests.store.revs import h, r, replicate
-
-
-@pytest.fixture
-def db(make_db) -> Database:
-    return make_db()
-
-
-def leaf_revs(db: Database, doc_id: str) -> set[str]:
-    return {entry["ok"]["_rev"] for entry in db.get(doc_id, open_revs="all")}
-
-
-def sql(db: Database, query: str, params: tuple = ()) -> list[tuple]:
-    """Look at the store's own tables (the layout of section 2.1)."""
-    with db._write_lock:
-        return db._writer.execute(query, params).fetchall()
+from tests.store.revs import h, leaf_revs, r, replicate, sql
 
 
 def test_rule_1_5_a_known_revision_with_its_ancestors_grafts_them_on(db: Database) -> None:

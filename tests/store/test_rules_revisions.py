@@ -12,24 +12,9 @@ from typing import Any
 import pytest
 
 from storyloom.store import BadRequest, Conflict, Database, Forbidden, NotFound, StoreError
-from tests.store.revs import h, r, replicate
+from tests.store.revs import h, leaf_revs, r, replicate, sql
 
 REV_RE = re.compile(r"^[1-9][0-9]*-[0-9a-f]{32}$")
-
-
-@pytest.fixture
-def db(make_db) -> Database:
-    return make_db()
-
-
-def leaf_revs(db: Database, doc_id: str) -> set[str]:
-    return {entry["ok"]["_rev"] for entry in db.get(doc_id, open_revs="all")}
-
-
-def sql(db: Database, query: str, params: tuple = ()) -> list[tuple]:
-    """Look at the store's own tables (the layout of section 2.1)."""
-    with db._write_lock:
-        return db._writer.execute(query, params).fetchall()
 
 
 def edit_chain(db: Database, doc_id: str, count: int) -> list[str]:

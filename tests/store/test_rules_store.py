@@ -27,7 +27,7 @@ from storyloom.store import (
     attachment_digest,
 )
 from storyloom.store.readers import ReaderPool
-from tests.store.revs import h, r, replicate
+from tests.store.revs import h, r, replicate, sql
 
 
 def b64(data: bytes) -> str:
@@ -36,16 +36,6 @@ def b64(data: bytes) -> str:
 
 def digest_of(data: bytes) -> str:
     return "md5-" + base64.b64encode(hashlib.md5(data).digest()).decode()
-
-
-@pytest.fixture
-def db(make_db) -> Database:
-    return make_db()
-
-
-def sql(db: Database, query: str, params: tuple = ()) -> list[tuple]:
-    with db._write_lock:
-        return db._writer.execute(query, params).fetchall()
 
 
 def att_count(db: Database) -> int:
