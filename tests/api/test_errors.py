@@ -236,10 +236,10 @@ def test_a_bug_is_a_500_with_the_error_body(garden):
         def parse_collections(self, values):
             return values
 
-        def game_export_json(self, project, collections, exported_by):
+        def game_export_json(self, project, collections, exported_by, compat=None):
             raise RuntimeError("boom")
 
-        def schema_export_json(self, project, collections):
+        def schema_export_json(self, project, collections, compat=None):
             raise KeyError("x")
 
     with running_server(garden, payloads=Broken()) as api:

@@ -27,6 +27,7 @@ from storyloom.api.openapi import (
 from storyloom.api.provider import read_snapshot
 from storyloom.api.responses import JsonResponse, no_body
 from storyloom.api.state import State, reject_unknown, route, single
+from storyloom.export.compat import COMPAT_VALUES, DRAFFT_VERSION, UnknownCompat, parse_compat
 from storyloom.project import settings as project_settings
 from storyloom.project.collections import EXPORT_NAMES
 from storyloom.project.protocols import ProjectLike
@@ -97,11 +98,28 @@ def _collections_query() -> Any:
     )
 
 
-def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str] | None]:
-    """What both exports check, in this order: the parameters, ``collections``, the project."""
-    reject_unknown(request, "collections")
+def _compat_query() -> Any:
+    return Query(
+        None,
+        description=(
+            "Compatibility mode: `drafft` adds `_meta.drafftVersion` (`" + DRAFFT_VERSION + "`), which "
+            "Drafft's engine importers check before loading a file (the schema then requires it); `none` "
+            "is the plain export even when the project's `exportCompat` setting names a mode. Without "
+            "it, the project's setting (off when unset). Allowed values: " + ", ".join(COMPAT_VALUES) + "."
+        ),
+    )
+
+
+def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str] | None, str | None]:
+    """What both exports check, in this order: the parameters, ``collections``, ``compat``, the
+    project."""
+    reject_unknown(request, "collections", "compat")
     names = state.collections(request)
-    return state.project(), names
+    try:
+        compat = parse_compat(single(request, "compat"))
+    except UnknownCompat as exc:
+        raise E.bad_parameter("compat", str(exc)) from None
+    return state.project(), names, compat
 
 
 @route(
@@ -112,22 +130,29 @@ def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str
     responses=_EXPORT_RESPONSES,
     tags=["project"],
 )
-def game_export(request: Request, state: State, collections: str | None = _collections_query()) -> Response:
-    project, names = _export_input(request, state)
-    return Response(state.payloads.game_export_json(project, names, state.username()), media_type="application/json")
+def game_export(
+    request: Request, state: State, collections: str | None = _collections_query(),
+    compat: str | None = _compat_query(),
+) -> Response:
+    project, names, mode = _export_input(request, state)
+    return Response(state.payloads.game_export_json(project, names, state.username(), mode),
+                    media_type="application/json")
 
 
 @route(
     "/schema-export",
     summary="JSON Schema (2020-12) of the game export",
-    description="Same `collections` filter and errors as `/game-export`.",
+    description="Same `collections` filter, `compat` mode and errors as `/game-export`.",
     response_model=None,
     responses=_EXPORT_RESPONSES,
     tags=["project"],
 )
-def schema_export(request: Request, state: State, collections: str | None = _collections_query()) -> Response:
-    project, names = _export_input(request, state)
-    return Response(state.payloads.schema_export_json(project, names), media_type="application/json")
+def schema_export(
+    request: Request, state: State, collections: str | None = _collections_query(),
+    compat: str | None = _compat_query(),
+) -> Response:
+    project, names, mode = _export_input(request, state)
+    return Response(state.payloads.schema_export_json(project, names, mode), media_type="application/json")
 
 
 # ------------------------------------------------------------------ /navigate

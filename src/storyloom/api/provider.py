@@ -62,12 +62,16 @@ class Payloads(Protocol):
         ...
 
     def game_export_json(
-        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None
+        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None,
+        compat: str | None = None,
     ) -> bytes:
-        """The game export as UTF-8 JSON."""
+        """The game export as UTF-8 JSON; ``compat`` is the request's compatibility mode
+        (``None``: the project's setting)."""
         ...
 
-    def schema_export_json(self, project: ProjectLike, collections: list[str] | None) -> bytes:
+    def schema_export_json(
+        self, project: ProjectLike, collections: list[str] | None, compat: str | None = None
+    ) -> bytes:
         """The schema export as UTF-8 JSON."""
         ...
 
@@ -130,7 +134,7 @@ class StoryloomPayloads:
 
     Both payloads are a function of the store's content (the settings are a document) and of the
     request, except ``_meta.exportedAt``. Their JSON text is therefore kept per (project,
-    database instance, update seq, collections, exported-by) and reused until the next committed
+    database instance, update seq, collections, compatibility mode, exported-by) and reused until the next committed
     change. A cached game export still gets a fresh ``exportedAt``: its ``_meta`` is serialised
     again and spliced in front of the cached remainder; when the entry was made, the splice was
     checked to give exactly ``dumps_export`` of the whole payload (otherwise nothing is cached).
@@ -158,22 +162,24 @@ class StoryloomPayloads:
         return (project.id, info.get("instance_uuid"), info.get("update_seq"))
 
     def game_export_json(
-        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None
+        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None,
+        compat: str | None = None,
     ) -> bytes:
         with read_snapshot(project):
-            return self._game_export_json(project, collections, exported_by)
+            return self._game_export_json(project, collections, exported_by, compat)
 
     def _game_export_json(
-        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None
+        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None, compat: str | None
     ) -> bytes:
         from storyloom.export.game_export import build_game_export, dumps_export
 
         if self._cache is None or exported_by is None:
-            return dumps_export(build_game_export(project, collections, exported_by)).encode("utf-8")
-        key = ("game", *self._state(project), tuple(collections) if collections else None, exported_by)
+            return dumps_export(build_game_export(project, collections, exported_by, compat=compat)).encode("utf-8")
+        # The settings' exportCompat is a document: the update seq covers it; the request's mode is keyed.
+        key = ("game", *self._state(project), tuple(collections) if collections else None, compat, exported_by)
 
         def build() -> tuple[Any, int]:
-            payload = build_game_export(project, collections, exported_by)
+            payload = build_game_export(project, collections, exported_by, compat=compat)
             full = dumps_export(payload).encode("utf-8")
             meta = payload.get("_meta")
             rest = {k: v for k, v in payload.items() if k != "_meta"}
@@ -190,17 +196,19 @@ class StoryloomPayloads:
         meta, rest_bytes = parts
         return _splice({**meta, "exportedAt": _now_iso()}, rest_bytes)
 
-    def schema_export_json(self, project: ProjectLike, collections: list[str] | None) -> bytes:
+    def schema_export_json(
+        self, project: ProjectLike, collections: list[str] | None, compat: str | None = None
+    ) -> bytes:
         from storyloom.export.game_export import dumps_export
         from storyloom.export.schema_export import build_schema
 
         with read_snapshot(project):
             if self._cache is None:
-                return dumps_export(build_schema(project, collections)).encode("utf-8")
-            key = ("schema", *self._state(project), tuple(collections) if collections else None)
+                return dumps_export(build_schema(project, collections, compat)).encode("utf-8")
+            key = ("schema", *self._state(project), tuple(collections) if collections else None, compat)
 
             def build() -> tuple[Any, int]:
-                data = dumps_export(build_schema(project, collections)).encode("utf-8")
+                data = dumps_export(build_schema(project, collections, compat)).encode("utf-8")
                 return data, len(data)
 
             return self._cache.get_or_build(key, build)

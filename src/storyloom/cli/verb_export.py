@@ -1,10 +1,12 @@
 """``storyloom export``, ``storyloom schema`` and ``storyloom dump``.
 
-- ``export PROJECT [--collections A,B] [-o FILE] [--schema-sidecar] [--pretty]``: the game
-  export (``docs/export-format.md``); with ``--schema-sidecar`` also ``<FILE>.schema.json``
-  (``game.json`` -> ``game.schema.json``), the JSON Schema of that very export.
-- ``schema PROJECT [--collections A,B] [-o FILE] [--pretty]``: the JSON Schema alone
-  (``docs/schema.md``).
+- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty]``:
+  the game export (``docs/export-format.md``); with ``--schema-sidecar`` also
+  ``<FILE>.schema.json`` (``game.json`` -> ``game.schema.json``), the JSON Schema of that very
+  export. ``--compat drafft`` adds what Drafft's engine importers check (``none``: the plain
+  export even when the project's settings name a mode).
+- ``schema PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--pretty]``: the JSON Schema
+  alone (``docs/schema.md``).
 - ``dump PROJECT [-o FILE]``: the raw ``all_docs`` dump with ``include_docs`` and
   ``attachments`` (what ``/db-dump`` serves and what a backup holds).
 
@@ -35,6 +37,7 @@ def register(subparsers: Any) -> None:
     )
     export.add_argument("project", metavar="PROJECT", help="project name or id")
     _collections_option(export)
+    _compat_option(export)
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     export.add_argument(
         "--schema-sidecar",
@@ -51,6 +54,7 @@ def register(subparsers: Any) -> None:
     )
     schema.add_argument("project", metavar="PROJECT", help="project name or id")
     _collections_option(schema)
+    _compat_option(schema)
     schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     schema.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
     schema.set_defaults(func=run_schema)
@@ -73,6 +77,18 @@ def _collections_option(parser: argparse.ArgumentParser) -> None:
         help="export names, comma-separated (default: the project's export sections); "
         "ProjectSettings, GDD, Scripts, Dialogues, Actors, Quests, Items, Variables, Scenarios, "
         "Scenes, Misc, Grids, Kanban, Canvas, Maps",
+    )
+
+
+def _compat_option(parser: argparse.ArgumentParser) -> None:
+    from storyloom.export.compat import COMPAT_VALUES
+
+    parser.add_argument(
+        "--compat",
+        choices=COMPAT_VALUES,
+        default=None,
+        help="compatibility mode (default: the project's exportCompat setting, off when unset): "
+        "drafft adds _meta.drafftVersion, which Drafft's engine importers check; none: the plain export",
     )
 
 
@@ -134,9 +150,11 @@ def run_export(args: argparse.Namespace) -> int:
         try:
             schema: dict[str, Any] | None = None
             if args.schema_sidecar:  # one reading of the store for both: they must agree
-                export, schema = build_export_and_schema(project, _selection(args), exported_by=user)
+                export, schema = build_export_and_schema(
+                    project, _selection(args), exported_by=user, compat=args.compat
+                )
             else:
-                export = build_game_export(project, _selection(args), exported_by=user)
+                export = build_game_export(project, _selection(args), exported_by=user, compat=args.compat)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     _write([dumps_export(export, indent)], args.output)
@@ -162,7 +180,7 @@ def run_schema(args: argparse.Namespace) -> int:
 
     with project_session(args.project) as session:
         try:
-            schema = build_schema(session.project, _selection(args))
+            schema = build_schema(session.project, _selection(args), compat=args.compat)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     _write([dumps_export(schema, 2 if args.pretty else None)], args.output)

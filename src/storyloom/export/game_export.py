@@ -29,6 +29,7 @@ from storyloom.export.attachments import (
 )
 from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint, gc_paused
 from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
+from storyloom.export.compat import apply_to_export, resolve_compat
 from storyloom.project.collections import (
     BY_APP_NAME,
     BY_EXPORT_NAME,
@@ -524,15 +525,23 @@ def export_from_docs(
     now: _dt.datetime | None = None,
     render: ScriptRenderer | None = None,
     cache: ContentCache | None = None,
+    compat: str | None = None,
 ) -> dict[str, Any]:
     """The game export of ``docs`` (freshly read document dicts; they are modified in place).
 
     ``render`` turns script text into lines (default: :func:`render_script`); ``now`` fixes
     ``_meta.exportedAt`` (tests); ``cache`` memoises per-revision results (documents without
-    a ``_rev`` are never cached).
+    a ``_rev`` are never cached); ``compat`` is the requested compatibility mode
+    (:mod:`storyloom.export.compat`; ``None``: the settings' ``exportCompat``).
     """
     pre_warnings: list[dict[str, Any]] = []
+    mode, compat_problem = resolve_compat(compat, settings)
     selected = parse_collections(collections, default_collections(settings, pre_warnings))
+    if compat_problem is not None:
+        pre_warnings.append(
+            _warning("unknown-export-compat", compat_problem, doc_id=SETTINGS_ID, collection=SETTINGS_ID,
+                     field="exportCompat")
+        )
     chosen_apps = {BY_EXPORT_NAME[name].app_name for name in selected}
     tree = derive_tree(docs)
     apps = [collection_of(doc) for doc in docs]  # before the documents are changed
@@ -597,6 +606,7 @@ def export_from_docs(
         "warnings": sorted(exporter.warnings, key=_warning_order),
         META_ATTACHMENTS_KEY: [attachment_entry(attachment_docs[doc_id]) for doc_id in sorted(referenced)],
     }
+    apply_to_export(export, mode)
     return export
 
 
@@ -608,11 +618,14 @@ def build_game_export(
     docs: list[dict[str, Any]] | None = None,
     settings: Mapping[str, Any] | None = None,
     project_name: str | None = None,
+    compat: str | None = None,
 ) -> dict[str, Any]:
     """The game export of ``project`` for ``collections`` (export names; default: the
     project's export sections). ``exported_by`` is the name written in ``_meta.exportedBy`` (the
-    caller knows the user). Raises :class:`~storyloom.export.collections_filter.UnknownCollections`
-    on a bad name.
+    caller knows the user). ``compat`` is a compatibility mode (``"drafft"``, or ``"none"`` for
+    the plain export; ``None``: the project's ``exportCompat`` setting, off when unset). Raises
+    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name and
+    :class:`~storyloom.export.compat.UnknownCompat` on a bad mode.
 
     ``docs``, ``settings`` and ``project_name``, when given, are what was already read from
     the store (:func:`read_documents`, the settings document, the name): the export then reads
@@ -632,6 +645,7 @@ def build_game_export(
             project_id=_project_attr(project, "id"),
             project_name=project_name,
             cache=cache_for(project.db),
+            compat=compat,
         )
 
 

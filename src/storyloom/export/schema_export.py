@@ -35,6 +35,7 @@ from storyloom.export.attachments import (
 )
 from storyloom.export.cache import ContentCache, cache_for, gc_paused
 from storyloom.export.collections_filter import parse_collections
+from storyloom.export.compat import apply_to_schema, resolve_compat
 from storyloom.export.game_export import (
     FORMAT_VERSION,
     LEGACY_EDITOR_FIELDS,
@@ -529,9 +530,11 @@ def schema_from_docs(
     project_id: str | None = None,
     project_name: str | None = None,
     cache: ContentCache | None = None,
+    compat: str | None = None,
 ) -> dict[str, Any]:
     """The JSON Schema of the export of ``docs`` for ``collections`` (see :func:`build_schema`);
-    ``cache`` memoises per-revision parses."""
+    ``cache`` memoises per-revision parses; ``compat`` as for the export."""
+    mode, _ = resolve_compat(compat, settings)
     selected = parse_collections(collections, default_collections(settings))
     chosen = [BY_EXPORT_NAME[name] for name in selected]
     chosen_apps = {c.app_name for c in chosen}
@@ -654,7 +657,7 @@ def schema_from_docs(
     }
     if not any(c.app_name == "Script" for c in chosen):
         del defs["ScriptLine"]
-    return {
+    schema: dict[str, Any] = {
         "$schema": SCHEMA_DIALECT,
         "title": f"Storyloom game export{f': {project_name}' if project_name else ''}",
         "description": (
@@ -667,13 +670,18 @@ def schema_from_docs(
         "properties": properties,
         "$defs": defs,
     }
+    apply_to_schema(schema, mode)
+    return schema
 
 
-def build_schema(project: ProjectLike, collections: str | Sequence[str] | None = None) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of ``build_game_export(project, collections)``.
+def build_schema(
+    project: ProjectLike, collections: str | Sequence[str] | None = None, compat: str | None = None
+) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``build_game_export(project, collections, compat=compat)``.
 
-    Same filter, same defaults, same rules; raises
-    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name.
+    Same filter, same defaults, same compatibility mode, same rules; raises
+    :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name and
+    :class:`~storyloom.export.compat.UnknownCompat` on a bad mode.
     """
     settings = project.settings() or {}
     cache = cache_for(project.db)
@@ -685,6 +693,7 @@ def build_schema(project: ProjectLike, collections: str | Sequence[str] | None =
             project_id=_project_attr(project, "id"),
             project_name=_project_attr(project, "name"),
             cache=cache,
+            compat=compat,
         )
     if cache is not None:
         cache.trim()
@@ -695,6 +704,7 @@ def build_export_and_schema(
     project: ProjectLike,
     collections: str | Sequence[str] | None = None,
     exported_by: str | None = None,
+    compat: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(game export, its schema)`` from **one** reading of the store (``export
     --schema-sidecar``): an edit landing between two readings could otherwise make the schema
@@ -715,9 +725,10 @@ def build_export_and_schema(
             project_id=_project_attr(project, "id"),
             project_name=project_name,
             cache=cache,
+            compat=compat,
         )
     export = build_game_export(
-        project, collections, exported_by, docs=docs, settings=settings, project_name=project_name
+        project, collections, exported_by, docs=docs, settings=settings, project_name=project_name, compat=compat
     )
     return export, schema
 

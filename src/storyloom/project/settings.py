@@ -31,6 +31,12 @@ DEFAULT_EXPORT_SECTIONS: tuple[str, ...] = (
     "Misc", "Grids", "Kanban", "Maps",
 )
 
+# ``exportCompat``: the export compatibility modes a project may ask for (absent or ``null``:
+# none, the default). ``"drafft"`` adds what existing Drafft importers check (``_meta.drafftVersion``);
+# see ``storyloom.export.compat`` and docs/export-format.md.
+EXPORT_COMPAT = "exportCompat"
+EXPORT_COMPAT_MODES: tuple[str, ...] = ("drafft",)
+
 DEFAULT_SCREENPLAY: dict[str, str] = {
     "locationCommand": "CutTo",
     "fadeInCommand": "FadeIn",
@@ -208,6 +214,13 @@ def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
             problems.append(
                 ("exportSections", f"export names among {', '.join(EXPORT_NAMES)}", unknown)
             )
+    compat = get(EXPORT_COMPAT)
+    need(
+        EXPORT_COMPAT,
+        compat is MISSING or compat is None or compat in EXPORT_COMPAT_MODES,
+        "null (no compatibility mode) or one of: " + ", ".join(f'"{m}"' for m in EXPORT_COMPAT_MODES),
+        compat,
+    )
     mappings = get("exportMappings")
     if not isinstance(mappings, dict):
         problems.append(("exportMappings", "an object with speech and command templates", mappings))
