@@ -85,7 +85,8 @@ def test_local_edits_arrive_in_seq_order_with_collection_and_origin(session) -> 
     ]
     seqs = [c.seq for c in changes]
     assert seqs == sorted(seqs) and len(set(seqs)) == 4
-    assert changes[-1].rev == session.project.store.get(item.id, rev=changes[-1].rev)["_rev"]
+    tombstone = session.db.get(item.id, open_revs="all")[0]["ok"]
+    assert tombstone["_deleted"] and changes[-1].rev == tombstone["_rev"]
     assert recorder.threads == {session._follower._thread.name}
 
 
@@ -255,3 +256,82 @@ def test_close_releases_everything(workspace: Workspace) -> None:
     while any(t.name.startswith("storyloom-session") for t in threading.enumerate()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [t.name for t in threading.enumerate() if t.name.startswith("storyloom-session")]
+
+
+class Gate:
+    """A subscriber that holds the session's event thread until released."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, DocumentChanged) and not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(10)
+
+
+def test_a_replicated_conflict_under_a_local_winner_is_remote(session) -> None:  # type: ignore[no-untyped-def]
+    """The origin belongs to the seq, not to the winning revision a later write leaves in place."""
+    recorder = Recorder()
+    gate = Gate()
+    session.subscribe(gate)
+    session.subscribe(recorder)
+    doc = session.editor.create("Item", "Sword").doc
+    assert gate.entered.wait(5)  # the event thread is busy; what follows is read later, coalesced
+    renamed = session.editor.rename(doc["_id"], "Axe")
+    losing = dict(renamed.doc, _rev="2-" + "0" * 32, name="Theirs")
+    losing["_revisions"] = {"start": 2, "ids": ["0" * 32, doc["_rev"].split("-")[1]]}
+    assert session.project.store.bulk_docs([losing], new_edits=False) == []
+    assert session.db.get(doc["_id"])["_rev"] == renamed.rev  # the local edit still wins
+    gate.release.set()
+    assert session.wait_for_events()
+    last = [c for c in recorder.changes() if c.id == doc["_id"]][-1]
+    assert (last.rev, last.origin) == (renamed.rev, Origin.REMOTE)
+    assert last.seq == session.db.info()["update_seq"]
+    assert session._origins == {}  # the coalesced local write left nothing behind
+
+
+def test_a_change_waits_for_the_editor_write_in_flight_then_is_published(session) -> None:  # type: ignore[no-untyped-def]
+    recorder = Recorder()
+    session.subscribe(recorder)
+    editor = session.editor
+    with editor._in_flight_lock:
+        editor._in_flight["in-flight"] += 1  # as between an editor's commit and its notification
+    session.project.store.put(new_document("Item", "Meanwhile", doc_id="in-flight", sortKey="m1"))
+    assert not session.wait_for_events(timeout=0.5)  # held back: it may be the editor's own
+    assert [c.id for c in recorder.changes()] == []
+    with editor._in_flight_lock:
+        del editor._in_flight["in-flight"]
+    assert session.wait_for_events(timeout=5)  # catch_up keeps checking until the feed is read
+    assert [(c.id, c.origin) for c in recorder.changes()] == [("in-flight", Origin.REMOTE)]
+
+
+def test_a_closed_session_keeps_its_api_stopped(workspace: Workspace) -> None:
+    workspace.options.api_enabled = True
+    workspace.options.api_key = "k" * 32
+    workspace.options.api_port = free_port()
+    workspace.manager.create("Closed").close()
+    session = workspace.open_session("Closed")
+    assert session.start_api().running
+    session.close()
+    assert not session.options_changed().running
+    assert not session.api.server.running
+
+
+def test_a_project_is_open_once_per_workspace(workspace: Workspace) -> None:
+    from storyloom.app.workspace import ProjectAlreadyOpen
+
+    workspace.manager.create("Once").close()
+    with workspace.open_session("Once"), pytest.raises(ProjectAlreadyOpen, match="already open"):
+        workspace.open_session("once")
+    workspace.open_session("Once").close()  # closed: it opens again
+
+
+def test_close_publishes_what_was_committed_before_session_closed(session) -> None:  # type: ignore[no-untyped-def]
+    recorder = Recorder()
+    session.subscribe(recorder)
+    ids = [session.editor.create("Item", f"Last {n}").id for n in range(20)]
+    session.close()
+    assert isinstance(recorder.events[-1], SessionClosed)
+    assert {c.id for c in recorder.changes()} >= set(ids)

@@ -281,3 +281,50 @@ def test_local_documents_are_written_through_the_gate(project: Project) -> None:
         editor.write_local({"_id": "not-local", "x": 1})
     with pytest.raises(NotFound):
         project.store.get("not-local")
+
+
+def test_two_threads_moving_folders_into_each_other_never_make_a_cycle(project: Project) -> None:
+    import threading
+
+    for _ in range(20):
+        a = project.editor.create("Folder", "A", collection="Item").id
+        b = project.editor.create("Folder", "B", collection="Item").id
+        barrier = threading.Barrier(2)
+        refused: list[Exception] = []
+
+        def move(child: str, parent: str, barrier: threading.Barrier, refused: list[Exception]) -> None:
+            barrier.wait()
+            try:
+                project.editor.move(child, parent)
+            except ValidationError as exc:
+                refused.append(exc)
+
+        threads = [threading.Thread(target=move, args=(a, b, barrier, refused)),
+                   threading.Thread(target=move, args=(b, a, barrier, refused))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        parents = (project.db.get(a).get("parent"), project.db.get(b).get("parent"))
+        assert parents != (b, a), "a folder cycle was written"
+        assert len(refused) == 1 and refused[0].code == "parent-cycle"
+
+
+def test_a_recursive_delete_refused_by_a_lock_deletes_nothing(project: Project) -> None:
+    class LockedBy:
+        def check_write(self, doc: dict[str, Any], intent: str, previous: Any, username: str) -> None:
+            previous = previous or {}
+            if previous.get("locked") and previous.get("lockedBy") != username:
+                raise LockRefused(doc["_id"], previous["lockedBy"])
+
+    folder = project.editor.create("Folder", "Props", collection="Item").id
+    items = [project.editor.create("Item", f"Prop {n}", parent=folder).id for n in range(2)]
+    items.append(project.editor.create("Item", "Locked prop", parent=folder, lockedBy="bruno", locked=True).id)
+    editor = Editor(project.store, "ana", lock_policy=LockedBy())
+    seq = project.db.info()["update_seq"]
+    with pytest.raises(LockRefused, match="bruno"):
+        editor.delete(folder, recursive=True)
+    assert project.db.info()["update_seq"] == seq
+    assert all(project.db.get(doc_id)["_id"] == doc_id for doc_id in [folder, *items])
+    results = Editor(project.store, "bruno", lock_policy=LockedBy()).delete(folder, recursive=True)
+    assert [r.id for r in results][-1] == folder and len(results) == 4

@@ -44,6 +44,7 @@ from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
 from storyloom.api.provider import ProjectProvider
 from storyloom.project.protocols import ProjectLike, collection_of_revision
+from storyloom.store import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ BATCH = 500  # changes read per visit of the feed; a stream catching up reads se
 _SEQ = re.compile(r"[0-9]{1,18}")
 REASON_STOPPING = "server stopping"
 REASON_CLOSED = "project closed"
+REASON_READ_FAILED = "the changes feed could not be read; reconnect with Last-Event-ID"
 
 
 def parse_last_event_id(value: str | None) -> int | None:
@@ -158,9 +160,15 @@ class _Feed:
             await asyncio.sleep(self.poll_interval)
             try:
                 seq = await anyio.to_thread.run_sync(_update_seq, self.db)
-            except Exception:  # the store closed: wake the streams, which find out and end
-                self.wake_all()
-                return
+            except StoreError as exc:
+                if exc.error == "db_closed":  # the streams find out when they read, and end
+                    self.wake_all()
+                    return
+                log.warning("checking the store's update seq failed (%s); trying again", exc)
+                continue
+            except Exception:  # a transient failure must not end the wake-ups of every stream
+                log.exception("checking the store's update seq failed; trying again")
+                continue
             if seq != last:
                 last = seq
                 self.wake_all()
@@ -269,9 +277,11 @@ class EventHub:
                 try:
                     texts, cursor, more = await anyio.to_thread.run_sync(read_events, db, cursor)
                 except Exception as exc:
-                    if getattr(exc, "error", None) != "db_closed":
+                    if getattr(exc, "error", None) == "db_closed":
+                        yield _format("end", {"reason": REASON_CLOSED})
+                    else:  # the client reconnects with Last-Event-ID and loses nothing
                         log.exception("reading the changes feed failed")
-                    yield _format("end", {"reason": REASON_CLOSED})
+                        yield _format("end", {"reason": REASON_READ_FAILED})
                     return
                 if texts:
                     idle = 0.0

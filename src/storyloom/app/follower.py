@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -81,7 +82,7 @@ class ChangeFollower:
             self._cond.notify()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Deliver what is posted, then end the thread (the feed is not read again)."""
+        """Read the feed a last time, run what is posted, then end the thread."""
         with self._cond:
             self._stopping = True
             self._cond.notify()
@@ -89,13 +90,21 @@ class ChangeFollower:
             self._thread.join(timeout)
 
     def catch_up(self, timeout: float = 5.0) -> bool:
-        """Block until every change committed before this call was delivered; False on timeout."""
+        """Block until every change committed before this call was delivered; False on timeout.
+
+        The check runs on the follower's thread after each turn of reading, again and again, so
+        a turn that stopped early (a row whose writer had not returned yet) is waited out."""
         target = int(self._db.info()["update_seq"])
         done = threading.Event()
-        # posted work runs after the feed was read to its end in the same turn of the loop
-        self.post(lambda: done.set() if self._cursor >= target else None)
-        self.wake()
-        return done.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while not done.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.running:
+                return done.is_set()
+            self.post(lambda: done.set() if self._cursor >= target else None)
+            self.wake()
+            done.wait(min(left, 0.05))
+        return True
 
     # ------------------------------------------------------------------ the thread
     def _run(self) -> None:
@@ -107,28 +116,29 @@ class ChangeFollower:
                 posted = list(self._posted)
                 self._posted.clear()
                 stopping = self._stopping
-            if not stopping:
-                try:
-                    self._read_all()
-                except DatabaseClosed:
-                    stopping = True
-                except Exception:  # a failed read is retried at the next wake-up or poll
-                    log.exception("reading the changes feed failed; retrying after %.2fs", self._poll_interval)
-            for fn in posted:
-                try:
-                    fn()
-                except Exception:
-                    log.exception("posted session work %r failed", fn)
+            # The feed is read before the posted work runs, also when stopping: what was
+            # committed before a stop is delivered before whatever the stop posted last.
+            try:
+                self._read_all()
+            except DatabaseClosed:
+                stopping = True
+            except Exception:  # a failed read is retried at the next wake-up or poll
+                log.exception("reading the changes feed failed; retrying after %.2fs", self._poll_interval)
+            self._run_all(posted)
             if stopping:
                 with self._cond:
                     late = list(self._posted)
                     self._posted.clear()
-                for fn in late:
-                    try:
-                        fn()
-                    except Exception:
-                        log.exception("posted session work %r failed", fn)
+                self._run_all(late)
                 return
+
+    @staticmethod
+    def _run_all(work: list[Callable[[], None]]) -> None:
+        for fn in work:
+            try:
+                fn()
+            except Exception:
+                log.exception("posted session work %r failed", fn)
 
     def _read_all(self) -> None:
         while True:

@@ -6,10 +6,11 @@ service and the lock policy plug in here (``lock_policy``; the team-projects wor
 
 Events (see :mod:`storyloom.app.events` for the threading rule):
 
-- :class:`DocumentChanged` for every entry of the store's changes feed after the session
-  opened, in seq order, whoever wrote it. ``origin`` is ``local`` or ``import`` when this
-  session's editor made the write (the editor tells the store's subscribers, on the writing
-  thread, why it writes), ``remote`` otherwise (replication, another process).
+- :class:`DocumentChanged` for every entry of the store's changes feed after the first
+  subscriber, in seq order, whoever wrote it. ``origin`` is ``local`` or ``import`` when this
+  session's editor made the write at that seq (the editor tells the store's subscribers, on the
+  writing thread, why it writes; the session keys that by seq), ``remote`` otherwise
+  (replication, another process).
 - :class:`ApiStateChanged` when the local API starts, stops or fails to start.
 - :class:`SessionClosed` last.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,16 +37,14 @@ from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.index import ProjectIndex
 from storyloom.project.locks import LockPolicy
 from storyloom.project.protocols import collection_of_revision
-from storyloom.store import Database
 
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
     from storyloom.project.manager import Project
+    from storyloom.store.read_view import ReadView
 
 log = logging.getLogger(__name__)
 
-#: How many of this session's own writes are remembered until the follower reads them back.
-_MAX_PENDING_ORIGINS = 100_000
 _IMPORT_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
 
 
@@ -79,9 +77,10 @@ class ProjectSession:
         self.events = EventBus()
         if lock_policy is not None:
             project.editor.lock_policy = lock_policy
-        self._origins: OrderedDict[tuple[str, str], Origin] = OrderedDict()
+        self._origins: dict[int, Origin] = {}  # seq -> origin, for this editor's writes not yet published
         self._origins_lock = threading.Lock()
         self._closed = False
+        self._close_lock = threading.Lock()
         self._poll_interval = poll_interval
         # The follower starts with the first subscriber: a session nobody listens to (a CLI
         # verb) reads no feed.
@@ -104,7 +103,7 @@ class ProjectSession:
         return self.project.name
 
     @property
-    def db(self) -> Database:
+    def db(self) -> ReadView:
         """The project's store, for reads (every write of a document goes through ``editor``)."""
         return self.project.db
 
@@ -125,7 +124,9 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ events
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> Callable[[], None]:
-        """``callback(event)`` on the session's event thread for every later event."""
+        """``callback(event)`` on the session's event thread for every later event. Events are
+        not replayed: a subscriber reads the current state first (``api.status``, the documents
+        through ``db``), then follows the events."""
         unsubscribe = self.events.subscribe(callback)
         self._ensure_follower()
         return unsubscribe
@@ -154,31 +155,39 @@ class ProjectSession:
         if intent is not None:
             origin = Origin.IMPORT if intent in _IMPORT_INTENTS else Origin.LOCAL
             with self._origins_lock:
-                self._origins[(change["id"], change["rev"])] = origin
-                while len(self._origins) > _MAX_PENDING_ORIGINS:
-                    self._origins.popitem(last=False)
+                self._origins[int(change["seq"])] = origin
         follower.wake()
 
     def _deliver(self, rows: list[dict[str, Any]]) -> int:
         db = self.project.db
         editor = self.project.editor
-        for taken, row in enumerate(rows):
-            doc_id = row["id"]
-            if doc_id.startswith("_local/"):
-                continue
-            rev = (row.get("changes") or [{}])[0].get("rev", "")
-            deleted = bool(row.get("deleted"))
-            with self._origins_lock:
-                origin = self._origins.pop((doc_id, rev), None)
-            if origin is None:
-                if editor.is_writing(doc_id):
-                    # Committed, but the editor's notification has not run yet: wait for it
-                    # (it wakes the follower), so the change gets its true origin.
-                    return taken
-                origin = Origin.REMOTE
-            collection = collection_of_revision(db, doc_id, rev, deleted, row.get("doc"))
-            self.events.publish(DocumentChanged(doc_id, rev, int(row["seq"]), collection, deleted, origin))
-        return len(rows)
+        taken = 0
+        for row in rows:
+            doc_id, seq = row["id"], int(row["seq"])
+            if not doc_id.startswith("_local/"):
+                rev = (row.get("changes") or [{}])[0].get("rev", "")
+                deleted = bool(row.get("deleted"))
+                with self._origins_lock:
+                    origin = self._origins.get(seq)
+                if origin is None:
+                    if editor.is_writing(doc_id):
+                        # Committed, but the editor's notification has not run yet: wait for it
+                        # (it wakes the follower), so the change gets its true origin.
+                        break
+                    origin = Origin.REMOTE
+                collection = collection_of_revision(db, doc_id, rev, deleted, row.get("doc"))
+                self.events.publish(DocumentChanged(doc_id, rev, seq, collection, deleted, origin))
+            taken += 1
+        if taken:
+            self._forget_origins_through(int(rows[taken - 1]["seq"]))
+        return taken
+
+    def _forget_origins_through(self, seq: int) -> None:
+        """Drop the origins of seqs already published (a write the feed coalesced into a later
+        one is never listed, so its entry goes here too)."""
+        with self._origins_lock:
+            for key in [key for key in self._origins if key <= seq]:
+                del self._origins[key]
 
     # ------------------------------------------------------------------ the local API
     def start_api(self) -> ApiStatus:
@@ -188,8 +197,12 @@ class ProjectSession:
         return self.api.project_opened(self.project)
 
     def options_changed(self) -> ApiStatus:
-        """The workspace's options were edited: start, stop or restart the API to match."""
-        self.api.options_changed(self.workspace.options)
+        """The workspace's options were edited: start, stop or restart the API to match (a
+        closed session keeps its API stopped)."""
+        with self._close_lock:
+            if self._closed:
+                return self.api.status
+            self.api.options_changed(self.workspace.options)
         return self.api.project_opened(self.project) if self._api_started else self.api.status
 
     def _on_api_status(self, status: ApiStatus) -> None:
@@ -201,11 +214,12 @@ class ProjectSession:
     # ------------------------------------------------------------------ closing
     def close(self) -> None:
         """Stop the API, publish the changes not yet published and :class:`SessionClosed`, close
-        the store. Safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
-        self.api.shutdown()
+        the store. Safe to call twice, from any thread."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self.api.shutdown()
         self._unsubscribe_store()
         follower = self._follower
         if follower is not None:

@@ -13,7 +13,11 @@ from typing import Any
 
 from storyloom.app.options import AppOptions, default_username
 from storyloom.app.session import ProjectSession
-from storyloom.project.manager import ProjectManager
+from storyloom.project.manager import ProjectError, ProjectManager
+
+
+class ProjectAlreadyOpen(ProjectError):
+    """The project is open in a session of this workspace already."""
 
 
 class Workspace:
@@ -48,8 +52,17 @@ class Workspace:
             return list(self._sessions)
 
     def open_session(self, name_or_id: str, **session_options: Any) -> ProjectSession:
-        """Open a project by name or id (``ProjectNotFound`` and friends when it cannot be)."""
-        project = self.manager.open(name_or_id)
+        """Open a project by name or id (``ProjectNotFound`` and friends when it cannot be).
+
+        A project is open at most once per workspace: two sessions of one project would label
+        each other's edits as remote and compete for the API's port."""
+        info = self.manager.find(name_or_id)
+        for open_session in self.sessions:
+            if open_session.id == info.id:
+                raise ProjectAlreadyOpen(
+                    f"project {info.name!r} is already open; use its session, or close it first"
+                )
+        project = self.manager.open(info.id)
         try:
             session = ProjectSession(self, project, **session_options)
         except BaseException:

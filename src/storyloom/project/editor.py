@@ -43,6 +43,7 @@ from storyloom.project.validation import (
     check_document,
 )
 from storyloom.store import NotFound
+from storyloom.store.documents import error_from_result
 
 MAX_DEPTH = 10_000
 
@@ -237,6 +238,10 @@ class Editor:
         self._index = index
         self.lock_policy: LockPolicy = lock_policy or NoLocks()
         self._writing = threading.local()
+        # Checks that read other documents (parent cycles, unique _sids, locks) and the write
+        # they allow happen under one lock, so two threads of this editor cannot both pass a
+        # check that only one of their writes could pass.
+        self._gate_lock = threading.RLock()
         self._in_flight: Counter[str] = Counter()
         self._in_flight_lock = threading.Lock()
 
@@ -409,11 +414,33 @@ class Editor:
 
     def delete(self, doc_id: str, rev: str | None = None, *, recursive: bool = False) -> list[WriteResult]:
         """Delete a document; a folder that is not empty needs ``recursive=True`` (its content
-        goes first, deepest first). Returns one result per deleted document."""
+        goes too, deepest first). Every document is checked at the gate before any is deleted,
+        and all are deleted in one transaction: a refusal deletes nothing. Returns one result
+        per deleted document."""
+        with self._gate_lock:
+            plan = self._deletion_plan(doc_id, rev, recursive)
+            context = self._context()
+            checked = []
+            for previous in plan:
+                tombstone = {"_id": previous["_id"], "_rev": previous["_rev"], "_deleted": True}
+                checked.append((tombstone, self._check_write(tombstone, WriteIntent.DELETE, previous, context)))
+            with self._writing_as(WriteIntent.DELETE, [tombstone["_id"] for tombstone, _ in checked]):
+                written = self.db.bulk_docs([dict(tombstone) for tombstone, _ in checked])
+        failed = [result for result in written if "error" in result]
+        if failed:  # another process wrote one of them meanwhile
+            raise error_from_result(failed[0])
+        return [
+            WriteResult(tombstone["_id"], result["rev"], tombstone | {"_rev": result["rev"]}, WriteIntent.DELETE,
+                        warnings)
+            for (tombstone, warnings), result in zip(checked, written, strict=True)
+        ]
+
+    def _deletion_plan(self, doc_id: str, rev: str | None, recursive: bool) -> list[dict[str, Any]]:
+        """The current revisions of ``doc_id`` and, for a folder, of its content, deepest first."""
         previous = self._current(doc_id)
         if rev is not None and rev != previous.get("_rev"):
             previous = dict(previous, _rev=rev)
-        results: list[WriteResult] = []
+        plan: list[dict[str, Any]] = []
         if previous.get("type") == FOLDER_TYPE:
             children = [child.id for child in self.index.children(doc_id)]
             if children and not recursive:
@@ -422,14 +449,9 @@ class Editor:
                     children, "folder-not-empty",
                 )
             for child in children:
-                results.extend(self.delete(child, recursive=True))
-        tombstone = {"_id": doc_id, "_rev": previous["_rev"], "_deleted": True}
-        warnings = self._check_write(tombstone, WriteIntent.DELETE, previous, self._context())
-        with self._writing_as(WriteIntent.DELETE, [doc_id]):
-            result = self.db.remove(doc_id, previous["_rev"])
-        results.append(WriteResult(doc_id, result["rev"], tombstone | {"_rev": result["rev"]},
-                                   WriteIntent.DELETE, warnings))
-        return results
+                plan.extend(self._deletion_plan(child, None, True))
+        plan.append(previous)
+        return plan
 
     def settings(self) -> dict[str, Any]:
         return self.get(SETTINGS_ID)
@@ -467,7 +489,11 @@ class Editor:
         document the gate refused with its :class:`ValidationError`. With ``new_edits=False``
         the documents keep their ``_rev`` (a restore).
         """
-        batch = [copy.deepcopy(doc) for doc in docs]
+        with self._gate_lock:
+            return self._write_many([copy.deepcopy(doc) for doc in docs], intent, new_edits)
+
+    def _write_many(self, batch: list[dict[str, Any]], intent: WriteIntent,
+                    new_edits: bool) -> tuple[list[WriteResult], list[tuple[dict[str, Any], Exception]]]:
         context = self._context({doc["_id"]: doc for doc in batch if isinstance(doc.get("_id"), str)})
         accepted: list[tuple[dict[str, Any], list[Problem]]] = []
         refused: list[tuple[dict[str, Any], Exception]] = []
@@ -544,9 +570,10 @@ class Editor:
         if intent not in _BULK_INTENTS:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
-        warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
-        with self._writing_as(intent, [doc["_id"]]):
-            result = self.db.put(doc)
+        with self._gate_lock:  # the check and the write as one step for this editor's writers
+            warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
+            with self._writing_as(intent, [doc["_id"]]):
+                result = self.db.put(doc)
         stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
         return WriteResult(result["id"], result["rev"], stored, intent, warnings)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -39,6 +40,8 @@ from storyloom.store.errors import (
 )
 from storyloom.store.readers import ReadContext, ReaderPool, Snapshot
 from storyloom.store.writer import Writer
+
+log = logging.getLogger(__name__)
 
 ChangeCallback = Callable[[dict[str, Any]], None]
 
@@ -273,8 +276,8 @@ class Database:
             for change in as_dicts:
                 try:
                     callback(change)
-                except Exception:  # a listener's bug must not fail the write
-                    pass
+                except Exception:  # a listener's bug must not fail the write, but it is seen
+                    log.exception("a store subscriber failed on change %s %s", change["id"], change["rev"])
 
     def set_revs_limit(self, limit: int) -> None:
         if not isinstance(limit, int) or limit < 1:
