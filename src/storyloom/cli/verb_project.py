@@ -13,6 +13,7 @@ from storyloom.cli.workspace import open_workspace
 from storyloom.drafft import DrafftImportError, import_backup
 from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
 from storyloom.project.names import display_name
+from storyloom.project.sample import create_sample_project
 from storyloom.project.validation import ValidationError
 
 
@@ -34,6 +35,12 @@ def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
 
 @_run
 def _new(args: argparse.Namespace) -> int:
+    if args.sample:
+        description = args.description or None  # the sample's own description unless one is given
+        with create_sample_project(_manager(), args.name, description=description) as project:
+            print(f"Created project {project.name!r} (id {project.id}) in {project.path}, "
+                  "holding the sample story The Lighthouse Keeper")
+        return 0
     with _manager().create(args.name, args.description) as project:
         print(f"Created project {project.name!r} (id {project.id}) in {project.path}")
     return 0
@@ -112,6 +119,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("new", help="create a project")
     p.add_argument("name", help="the project's name (unique on this machine)")
     p.add_argument("--description", default="", help="a short description")
+    p.add_argument("--sample", action="store_true",
+                   help="fill it with the sample story (The Lighthouse Keeper): an example in every collection")
     p.set_defaults(func=_new)
 
     p = subparsers.add_parser("list", help="list the projects on this machine")
