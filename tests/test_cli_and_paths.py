@@ -20,12 +20,45 @@ def test_version_flag_prints_the_package_version(capsys):
     assert capsys.readouterr().out.strip() == f"storyloom {storyloom.__version__}"
 
 
-def test_help_lists_the_headless_verbs(capsys):
-    assert main([]) == 0
+def test_help_lists_the_headless_verbs_and_the_app(capsys):
+    try:
+        main(["--help"])
+    except SystemExit as exc:
+        assert exc.code == 0
     out = capsys.readouterr().out
     assert "usage: storyloom" in out
-    for verb in ("new", "list", "import", "export", "schema", "dump", "serve", "sync", "backup", "restore"):
+    for verb in ("app", "new", "list", "import", "export", "schema", "dump", "serve", "sync", "backup", "restore"):
         assert verb in out, f"verb {verb!r} missing from help"
+
+
+def test_no_verb_opens_the_app_and_app_takes_a_project(monkeypatch):
+    from storyloom.cli import verb_app
+
+    launched = []
+    monkeypatch.setattr(verb_app, "launch", lambda project: launched.append(project) or 0)
+    assert main([]) == 0
+    assert main(["app", "Goddess"]) == 0
+    assert launched == [None, "Goddess"]
+
+
+def test_help_needs_no_display_and_does_not_load_qt(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    code = (
+        "import sys; from storyloom.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n"
+        "    pass\nprint('QT' if any(m.startswith('PySide6') for m in sys.modules) else 'NOQT')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            env={**env, "STORYLOOM_HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "usage: storyloom" in result.stdout and result.stdout.strip().endswith("NOQT")
+
+
+def test_the_app_without_a_display_is_a_clear_error(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = subprocess.run([sys.executable, "-m", "storyloom"], capture_output=True, text=True, timeout=60,
+                            env={**env, "STORYLOOM_HOME": str(tmp_path)})
+    assert result.returncode == 1
+    assert result.stderr.startswith("storyloom: error: no display") and "Traceback" not in result.stderr
 
 
 def test_console_script_runs_as_a_process():

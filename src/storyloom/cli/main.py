@@ -3,6 +3,7 @@
 Verbs live in sibling modules named ``verb_*.py``; each defines ``register(subparsers)``
 which adds its sub-command and sets ``func`` (returning an exit code) on its parser.
 Discovery keeps each verb in its own module, so adding one touches no shared file.
+``storyloom`` with no verb opens the desktop app (``storyloom app``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class CliError(StoryloomError):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="storyloom",
-        description="Storyloom: narrative-design studio for game teams.",
+        description="Storyloom: narrative-design studio for game teams. With no verb, opens the desktop app.",
     )
     parser.add_argument("--version", action="version", version=f"storyloom {storyloom.__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB")
@@ -60,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
+        # No verb: the desktop app, as a double-click on the app would open it.
+        args = parser.parse_args(["app"])
     try:
         return int(args.func(args) or 0)
     except CliError as exc:

@@ -1,0 +1,136 @@
+"""Starting and stopping the desktop app.
+
+:func:`create_application` makes the ``QApplication`` with the app's style, palette, fonts and
+icon defaults. :func:`run` shows the project manager (or opens a project straight away) and
+runs the event loop until the user quits, the last window closes, or SIGINT/SIGTERM arrives.
+Quitting by any of these routes closes every open project window first (each saves its pending
+edits and closes its session: the API stops and its port is released), then every session the
+workspace still holds, so no thread outlives the app.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+import storyloom
+from storyloom.gui import theme
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "Storyloom"
+# How often Python gets the interpreter back while Qt's loop runs, so a signal's handler runs
+# promptly (Python runs handlers only between bytecodes, never inside Qt's C++ loop).
+SIGNAL_POLL_MS = 200
+
+
+def create_application(argv: Sequence[str] | None = None) -> QApplication:
+    """The app's ``QApplication`` (the existing one if any) with style, palette, fonts and
+    icons set up; the palette follows the system's light or dark scheme, also when it changes."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(list(argv or [sys.argv[0]]))
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationVersion(storyloom.__version__)
+    app.setDesktopFileName("storyloom")
+    app.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont))
+    theme.apply_theme(app)
+    with contextlib.suppress(Exception):  # an old platform without scheme changes keeps its palette
+        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _scheme: theme.apply_theme(app))
+    from storyloom.gui import icons  # after the theme: icons take its colours
+
+    app.setWindowIcon(icons.icon("app", theme.colors().accent))
+    return app
+
+
+def monospace_font() -> QFont:
+    """The system's fixed-width font, for code editors."""
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def project_windows() -> list[QWidget]:
+    """Every open project window (the main windows: top-level widgets with a session)."""
+    return [w for w in QApplication.topLevelWidgets() if hasattr(w, "session") and hasattr(w, "closed")]
+
+
+def close_project_windows() -> None:
+    """Close every project window; each saves its pending edits and closes its session."""
+    for window in project_windows():
+        with contextlib.suppress(Exception):
+            window.close()
+
+
+class _QuitOnSignal:
+    """SIGINT and SIGTERM close the app as the Quit command does; the previous handlers come
+    back when the app ends."""
+
+    def __init__(self, app: QApplication) -> None:
+        self.app = app
+        self.received: int | None = None
+        self._previous: dict[int, object] = {}
+        # A timer with nothing to do: its timeouts hand the interpreter back to Python.
+        self._timer = QTimer()
+        self._timer.setInterval(SIGNAL_POLL_MS)
+        self._timer.timeout.connect(lambda: None)
+
+    def install(self) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(ValueError, OSError):  # not the main thread: nothing to install
+                self._previous[signum] = signal.signal(signum, self._handle)
+        self._timer.start()
+
+    def uninstall(self) -> None:
+        self._timer.stop()
+        for signum, handler in self._previous.items():
+            with contextlib.suppress(ValueError, OSError, TypeError):
+                signal.signal(signum, handler)  # type: ignore[arg-type]
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        self.received = signum
+        # Leave the handler first: the windows close from the event loop, as on Ctrl+Q.
+        QTimer.singleShot(0, self.app.quit)
+
+
+def run(argv: Sequence[str] | None = None, project: str | None = None) -> int:
+    """Run the app: the project manager, or straight to ``project``'s window (the manager shows
+    instead, with the reason, when it cannot be opened). Returns the exit code: 0 after a quit,
+    SIGINT or SIGTERM."""
+    from storyloom.app import AppOptions, OptionsError, Workspace
+    from storyloom.gui.project_manager import ProjectManagerWindow
+
+    app = create_application(argv)
+    try:
+        workspace = Workspace()
+    except OptionsError as exc:
+        QMessageBox.critical(
+            None, APP_NAME,
+            f"Storyloom cannot read its options: {exc}.\n\nFix or delete {AppOptions.path()} and start again.",
+        )
+        return 1
+    # The manager decides when the app ends (it returns when the last project window closes).
+    app.setQuitOnLastWindowClosed(False)
+    manager = ProjectManagerWindow(workspace)
+    signals = _QuitOnSignal(app)
+    signals.install()
+    manager.last_window_closed.connect(app.quit)
+    app.aboutToQuit.connect(manager.prepare_to_quit)
+    app.aboutToQuit.connect(close_project_windows)
+    try:
+        if project is None or not manager.open_project(project):
+            manager.show()
+        code = app.exec()
+    finally:
+        signals.uninstall()
+        close_project_windows()
+        with contextlib.suppress(Exception):
+            workspace.close()  # any session a window did not close (the safety net)
+    return 0 if signals.received is not None else int(code)

@@ -1,0 +1,34 @@
+"""Document editors, chosen by collection.
+
+:func:`editor_for` picks the registered editor of a document's collection, else the generic
+:class:`~storyloom.gui.editors.properties_editor.PropertiesEditor`. The visual editors
+(dialogue graph, grids, kanban, scenes, canvas, maps) plug in with :func:`register_editor`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
+
+from storyloom.app import ProjectSession
+from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.editors.properties_editor import PropertiesEditor, SettingsEditor
+from storyloom.gui.editors.script_editor import ScriptEditor
+from storyloom.project.collections import SETTINGS_ID
+
+EDITORS: dict[str, type[DocumentEditor]] = {"Script": ScriptEditor}
+
+
+def register_editor(collection: str, editor: type[DocumentEditor]) -> None:
+    """Open documents of ``collection`` (an app name such as ``"Dialogue"``) in ``editor``."""
+    EDITORS[collection] = editor
+
+
+def editor_for(session: ProjectSession, doc: dict[str, Any], parent: QWidget | None = None) -> DocumentEditor:
+    if doc.get("_id") == SETTINGS_ID:
+        return SettingsEditor(session, doc, parent)
+    kind = doc.get("collection") or doc.get("type")
+    return EDITORS.get(str(kind), PropertiesEditor)(session, doc, parent)
+
+
+__all__ = ["EDITORS", "DocumentEditor", "PropertiesEditor", "ScriptEditor", "editor_for", "register_editor"]

@@ -1,0 +1,277 @@
+"""The base of every document editor: load, debounced autosave, Ctrl+S, the banner.
+
+Every save goes through the session's editor gate (``editor.patch`` against the revision the
+editor was based on). A refused save keeps the text as typed, marks the editor invalid and
+shows why in a banner over it; a change made elsewhere is applied at once when nothing is
+being typed, and otherwise kept aside with a "changed elsewhere" banner so nothing typed is lost.
+Subclasses fill :meth:`build_body`, :meth:`apply_document` and :meth:`changes`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from superqt.utils import qdebounced
+
+from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app.outline import display_name
+from storyloom.errors import StoryloomError
+from storyloom.gui.sidebar import collection_label
+from storyloom.project.checking import ValidationError
+from storyloom.project.locks import LockRefused
+from storyloom.store import Conflict, NotFound
+
+AUTOSAVE_MS = 800
+
+
+class Banner(QWidget):
+    """A strip over an editor: a message, and up to two buttons. ``kind`` sets its colours
+    (``error``, ``warning``, ``info``) through the app's style sheet."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(16, 8, 12, 8)
+        layout.setSpacing(8)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.label, 1)
+        self.buttons = [QPushButton(), QPushButton()]
+        self._actions: list[tuple[str, Any]] = []
+        for index, button in enumerate(self.buttons):
+            button.hide()
+            button.clicked.connect(lambda _checked=False, i=index: self._run(i))
+            layout.addWidget(button)
+        self.kind = ""
+        self.hide()
+
+    def show_message(self, kind: str, text: str, *actions: tuple[str, Any]) -> None:
+        self.kind = kind
+        self.setProperty("kind", kind)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.label.setText(text)
+        self._actions = list(actions)
+        for index, (button, action) in enumerate(zip(self.buttons, (*actions, None, None), strict=False)):
+            if action is None:
+                button.hide()
+                continue
+            button.setText(action[0])
+            button.setProperty("action", index)
+            button.show()
+        self.show()
+
+    def _run(self, index: int) -> None:
+        if index < len(self._actions):
+            self._actions[index][1]()
+
+    def clear(self) -> None:
+        self.kind = ""
+        self.hide()
+
+
+class DocumentEditor(QWidget):
+    """One open document. ``state_changed`` fires when the title, unsaved or invalid state changes."""
+
+    state_changed = Signal()
+
+    def __init__(self, session: ProjectSession, doc: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.doc_id: str = doc["_id"]
+        self.base: dict[str, Any] = doc
+        self.dirty = False
+        self.invalid = False
+        self.error = ""
+        self.deleted = False
+        self._own_revs: set[str] = set()
+        self._elsewhere: dict[str, Any] | None = None  # a newer revision kept aside while typing
+        self._loading = False
+        self._autosave = qdebounced(self.save, timeout=AUTOSAVE_MS, parent=self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.banner = Banner()
+        layout.addWidget(self.banner)
+        header = QHBoxLayout()
+        header.setContentsMargins(24, 16, 24, 8)
+        header.setSpacing(12)
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("docTitle")
+        self.name_edit.setFrame(False)
+        self.name_edit.setPlaceholderText("Untitled")
+        font = self.name_edit.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        self.name_edit.setFont(font)
+        self.name_edit.textEdited.connect(self.mark_dirty)
+        header.addWidget(self.name_edit, 1)
+        self.kind_label = QLabel(collection_label(str(doc.get("collection") or doc.get("type") or "")))
+        self.kind_label.setObjectName("docKind")
+        header.addWidget(self.kind_label)
+        layout.addLayout(header)
+        self.body = self.build_body()
+        layout.addWidget(self.body, 1)
+        self._load(doc)
+
+    # ------------------------------------------------------------------ for subclasses
+    name_field = "name"
+
+    def build_body(self) -> QWidget:
+        raise NotImplementedError
+
+    def apply_document(self, doc: dict[str, Any]) -> None:
+        """Show ``doc`` in the body's widgets (keeping cursors where they can stay)."""
+        raise NotImplementedError
+
+    def changes(self) -> dict[str, Any]:
+        """The top-level fields the widgets set, as ``editor.patch`` takes them."""
+        raise NotImplementedError
+
+    def focus_line(self, line: int) -> None:
+        """Put the cursor on ``line`` (1-based) where the editor has lines."""
+
+    # ------------------------------------------------------------------ state
+    @property
+    def title(self) -> str:
+        return display_name(self.name_edit.text() or self.base.get(self.name_field))
+
+    def _load(self, doc: dict[str, Any]) -> None:
+        self._loading = True
+        try:
+            self.base = doc
+            name = doc.get(self.name_field)
+            if self.name_edit.text() != (name or ""):
+                self.name_edit.setText(name if isinstance(name, str) else "")
+            self.apply_document(doc)
+        finally:
+            self._loading = False
+
+    def mark_dirty(self, *_args: Any) -> None:
+        if self._loading:
+            return
+        if not self.dirty:
+            self.dirty = True
+            self.state_changed.emit()
+        self._autosave()
+
+    def save(self) -> bool:
+        """Write the edits through the gate now. False when refused (the text stays, marked)."""
+        self._autosave.cancel()
+        if not self.dirty or self.deleted:
+            return not self.dirty
+        try:
+            result = self.session.editor.patch(self.doc_id, self.changes(), rev=self.base.get("_rev"))
+        except ValidationError as exc:
+            details = "; ".join(p.message for p in exc.problems[:3])
+            self._refused(f"Not saved: {details}. Fix it and the text saves by itself; what you typed is kept.")
+            return False
+        except LockRefused as exc:
+            self._refused(f"Not saved: {exc}. Your text is kept here.")
+            return False
+        except Conflict:
+            self._changed_elsewhere(self._read())
+            return False
+        except NotFound:
+            self._deleted_elsewhere()
+            return False
+        except StoryloomError as exc:
+            self._refused(f"Not saved: {exc}")
+            return False
+        self._own_revs.add(result.rev)
+        self.base = result.doc
+        self.dirty = False
+        self.invalid = False
+        self.error = ""
+        self._elsewhere = None
+        warnings = [w.message for w in result.warnings]
+        if warnings:
+            self.banner.show_message("info", "Saved, with warnings: " + "; ".join(warnings[:3]))
+        else:
+            self.banner.clear()
+        self.state_changed.emit()
+        return True
+
+    def stop(self) -> None:
+        """Cancel a pending autosave (the window saves before closing the session)."""
+        self._autosave.cancel()
+
+    def _refused(self, message: str) -> None:
+        self.invalid = True
+        self.error = message
+        self.banner.show_message("error", message)
+        self.state_changed.emit()
+
+    def _read(self) -> dict[str, Any] | None:
+        try:
+            return self.session.db.get(self.doc_id)
+        except NotFound:
+            return None
+
+    # ------------------------------------------------------------------ changes from elsewhere
+    def external_change(self, change: DocumentChanged) -> None:
+        """A change of this document came from the session (any writer). Our own saves are
+        recognised by their revision and ignored."""
+        if change.rev in self._own_revs:
+            return
+        if change.deleted:
+            if self._read() is None:
+                self._deleted_elsewhere()
+            return
+        doc = self._read()
+        if doc is None or doc.get("_rev") == self.base.get("_rev") or doc.get("_rev") in self._own_revs:
+            return
+        if self.dirty:
+            self._changed_elsewhere(doc)
+            return
+        self._load(doc)
+        self.deleted = False
+        self.banner.clear()
+        self.state_changed.emit()
+
+    def _changed_elsewhere(self, doc: dict[str, Any] | None) -> None:
+        if doc is None:
+            self._deleted_elsewhere()
+            return
+        self._elsewhere = doc
+        who = doc.get("modifiedBy")
+        by = f" by {who}" if isinstance(who, str) and who else ""
+        self.banner.show_message(
+            "warning",
+            f"This document was changed elsewhere{by} while you were typing. Your text is kept and not saved yet.",
+            ("Keep mine", self.keep_mine),
+            ("Load theirs", self.load_theirs),
+        )
+
+    def keep_mine(self) -> None:
+        """Save the text as typed over the newer revision."""
+        if self._elsewhere is not None:
+            self.base = dict(self.base, _rev=self._elsewhere.get("_rev"))
+        self._elsewhere = None
+        self.dirty = True
+        self.save()
+
+    def load_theirs(self) -> None:
+        """Drop the unsaved text and show the newer revision."""
+        doc = self._elsewhere or self._read()
+        self._elsewhere = None
+        if doc is None:
+            self._deleted_elsewhere()
+            return
+        self._load(doc)
+        self.dirty = False
+        self.invalid = False
+        self.banner.clear()
+        self.state_changed.emit()
+
+    def _deleted_elsewhere(self) -> None:
+        self.deleted = True
+        self._autosave.cancel()
+        self.banner.show_message(
+            "warning", "This document was deleted elsewhere. Copy what you need before closing the tab.")
+        self.state_changed.emit()

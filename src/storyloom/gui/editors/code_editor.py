@@ -1,0 +1,121 @@
+"""A plain-text code editor with line numbers and per-line problems shown on hover.
+
+The gutter paints only the visible blocks (a 5,000-line script scrolls and types without
+repainting the others); a line with a problem gets a coloured mark in the gutter, and hovering
+the line shows the problems' messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFontDatabase, QHelpEvent, QPainter, QPaintEvent, QResizeEvent, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+
+from storyloom.diagnostics import Diagnostic
+
+
+class _Gutter(QWidget):
+    def __init__(self, editor: CodeEditor) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.editor.paint_gutter(event)
+
+
+def is_dark(widget: QWidget) -> bool:
+    """True when the widget's palette is a dark one (the base colour is dark)."""
+    return widget.palette().base().color().lightness() < 128
+
+
+class CodeEditor(QPlainTextEdit):
+    """``problems`` maps a 1-based line number to its diagnostics (set by the owner)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("codeEditor")
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+        self.problems: dict[int, Sequence[Diagnostic]] = {}
+        self._gutter = _Gutter(self)
+        self.blockCountChanged.connect(self._update_margins)
+        self.updateRequest.connect(self._scroll_gutter)
+        self._update_margins()
+
+    def gutter_width(self) -> int:
+        digits = max(3, len(str(max(1, self.blockCount()))))
+        return 16 + self.fontMetrics().horizontalAdvance("9") * digits + 8
+
+    def _update_margins(self, *_args: object) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _scroll_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        rect = self.contentsRect()
+        self._gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        painter = QPainter(self._gutter)
+        dark = is_dark(self)
+        painter.fillRect(event.rect(), self.palette().base())
+        number_color = QColor("#6b7580") if dark else QColor("#9aa3ad")
+        current_color = QColor("#d7dce1") if dark else QColor("#3c4650")
+        current = self.textCursor().blockNumber()
+        block = self.firstVisibleBlock()
+        number = block.blockNumber()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        bottom = top + round(self.blockBoundingRect(block).height())
+        height = self.fontMetrics().height()
+        width = self._gutter.width()
+        while block.isValid() and top <= event.rect().bottom():
+            if block.isVisible() and bottom >= event.rect().top():
+                problems = self.problems.get(number + 1)
+                if problems:
+                    error = any(p.is_error for p in problems)
+                    painter.fillRect(QRect(2, top + 2, 3, height - 4), QColor("#e5484d" if error else "#d9a400"))
+                painter.setPen(current_color if number == current else number_color)
+                painter.drawText(0, top, width - 12, height, Qt.AlignmentFlag.AlignRight, str(number + 1))
+            block = block.next()
+            top = bottom
+            bottom = top + round(self.blockBoundingRect(block).height())
+            number += 1
+        painter.end()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            position = event.pos()
+            position.setX(position.x() - self.viewportMargins().left())
+            line = self.cursorForPosition(position).blockNumber() + 1
+            problems = self.problems.get(line)
+            if problems:
+                text = "\n".join(f"{'Error' if p.is_error else 'Warning'}: {p.message}" for p in problems)
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def problem_text(self, line: int) -> str:
+        """What hovering ``line`` shows (empty when the line has no problem)."""
+        return "\n".join(p.message for p in self.problems.get(line, ()))
+
+    def go_to_line(self, line: int) -> None:
+        block = self.document().findBlockByNumber(max(0, line - 1))
+        if block.isValid():
+            cursor = QTextCursor(block)
+            self.setTextCursor(cursor)
+            self.centerCursor()
+        self.setFocus()

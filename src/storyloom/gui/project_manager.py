@@ -1,0 +1,752 @@
+"""The project manager: the window the app opens on. It lists the projects on this machine
+(name, description, documents, last change) and creates, opens, renames, deletes, imports
+(Drafft backups), backs up and restores them; recent projects sit in the sidebar.
+
+The window sends intents to the Qt-free layers (``ProjectManager``, ``import_backup``,
+``RecentProjects``) and shows their answers: errors in the banner over the list, never as a
+traceback. Imports, backups and restores run on a worker thread (:class:`~storyloom.gui.tasks.Task`)
+with a busy banner, so the window stays responsive.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction, QCloseEvent, QColor, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+import storyloom
+from storyloom.app import Workspace
+from storyloom.app.recent import RecentProjects
+from storyloom.drafft import import_backup
+from storyloom.drafft.report import ImportReport, ImportWouldDropError
+from storyloom.errors import StoryloomError
+from storyloom.gui import icons, theme
+from storyloom.gui.project_manager_dialogs import ImportReportDialog, ProjectNameDialog, confirm_delete
+from storyloom.gui.tasks import Task
+from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
+from storyloom.project.manager import ProjectExists, backup_file_name
+from storyloom.project.names import display_name
+from storyloom.project.sample import SAMPLE_NAME, create_sample_project
+from storyloom.project.summary import ProjectSummary, project_summary
+
+log = logging.getLogger(__name__)
+
+#: ``opener(workspace, project_id, parent=None) -> MainWindow``: how a project gets its window.
+Opener = Callable[..., Any]
+
+COLUMNS = ("Name", "Description", "Documents", "Last modified")
+NAME, DESCRIPTION, DOCUMENTS, MODIFIED = range(4)
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+MAX_RECENT_SHOWN = 5
+
+
+def open_project_window(workspace: Workspace, project: str, parent: QWidget | None = None) -> Any:
+    """The main window's opener, imported when first used (the main window is the heavier module)."""
+    from storyloom.gui.main_window import open_project_window as opener
+
+    return opener(workspace, project, parent)
+
+
+def relative_time(when: datetime | None, now: datetime | None = None) -> str:
+    """``just now``, ``5 minutes ago``, ``yesterday``, or the date: how long ago, as people say it."""
+    if when is None:
+        return "—"
+    now = now or datetime.now(UTC)
+    seconds = (now - when).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
+    local, today = when.astimezone(), now.astimezone()
+    if local.date() == today.date():
+        return f"today {local:%H:%M}"
+    if (today.date() - local.date()).days == 1:
+        return f"yesterday {local:%H:%M}"
+    if local.year == today.year:
+        return f"{local:%b} {local.day}"
+    return f"{local:%b} {local.day}, {local.year}"
+
+
+class ProjectTableModel(QAbstractTableModel):
+    """The projects as rows (one :class:`ProjectSummary` each)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[ProjectSummary] = []
+
+    def set_rows(self, rows: list[ProjectSummary]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                align = Qt.AlignmentFlag.AlignRight if section == DOCUMENTS else Qt.AlignmentFlag.AlignLeft
+                return int(align | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == NAME:
+                return display_name(row.info.name) or "(unnamed)"
+            if column == DESCRIPTION:
+                return row.problem or " ".join(row.description.split())
+            if column == DOCUMENTS:
+                return "—" if row.documents is None else f"{row.documents:,}"
+            return relative_time(row.modified)
+        if role == SORT_ROLE:
+            if column == NAME:
+                return row.info.name.casefold()
+            if column == DESCRIPTION:
+                return row.description.casefold()
+            if column == DOCUMENTS:
+                return -1 if row.documents is None else row.documents
+            return row.modified.timestamp() if row.modified else 0.0
+        if role == Qt.ItemDataRole.DecorationRole and column == NAME:
+            return icons.icon("error") if row.problem else icons.icon("project", theme.colors().accent)
+        if role == Qt.ItemDataRole.ForegroundRole and column in (DESCRIPTION, MODIFIED):
+            return QColor(theme.colors().danger if row.problem and column == DESCRIPTION else theme.colors().muted)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            align = Qt.AlignmentFlag.AlignRight if column == DOCUMENTS else Qt.AlignmentFlag.AlignLeft
+            return int(align | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == MODIFIED and row.modified:
+                return row.modified.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+            if column == DESCRIPTION and (row.problem or row.description):
+                return row.problem or row.description
+            if column == NAME:
+                return f"{row.info.name}\n{row.info.path}"
+        return None
+
+    def summary(self, row: int) -> ProjectSummary:
+        return self.rows[row]
+
+
+class ProjectManagerWindow(QMainWindow):
+    """The projects on this machine. ``opener`` opens a project's window (by default
+    :func:`storyloom.gui.main_window.open_project_window`); tests pass their own.
+    ``last_window_closed`` is emitted when the list closes with no project window open."""
+
+    last_window_closed = Signal()
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        opener: Opener | None = None,
+        recent: RecentProjects | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.manager = workspace.manager
+        self.opener: Opener = opener or open_project_window
+        self.recent = recent or RecentProjects()
+        self.windows: dict[str, Any] = {}  # project id -> its open window
+        self.task: Task | None = None
+        self._banner_action: Callable[[], None] | None = None
+        self._quitting = False
+        self.setObjectName("project-manager")
+        self.setWindowTitle("Projects — Storyloom")
+        self.setMinimumSize(880, 560)
+        self.resize(1180, 720)
+        self._make_actions()
+        self._build()
+        self.refresh()
+
+    # ------------------------------------------------------------------ building
+    def _action(self, text: str, role: str, shortcut: str | QKeySequence.StandardKey | None,
+                slot: Callable[[], object], tip: str) -> QAction:
+        action = QAction(icons.icon(role), text, self)
+        action.setProperty("iconRole", role)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)
+        return action
+
+    def _make_actions(self) -> None:
+        self.new_action = self._action("New project…", "new", "Ctrl+N", self.new_project, "Create an empty project")
+        self.sample_action = self._action("New sample project", "document", "Ctrl+Shift+N", self.create_sample,
+                                          "Create the sample story, an example in every collection, to explore")
+        self.import_action = self._action("Import Drafft backup…", "import", "Ctrl+I", self.import_drafft,
+                                          "Import a Drafft backup (.json) as a new project")
+        self.restore_action = self._action("Restore a backup…", "restore", "Ctrl+Shift+O", self.restore_backup,
+                                           "Restore a Storyloom backup as a project")
+        self.open_action = self._action("Open", "open", None, self.open_selected, "Open the selected project (Enter)")
+        self.rename_action = self._action("Rename…", "rename", "F2", self.rename_selected,
+                                          "Rename the selected project")
+        self.backup_action = self._action("Back up…", "backup", "Ctrl+B", self.backup_selected,
+                                          "Save a backup file of the selected project")
+        self.delete_action = self._action("Delete…", "delete", QKeySequence.StandardKey.Delete, self.delete_selected,
+                                          "Delete the selected project from this machine")
+        self.reopen_action = self._action("Reopen last project", "recent", "Ctrl+R", self.reopen_last,
+                                          "Open the project you opened last")
+        self.find_action = self._action("Find", "search", "Ctrl+F", self._focus_filter, "Filter the projects")
+        self.refresh_action = self._action("Refresh", "restore", "F5", self.refresh, "Read the project list again")
+        self.quit_action = self._action("Quit", "close", "Ctrl+Q", self._quit, "Quit Storyloom")
+        self.dismiss_action = self._action("Dismiss", "close", "Esc", self._dismiss_banner, "Dismiss the message")
+        self.selection_actions = (self.open_action, self.rename_action, self.backup_action, self.delete_action)
+
+    def _build(self) -> None:
+        root = QWidget()
+        layout = QHBoxLayout(root)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._build_sidebar())
+        layout.addWidget(self._build_main(), 1)
+        self.setCentralWidget(root)
+
+    def _build_sidebar(self) -> QFrame:
+        sidebar = QFrame()
+        set_role(sidebar, "sidebar")
+        sidebar.setFixedWidth(292)
+        box = QVBoxLayout(sidebar)
+        box.setContentsMargins(theme.L, theme.XL, theme.L, theme.L)
+        box.setSpacing(theme.XS)
+        brand = QHBoxLayout()
+        brand.setSpacing(theme.S)
+        logo = QLabel()
+        logo.setPixmap(icons.icon("app", theme.colors().accent).pixmap(28, 28))
+        brand.addWidget(logo)
+        brand.addWidget(set_role(QLabel("Storyloom"), "heading"))
+        brand.addStretch(1)
+        box.addLayout(brand)
+        box.addWidget(set_role(QLabel("Narrative design for game teams"), "caption"))
+        box.addSpacing(theme.XL)
+        for action in (self.new_action, self.sample_action, self.import_action, self.restore_action):
+            box.addWidget(ActionButton(action))
+        box.addSpacing(theme.XL)
+        self.recent_heading = set_role(QLabel("RECENT"), "caption")
+        box.addWidget(self.recent_heading)
+        box.addSpacing(theme.XS)
+        self.recent_box = QVBoxLayout()
+        self.recent_box.setSpacing(2)
+        box.addLayout(self.recent_box)
+        box.addStretch(1)
+        box.addWidget(set_role(QLabel(f"Storyloom {storyloom.__version__}"), "caption"))
+        return sidebar
+
+    def _build_main(self) -> QWidget:
+        main = QWidget()
+        box = QVBoxLayout(main)
+        box.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.XL)
+        box.setSpacing(theme.L)
+        header = QHBoxLayout()
+        header.setSpacing(theme.M)
+        header.addWidget(set_role(QLabel("Projects"), "title"))
+        self.count_label = set_role(QLabel(""), "caption")
+        header.addWidget(self.count_label, 0, Qt.AlignmentFlag.AlignBottom)
+        header.addStretch(1)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter projects  (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.addAction(icons.icon("search", theme.colors().muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.filter_edit.setFixedWidth(280)
+        header.addWidget(self.filter_edit)
+        box.addLayout(header)
+        self.banner = Banner()
+        self.banner.action_triggered.connect(self._run_banner_action)
+        box.addWidget(self.banner)
+
+        self.model = ProjectTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.table = QTableView()
+        self.table.setObjectName("project-table")
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(MODIFIED, Qt.SortOrder.DescendingOrder)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(40)
+        self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        head = self.table.horizontalHeader()
+        head.setHighlightSections(False)
+        head.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Interactive)
+        head.setSectionResizeMode(DESCRIPTION, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(DOCUMENTS, QHeaderView.ResizeMode.Fixed)
+        head.setSectionResizeMode(MODIFIED, QHeaderView.ResizeMode.Fixed)
+        head.resizeSection(NAME, 300)
+        head.resizeSection(DOCUMENTS, 120)
+        head.resizeSection(MODIFIED, 170)
+        self.table.activated.connect(self._open_index)
+        self.table.selectionModel().selectionChanged.connect(self._update_actions)
+
+        self.empty = EmptyState(
+            icons.icon("project", theme.colors().muted),
+            "No projects yet",
+            "Create one (Ctrl+N), explore the sample story (Ctrl+Shift+N), import a Drafft backup (Ctrl+I) "
+            "or restore a Storyloom backup (Ctrl+Shift+O).",
+        )
+        self.empty.setObjectName("empty-state")
+        self.empty.add_button(self.new_action, primary=True)
+        self.empty.add_button(self.sample_action)
+        self.empty.add_button(self.import_action)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.table)
+        self.stack.addWidget(self.empty)
+        box.addWidget(self.stack, 1)
+
+        buttons = QHBoxLayout()
+        buttons.setSpacing(theme.S)
+        self.hint_label = set_role(QLabel("Double-click or press Enter to open a project"), "caption")
+        buttons.addWidget(self.hint_label)
+        buttons.addStretch(1)
+        self.buttons: dict[str, QPushButton] = {}
+        for key, action in (("delete", self.delete_action), ("backup", self.backup_action),
+                            ("rename", self.rename_action), ("open", self.open_action)):
+            button = QPushButton(action.icon(), action.text())
+            shortcut = action.shortcut().toString()
+            button.setToolTip(f"{action.toolTip()}" + (f" ({shortcut})" if shortcut else ""))
+            button.clicked.connect(action.trigger)
+            action.enabledChanged.connect(button.setEnabled)
+            self.buttons[key] = button
+            buttons.addWidget(button)
+        self.buttons["open"].setProperty("primary", "true")
+        self.buttons["open"].setIcon(icons.icon("open", theme.colors().accent_text))
+        self.buttons["open"].setDefault(True)
+        self.action_bar = QWidget()
+        self.action_bar.setLayout(buttons)
+        buttons.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.action_bar)
+        return main
+
+    # ------------------------------------------------------------------ state
+    def refresh(self, select: str | None = None) -> None:
+        """Read the project list again (keeping the selection, or selecting project ``select``)."""
+        keep = select or self.selected_id()
+        try:
+            infos = self.manager.list()
+        except (StoryloomError, OSError) as exc:
+            infos = []
+            self.show_error(f"Cannot list the projects: {exc}")
+        self.model.set_rows([project_summary(info) for info in infos])
+        count = len(infos)
+        self.count_label.setText(f"{count} project{'s' if count != 1 else ''}" if count else "")
+        self.stack.setCurrentWidget(self.table if count else self.empty)
+        self.action_bar.setVisible(bool(count))
+        self.filter_edit.setVisible(bool(count))
+        if keep:
+            self.select(keep)
+        elif count and not self.table.selectionModel().hasSelection():
+            self.table.selectRow(0)
+        self._refresh_recent({info.id for info in infos})
+        self._update_actions()
+
+    def _refresh_recent(self, existing: set[str]) -> None:
+        while self.recent_box.count():
+            item = self.recent_box.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        names = {row.info.id: row.info.name for row in self.model.rows}
+        entries = self.recent.existing(existing)[:MAX_RECENT_SHOWN]
+        self.recent_heading.setVisible(bool(entries))
+        self.reopen_action.setEnabled(bool(entries))
+        for position, entry in enumerate(entries):
+            name = display_name(names.get(entry.id, entry.name))
+            button = QPushButton(icons.icon("recent", theme.colors().muted), name)
+            button.setProperty("flat", "true")
+            button.setObjectName(f"recent-{entry.id}")
+            button.setToolTip(f"Open {name}" + (" (Ctrl+R)" if position == 0 else ""))
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.clicked.connect(partial(self.open_project, entry.id))
+            self.recent_box.addWidget(button)
+
+    def selected_summary(self) -> ProjectSummary | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        return self.model.summary(self.proxy.mapToSource(rows[0]).row())
+
+    def selected_id(self) -> str | None:
+        summary = self.selected_summary()
+        return summary.info.id if summary else None
+
+    def select(self, project_id: str) -> bool:
+        for row, summary in enumerate(self.model.rows):
+            if summary.info.id == project_id:
+                index = self.proxy.mapFromSource(self.model.index(row, NAME))
+                if index.isValid():
+                    self.table.selectRow(index.row())
+                    self.table.scrollTo(index)
+                    return True
+        return False
+
+    def _update_actions(self, *_: object) -> None:
+        has = self.selected_summary() is not None
+        busy = self.task is not None
+        for action in self.selection_actions:
+            action.setEnabled(has and not busy)
+        self.open_action.setEnabled(has)
+        for action in (self.new_action, self.import_action, self.restore_action):
+            action.setEnabled(not busy)
+
+    def _focus_filter(self) -> None:
+        if self.filter_edit.isVisible():
+            self.filter_edit.setFocus()
+            self.filter_edit.selectAll()
+
+    # ------------------------------------------------------------------ banner
+    def show_error(self, text: str, action: str | None = None, on_action: Callable[[], None] | None = None) -> None:
+        self._banner_action = on_action
+        self.banner.show_message("error", text, action)
+
+    def show_success(self, text: str) -> None:
+        self._banner_action = None
+        self.banner.show_message("success", text)
+
+    def _run_banner_action(self) -> None:
+        action, self._banner_action = self._banner_action, None
+        self.banner.clear()
+        if action is not None:
+            action()
+
+    def _dismiss_banner(self) -> None:
+        if self.banner.isVisible() and self.banner.level != "busy":
+            self.banner.clear()
+        elif self.filter_edit.hasFocus() and self.filter_edit.text():
+            self.filter_edit.clear()
+
+    # ------------------------------------------------------------------ intents
+    def new_project(self) -> None:
+        dialog = ProjectNameDialog(self.manager, title="New project", accept_text="Create",
+                                   with_description=True, parent=self)
+        accepted = dialog.exec()
+        name, description = dialog.name, dialog.description
+        dialog.deleteLater()
+        if accepted:
+            self.create_project(name, description)
+
+    def create_project(self, name: str, description: str = "") -> str | None:
+        """Create a project (the id, or None with the reason in the banner)."""
+        try:
+            project = self.manager.create(name, description)
+        except StoryloomError as exc:
+            self.show_error(f"Cannot create “{name}”: {exc}")
+            return None
+        project.close()
+        self.banner.clear()
+        self.refresh(select=project.id)
+        return project.id
+
+    def rename_selected(self) -> None:
+        summary = self.selected_summary()
+        if summary is None:
+            return
+        if summary.info.id in self.windows:
+            self.show_error(f"“{summary.info.name}” is open: rename it from its window, or close it first.")
+            return
+        dialog = ProjectNameDialog(self.manager, title="Rename project", accept_text="Rename",
+                                   name=summary.info.name, except_id=summary.info.id, parent=self)
+        accepted = dialog.exec()
+        name = dialog.name
+        dialog.deleteLater()
+        if accepted:
+            self.rename_project(summary.info.id, name)
+
+    def rename_project(self, project_id: str, new_name: str) -> bool:
+        try:
+            name = self.manager.rename(project_id, new_name)
+        except StoryloomError as exc:
+            self.show_error(f"Cannot rename the project: {exc}")
+            return False
+        self.recent.rename(project_id, name)
+        self.banner.clear()
+        self.refresh(select=project_id)
+        return True
+
+    def delete_selected(self) -> None:
+        summary = self.selected_summary()
+        if summary is None:
+            return
+        if summary.info.id in self.windows:
+            self.show_error(f"“{summary.info.name}” is open: close its window before deleting it.")
+            return
+        if confirm_delete(self, display_name(summary.info.name), summary.documents):
+            self.delete_project(summary.info.id)
+
+    def delete_project(self, project_id: str) -> bool:
+        try:
+            info = self.manager.find(project_id)
+            self.manager.delete(project_id)
+        except (StoryloomError, OSError) as exc:
+            self.show_error(f"Cannot delete the project: {exc}")
+            return False
+        self.recent.forget(project_id)
+        self.refresh()
+        self.show_success(f"Deleted “{display_name(info.name)}”.")
+        return True
+
+    # -- open ----------------------------------------------------------------------------------
+    def _open_index(self, index: QModelIndex) -> None:
+        self.open_project(self.model.summary(self.proxy.mapToSource(index).row()).info.id)
+
+    def open_selected(self) -> None:
+        project_id = self.selected_id()
+        if project_id:
+            self.open_project(project_id)
+
+    def reopen_last(self) -> None:
+        entry = self.recent.last(row.info.id for row in self.model.rows)
+        if entry is not None:
+            self.open_project(entry.id)
+
+    def open_project(self, name_or_id: str) -> bool:
+        """Open a project's window (or bring it forward when open); the manager then hides.
+        On failure the manager shows the reason and stays; returns whether a window is open."""
+        try:
+            info = self.manager.find(name_or_id)
+        except StoryloomError as exc:
+            self.show_error(f"Cannot open {name_or_id!r}: {exc}")
+            return False
+        window = self.windows.get(info.id)
+        if window is None:
+            try:
+                window = self.opener(self.workspace, info.id, parent=None)
+            except StoryloomError as exc:
+                self.show_error(f"Cannot open “{display_name(info.name)}”: {exc}")
+                return False
+            except Exception as exc:  # a bug: say so without a traceback; the log has it
+                log.exception("opening project %s failed", info.id)
+                self.show_error(
+                    f"Cannot open “{display_name(info.name)}”: an internal error stopped it "
+                    f"({type(exc).__name__}: {exc}). This is a bug in Storyloom; please report it."
+                )
+                return False
+            self.windows[info.id] = window
+            closed = getattr(window, "closed", None)
+            if closed is not None:
+                closed.connect(partial(self._window_closed, info.id))
+        self.recent.record(info.id, info.name)
+        self.banner.clear()
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        self.hide()
+        return True
+
+    def _window_closed(self, project_id: str) -> None:
+        self.windows.pop(project_id, None)
+        if self._quitting or self.windows:
+            return
+        # The last project closed: back to the list (its counts may have changed).
+        self.refresh(select=project_id)
+        self.show()
+        self.raise_()
+
+    # -- long work on a worker thread ----------------------------------------------------------
+    def _start(self, label: str, fn: Callable[[], Any], done: Callable[[Any], None],
+               failed: Callable[[BaseException], None]) -> Task:
+        task = Task(fn, label, self)
+        self.task = task
+        self._on_done, self._on_failed = done, failed
+        task.succeeded.connect(self._task_succeeded)
+        task.failed.connect(self._task_failed)
+        task.finished.connect(task.deleteLater)
+        self._banner_action = None
+        self.banner.show_message("busy", label)
+        self._update_actions()
+        task.start()
+        return task
+
+    def _task_succeeded(self, result: Any) -> None:
+        self._finish_task()
+        self._on_done(result)
+
+    def _task_failed(self, exc: BaseException) -> None:
+        self._finish_task()
+        self._on_failed(exc)
+
+    def _finish_task(self) -> None:
+        if self.task is not None:
+            self.task.wait()
+        self.task = None
+        self.banner.clear()
+        self._update_actions()
+
+    def _failure_text(self, what: str, exc: BaseException) -> str:
+        if isinstance(exc, StoryloomError | OSError):
+            return f"{what}: {exc}"
+        return f"{what}: an internal error stopped it ({type(exc).__name__}: {exc}). This is a bug; please report it."
+
+    # -- the sample story -------------------------------------------------------------------------
+    def create_sample(self) -> Task:
+        """Create the built-in sample project on a worker thread, then select it."""
+        manager = self.manager
+        name = manager.unique_name(SAMPLE_NAME)
+
+        def work() -> str:
+            with create_sample_project(manager, name) as project:
+                return project.id
+
+        return self._start(f"Creating the sample story “{name}”…", work, self._sample_done,
+                           partial(self._sample_failed, name))
+
+    def _sample_done(self, project_id: str) -> None:
+        self.refresh(select=project_id)
+        self.show_success("Created the sample story: open it to see an example in every collection.")
+
+    def _sample_failed(self, name: str, exc: BaseException) -> None:
+        self.show_error(self._failure_text(f"Could not create the sample project “{name}”", exc))
+
+    # -- import --------------------------------------------------------------------------------
+    def import_drafft(self) -> None:
+        file, _ = QFileDialog.getOpenFileName(self, "Import a Drafft backup", str(Path.home()),
+                                              "Drafft backups (*.json);;All files (*)")
+        if file:
+            self.start_import(Path(file))
+
+    def start_import(self, file: Path, *, allow_skips: bool = False) -> Task:
+        """Import ``file`` on a worker thread; the report dialog follows (or the reason)."""
+        manager = self.manager
+
+        def work() -> tuple[str, ImportReport]:
+            project, report = import_backup(manager, file, allow_skips=allow_skips)
+            with project:
+                return project.id, report
+
+        return self._start(f"Importing {file.name}… A large project takes a few seconds.", work,
+                           self._import_done, partial(self._import_failed, file))
+
+    def _import_done(self, result: tuple[str, ImportReport]) -> None:
+        project_id, report = result
+        self.refresh(select=project_id)
+        self.show_success(f"Imported “{display_name(report.project_name)}” from {report.source}.")
+        dialog = ImportReportDialog(report, self)
+        accepted = dialog.exec()
+        dialog.deleteLater()
+        if accepted:
+            self.open_project(project_id)
+
+    def _import_failed(self, file: Path, exc: BaseException) -> None:
+        if isinstance(exc, ImportWouldDropError):
+            count = len(exc.dropped)
+            self.show_error(
+                f"Nothing was imported: {count} {'entry' if count == 1 else 'entries'} of {file.name} cannot be "
+                f"kept (first: {exc.dropped[0].id}: {exc.dropped[0].reason}). Import the rest and see them "
+                "listed in the report, or fix the backup.",
+                "Import the rest", partial(self.start_import, file, allow_skips=True),
+            )
+            return
+        self.show_error(self._failure_text(f"Cannot import {file.name}", exc))
+
+    # -- backup and restore --------------------------------------------------------------------
+    def backup_selected(self) -> None:
+        summary = self.selected_summary()
+        if summary is None:
+            return
+        suggested = str(Path.home() / backup_file_name(summary.info.name))
+        file, _ = QFileDialog.getSaveFileName(self, f"Back up “{summary.info.name}”", suggested,
+                                              "Storyloom backups (*.json)")
+        if file:
+            self.start_backup(summary.info.id, Path(file))
+
+    def start_backup(self, project_id: str, file: Path) -> Task:
+        manager = self.manager
+        return self._start(f"Backing up to {file.name}…", lambda: manager.backup(project_id, file),
+                           lambda written: self.show_success(f"Backed up to {written}."),
+                           lambda exc: self.show_error(self._failure_text("Cannot back up the project", exc)))
+
+    def restore_backup(self) -> None:
+        file, _ = QFileDialog.getOpenFileName(self, "Restore a Storyloom backup", str(Path.home()),
+                                              "Storyloom backups (*.json);;All files (*)")
+        if file:
+            self.start_restore(Path(file))
+
+    def start_restore(self, file: Path, *, new_id: bool = False) -> Task:
+        manager = self.manager
+
+        def work() -> tuple[str, str]:
+            with manager.restore(file, new_id=new_id) as project:
+                return project.id, project.name
+
+        return self._start(f"Restoring {file.name}…", work, self._restore_done,
+                           partial(self._restore_failed, file))
+
+    def _restore_done(self, result: tuple[str, str]) -> None:
+        project_id, name = result
+        self.refresh(select=project_id)
+        self.show_success(f"Restored “{display_name(name)}”.")
+
+    def _restore_failed(self, file: Path, exc: BaseException) -> None:
+        if isinstance(exc, ProjectExists):
+            self.show_error(
+                f"The project in {file.name} is on this machine already. Restore it as a copy (a new "
+                "project beside it), or delete the existing project first.",
+                "Restore as a copy", partial(self.start_restore, file, new_id=True),
+            )
+            return
+        self.show_error(self._failure_text(f"Cannot restore {file.name}", exc))
+
+    # ------------------------------------------------------------------ closing
+    def prepare_to_quit(self) -> None:
+        """The app is quitting: closing windows must not bring the manager back."""
+        self._quitting = True
+
+    def _quit(self) -> None:
+        self.prepare_to_quit()
+        QApplication.quit()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.task is not None:
+            QMessageBox.information(self, "Storyloom", f"Wait until the work in progress ends: {self.task.label}")
+            event.ignore()
+            return
+        event.accept()
+        if not self.windows and not self._quitting:
+            # Closing the list with no project open ends the app (run() connects this to quit).
+            self.last_window_closed.emit()

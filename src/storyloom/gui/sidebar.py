@@ -1,0 +1,114 @@
+"""The collections rail: the 14 content collections, then Attachments and Project Settings.
+
+Each entry has an icon and a colour, as Drafft users know them, so a collection is found at a
+glance. The rail is a short fixed list; choosing an entry emits :attr:`Sidebar.chosen`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from storyloom.gui import icons
+from storyloom.project.collections import COLLECTIONS
+
+ATTACHMENTS = "Attachments"
+SETTINGS = "ProjectSettings"  # the settings document's id, and its rail entry
+
+
+@dataclass(frozen=True)
+class RailEntry:
+    key: str  # a collection's app name, or ATTACHMENTS / SETTINGS
+    label: str
+
+
+RAIL: tuple[RailEntry, ...] = (
+    *(RailEntry(c.app_name, c.export_name) for c in COLLECTIONS if c.app_name != SETTINGS),
+    RailEntry(ATTACHMENTS, "Attachments"),
+    RailEntry(SETTINGS, "Project Settings"),
+)
+BY_KEY: dict[str, RailEntry] = {entry.key: entry for entry in RAIL}
+
+
+def collection_icon(key: str) -> QIcon:
+    """The icon of a collection (or of the rail's last two entries) in its colour."""
+    try:
+        return icons.collection_icon("Attachment" if key == ATTACHMENTS else key)
+    except KeyError:
+        return icons.icon("document")
+
+
+def collection_label(key: str) -> str:
+    entry = BY_KEY.get(key)
+    return entry.label if entry else key
+
+
+class Sidebar(QWidget):
+    """The rail. ``chosen(key)`` fires when the user picks an entry (mouse or keyboard)."""
+
+    chosen = Signal(str)
+
+    def __init__(self, project_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 12, 0, 8)
+        layout.setSpacing(8)
+        self.title = QLabel(project_name)
+        self.title.setObjectName("sidebarTitle")
+        self.title.setContentsMargins(16, 0, 16, 4)
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setToolTip(project_name)
+        self.title.setWordWrap(True)  # a long project name wraps rather than being cut
+        layout.addWidget(self.title)
+        self.list = QListWidget()
+        self.list.setObjectName("collectionRail")
+        self.list.setFrameShape(QListWidget.Shape.NoFrame)
+        self.list.setIconSize(QSize(18, 18))
+        self.list.setSpacing(1)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for index, entry in enumerate(RAIL):
+            if entry.key == ATTACHMENTS:
+                spacer = QListWidgetItem("")
+                spacer.setFlags(Qt.ItemFlag.NoItemFlags)
+                spacer.setSizeHint(QSize(10, 12))
+                self.list.addItem(spacer)
+            item = QListWidgetItem(collection_icon(entry.key), entry.label)
+            item.setData(Qt.ItemDataRole.UserRole, entry.key)
+            item.setSizeHint(QSize(10, 32))
+            item.setToolTip(f"{entry.label} (Alt+{index + 1})" if index < 9 else entry.label)
+            self.list.addItem(item)
+        self.list.currentItemChanged.connect(self._changed)
+        layout.addWidget(self.list, 1)
+        self.setMinimumWidth(176)
+
+    def _changed(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        key = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        if key:
+            self.chosen.emit(key)
+
+    def current(self) -> str | None:
+        item = self.list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def select(self, key: str) -> None:
+        """Make ``key`` the current entry (emits ``chosen`` when it changes)."""
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == key:
+                self.list.setCurrentItem(item)
+                return
+
+    def set_count(self, key: str, count: int) -> None:
+        """Show how many documents a collection holds next to its name."""
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == key:
+                entry = BY_KEY[key]
+                item.setText(f"{entry.label}    {count}" if count else entry.label)
+                return

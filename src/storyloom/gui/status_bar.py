@@ -1,0 +1,71 @@
+"""The status bar: project, user, the local API's state and (later) sync, in a few words."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import qtawesome as qta
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStatusBar, QWidget
+
+from storyloom.api.controller import ApiStatus
+
+
+class _Item(QWidget):
+    """An icon and a text."""
+
+    def __init__(self, icon: str, text: str = "") -> None:
+        super().__init__()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 0, 8, 0)
+        layout.setSpacing(4)
+        self.icon = QLabel()
+        self.label = QLabel(text)
+        layout.addWidget(self.icon)
+        layout.addWidget(self.label)
+        self.set_icon(icon)
+
+    def set_icon(self, name: str, color: str = "#8a94a0") -> None:
+        self.icon.setPixmap(qta.icon(name, color=color).pixmap(QSize(14, 14)))
+
+    def set_text(self, text: str, tip: str = "") -> None:
+        self.label.setText(text)
+        self.setToolTip(tip or text)
+
+
+def api_text(status: ApiStatus, enabled: bool) -> tuple[str, str]:
+    """The status bar's words for the API state, and its tooltip."""
+    if status.running and status.url:
+        port = urlsplit(status.url).port
+        return f"API serving on port {port}", f"The local REST API is serving this project at {status.url}"
+    if status.error:
+        return "API failed", f"The local REST API could not start: {status.error}. Change the port in Options."
+    if enabled:
+        return "API starting…", "The local REST API is starting"
+    return "API off", "The local REST API is off; turn it on in Options (Ctrl+,)"
+
+
+class StatusBar(QStatusBar):
+    def __init__(self, project: str, user: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusBar")
+        self.setSizeGripEnabled(False)
+        self.project = _Item("ph.folder-simple", project)
+        self.user = _Item("ph.user-circle", user)
+        self.api = _Item("ph.broadcast", "API off")
+        self.sync = _Item("ph.cloud-slash", "Not synced")
+        self.sync.setToolTip("This project is not replicated to a server (sync comes in a later version)")
+        self.addWidget(self.project)
+        self.addWidget(self.user)
+        self.addPermanentWidget(self.sync)
+        self.addPermanentWidget(self.api)
+
+    def set_user(self, user: str) -> None:
+        self.user.set_text(user, f"Edits are signed {user}")
+
+    def set_api(self, status: ApiStatus, enabled: bool) -> None:
+        text, tip = api_text(status, enabled)
+        self.api.set_text(text, tip)
+        color = "#3fa36b" if status.running else ("#e5484d" if status.error else "#8a94a0")
+        self.api.set_icon("ph.broadcast", color)
+        self.api.label.setProperty("state", "failed" if status.error else ("on" if status.running else "off"))

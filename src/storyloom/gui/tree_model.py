@@ -1,0 +1,220 @@
+"""One collection's folder tree as a Qt model, built from the session's index.
+
+The rows come from :func:`storyloom.app.outline.build_outline` (folders first, each group in
+the user's order); renaming (inline editing) and drag and drop send their intent to the
+session's editor (``rename``, ``move``), and the tree is rebuilt from the index when the
+change comes back as an event. Attachments, which have no tree, are listed flat by name.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+
+from storyloom.app import ProjectSession
+from storyloom.app.outline import OutlineNode, build_outline, can_move_into, display_name, drop_placement
+from storyloom.errors import StoryloomError
+from storyloom.gui import icons, theme
+from storyloom.gui.sidebar import ATTACHMENTS, collection_icon
+from storyloom.project.collections import ATTACHMENT_TYPE
+
+MIME_TYPE = "application/x-storyloom-ids"
+ID_ROLE = Qt.ItemDataRole.UserRole
+FOLDER_ROLE = Qt.ItemDataRole.UserRole + 1
+Index = QModelIndex | QPersistentModelIndex
+
+
+class CollectionTreeModel(QAbstractItemModel):
+    """The tree of ``collection`` (an app name, or :data:`ATTACHMENTS`).
+
+    ``failed(str)`` carries what went wrong with a rename or a move, for the panel to show."""
+
+    failed = Signal(str)
+
+    def __init__(self, session: ProjectSession, collection: str, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.collection = collection
+        self._roots: list[OutlineNode] = []
+        self._parents: dict[str, OutlineNode | None] = {}
+        self._by_id: dict[str, OutlineNode] = {}
+        self._folder_icon = icons.icon("folder", theme.colors().muted)
+        self._doc_icon = collection_icon(collection)
+        self.rebuild()
+
+    # ------------------------------------------------------------------ building
+    def rebuild(self) -> None:
+        """Read the tree again from the index (the view keeps its expanded folders: see the panel)."""
+        summaries = self.session.index.summaries()
+        self.beginResetModel()
+        if self.collection == ATTACHMENTS:
+            self._roots = sorted(
+                (OutlineNode(s.id, display_name(s.name), False, None, s.order) for s in summaries
+                 if s.type == ATTACHMENT_TYPE),
+                key=lambda n: (n.name.lower(), n.id),
+            )
+        else:
+            self._roots = build_outline(summaries, self.collection)
+        self._parents = {}
+        self._by_id = {}
+        stack: list[tuple[OutlineNode, OutlineNode | None]] = [(n, None) for n in self._roots]
+        while stack:
+            node, parent = stack.pop()
+            self._parents[node.id] = parent
+            self._by_id[node.id] = node
+            stack.extend((child, node) for child in node.children)
+        self.endResetModel()
+
+    def document_count(self) -> int:
+        return sum(1 for node in self._by_id.values() if not node.is_folder)
+
+    def node(self, index: Index) -> OutlineNode | None:
+        return index.internalPointer() if index.isValid() else None
+
+    def index_of(self, doc_id: str) -> QModelIndex:
+        """The index of ``doc_id``'s row (invalid when it is not in this tree)."""
+        node = self._by_id.get(doc_id)
+        if node is None:
+            return QModelIndex()
+        return self.createIndex(self._siblings_of(node).index(node), 0, node)
+
+    def _siblings_of(self, node: OutlineNode) -> list[OutlineNode]:
+        parent = self._parents.get(node.id)
+        return parent.children if parent is not None else self._roots
+
+    # ------------------------------------------------------------------ the model interface
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
+        children = self._children(parent)
+        if column != 0 or not 0 <= row < len(children):
+            return QModelIndex()
+        return self.createIndex(row, 0, children[row])
+
+    def _children(self, parent: Index) -> list[OutlineNode]:
+        node = self.node(parent)
+        return node.children if node is not None else self._roots
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        node = self.node(index)
+        if node is None:
+            return QModelIndex()
+        parent = self._parents.get(node.id)
+        if parent is None:
+            return QModelIndex()
+        return self.createIndex(self._siblings_of(parent).index(parent), 0, parent)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        if parent.column() > 0:
+            return 0
+        return len(self._children(parent))
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 1
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:
+        node = self.node(parent)
+        return bool(self._roots) if node is None else bool(node.children) or node.is_folder
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        node = self.node(index)
+        if node is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return node.name
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._folder_icon if node.is_folder else self._doc_icon
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{node.name} (folder, {len(node.children)} items)" if node.is_folder else node.name
+        if role == ID_ROLE:
+            return node.id
+        if role == FOLDER_ROLE:
+            return node.is_folder
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        tree = self.collection != ATTACHMENTS
+        node = self.node(index)
+        if node is None:
+            return Qt.ItemFlag.ItemIsDropEnabled if tree else Qt.ItemFlag.NoItemFlags
+        flags = base | Qt.ItemFlag.ItemIsEditable
+        if tree:
+            flags |= Qt.ItemFlag.ItemIsDragEnabled
+            if node.is_folder:
+                flags |= Qt.ItemFlag.ItemIsDropEnabled
+        return flags
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        node = self.node(index)
+        if node is None or role != Qt.ItemDataRole.EditRole:
+            return False
+        name = str(value).strip()
+        if not name or name == node.name:
+            return False
+        try:
+            self.session.editor.rename(node.id, name)
+        except StoryloomError as exc:
+            self.failed.emit(f"Could not rename {node.name!r}: {exc}")
+            return False
+        node.name = name  # shown at once; the rebuild from the change event confirms it
+        self.dataChanged.emit(index, index)
+        return True
+
+    # ------------------------------------------------------------------ drag and drop
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [MIME_TYPE]
+
+    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:
+        ids = list(dict.fromkeys(n.id for n in (self.node(i) for i in indexes) if n is not None))
+        data = QMimeData()
+        data.setData(MIME_TYPE, json.dumps(ids).encode("utf-8"))
+        return data
+
+    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
+                        parent: Index) -> bool:
+        if not data.hasFormat(MIME_TYPE) or self.collection == ATTACHMENTS:
+            return False
+        target = self.node(parent)
+        if target is not None and not target.is_folder:
+            return False
+        parent_id = target.id if target is not None else None
+        return all(can_move_into(self.session.editor, doc_id, parent_id) for doc_id in _ids(data))
+
+    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
+                     parent: Index) -> bool:
+        if not self.canDropMimeData(data, action, row, column, parent):
+            return False
+        target = self.node(parent)
+        siblings = [n.id for n in (target.children if target is not None else self._roots)]
+        ids = _ids(data)
+        return self.move(ids, target.id if target is not None else None, drop_placement(
+            target.id if target is not None else None, siblings, row, ids).before)
+
+    def move(self, ids: list[str], parent: str | None, before: str | None) -> bool:
+        """Move ``ids`` under ``parent`` before ``before`` (``None``: at the end), in their order."""
+        try:
+            for doc_id in ids:
+                if not can_move_into(self.session.editor, doc_id, parent):
+                    raise StoryloomError("a folder cannot go inside itself")
+                self.session.editor.move(doc_id, parent, before=before)
+        except StoryloomError as exc:
+            self.failed.emit(f"Could not move: {exc}")
+            return False
+        # Rebuilt after the view has finished the drop (a reset inside the drop confuses it).
+        QTimer.singleShot(0, self.rebuild)
+        return True
+
+
+def _ids(data: QMimeData) -> list[str]:
+    try:
+        ids = json.loads(bytes(data.data(MIME_TYPE).data()).decode("utf-8"))
+    except ValueError:
+        return []
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
