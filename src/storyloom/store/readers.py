@@ -6,15 +6,12 @@ import json
 import sqlite3
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from storyloom.store.codec import decode_tree
 from storyloom.store.errors import (
     DatabaseClosed,
 )
-
-if TYPE_CHECKING:
-    from storyloom.store.database import Database
 
 
 class Snapshot:
@@ -48,13 +45,28 @@ class Snapshot:
         return default if row is None else row[0]
 
 
+class ReadHost(Protocol):
+    """What a read transaction needs of its database (the connections, the lock, the thread's
+    current read)."""
+
+    _memory: bool
+    _closed: bool
+    _local: threading.local
+    _write_lock: threading.RLock
+    _writer: sqlite3.Connection
+
+    def _checkout_reader(self) -> sqlite3.Connection: ...
+
+    def _checkin_reader(self, conn: sqlite3.Connection) -> None: ...
+
+
 class ReadContext:
     """``with db._read() as snap``: one read transaction (one snapshot).
 
     A read nested in another on the same thread joins the outer transaction (same connection).
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: ReadHost) -> None:
         self.db = db
         self.locked = False
 

@@ -7,8 +7,8 @@ import base64
 import hashlib
 import sqlite3
 import uuid
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from storyloom.store import revtree
 from storyloom.store.codec import (
@@ -36,10 +36,6 @@ from storyloom.store.errors import (
     StoreError,
 )
 from storyloom.store.readers import Snapshot
-
-if TYPE_CHECKING:
-    from storyloom.store.database import Database
-
 
 _ABSENT = object()  # "no entry" in a dict that may hold None
 
@@ -95,6 +91,13 @@ def _stored_opts(tree: list, rev: str) -> dict[str, Any] | None:
     return None
 
 
+class WriteTarget(Protocol):
+    """What the write path needs of its database: its revision limit and its validator."""
+
+    revs_limit: int
+    validator: Callable[[dict[str, Any], dict[str, Any] | None], None] | None
+
+
 class Writer:
     """The writes of one transaction: tree merges, bodies, attachments, seqs and counters.
 
@@ -107,7 +110,7 @@ class Writer:
     no savepoint; any other exception aborts the whole transaction.
     """
 
-    def __init__(self, db: Database, cur: sqlite3.Cursor) -> None:
+    def __init__(self, db: WriteTarget, cur: sqlite3.Cursor) -> None:
         self.db = db
         self.cur = cur
         self.seq = int(cur.execute("SELECT value FROM meta WHERE key = 'update_seq'").fetchone()[0])
