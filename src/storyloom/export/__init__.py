@@ -1,1 +1,1 @@
-"""Game export, schema export (JSON Schema 2020-12) and Drafft import. See docs/export-format.md."""
+"""Game export and schema export (JSON Schema 2020-12). See docs/export-format.md and docs/schema.md."""
