@@ -1,0 +1,185 @@
+"""``storyloom options``: the per-machine app options (the Options dialog, headless).
+
+``storyloom options [--json] [--show-key]`` prints ``username``, ``api.enabled``, ``api.key``
+(masked: its first 4 characters and ``…``, unless ``--show-key``) and ``api.port``.
+``storyloom options set NAME VALUE`` sets one of them, checked by
+:class:`~storyloom.app.AppOptions`' rules, and saves the options file.
+
+The API key never comes from the command line (``ps`` shows command lines to every user of the
+machine, as ``storyloom serve`` says too): ``options set api.key -`` reads it from standard
+input, ``options set api.key new`` generates a strong random one.
+
+A desktop app that is running keeps the options it read until it is restarted or its Options
+dialog saves them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from storyloom.app import AppOptions, OptionsError
+from storyloom.cli.main import CliError
+
+#: The option names of the command line and the ``AppOptions`` field each one sets.
+NAMES: dict[str, str] = {
+    "username": "username",
+    "api.enabled": "api_enabled",
+    "api.key": "api_key",
+    "api.port": "api_port",
+}
+FIELD_NAMES = {field: name for name, field in NAMES.items()}
+
+TRUE_WORDS = ("true", "yes", "on", "1")
+FALSE_WORDS = ("false", "no", "off", "0")
+KEY_FROM_STDIN = "-"
+KEY_GENERATE = "new"
+MASK_VISIBLE = 4
+
+
+def mask_key(key: str) -> str:
+    """The key as shown: its first characters and an ellipsis; ``""`` when there is none."""
+    if not key:
+        return ""
+    return key[:MASK_VISIBLE] + "…"
+
+
+# ------------------------------------------------------------------ parsing values
+def _username(value: str) -> str:
+    name = value.strip()
+    if not name:
+        raise CliError("username: expected a non-empty name (how your edits are signed), got ''")
+    return name
+
+
+def _enabled(value: str) -> bool:
+    word = value.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise CliError(f"api.enabled: expected true or false (also yes/no, on/off, 1/0), got {value!r}")
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value.strip())
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise CliError(f"api.port: expected a port number from 1 to 65535, got {value!r}")
+    return port
+
+
+def _key(value: str) -> str:
+    if value == KEY_GENERATE:
+        from storyloom.api.keys import generate_api_key
+
+        return generate_api_key()
+    if value == KEY_FROM_STDIN:
+        key = sys.stdin.readline().strip()
+        if not key:
+            raise CliError("api.key: standard input held no key; pipe one line holding the key, "
+                           f"or use `storyloom options set api.key {KEY_GENERATE}` to generate one")
+        return key
+    raise CliError(
+        f"api.key: expected {KEY_FROM_STDIN!r} (read the key from standard input) or {KEY_GENERATE!r} "
+        "(generate a strong random key); a key written on the command line is visible to every user "
+        "of this machine (ps)"
+    )
+
+
+PARSERS: dict[str, Callable[[str], Any]] = {
+    "username": _username,
+    "api.enabled": _enabled,
+    "api.key": _key,
+    "api.port": _port,
+}
+
+
+# ------------------------------------------------------------------ the verb
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "options",
+        help="show or set the app options of this machine (username, local API)",
+        description=(
+            "Show the per-machine app options (the API key masked), or set one with "
+            "`storyloom options set NAME VALUE`. Names: " + ", ".join(NAMES) + "."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--show-key", action="store_true", help="print the API key in full (it is secret)")
+    actions = parser.add_subparsers(dest="options_action", metavar="ACTION")
+    setter = actions.add_parser(
+        "set",
+        help="set one option and save the options file",
+        description=(
+            "Set one option: username NAME; api.enabled true|false; api.port 1-65535; "
+            f"api.key {KEY_FROM_STDIN} (read from standard input) or api.key {KEY_GENERATE} (generate one)."
+        ),
+    )
+    setter.add_argument("name", metavar="NAME", help="one of " + ", ".join(NAMES))
+    setter.add_argument("value", metavar="VALUE", help="the new value")
+    setter.set_defaults(func=run_set)
+    parser.set_defaults(func=run_show)
+
+
+def load_options() -> AppOptions:
+    try:
+        return AppOptions.load()
+    except OptionsError as exc:
+        raise CliError(f"cannot read the app options: {exc} (fix or delete {AppOptions.path()})") from None
+
+
+def shown(options: AppOptions, show_key: bool = False) -> dict[str, Any]:
+    """The options by their command-line names, the key masked unless ``show_key``."""
+    values = options.to_dict()
+    out = {name: values[field] for name, field in NAMES.items()}
+    if not show_key:
+        out["api.key"] = mask_key(options.api_key)
+    return out
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if value != "" else "(none)"
+
+
+def run_show(args: argparse.Namespace) -> int:
+    options = load_options()
+    values = shown(options, args.show_key)
+    if args.json:
+        print(json.dumps(values, indent=2, ensure_ascii=False))
+        return 0
+    width = max(len(name) for name in values)
+    for name, value in values.items():
+        print(f"{name:<{width}}  {_text(value)}")
+    print(f"\nFile: {AppOptions.path()}")
+    return 0
+
+
+def run_set(args: argparse.Namespace) -> int:
+    name = args.name.strip().lower()
+    if name not in NAMES:
+        raise CliError(f"unknown option {args.name!r}: choose one of " + ", ".join(NAMES))
+    value = PARSERS[name](args.value)
+    options = load_options()
+    had_key = bool(options.api_key)
+    setattr(options, NAMES[name], value)
+    try:
+        options.save()  # validates first: enabling the API with no key generates one
+    except OptionsError as exc:
+        option = FIELD_NAMES.get(exc.field, exc.field)
+        raise CliError(f"{option}: expected {exc.expected}") from None
+    shown_value = mask_key(options.api_key) if name == "api.key" else _text(getattr(options, NAMES[name]))
+    print(f"{name} = {shown_value}")
+    if name == "api.enabled" and options.api_enabled and not had_key:
+        print(f"A new API key was generated ({mask_key(options.api_key)}): "
+              "see it with `storyloom options --show-key`.")
+    if name in ("api.key", "api.port", "api.enabled"):
+        print("A desktop app that is open keeps its API settings until it is restarted.")
+    return 0
