@@ -1,0 +1,263 @@
+"""Every problem of the open project, for the problems panel: Qt-free rules.
+
+:class:`ProjectProblems` collects, for each current document, its validation problems
+(:func:`storyloom.project.validation.check_document` against the store, the way the editor
+checks a write) and, for a Script, the problems of parsing its text against the project's
+variable states (:func:`storyloom.script.parse_script`). :meth:`ProjectProblems.rebuild` reads
+the whole project once; :meth:`ProjectProblems.apply` takes the session's
+:class:`~storyloom.app.events.DocumentChanged` events and recomputes only what they can change:
+
+- the changed documents themselves;
+- when a document appears, disappears or changes type: the documents that mention its id
+  (a child naming it as parent, a dialogue edge or scene item pointing at it...), from an index
+  of the short id-like strings each document holds;
+- when a Variable changes: the Scripts (their paths are checked against the states), the
+  Scenarios and the other Variables (overrides, duplicate ``_sid``).
+
+:meth:`ProjectProblems.problems` lists them as :class:`ProjectProblem` (a
+:class:`~storyloom.diagnostics.Diagnostic` with its document's id set, plus the document's name
+and type), errors first, then by document name, then by line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from storyloom.app.events import DocumentChanged
+from storyloom.app.outline import display_name
+from storyloom.diagnostics import ERROR, Diagnostic
+from storyloom.project.editor import StoreContext
+from storyloom.project.validation import check_document
+from storyloom.script import parse_script
+
+log = logging.getLogger(__name__)
+
+VALIDATION = "validation"
+SCRIPT = "script"
+# Types whose problems depend on the variable states (paths, overrides, duplicate _sid).
+_STATE_DEPENDENT = frozenset({"Script", "Scenario", "Variable"})
+_MAX_MENTION = 80  # an id-like string is short and has no spaces
+_FETCH_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectProblem:
+    """One row of the problems panel."""
+
+    diagnostic: Diagnostic
+    doc_name: str
+    doc_type: str
+    source: str  # VALIDATION or SCRIPT
+
+    @property
+    def doc_id(self) -> str:
+        return self.diagnostic.doc_id or ""
+
+    @property
+    def severity(self) -> str:
+        return self.diagnostic.severity
+
+    @property
+    def is_error(self) -> bool:
+        return self.diagnostic.is_error
+
+    @property
+    def line(self) -> int | None:
+        return self.diagnostic.line
+
+    @property
+    def column(self) -> int | None:
+        return self.diagnostic.column
+
+    @property
+    def message(self) -> str:
+        """The message without the "document '<id>': " prefix (the panel shows the name)."""
+        text = self.diagnostic.message
+        prefix = f"document {self.doc_id!r}: "
+        return text[len(prefix):] if self.doc_id and text.startswith(prefix) else text
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (0 if self.is_error else 1, self.doc_name.casefold(), self.doc_id,
+                self.line or 0, self.column or 0, self.message)
+
+
+def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
+    """The short id-like strings (no whitespace) anywhere in ``value``."""
+    if depth > 64:
+        return
+    if isinstance(value, str):
+        if 0 < len(value) <= _MAX_MENTION and not any(ch.isspace() for ch in value):
+            out.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _mentions(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _mentions(item, out, depth + 1)
+
+
+def document_problems(doc: dict[str, Any], context: StoreContext | None,
+                      known_state: dict[str, Any] | None) -> list[ProjectProblem]:
+    """The problems of one document: validation, then (for a Script) its script's. Never raises."""
+    doc_id = doc.get("_id") if isinstance(doc.get("_id"), str) else ""
+    name = display_name(doc.get("name"))
+    doc_type = doc.get("type") if isinstance(doc.get("type"), str) else ""
+    out: list[ProjectProblem] = []
+    try:
+        found = check_document(doc, context)
+    except Exception:  # a checker bug must not hide the other documents' problems
+        log.exception("checking %r failed", doc_id)
+        found = [Diagnostic("this document could not be checked (internal error)", "check-failed",
+                            doc_id=doc_id)]
+    for problem in found:
+        if problem.doc_id != doc_id:
+            problem = dataclasses.replace(problem, doc_id=doc_id)
+        out.append(ProjectProblem(problem, name, doc_type, VALIDATION))
+    if doc_type == "Script":
+        content = doc.get("content")
+        script = content.get("script") if isinstance(content, dict) else None
+        if isinstance(script, str):
+            try:
+                parsed = parse_script(script, known_state=known_state or None)
+            except Exception:
+                log.exception("parsing the script of %r failed", doc_id)
+            else:
+                for problem in parsed.problems:
+                    out.append(ProjectProblem(dataclasses.replace(problem, doc_id=doc_id), name, doc_type,
+                                              SCRIPT))
+    return out
+
+
+class ProjectProblems:
+    """The problems of one project, kept up to date from its change events.
+
+    ``db`` is the project's store (read view), ``index`` its
+    :class:`~storyloom.project.index.ProjectIndex` (a session's ``db`` and ``index``). Not
+    thread-safe: call :meth:`rebuild` and :meth:`apply` from one thread (the GUI's)."""
+
+    def __init__(self, db: Any, index: Any) -> None:
+        self.db = db
+        self.index = index
+        self._by_doc: dict[str, list[ProjectProblem]] = {}
+        self._types: dict[str, str] = {}
+        self._mentioned: dict[str, frozenset[str]] = {}  # doc id -> the strings it holds
+        self._mentioners: dict[str, set[str]] = {}  # string -> the documents holding it
+        self._sorted: list[ProjectProblem] | None = None
+        self.checked = 0  # documents checked by the last rebuild/apply (for tests and benches)
+
+    # ------------------------------------------------------------------ reading
+    def problems(self) -> list[ProjectProblem]:
+        """Every problem, errors first, then by document name, then by line."""
+        if self._sorted is None:
+            self._sorted = sorted((p for ps in self._by_doc.values() for p in ps), key=ProjectProblem.sort_key)
+        return self._sorted
+
+    def of(self, doc_id: str) -> list[ProjectProblem]:
+        return sorted(self._by_doc.get(doc_id, ()), key=ProjectProblem.sort_key)
+
+    def counts(self) -> tuple[int, int]:
+        """``(errors, warnings)``."""
+        errors = sum(1 for p in self.problems() if p.severity == ERROR)
+        return errors, len(self.problems()) - errors
+
+    def __len__(self) -> int:
+        return len(self.problems())
+
+    # ------------------------------------------------------------------ computing
+    def rebuild(self) -> list[ProjectProblem]:
+        """Check every document of the project now."""
+        self._by_doc.clear()
+        self._types.clear()
+        self._mentioned.clear()
+        self._mentioners.clear()
+        rows = self.db.all_docs(include_docs=True)["rows"]
+        docs = [row["doc"] for row in rows if row.get("doc") and self._checked_id(row["id"])]
+        self._check(docs, set())
+        return self.problems()
+
+    def apply(self, changes: Iterable[DocumentChanged]) -> set[str]:
+        """Recompute what ``changes`` can affect; returns the ids of the documents checked."""
+        changed: dict[str, DocumentChanged] = {}
+        for change in changes:
+            if self._checked_id(change.id):
+                changed[change.id] = change
+        if not changed:
+            self.checked = 0
+            return set()
+        docs = {doc["_id"]: doc for doc in self._fetch(list(changed))}
+        gone = {doc_id for doc_id in changed if doc_id not in docs}
+        todo = set(docs)
+        states_touched = False
+        for doc_id in changed:
+            old_type = self._types.get(doc_id)
+            new = docs.get(doc_id)
+            new_type = new.get("type") if new is not None and isinstance(new.get("type"), str) else None
+            if old_type is None or new is None or old_type != new_type:  # appeared, gone, retyped
+                todo.update(self._mentioners.get(doc_id, ()))
+            if "Variable" in (old_type, new_type):
+                states_touched = True
+        if states_touched:
+            todo.update(i for i, t in self._types.items() if t in _STATE_DEPENDENT)
+        for doc_id in gone:
+            self._forget(doc_id)
+        todo -= gone
+        extra = [i for i in todo if i not in docs]
+        for doc in self._fetch(extra):
+            docs[doc["_id"]] = doc
+        for doc_id in todo - set(docs):  # deleted meanwhile: the later event will say so
+            self._forget(doc_id)
+        self._check([docs[i] for i in todo if i in docs], gone)
+        self._sorted = None
+        return set(todo) | gone
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _checked_id(doc_id: str) -> bool:
+        return bool(doc_id) and not doc_id.startswith("_")  # not design or local documents
+
+    def _fetch(self, ids: list[str]) -> Iterator[dict[str, Any]]:
+        for start in range(0, len(ids), _FETCH_CHUNK):
+            rows = self.db.all_docs(keys=ids[start:start + _FETCH_CHUNK], include_docs=True)["rows"]
+            for row in rows:
+                doc = row.get("doc")
+                if doc and not doc.get("_deleted"):
+                    yield doc
+
+    def _context(self) -> tuple[StoreContext, dict[str, Any]]:
+        context = StoreContext(self.db, index=self.index)
+        try:
+            states = context.variable_states()
+        except Exception:  # without the states, script paths go unchecked
+            log.exception("reading the variable states failed")
+            states = {}
+        return context, states
+
+    def _check(self, docs: list[dict[str, Any]], gone: set[str]) -> None:
+        context, states = self._context()
+        for doc in docs:
+            doc_id = doc["_id"]
+            self._forget(doc_id)
+            self._by_doc[doc_id] = document_problems(doc, context, states)
+            self._types[doc_id] = doc.get("type") if isinstance(doc.get("type"), str) else ""
+            held: set[str] = set()
+            _mentions({k: v for k, v in doc.items() if k not in ("_id", "_rev")}, held)
+            self._mentioned[doc_id] = frozenset(held)
+            for text in held:
+                self._mentioners.setdefault(text, set()).add(doc_id)
+        self.checked = len(docs)
+        self._sorted = None
+
+    def _forget(self, doc_id: str) -> None:
+        self._by_doc.pop(doc_id, None)
+        self._types.pop(doc_id, None)
+        for text in self._mentioned.pop(doc_id, ()):
+            holders = self._mentioners.get(text)
+            if holders is not None:
+                holders.discard(doc_id)
+                if not holders:
+                    del self._mentioners[text]
+        self._sorted = None

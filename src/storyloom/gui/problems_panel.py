@@ -1,0 +1,223 @@
+"""The Problems dock: every problem of the open project in one table (severity, message,
+document, line), kept current from the session's changes by
+:class:`storyloom.app.problems.ProjectProblems`. Activating a row asks to open the document
+(``open_requested(doc_id, line)``; line 0 when the problem has none).
+
+:func:`install_problems_panel` adds it to a main window: bottom dock, View ▸ Problems
+(Ctrl+Shift+M), a count in the status bar, rows opening their tab at their line."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QStackedWidget,
+    QTableView,
+    QWidget,
+)
+
+from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app.problems import ProjectProblem, ProjectProblems
+from storyloom.gui import icons
+
+if TYPE_CHECKING:
+    from storyloom.gui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+SHORTCUT = "Ctrl+Shift+M"
+COLUMNS = ("Message", "Document", "Line")
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class ProblemsModel(QAbstractTableModel):
+    """The rows of :meth:`ProjectProblems.problems`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[ProjectProblem] = []
+        self._icons: dict[bool, Any] = {}
+
+    def set_rows(self, rows: list[ProjectProblem]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def _icon(self, error: bool) -> Any:
+        if error not in self._icons:
+            self._icons[error] = icons.icon("error" if error else "warning")
+        return self._icons[error]
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.rows):
+            return None
+        problem = self.rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return problem.message
+            if column == 1:
+                return problem.doc_name
+            return "" if problem.line is None else str(problem.line)
+        if role == Qt.ItemDataRole.DecorationRole:
+            if column == 0:
+                return self._icon(problem.is_error)
+            if column == 1 and problem.doc_type:
+                try:
+                    return icons.collection_icon(problem.doc_type)
+                except KeyError:
+                    return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            where = f"{problem.doc_name}" + (f", line {problem.line}" if problem.line else "")
+            field = f" ({problem.diagnostic.field})" if problem.diagnostic.field else ""
+            return f"{problem.severity.capitalize()} in {where}{field}:\n{problem.message}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class ProblemsPanel(QDockWidget):
+    """The dock. ``open_requested(doc_id, line)`` when a row is activated."""
+
+    open_requested = Signal(str, int)
+    counts_changed = Signal(int, int)
+
+    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+        super().__init__("Problems", parent)
+        self.setObjectName("problemsDock")
+        self.session = session
+        self.problems = ProjectProblems(session.db, session.index)
+        self.model = ProblemsModel(self)
+        self.view = QTableView()
+        self.view.setObjectName("problemsView")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setShowGrid(False)
+        self.view.setWordWrap(False)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(24)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.resizeSection(1, 240)
+        self.view.activated.connect(self._activated)
+        self.view.doubleClicked.connect(self._activated)
+        self.empty = QLabel("No problems in this project.")
+        self.empty.setObjectName("problemsEmpty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.view)
+        self.stack.addWidget(self.empty)
+        self.setWidget(self.stack)
+        self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Check the whole project again."""
+        try:
+            self.problems.rebuild()
+        except Exception:  # the panel is a help: never a traceback for the user
+            log.exception("collecting the project's problems failed")
+        self._show()
+
+    def apply(self, changes: list[DocumentChanged]) -> None:
+        """Follow a batch of the session's changes (the bridge's ``documents_changed``)."""
+        if self.session.closed:
+            return
+        try:
+            self.problems.apply(changes)
+        except Exception:
+            log.exception("updating the project's problems failed")
+            return
+        self._show()
+
+    def _show(self) -> None:
+        self.model.set_rows(self.problems.problems())
+        errors, warnings = self.problems.counts()
+        self.stack.setCurrentWidget(self.view if self.model.rows else self.empty)
+        self.setWindowTitle(f"Problems ({errors + warnings})" if errors + warnings else "Problems")
+        self.counts_changed.emit(errors, warnings)
+
+    def _activated(self, index: QModelIndex) -> None:
+        if index.isValid() and index.row() < len(self.model.rows):
+            problem = self.model.rows[index.row()]
+            self.open_requested.emit(problem.doc_id, problem.line or 0)
+
+    def activate_row(self, row: int) -> None:
+        self._activated(self.model.index(row, 0))
+
+
+def count_text(errors: int, warnings: int) -> str:
+    if not errors and not warnings:
+        return "No problems"
+    parts = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return ", ".join(parts)
+
+
+def install_problems_panel(window: MainWindow) -> ProblemsPanel:
+    """Add the Problems dock to ``window`` (hidden until toggled), its menu entry and shortcut,
+    its status bar count, and open a row's document at its line."""
+    from storyloom.gui.status_bar import _Item
+
+    panel = ProblemsPanel(window.session, window)
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, panel)
+    panel.hide()
+    toggle: QAction = panel.toggleViewAction()
+    toggle.setText("Problems")
+    toggle.setShortcut(QKeySequence(SHORTCUT))
+    toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
+    if menu is None:  # before Help, where a View menu belongs
+        menu = QMenu("&View", window)
+        help_action = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
+        window.menuBar().insertMenu(help_action, menu) if help_action else window.menuBar().addMenu(menu)
+    menu.addAction(toggle)  # type: ignore[union-attr]
+    window.addAction(toggle)  # the shortcut works whatever has focus in the window
+    count = _Item("ph.warning-circle", "No problems")
+    count.setObjectName("problemsCount")
+    window.status.addPermanentWidget(count)
+
+    def show_counts(errors: int, warnings: int) -> None:
+        colour = "#e5484d" if errors else ("#d9912a" if warnings else "#8a94a0")
+        count.set_icon("ph.warning-circle", colour)
+        count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
+
+    def open_at(doc_id: str, line: int) -> None:
+        if not window.open_document(doc_id):
+            return
+        editor = window.tabs.editor(doc_id)
+        if editor is not None and line > 0:
+            editor.focus_line(line)
+
+    panel.counts_changed.connect(show_counts)
+    panel.open_requested.connect(open_at)
+    window.bridge.documents_changed.connect(panel.apply)
+    show_counts(*panel.problems.counts())
+    count.mousePressEvent = lambda _event: (panel.show(), panel.raise_())  # type: ignore[method-assign]
+    return panel

@@ -1,0 +1,138 @@
+"""The problems panel's rules: every problem of a project (validation and scripts), sorted,
+kept up to date from the session's change events by rechecking only what a change can affect."""
+
+from __future__ import annotations
+
+import pytest
+
+from storyloom.app import AppOptions, DocumentChanged, Workspace
+from storyloom.app.problems import SCRIPT, VALIDATION, ProjectProblems
+from storyloom.drafft import import_backup
+from tests.support.fixtures import DRAFFT_PROJECTS
+
+GARDEN = DRAFFT_PROJECTS / "v2" / "the-garden-of-fading-memories.json"
+
+
+@pytest.fixture
+def workspace():  # type: ignore[no-untyped-def]
+    ws = Workspace(options=AppOptions(username="ana"))
+    yield ws
+    ws.close()
+
+
+@pytest.fixture
+def session(workspace):  # type: ignore[no-untyped-def]
+    workspace.manager.create("Problems").close()
+    with workspace.open_session("Problems") as opened:
+        yield opened
+
+
+class Changes:
+    """The session's DocumentChanged events, collected on its event thread."""
+
+    def __init__(self, session) -> None:  # type: ignore[no-untyped-def]
+        self.session = session
+        self.events: list[DocumentChanged] = []
+        session.subscribe(lambda e: self.events.append(e) if isinstance(e, DocumentChanged) else None)
+
+    def take(self) -> list[DocumentChanged]:
+        self.session.wait_for_events()
+        events, self.events = self.events, []
+        return events
+
+
+def test_the_garden_sample_lists_its_script_problems_with_names_and_lines(workspace) -> None:  # type: ignore[no-untyped-def]
+    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
+    project.close()
+    with workspace.open_session("Garden") as session:
+        problems = ProjectProblems(session.db, session.index).rebuild()
+        assert problems, "the sample has scripts reading variable paths it does not define"
+        first = problems[0]
+        assert first.source == SCRIPT and first.doc_type == "Script"
+        assert first.doc_name == session.index.get(first.doc_id).name
+        assert first.line is not None and "variables.player" in first.message
+        assert all(p.diagnostic.doc_id == p.doc_id for p in problems)
+
+
+def test_broken_documents_are_listed_errors_first_then_by_document(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    good = editor.create("Script", "Fine", content={"script": "::Ana:: Hello.\n"}).id
+    broken = editor.create("Script", "Broken", content={"script": "::Ana:: Hi\n@if v.x\n::Ana:: never closed\n"}).id
+    dangling = editor.create("Script", "Orphan", parent="no-such-folder").id
+    problems = ProjectProblems(session.db, session.index)
+    rows = problems.rebuild()
+    assert good not in {p.doc_id for p in rows}
+    unclosed = [p for p in rows if p.doc_id == broken and p.diagnostic.code == "unclosed-if"]
+    assert len(unclosed) == 1 and unclosed[0].line == 2 and unclosed[0].doc_name == "Broken"
+    orphan = [p for p in rows if p.doc_id == dangling]
+    assert orphan and all(p.source == VALIDATION and not p.is_error for p in orphan)
+    assert "no-such-folder" in orphan[0].message and not orphan[0].message.startswith("document ")
+    assert [p.is_error for p in rows] == sorted((p.is_error for p in rows), reverse=True)
+    errors, warnings = problems.counts()
+    assert errors >= 1 and warnings >= 1 and errors + warnings == len(rows)
+
+
+def test_a_hand_made_invalid_document_shows_its_validation_errors(session) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.project.documents import new_document
+
+    doc = new_document("Script", "Bad shape", content={"script": 12})
+    session.editor.db.put(doc)  # straight into the store: the gate would refuse it
+    rows = ProjectProblems(session.db, session.index).rebuild()
+    bad = [p for p in rows if p.doc_id == doc["_id"]]
+    assert bad and bad[0].is_error and bad[0].diagnostic.field == "content.script"
+    assert bad[0].doc_name == "Bad shape"
+
+
+def test_changes_recheck_only_the_changed_documents(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    ids = [editor.create("Script", f"S{i}", content={"script": "::A:: fine\n"}).id for i in range(20)]
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    changes.take()
+    assert len(problems) == 0
+    editor.patch(ids[3], {"content": {"script": "@if v.a\n"}})
+    assert problems.apply(changes.take()) == {ids[3]}
+    assert [p.doc_name for p in problems.problems()] == ["S3"]
+    editor.patch(ids[3], {"content": {"script": "::A:: fixed\n"}})
+    problems.apply(changes.take())
+    assert len(problems) == 0
+
+
+def test_a_created_or_deleted_document_rechecks_those_that_mention_it(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    folder = editor.create("Folder", "Chapter", collection="Script").id
+    child = editor.create("Script", "Inside", parent=folder).id
+    others = [editor.create("Script", f"Other {i}").id for i in range(5)]
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    changes.take()
+    assert len(problems) == 0
+    # As replication would delete it: straight into the store, its child left behind.
+    session.editor.db.bulk_docs([{"_id": folder, "_rev": session.db.get(folder)["_rev"], "_deleted": True}])
+    checked = problems.apply(changes.take())
+    assert child in checked and folder in checked and not checked & set(others)
+    assert [p.doc_id for p in problems.problems()] == [child]
+
+
+def test_a_variable_change_rechecks_the_scripts_paths(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    player = editor.create("Variable", "Player", content={"variables": "_sid: player\ncourage: 5"}).id
+    script = editor.create("Script", "Uses luck", content={"script": "@if v.player.luck > 1\n@endif\n"}).id
+    unrelated = editor.create("Actor", "Ana").id
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    changes.take()
+    assert [(p.doc_id, p.diagnostic.code, p.line) for p in problems.problems()] == [(script, "unknown-path", 1)]
+    editor.patch(player, {"content": {"variables": "_sid: player\ncourage: 5\nluck: 2"}})
+    checked = problems.apply(changes.take())
+    assert {player, script} <= checked and unrelated not in checked
+    assert len(problems) == 0
+
+
+def test_local_and_design_documents_are_not_checked(session) -> None:  # type: ignore[no-untyped-def]
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    assert problems.apply([DocumentChanged("_local/x", "1-a", 1, None, False, "local")]) == set()  # type: ignore[arg-type]

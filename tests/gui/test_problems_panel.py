@@ -1,0 +1,58 @@
+"""The Problems dock on the garden sample: a broken script's problem is listed, activating it
+opens the script's tab at the problem's line; the shortcut toggles the dock."""
+
+from __future__ import annotations
+
+import pytest
+
+from storyloom.app import Workspace
+from storyloom.drafft import import_backup
+from tests.support.fixtures import DRAFFT_PROJECTS
+
+GARDEN = DRAFFT_PROJECTS / "v2" / "the-garden-of-fading-memories.json"
+
+
+@pytest.fixture
+def window(qtbot, workspace: Workspace):  # type: ignore[no-untyped-def]
+    from storyloom.gui.main_window import open_project_window
+
+    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
+    project.close()
+    win = open_project_window(workspace, "Garden")
+    qtbot.addWidget(win)
+    yield win
+    if not win.session.closed:
+        win.close()
+
+
+def test_a_broken_script_is_listed_and_activating_it_opens_the_tab_at_the_line(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.gui.editors import ScriptEditor
+
+    panel = window.problems_panel
+    assert panel.isHidden()
+    window.problems_panel.toggleViewAction().trigger()
+    assert panel.isVisible()
+    before = len(panel.model.rows)
+    text = "::Ana:: One\n::Ana:: Two\n@if v.player.brave\n::Ana:: never closed\n"
+    doc_id = window.session.editor.create("Script", "Broken on purpose", content={"script": text}).id
+    qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    row = next(i for i, p in enumerate(panel.model.rows) if p.doc_id == doc_id and p.diagnostic.code == "unclosed-if")
+    assert panel.model.index(row, 1).data() == "Broken on purpose"
+    assert panel.model.index(row, 2).data() == "3"
+    assert len(panel.model.rows) > before
+    from PySide6.QtWidgets import QWidget
+
+    assert "error" in window.findChild(QWidget, "problemsCount").label.text()
+    panel.activate_row(row)
+    editor = window.tabs.current_editor()
+    assert isinstance(editor, ScriptEditor) and editor.doc_id == doc_id
+    assert editor.text.textCursor().blockNumber() + 1 == 3
+
+
+def test_fixing_the_script_removes_its_problem(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    panel = window.problems_panel
+    editor = window.session.editor
+    doc_id = editor.create("Script", "Soon fixed", content={"script": "@if v.player.brave\n"}).id
+    qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    editor.patch(doc_id, {"content": {"script": "::Ana:: fine\n"}})
+    qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
