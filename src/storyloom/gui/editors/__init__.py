@@ -12,7 +12,9 @@ from PySide6.QtWidgets import QWidget
 
 from storyloom.app import ProjectSession
 from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.editors.gdd_editor import GddEditor
 from storyloom.gui.editors.properties_editor import PropertiesEditor, SettingsEditor
+from storyloom.gui.editors.property_editor import PropertyEditor
 from storyloom.gui.editors.script_editor import ScriptEditor
 from storyloom.project.collections import SETTINGS_ID
 
@@ -24,6 +26,11 @@ def register_editor(collection: str, editor: type[DocumentEditor]) -> None:
     EDITORS[collection] = editor
 
 
+register_editor("Gdd", GddEditor)
+for _kind in ("Actor", "Item", "Quest", "Misc"):
+    register_editor(_kind, PropertyEditor)
+
+
 def editor_for(session: ProjectSession, doc: dict[str, Any], parent: QWidget | None = None) -> DocumentEditor:
     if doc.get("_id") == SETTINGS_ID:
         return SettingsEditor(session, doc, parent)
@@ -31,4 +38,5 @@ def editor_for(session: ProjectSession, doc: dict[str, Any], parent: QWidget | N
     return EDITORS.get(str(kind), PropertiesEditor)(session, doc, parent)
 
 
-__all__ = ["EDITORS", "DocumentEditor", "PropertiesEditor", "ScriptEditor", "editor_for", "register_editor"]
+__all__ = ["EDITORS", "DocumentEditor", "GddEditor", "PropertiesEditor", "PropertyEditor", "ScriptEditor",
+           "editor_for", "register_editor"]

@@ -1,0 +1,101 @@
+"""Qt-free rules of the text editors: where a link in a document leads, whether property text
+parses (the status line under the properties), and which text fields each collection edits."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from storyloom.project.content.languages import parse_text
+from storyloom.project.content.problems import LANGUAGES, ContentError
+from storyloom.project.documents import permalink, permalink_target
+
+EXTERNAL_SCHEMES = ("http", "https", "mailto")
+
+
+@dataclass(frozen=True)
+class LinkTarget:
+    """``kind`` is ``document`` (``target`` is its id), ``missing`` (a document link whose
+    document is gone), ``external`` (a web or mail address, ``target`` the address) or ``none``."""
+
+    kind: str
+    target: str = ""
+
+
+def resolve_link(href: str, exists: Callable[[str], bool]) -> LinkTarget:
+    """Where clicking ``href`` leads. Document links are permalinks (``storyloom://document/<id>``,
+    any scheme and kind, as :func:`storyloom.project.documents.permalink_target` reads them)."""
+    href = (href or "").strip()
+    if not href:
+        return LinkTarget("none")
+    scheme = urlsplit(href).scheme.lower()
+    if scheme in EXTERNAL_SCHEMES:
+        return LinkTarget("external", href)
+    doc_id = permalink_target(href)
+    if doc_id is None:
+        return LinkTarget("none")
+    return LinkTarget("document", doc_id) if exists(doc_id) else LinkTarget("missing", doc_id)
+
+
+_DOC_REF = re.compile(r":doc\{#([^}\s]+)\}")
+
+
+def link_document_refs(markdown: str, name_of: Callable[[str], str | None]) -> str:
+    """Drafft's document references (``:doc{#<id>}``) as markdown links to the document, named
+    by ``name_of(id)`` (the id itself when unknown), for the preview; the source is unchanged."""
+
+    def link(match: re.Match[str]) -> str:
+        doc_id = match[1]
+        name = (name_of(doc_id) or doc_id).replace("[", "(").replace("]", ")")
+        return f"[{name}]({permalink(doc_id, 'document')})"
+
+    return _DOC_REF.sub(link, markdown)
+
+
+@dataclass(frozen=True)
+class ParseStatus:
+    ok: bool
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+def parse_status(text: str, language: str) -> ParseStatus:
+    """``Parses``, or ``Line N, column M: <message>`` for text that does not parse in ``language``."""
+    language = normal_language(language)
+    try:
+        parse_text(text, language)
+    except ContentError as exc:
+        if exc.line is not None:
+            where = f"Line {exc.line}, column {exc.column}: " if exc.column is not None else f"Line {exc.line}: "
+        else:
+            where = ""
+        return ParseStatus(False, f"{where}{exc.message}", exc.line, exc.column)
+    except Exception as exc:  # a parser's own failure is still only a status, never a traceback
+        return ParseStatus(False, str(exc) or type(exc).__name__)
+    return ParseStatus(True, "Parses")
+
+
+def normal_language(language: Any, default: str = "hjson") -> str:
+    value = str(language or "").strip().lower()
+    return value if value in LANGUAGES else default
+
+
+# The content text fields a property pane edits, per collection: the properties text (parsed in
+# the document's editorLanguage) first, then other source text, then prose (markdown or notes).
+PROPERTY_FIELDS: dict[str, str] = {"Actor": "properties", "Item": "item", "Quest": "properties", "Misc": "properties"}
+SOURCE_FIELDS: dict[str, tuple[str, ...]] = {"Quest": ("conditions",)}
+PROSE_FIELDS: dict[str, tuple[str, ...]] = {"Actor": ("bio",)}
+OPTIONAL_PROSE = ("notes",)
+
+
+def property_layout(doc: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """``(properties field, other source fields, prose fields)`` of ``doc``; optional notes are
+    included when the document has them."""
+    kind = str(doc.get("collection") or doc.get("type") or "")
+    content = doc.get("content") if isinstance(doc.get("content"), dict) else {}
+    prose = PROSE_FIELDS.get(kind, ()) + tuple(k for k in OPTIONAL_PROSE if isinstance(content.get(k), str))
+    return PROPERTY_FIELDS.get(kind, "properties"), SOURCE_FIELDS.get(kind, ()), prose
