@@ -37,18 +37,6 @@ from storyloom.gui.style import window_style
 from storyloom.gui.tabs import DocumentTabs
 from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
 
-SHORTCUTS: tuple[tuple[str, str], ...] = (
-    ("Ctrl+P", "Quick open a document by name"),
-    ("Ctrl+S", "Save the current document (edits also save by themselves)"),
-    ("Ctrl+W", "Close the current tab"),
-    ("Ctrl+Tab / Ctrl+Shift+Tab", "Next / previous tab"),
-    ("Ctrl+N / Ctrl+Shift+N", "New document / new folder in the tree"),
-    ("F2 / Ctrl+D / Delete", "Rename / duplicate / delete in the tree"),
-    ("Alt+1 … Alt+9", "Go to a collection"),
-    ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo in an editor"),
-    ("Ctrl+,", "Options"),
-)
-
 
 class MainWindow(QMainWindow):
     """One project's window. ``closed`` is emitted after the session is closed."""
@@ -100,6 +88,9 @@ class MainWindow(QMainWindow):
         self._counts.setInterval(300)
         self._counts.timeout.connect(self.update_counts)
         self._make_menus()
+        from storyloom.gui.problems_panel import install_problems_panel  # the Problems dock (Ctrl+Shift+M)
+
+        self.problems_panel = install_problems_panel(self)
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()
@@ -163,7 +154,7 @@ class MainWindow(QMainWindow):
         self._action(view, "Next Tab", "Ctrl+Tab", lambda: self._cycle_tab(1))
         self._action(view, "Previous Tab", "Ctrl+Shift+Tab", lambda: self._cycle_tab(-1))
         help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "Keyboard Shortcuts", "Ctrl+/", self.show_shortcuts, "ph.keyboard")
+        self._action(help_menu, "Keyboard Shortcuts", "F1", self.show_shortcuts, "ph.keyboard")
 
     # ------------------------------------------------------------------ intents
     def show_collection(self, key: str) -> None:
@@ -218,9 +209,10 @@ class MainWindow(QMainWindow):
         self.status.set_user(self.workspace.user)
         self._show_api_status()
 
-    def show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{keys}</b></td><td>&nbsp;&nbsp;{what}</td></tr>" for keys, what in SHORTCUTS)
-        QMessageBox.information(self, "Keyboard Shortcuts", f"<table cellpadding='4'>{rows}</table>")
+    def show_shortcuts(self) -> QWidget:
+        from storyloom.gui.shortcuts_dialog import show_shortcuts  # read from this window's actions
+
+        return show_shortcuts(self)
 
     def _on_focus(self, method: str) -> None:
         widget = self.focusWidget()
