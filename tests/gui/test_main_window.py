@@ -118,14 +118,14 @@ def test_an_invalid_edit_shows_the_banner_and_keeps_the_text(window) -> None:  #
     before = window.session.db.get(doc_id)
     editor = window.tabs.open(doc_id)
     broken = f"_sid: {second.sid}\nsame: as another"  # two Variable documents may not share a _sid
-    editor.field("variables").setPlainText(broken)
+    editor.source.setPlainText(broken)
     assert editor.save() is False
     assert editor.invalid and editor.banner.isVisibleTo(editor) and editor.banner.kind == "error"
     assert "Not saved" in editor.banner.label.text()
-    assert editor.field("variables").toPlainText() == broken
+    assert editor.source.toPlainText() == broken
     assert window.session.db.get(doc_id)["_rev"] == before["_rev"]
     assert window.tabs.tabToolTip(window.tabs.indexOf(editor)).count("Not saved") == 1
-    editor.field("variables").setPlainText(before["content"]["variables"])  # fixed: saves, banner gone
+    editor.source.setPlainText(before["content"]["variables"])  # fixed: saves, banner gone
     assert editor.save() and not editor.invalid and not editor.banner.isVisibleTo(editor)
 
 

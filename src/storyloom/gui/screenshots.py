@@ -39,7 +39,8 @@ SIZE = QSize(1440, 900)
 #: Modules that register windows when imported (each engineer adds theirs).
 SHOT_MODULES = ("storyloom.gui.project_manager_shots", "storyloom.gui.main_window_shots",
                 "storyloom.gui.shortcuts_dialog_shots", "storyloom.gui.text_editors_shots",
-                "storyloom.gui.problems_panel_shots")
+                "storyloom.gui.problems_panel_shots", "storyloom.gui.settings_editor_shots",
+                "storyloom.gui.variable_editors_shots")
 
 _REGISTRY: dict[str, Shot] = {}
 

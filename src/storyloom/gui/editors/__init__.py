@@ -16,6 +16,8 @@ from storyloom.gui.editors.gdd_editor import GddEditor
 from storyloom.gui.editors.properties_editor import PropertiesEditor, SettingsEditor
 from storyloom.gui.editors.property_editor import PropertyEditor
 from storyloom.gui.editors.script_editor import ScriptEditor
+from storyloom.gui.editors.settings_editor import ProjectSettingsEditor
+from storyloom.gui.editors.variable_editor import ScenarioEditor, VariablesEditor
 from storyloom.project.collections import SETTINGS_ID
 
 EDITORS: dict[str, type[DocumentEditor]] = {"Script": ScriptEditor}
@@ -29,14 +31,17 @@ def register_editor(collection: str, editor: type[DocumentEditor]) -> None:
 register_editor("Gdd", GddEditor)
 for _kind in ("Actor", "Item", "Quest", "Misc"):
     register_editor(_kind, PropertyEditor)
+register_editor(SETTINGS_ID, ProjectSettingsEditor)  # keyed by the settings document's id
+register_editor("Variable", VariablesEditor)
+register_editor("Scenario", ScenarioEditor)
 
 
 def editor_for(session: ProjectSession, doc: dict[str, Any], parent: QWidget | None = None) -> DocumentEditor:
     if doc.get("_id") == SETTINGS_ID:
-        return SettingsEditor(session, doc, parent)
+        return EDITORS.get(SETTINGS_ID, SettingsEditor)(session, doc, parent)
     kind = doc.get("collection") or doc.get("type")
     return EDITORS.get(str(kind), PropertiesEditor)(session, doc, parent)
 
 
-__all__ = ["EDITORS", "DocumentEditor", "GddEditor", "PropertiesEditor", "PropertyEditor", "ScriptEditor",
-           "editor_for", "register_editor"]
+__all__ = ["EDITORS", "DocumentEditor", "GddEditor", "ProjectSettingsEditor", "PropertiesEditor", "PropertyEditor",
+           "ScriptEditor", "editor_for", "register_editor"]

@@ -1,0 +1,168 @@
+"""The Project Settings form, without Qt: its sections, choices, preview and patch.
+
+The GUI's settings editor shows what this module computes and sends back what was typed:
+
+- :data:`FORM_SECTIONS`: the form's sections (General, Export) in order;
+- :func:`export_section_choices`: the export sections as ``(name, checked)``, in export order;
+- :data:`COMPAT_CHOICES`: the ``exportCompat`` modes (none, Drafft);
+- :func:`mapping_tables`: the speech and command templates of every script language;
+- :func:`mapping_preview`: one sample speech line and one sample command line, rendered through
+  :func:`storyloom.script.render_line` (what the game export would hold);
+- :func:`settings_patch`: the fields that differ from the stored document, for
+  ``editor.update_settings``;
+- :func:`field_errors`: a refused save's problems, by the form field that shows them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from storyloom.project.collections import EXPORT_NAMES
+from storyloom.project.documents import EDITOR_MODES
+from storyloom.project.settings import (
+    COMMAND_MAPPING,
+    DEFAULT_EXPORT_SECTIONS,
+    EXPORT_COMPAT,
+    INTERPOLATE,
+    SPEECH_MAPPING,
+)
+from storyloom.script import CommandLine, SpeechLine, parse_script, render_line
+
+FORM_SECTIONS: tuple[str, ...] = ("General", "Export")
+
+#: ``(label, exportCompat value)``; ``None`` is no compatibility mode (the default).
+COMPAT_CHOICES: tuple[tuple[str, str | None], ...] = (
+    ("None", None),
+    ("Drafft (adds _meta.drafftVersion for Drafft importers)", "drafft"),
+)
+
+LANGUAGE_LABELS: dict[str, str] = {
+    "text": "Plain text", "csharp": "C#", "javascript": "JavaScript", "lua": "Lua", "python": "Python",
+    "java": "Java", "markdown": "Markdown", "yarn_spinner": "Yarn Spinner", "gdscript": "GDScript", "gml": "GML",
+}
+
+#: The sample lines the mapping preview renders (as a writer would type them in a script).
+SAMPLE_SPEECH = "[#tag_1234]::Narrator::Hello! [happy]"
+SAMPLE_COMMAND = '<Fade(1, "red")>'
+NO_MAPPING = "(no template: the line is exported as written)"
+
+# Form field that shows the problems of each settings field (the first dotted part decides).
+_FIELD_OF = {
+    "projectName": "projectName", "projectDescription": "projectDescription", "projectVersion": "projectVersion",
+    "exportSections": "exportSections", EXPORT_COMPAT: EXPORT_COMPAT, "exportMappings": "exportMappings",
+}
+
+
+def language_label(mode: str) -> str:
+    return LANGUAGE_LABELS.get(mode, mode)
+
+
+def export_section_choices(settings: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """Every export name in export order, checked when the settings' ``exportSections`` hold
+    it (case-insensitively). Without a list, the default sections are checked."""
+    sections = settings.get("exportSections")
+    if not isinstance(sections, list):
+        sections = list(DEFAULT_EXPORT_SECTIONS)
+    chosen = {s.lower() for s in sections if isinstance(s, str)}
+    return [(name, name.lower() in chosen) for name in EXPORT_NAMES]
+
+
+def export_sections(checked: Iterable[str]) -> list[str]:
+    """The ``exportSections`` value for the checked names: export order, no duplicates."""
+    wanted = {name.lower() for name in checked}
+    return [name for name in EXPORT_NAMES if name.lower() in wanted]
+
+
+def compat_value(settings: Mapping[str, Any]) -> str | None:
+    value = settings.get(EXPORT_COMPAT)
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class MappingTables:
+    """The templates of every script language (missing ones empty) and the interpolation flag."""
+
+    speech: dict[str, str]
+    command: dict[str, str]
+    interpolate: bool
+
+
+def mapping_tables(settings: Mapping[str, Any]) -> MappingTables:
+    mappings = settings.get("exportMappings")
+    mappings = mappings if isinstance(mappings, Mapping) else {}
+
+    def table(key: str) -> dict[str, str]:
+        stored = mappings.get(key)
+        stored = stored if isinstance(stored, Mapping) else {}
+        result = {mode: str(stored.get(mode) or "") for mode in EDITOR_MODES}
+        result.update({k: v for k, v in stored.items() if isinstance(k, str) and isinstance(v, str)})
+        return result
+
+    return MappingTables(table(SPEECH_MAPPING), table(COMMAND_MAPPING), mappings.get(INTERPOLATE) is True)
+
+
+def export_mappings_value(base: Mapping[str, Any], tables: MappingTables) -> dict[str, Any]:
+    """The ``exportMappings`` object for ``tables``, keeping any other key the stored one had."""
+    stored = base.get("exportMappings")
+    value = copy.deepcopy(dict(stored)) if isinstance(stored, Mapping) else {}
+    value[SPEECH_MAPPING] = dict(tables.speech)
+    value[COMMAND_MAPPING] = dict(tables.command)
+    value[INTERPOLATE] = tables.interpolate
+    return value
+
+
+@dataclass(frozen=True)
+class MappingPreview:
+    """The sample lines as written and as a template renders them (:data:`NO_MAPPING` when
+    the template is empty)."""
+
+    speech_source: str
+    speech: str
+    command_source: str
+    command: str
+
+
+def _sample_lines() -> tuple[SpeechLine, CommandLine]:
+    lines = parse_script(f"{SAMPLE_SPEECH}\n{SAMPLE_COMMAND}").lines
+    speech = next(line for line in lines if isinstance(line, SpeechLine))
+    command = next(line for line in lines if isinstance(line, CommandLine))
+    return speech, command
+
+
+def mapping_preview(speech_template: str, command_template: str) -> MappingPreview:
+    speech, command = _sample_lines()
+    rendered_speech = render_line(speech, speech_template, command_template)
+    rendered_command = render_line(command, speech_template, command_template)
+    return MappingPreview(
+        SAMPLE_SPEECH, NO_MAPPING if rendered_speech is None else rendered_speech,
+        SAMPLE_COMMAND, NO_MAPPING if rendered_command is None else rendered_command,
+    )
+
+
+def settings_patch(base: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``values`` that differ from the stored settings ``base`` (a change made
+    elsewhere to any other field is kept)."""
+    return {key: copy.deepcopy(value) for key, value in values.items() if base.get(key) != value}
+
+
+def field_errors(problems: Iterable[Any]) -> tuple[dict[str, str], list[str]]:
+    """``({form field: message}, other messages)`` for a refused save's problems (objects with
+    ``field`` and ``message``). A field's first problem is the one shown."""
+    placed: dict[str, str] = {}
+    others: list[str] = []
+    for problem in problems:
+        field = str(getattr(problem, "field", "") or "")
+        message = str(getattr(problem, "message", problem))
+        detail = message
+        if field and f"{field}: " in message:  # "document 'X': field: expected ..." -> "Expected ..."
+            detail = message.split(f"{field}: ", 1)[1]
+            detail = detail[:1].upper() + detail[1:]
+        target = _FIELD_OF.get(field.split(".", 1)[0])
+        if target is None:
+            others.append(f"{field}: {detail[:1].lower()}{detail[1:]}" if field else message)
+        else:
+            placed.setdefault(target, detail)
+    return placed, others

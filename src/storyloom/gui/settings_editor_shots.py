@@ -1,0 +1,31 @@
+"""The Project Settings editor's screenshot, on the Drafft garden sample: C# mapping templates
+typed, scrolled down to the Export section and the preview of the sample lines."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication, QWidget
+
+from storyloom.app import Workspace
+from storyloom.gui.main_window_shots import _window
+from storyloom.gui.screenshots import register, settle
+from storyloom.gui.sidebar import SETTINGS
+
+
+@register("project-settings")
+def project_settings(workspace: Workspace, out_dir: object) -> QWidget:
+    window = _window(workspace)
+    window.sidebar.select(SETTINGS)
+    editor = window.tabs.current_editor()
+    if editor is not None and hasattr(editor, "speech_template"):
+        editor.language.setCurrentIndex(editor.language.findData("csharp"))
+        editor.speech_template.setText('%actor.Say("%speech", "%expression", "%tag");')
+        editor.command_template.setText('ExecuteCommand("%command", %params(,));')
+        editor.speech_template.textEdited.emit(editor.speech_template.text())
+        editor.stop()
+        window.show()
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            settle(app)
+        bar = editor.body.verticalScrollBar()
+        bar.setValue(bar.maximum())
+    return window
