@@ -12,6 +12,8 @@ os.environ.setdefault("QT_QUICK_BACKEND", "software")
 import pytest
 
 from storyloom.app import AppOptions, Workspace
+from storyloom.drafft import import_backup
+from tests.gui.support import GARDEN
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +37,23 @@ def workspace(storyloom_home):
     ws = Workspace(storyloom_home / "projects", options=AppOptions(username="tester"))
     yield ws
     ws.close()
+
+
+@pytest.fixture
+def garden(workspace: Workspace) -> str:
+    """The garden sample imported into the workspace; its name."""
+    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
+    project.close()
+    return "Garden"
+
+
+@pytest.fixture
+def window(qtbot, workspace: Workspace, garden: str):  # type: ignore[no-untyped-def]
+    """The garden sample's project window, closed afterwards."""
+    from storyloom.gui.main_window import open_project_window
+
+    win = open_project_window(workspace, garden)
+    qtbot.addWidget(win)
+    yield win
+    if not win.session.closed:
+        win.close()

@@ -10,37 +10,17 @@ import threading
 from pathlib import Path
 
 import httpx
-import pytest
 
-from storyloom.app import Workspace
-from storyloom.drafft import import_backup
+from tests.gui.support import first_document
 from tests.support.couch import free_port
-from tests.support.fixtures import DRAFFT_PROJECTS
 
-GARDEN = DRAFFT_PROJECTS / "v2" / "the-garden-of-fading-memories.json"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def garden(workspace: Workspace) -> str:
-    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
-    project.close()
-    return "Garden"
 
 
-@pytest.fixture
-def window(qtbot, workspace: Workspace, garden: str):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    win = open_project_window(workspace, garden)
-    qtbot.addWidget(win)
-    yield win
-    if not win.session.closed:
-        win.close()
 
 
-def _first(window, doc_type: str) -> str:  # type: ignore[no-untyped-def]
-    return sorted((s for s in window.session.index.summaries() if s.type == doc_type), key=lambda s: s.id)[0].id
 
 
 def _rows(model, parent=None) -> list[str]:  # type: ignore[no-untyped-def]
@@ -73,7 +53,7 @@ def test_opening_a_script_typing_and_saving_writes_through_the_gate(window, qtbo
 
     from storyloom.gui.editors import ScriptEditor
 
-    doc_id = _first(window, "Script")
+    doc_id = first_document(window, "Script")
     assert window.open_document(doc_id)
     editor = window.tabs.current_editor()
     assert isinstance(editor, ScriptEditor) and editor.doc_id == doc_id
@@ -91,7 +71,7 @@ def test_opening_a_script_typing_and_saving_writes_through_the_gate(window, qtbo
 
 
 def test_autosave_after_a_pause(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    doc_id = _first(window, "Script")
+    doc_id = first_document(window, "Script")
     editor = window.tabs.open(doc_id)
     editor.text.appendPlainText("// autosaved")
     qtbot.waitUntil(lambda: not editor.dirty, timeout=5000)
@@ -99,7 +79,7 @@ def test_autosave_after_a_pause(window, qtbot) -> None:  # type: ignore[no-untyp
 
 
 def test_script_problems_are_underlined_and_shown_on_hover(window) -> None:  # type: ignore[no-untyped-def]
-    editor = window.tabs.open(_first(window, "Script"))
+    editor = window.tabs.open(first_document(window, "Script"))
     editor.text.setPlainText("::Woman:: Hello\n@if v.player.\n")
     problems = editor.check_problems()
     assert problems and problems[0].line == 2
@@ -130,7 +110,7 @@ def test_an_invalid_edit_shows_the_banner_and_keeps_the_text(window) -> None:  #
 
 
 def test_an_edit_from_another_thread_refreshes_the_tree_and_the_open_editor(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    doc_id = _first(window, "Script")
+    doc_id = first_document(window, "Script")
     editor = window.tabs.open(doc_id)
     done = threading.Event()
 
@@ -146,7 +126,7 @@ def test_an_edit_from_another_thread_refreshes_the_tree_and_the_open_editor(wind
 
 
 def test_a_change_elsewhere_while_typing_keeps_the_text(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    doc_id = _first(window, "Script")
+    doc_id = first_document(window, "Script")
     editor = window.tabs.open(doc_id)
     editor.text.setPlainText("::Woman:: my unsaved words")
     assert editor.dirty
@@ -237,7 +217,7 @@ def test_options_start_the_api_and_navigate_opens_the_tab(window, qtbot, workspa
     status = window.session.api.status
     assert status.running, status.error
     qtbot.waitUntil(lambda: window.status.api.label.text().startswith("API serving on port"), timeout=5000)
-    doc_id = _first(window, "Actor")
+    doc_id = first_document(window, "Actor")
     result: dict = {}
 
     def call() -> None:
@@ -266,7 +246,7 @@ def test_closing_the_window_closes_the_session(workspace, garden, qtbot) -> None
     from storyloom.gui.main_window import open_project_window
 
     win = open_project_window(workspace, garden)
-    editor = win.tabs.open(_first(win, "Script"))
+    editor = win.tabs.open(first_document(win, "Script"))
     editor.text.appendPlainText("// pending at close")
     with qtbot.waitSignal(win.closed, timeout=10000):
         win.close()

@@ -3,27 +3,6 @@ opens the script's tab at the problem's line; the shortcut toggles the dock."""
 
 from __future__ import annotations
 
-import pytest
-
-from storyloom.app import Workspace
-from storyloom.drafft import import_backup
-from tests.support.fixtures import DRAFFT_PROJECTS
-
-GARDEN = DRAFFT_PROJECTS / "v2" / "the-garden-of-fading-memories.json"
-
-
-@pytest.fixture
-def window(qtbot, workspace: Workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
-    project.close()
-    win = open_project_window(workspace, "Garden")
-    qtbot.addWidget(win)
-    yield win
-    if not win.session.closed:
-        win.close()
-
 
 def test_a_broken_script_is_listed_and_activating_it_opens_the_tab_at_the_line(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     from storyloom.gui.editors import ScriptEditor

@@ -3,28 +3,7 @@ links opening tabs, the properties' parse status, saving through the gate."""
 
 from __future__ import annotations
 
-import pytest
-
-from storyloom.app import Workspace
-from storyloom.drafft import import_backup
-from tests.gui.test_main_window import GARDEN
-
-
-@pytest.fixture
-def window(qtbot, workspace: Workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
-    project.close()
-    win = open_project_window(workspace, "Garden")
-    qtbot.addWidget(win)
-    yield win
-    if not win.session.closed:
-        win.close()
-
-
-def _first(window, doc_type: str) -> str:  # type: ignore[no-untyped-def]
-    return sorted((s for s in window.session.index.summaries() if s.type == doc_type), key=lambda s: s.id)[0].id
+from tests.gui.support import first_document
 
 
 def _headings(browser) -> list[str]:  # type: ignore[no-untyped-def]
@@ -75,7 +54,7 @@ def _click_link(qtbot, browser, text: str) -> None:  # type: ignore[no-untyped-d
 
 
 def test_drafft_document_references_are_links_in_the_preview(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    editor = window.tabs.open(_first(window, "Gdd"))
+    editor = window.tabs.open(first_document(window, "Gdd"))
     assert ":doc{#Narrator_Actor}" in editor.text.toPlainText()
     assert ":doc{" not in editor.preview.toPlainText()
     from PySide6.QtCore import QUrl
@@ -88,7 +67,7 @@ def test_drafft_document_references_are_links_in_the_preview(window, qtbot) -> N
 def test_the_gdd_preview_shows_rendered_headings(window) -> None:  # type: ignore[no-untyped-def]
     from storyloom.gui.editors import GddEditor
 
-    editor = window.tabs.open(_first(window, "Gdd"))
+    editor = window.tabs.open(first_document(window, "Gdd"))
     assert isinstance(editor, GddEditor)
     assert editor.text.toPlainText().startswith("# The Garden of Fading Memories")
     headings = _headings(editor.preview)
@@ -97,7 +76,7 @@ def test_the_gdd_preview_shows_rendered_headings(window) -> None:  # type: ignor
 
 
 def test_the_preview_follows_typing(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    editor = window.tabs.open(_first(window, "Gdd"))
+    editor = window.tabs.open(first_document(window, "Gdd"))
     editor.text.moveCursor(editor.text.textCursor().MoveOperation.End)
     _type(qtbot, editor.text, "\n\n## Typed heading\n")
     qtbot.waitUntil(lambda: "Typed heading" in _headings(editor.preview), timeout=3000)
@@ -110,8 +89,8 @@ def test_clicking_a_document_link_opens_its_tab(window, qtbot, monkeypatch) -> N
 
     opened: list[object] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
-    script = _first(window, "Script")
-    editor = window.tabs.open(_first(window, "Gdd"))
+    script = first_document(window, "Script")
+    editor = window.tabs.open(first_document(window, "Gdd"))
     editor.pane.set_text(f"# Links\n\nSee [the script](storyloom://document/{script}) and "
                          "[the web](https://example.org/).\n")
     _click_link(qtbot, editor.preview, "the script")
@@ -127,7 +106,7 @@ def test_clicking_a_document_link_opens_its_tab(window, qtbot, monkeypatch) -> N
 def test_a_link_to_a_missing_document_says_so(window) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QUrl
 
-    editor = window.tabs.open(_first(window, "Gdd"))
+    editor = window.tabs.open(first_document(window, "Gdd"))
     count = window.tabs.count()
     editor.pane.follow(QUrl("storyloom://document/no-such-document"))
     assert window.tabs.count() == count
@@ -137,7 +116,7 @@ def test_a_link_to_a_missing_document_says_so(window) -> None:  # type: ignore[n
 def test_invalid_yaml_shows_where_and_still_saves_the_text(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     from storyloom.gui.editors import PropertyEditor
 
-    doc_id = _first(window, "Actor")
+    doc_id = first_document(window, "Actor")
     editor = window.tabs.open(doc_id)
     assert isinstance(editor, PropertyEditor)
     assert editor.status.text() == "Parses"
@@ -154,7 +133,7 @@ def test_invalid_yaml_shows_where_and_still_saves_the_text(window, qtbot) -> Non
 
 
 def test_valid_properties_and_bio_save_through_the_gate(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    doc_id = _first(window, "Actor")
+    doc_id = first_document(window, "Actor")
     before = window.session.db.get(doc_id)
     editor = window.tabs.open(doc_id)
     assert editor.bio is not None and editor.bio.text() == before["content"]["bio"]
@@ -172,7 +151,7 @@ def test_valid_properties_and_bio_save_through_the_gate(window, qtbot) -> None: 
 
 
 def test_items_edit_their_item_text(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    doc_id = _first(window, "Item")
+    doc_id = first_document(window, "Item")
     editor = window.tabs.open(doc_id)
     assert editor.property_field == "item"
     assert editor.properties.toPlainText() == window.session.db.get(doc_id)["content"]["item"]

@@ -3,25 +3,7 @@ defaults and live values, saving through the gate, the scenario's live type chec
 
 from __future__ import annotations
 
-import pytest
-
-from storyloom.app import Workspace
-from storyloom.drafft import import_backup
 from storyloom.gui.editors.variable_editor import ScenarioEditor, VariablesEditor
-from tests.gui.test_main_window import GARDEN
-
-
-@pytest.fixture
-def window(qtbot, workspace: Workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
-    project.close()
-    win = open_project_window(workspace, "Garden")
-    qtbot.addWidget(win)
-    yield win
-    if not win.session.closed:
-        win.close()
 
 
 def _named(window, doc_type: str, name: str) -> str:  # type: ignore[no-untyped-def]
