@@ -20,6 +20,7 @@ from storyloom.app.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.gui.sidebar import collection_label
 from storyloom.project.checking import ValidationError
+from storyloom.project.editor import WriteResult
 from storyloom.project.locks import LockRefused
 from storyloom.store import Conflict, NotFound
 
@@ -183,6 +184,11 @@ class DocumentEditor(QWidget):
         except StoryloomError as exc:
             self._refused(f"Not saved: {exc}")
             return False
+        return self._saved(result)
+
+    def _saved(self, result: WriteResult) -> bool:
+        """The write went through: this revision is ours, the editor is clean again, and the
+        gate's warnings (if any) are shown."""
         self._own_revs.add(result.rev)
         self.base = result.doc
         self.dirty = False
@@ -196,6 +202,25 @@ class DocumentEditor(QWidget):
             self.banner.clear()
         self.state_changed.emit()
         return True
+
+    def document_name(self, doc_id: str) -> str | None:
+        """The name of another document of the project (for links), ``None`` when unknown."""
+        try:
+            summary = self.session.index.get(doc_id)
+        except Exception:
+            return None
+        return summary.name if summary is not None else None
+
+    def document_exists(self, doc_id: str) -> bool:
+        """Whether a link to ``doc_id`` leads anywhere."""
+        try:
+            return self.session.index.get(doc_id) is not None
+        except Exception:  # the index is a convenience: without it, ask the store
+            try:
+                self.session.db.get(doc_id)
+            except Exception:
+                return False
+            return True
 
     def stop(self) -> None:
         """Cancel a pending autosave (the window saves before closing the session)."""

@@ -16,32 +16,13 @@ from storyloom.gui.editors.markdown_pane import MarkdownPane, open_document
 
 class GddEditor(DocumentEditor):
     def build_body(self) -> QWidget:
-        self.pane = MarkdownPane(self._exists, html=self.base.get("editor") == "richText", name_of=self._name_of)
+        self.pane = MarkdownPane(self.document_exists, html=self.base.get("editor") == "richText",
+                                 name_of=self.document_name)
         self.pane.text_changed.connect(self.mark_dirty)
         self.pane.document_requested.connect(self.open_link)
         self.text = self.pane.source  # the tab focuses ``text``
         self.preview = self.pane.preview
         return self.pane
-
-    def _name_of(self, doc_id: str) -> str | None:
-        try:
-            summary = self.session.index.get(doc_id)
-        except Exception:
-            return None
-        return summary.name if summary is not None else None
-
-    def _exists(self, doc_id: str) -> bool:
-        try:
-            return self.session.index.get(doc_id) is not None
-        except Exception:  # the index is a convenience: without it, ask the store
-            return self._read_id(doc_id)
-
-    def _read_id(self, doc_id: str) -> bool:
-        try:
-            self.session.db.get(doc_id)
-        except Exception:
-            return False
-        return True
 
     def open_link(self, doc_id: str) -> None:
         open_document(self, doc_id)

@@ -96,8 +96,8 @@ class PropertyEditor(DocumentEditor):
         for key in prose:
             right_layout.addWidget(_label(_LABELS.get(key, key.title())))
             if key == "bio":
-                self.bio = MarkdownPane(self._exists, placeholder="# Who they are\n\nA *markdown* biography.",
-                                        name_of=self._name_of)
+                self.bio = MarkdownPane(self.document_exists, placeholder="# Who they are\n\nA *markdown* biography.",
+                                        name_of=self.document_name)
                 self.bio.text_changed.connect(self.mark_dirty)
                 self.bio.document_requested.connect(lambda doc_id: open_document(self, doc_id))
                 right_layout.addWidget(self.bio, 3)
@@ -114,19 +114,6 @@ class PropertyEditor(DocumentEditor):
         splitter.addWidget(right)
         splitter.setSizes([420, 680] if self.bio is not None else [640, 360])
         return splitter
-
-    def _name_of(self, doc_id: str) -> str | None:
-        try:
-            summary = self.session.index.get(doc_id)
-        except Exception:
-            return None
-        return summary.name if summary is not None else None
-
-    def _exists(self, doc_id: str) -> bool:
-        try:
-            return self.session.index.get(doc_id) is not None
-        except Exception:
-            return False
 
     # ------------------------------------------------------------------ load and save
     def apply_document(self, doc: dict[str, Any]) -> None:

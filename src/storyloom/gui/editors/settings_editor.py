@@ -277,20 +277,8 @@ class ProjectSettingsEditor(DocumentEditor):
         except (LockRefused, Conflict, NotFound, StoryloomError) as exc:
             self._refused(f"Not saved: {exc}. What you typed is kept.")
             return False
-        self._own_revs.add(result.rev)
-        self.base = result.doc
-        self.dirty = False
-        self.invalid = False
-        self.error = ""
-        self._elsewhere = None
         self._clear_errors()
-        warnings = [w.message for w in result.warnings]
-        if warnings:
-            self.banner.show_message("info", "Saved, with warnings: " + "; ".join(warnings[:3]))
-        else:
-            self.banner.clear()
-        self.state_changed.emit()
-        return True
+        return self._saved(result)
 
     def _clear_errors(self) -> None:
         for label in self.errors.values():
