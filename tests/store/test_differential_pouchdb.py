@@ -275,6 +275,9 @@ def test_database_merges_as_pouchdb_merge(corpus: Corpus, tmp_path: Path) -> Non
     for limit, group in sorted(by_limit.items()):
         db_path = tmp_path / f"{corpus.name}-limit-{limit}.db"
         db = Database(db_path, revs_limit=limit)
+        # PouchDB's merge keeps every body it is given: compared without the store's bounded
+        # bodies first; _check_compaction then applies them.
+        db.set_kept_bodies(MERGE_ONLY)
         try:
             # Round k sends the k-th path of every history; "one_call" histories send all their
             # paths (the same id repeated) in round 0.
@@ -335,6 +338,7 @@ def test_database_merges_as_pouchdb_merge(corpus: Corpus, tmp_path: Path) -> Non
             assert info["doc_del_count"] == len(group) - live
             assert len(db.changes()["results"]) == len(group)
             _check_replay(db, db_path, group, trees, limit)
+            _check_compaction(db, db_path, limit)
         finally:
             db.close()
     print(
@@ -378,6 +382,50 @@ def _check_replay(db: Database, db_path: Path, group: list, trees: dict[str, lis
     after = _check_storage(db_path, f"replay at limit {limit}")
     for doc_id, tree in expected.items():
         assert our_paths(after[doc_id]) == our_paths(tree), f"replay of {doc_id} at limit {limit}"
+
+
+MERGE_ONLY = 10**9  # kept_bodies that keeps every body a merge keeps
+KEPT_AFTER = 3  # kept_bodies for the compaction check
+
+
+def compacted(paths: Counter, keep: int) -> Counter:
+    """``our_paths`` after keeping the bodies of the newest ``keep`` revisions of every path:
+    a revision keeps its body if some path (any copy) has it among its last ``keep``."""
+    nearest: dict[tuple[int, str], int] = {}
+    for pos, ids, _, _ in paths:
+        for offset, rev_hash in enumerate(ids):
+            key = (pos + offset, rev_hash)
+            nearest[key] = min(nearest.get(key, len(ids)), len(ids) - 1 - offset)
+    out: Counter = Counter()
+    for (pos, ids, deleted, status), count in paths.items():
+        kept = "".join(
+            "a" if flag == "a" and nearest[(pos + offset, rev_hash)] < keep else "m"
+            for offset, (rev_hash, flag) in enumerate(zip(ids, status, strict=True))
+        )
+        out[(pos, ids, deleted, kept)] += count
+    return out
+
+
+def _check_compaction(db: Database, db_path: Path, limit: int) -> None:
+    """``compact`` keeps exactly the bodies of the newest KEPT_AFTER revisions of every path,
+    changes no seq, winner or leaf, and leaves bodies and trees in agreement."""
+    before = _check_storage(db_path, f"before compaction at limit {limit}")
+    seq = db.info()["update_seq"]
+    winners = {row["id"]: row["value"]["rev"] for row in db.all_docs()["rows"]}
+    db.set_kept_bodies(KEPT_AFTER)
+    dropped = db.compact()
+    after = _check_storage(db_path, f"compaction at limit {limit}")
+    flips = 0
+    for doc_id, tree in before.items():
+        expected = compacted(our_paths(tree), KEPT_AFTER)
+        assert our_paths(after[doc_id]) == expected, f"compaction of {doc_id} at limit {limit}"
+        was = {f"{p}-{n[0]}" for p, n, _ in revtree.iter_nodes(tree) if n[1]["status"] == revtree.AVAILABLE}
+        now = {f"{p}-{n[0]}" for p, n, _ in revtree.iter_nodes(after[doc_id]) if n[1]["status"] == revtree.AVAILABLE}
+        assert now <= was
+        flips += len(was - now)
+    assert dropped == flips and db.info()["update_seq"] == seq
+    assert {row["id"]: row["value"]["rev"] for row in db.all_docs()["rows"]} == winners
+    assert db.compact() == 0  # nothing left to drop
 
 
 # -- pouchdb test.conflicts.js "Conflict resolution 1-5" (docs/protocol.md T16) ----------------------

@@ -39,6 +39,7 @@ from storyloom.store.errors import (
     NotFound,
 )
 from storyloom.store.readers import ReadContext, ReaderPool, Snapshot
+from storyloom.store.schema import SCHEMA, check_is_store
 from storyloom.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -50,73 +51,9 @@ Validator = Callable[[dict[str, Any], "dict[str, Any] | None"], None]
 
 
 DEFAULT_REVS_LIMIT = 1000
-
-
-# Reading connections kept open between reads (more are opened while more threads read at once).
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS docs (
-    id TEXT PRIMARY KEY,
-    rev_tree TEXT NOT NULL,
-    winning_rev TEXT NOT NULL,
-    deleted INTEGER NOT NULL,
-    seq INTEGER NOT NULL UNIQUE
-);
-CREATE TABLE IF NOT EXISTS revs (
-    doc_id TEXT NOT NULL,
-    rev TEXT NOT NULL,
-    deleted INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (doc_id, rev)
-);
-CREATE TABLE IF NOT EXISTS attachments (
-    digest TEXT PRIMARY KEY,
-    data BLOB NOT NULL,
-    length INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS att_refs (
-    digest TEXT NOT NULL,
-    doc_id TEXT NOT NULL,
-    rev TEXT NOT NULL,
-    PRIMARY KEY (digest, doc_id, rev)
-);
-CREATE INDEX IF NOT EXISTS att_refs_by_doc ON att_refs (doc_id, rev);
-CREATE TABLE IF NOT EXISTS local_docs (
-    id TEXT PRIMARY KEY,
-    rev INTEGER NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-"""
-
-
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def _check_is_store(path: str) -> None:
-    """Refuse an existing file that is not a Storyloom store, reading it only (read-only
-    connection, so not even the journal mode of another program's database changes)."""
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(_SQLITE_HEADER))
-    except OSError as exc:
-        raise NotAStore(f"cannot read {path}: {exc.strerror or exc}") from None
-    if header != _SQLITE_HEADER:
-        raise NotAStore(f"{path} is not a Storyloom store (not an SQLite database)")
-    try:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'instance_uuid'").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise NotAStore(f"{path} is not a Storyloom store ({exc})") from None
-    if row is None:
-        raise NotAStore(f"{path} is not a Storyloom store (it has no instance id)")
+# Revisions of each root-to-leaf path that keep their bodies (the ancestors a three-way merge
+# can start from); older ones keep only their place in the tree.
+DEFAULT_KEPT_BODIES = 20
 
 
 class Database:
@@ -143,6 +80,7 @@ class Database:
         self.path = str(path)
         self.name = name or (Path(self.path).stem if self.path != ":memory:" else "memory")
         self.revs_limit = DEFAULT_REVS_LIMIT if revs_limit is None else revs_limit
+        self.kept_bodies = DEFAULT_KEPT_BODIES
         self.validator = validator
         self._memory = self.path == ":memory:"
         self._write_lock = threading.RLock()
@@ -164,13 +102,13 @@ class Database:
             except OSError:  # created meanwhile (its mode stands), or not creatable (SQLite says why)
                 pass
         if existing:
-            _check_is_store(self.path)
+            check_is_store(self.path)
         try:
             self._writer = self._connect()
         except sqlite3.DatabaseError as exc:
             raise NotAStore(f"{self.path} is not a Storyloom store ({exc})") from None
         with self._write_lock:
-            self._writer.executescript(_SCHEMA)
+            self._writer.executescript(SCHEMA)
             cur = self._writer.cursor()
             cur.execute("BEGIN IMMEDIATE")
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('instance_uuid', ?)", (uuid.uuid4().hex,))
@@ -183,6 +121,8 @@ class Database:
                 self.revs_limit = int(stored)
             else:
                 cur.execute("INSERT OR REPLACE INTO meta VALUES ('revs_limit', ?)", (str(revs_limit),))
+            kept = cur.execute("SELECT value FROM meta WHERE key = 'kept_bodies'").fetchone()
+            self.kept_bodies = int(kept[0]) if kept else DEFAULT_KEPT_BODIES
             cur.execute("COMMIT")
 
     # -- connections -------------------------------------------------------------------------
@@ -280,11 +220,42 @@ class Database:
                     log.exception("a store subscriber failed on change %s %s", change["id"], change["rev"])
 
     def set_revs_limit(self, limit: int) -> None:
-        if not isinstance(limit, int) or limit < 1:
-            raise BadRequest("revs_limit must be a positive integer")
-        self.revs_limit = limit
+        self.revs_limit = self._store_setting("revs_limit", limit)
+
+    def set_kept_bodies(self, count: int) -> None:
+        """Keep the bodies of the newest ``count`` revisions of each path (leaves always keep
+        theirs); stored with the database. Applies from each document's next write; ``compact``
+        applies it to all at once."""
+        self.kept_bodies = self._store_setting("kept_bodies", count)
+
+    def _store_setting(self, key: str, value: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise BadRequest(f"{key} must be a positive integer")
         with self._write_lock:
-            self._writer.execute("INSERT OR REPLACE INTO meta VALUES ('revs_limit', ?)", (str(limit),))
+            self._writer.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
+        return value
+
+    def compact(self) -> int:
+        """Drop the bodies ``kept_bodies`` no longer keeps, in every document; returns how many.
+        Seqs and winners do not change. Runs in transactions of a few hundred documents."""
+        with self._read() as snap:  # only a document with two bodies or more can lose one
+            ids = [r[0] for r in snap.conn.execute("SELECT doc_id FROM revs GROUP BY doc_id HAVING count(*) > 1")]
+        dropped = 0
+        for start in range(0, len(ids), 200):
+            with self._write_lock:
+                if self._closed:
+                    raise DatabaseClosed()
+                cur = self._writer.cursor()
+                cur.execute("BEGIN IMMEDIATE")
+                try:
+                    writer = Writer(self, cur)
+                    dropped += writer.compact(ids[start:start + 200])
+                    writer.finish()
+                    cur.execute("COMMIT")
+                except BaseException:
+                    cur.execute("ROLLBACK")
+                    raise
+        return dropped
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -635,8 +606,12 @@ class Database:
                 last_seq = seq
                 if wanted_ids is not None and doc_id not in wanted_ids:
                     continue
-                tree = decode_tree(tree_json) if need_tree else []
-                if style == "all_docs":
+                # Performance: every leaf's empty child list is the text "[]" in the stored tree
+                # (and nothing else's but an odd hash), so one "[]" means one leaf, the winner,
+                # and an all_docs row needs no decoding (list_conflicts walks every document).
+                one_leaf = need_tree and not (include_docs and conflicts) and tree_json.count("[]") == 1
+                tree = decode_tree(tree_json) if need_tree and not one_leaf else []
+                if style == "all_docs" and not one_leaf:
                     revs_listed = [winner] + [leaf.rev for leaf in revtree.leaves(tree) if leaf.rev != winner]
                 else:
                     revs_listed = [winner]
@@ -701,6 +676,24 @@ class Database:
         doc = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{row[0]}"}
         doc.update(json.loads(row[1]))
         return doc
+
+    def local_docs(self, startkey: str | None = None, endkey: str | None = None,
+                   include_docs: bool = False) -> dict[str, Any]:
+        """CouchDB's ``_local_docs``: ``{"total_rows": None, "offset": None, "rows": [{"id",
+        "key", "value": {"rev"}, "doc"?}]}`` in id order, keys with their ``_local/`` prefix,
+        ``startkey`` and ``endkey`` inclusive."""
+        low = (startkey or "").removeprefix(LOCAL_PREFIX)
+        high = endkey.removeprefix(LOCAL_PREFIX) if endkey is not None else None
+        sql = "SELECT id, rev, body FROM local_docs WHERE id >= ?" + (" AND id <= ?" if high is not None else "")
+        with self._read() as snap:
+            found = snap.conn.execute(sql + " ORDER BY id", (low,) if high is None else (low, high)).fetchall()
+        rows = []
+        for key, rev, body in found:
+            row: dict[str, Any] = {"id": LOCAL_PREFIX + key, "key": LOCAL_PREFIX + key, "value": {"rev": f"0-{rev}"}}
+            if include_docs:
+                row["doc"] = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{rev}", **json.loads(body)}
+            rows.append(row)
+        return {"total_rows": None, "offset": None, "rows": rows}
 
     def put_local(self, doc: dict[str, Any]) -> dict[str, Any]:
         """Write a ``_local`` doc: never replicated, no history, revs ``0-N``, 409 on a stale rev."""

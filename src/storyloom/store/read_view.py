@@ -11,8 +11,8 @@ from storyloom.store.database import Database
 #: The read side of :class:`Database`, and nothing else.
 READ_METHODS = frozenset({
     "info", "update_seq", "get", "all_docs", "all_docs_stream", "changes", "revs_diff", "bulk_get",
-    "get_local", "get_attachment", "subscribe", "wait_for_change", "snapshot", "name", "path",
-    "revs_limit",
+    "get_local", "local_docs", "get_attachment", "subscribe", "wait_for_change", "snapshot", "name", "path",
+    "revs_limit", "kept_bodies",
 })
 
 

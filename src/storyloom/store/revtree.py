@@ -269,6 +269,62 @@ def stem(tree: Tree, limit: int) -> tuple[Tree, list[str]]:
     return result, sorted(dropped)
 
 
+def prune_bodies(tree: Tree, keep: int) -> list[str]:
+    """Mark ``missing``, in place, every revision with a body that is not among the newest
+    ``keep`` revisions of any root-to-leaf path; return those revisions (their bodies go).
+
+    Leaves always keep theirs (``keep`` >= 1). A revision kept twice by stemming is judged by
+    its nearest leaf over every copy, so all its copies agree and the tree never says
+    ``available`` for a body the store dropped.
+    """
+    if len(tree) == 1:
+        # Performance: most documents have one unbranched history; a chain is judged by index.
+        chain: list[Node] = []
+        node = tree[0]["ids"]
+        while True:
+            chain.append(node)
+            if len(node[2]) != 1:
+                break
+            node = node[2][0]
+        if not node[2]:
+            root_pos = tree[0]["pos"]
+            gone = []
+            for offset in range(len(chain) - keep):
+                opts = chain[offset][1]
+                if opts.get("status") == AVAILABLE:
+                    chain[offset][1] = {**opts, "status": MISSING}
+                    gone.append(f"{root_pos + offset}-{chain[offset][0]}")
+            return sorted(gone)
+    # Pre-order (a parent before its children), then backwards: each node's distance to its
+    # nearest leaf, in one linear pass without recursion (histories are up to 1000 deep).
+    order: list[tuple[int, Node, int]] = []
+    stack: list[tuple[int, Node, int]] = [(b["pos"], b["ids"], -1) for b in tree]
+    while stack:
+        pos, node, parent = stack.pop()
+        here = len(order)
+        order.append((pos, node, parent))
+        stack.extend((pos + 1, child, here) for child in node[2])
+    if len(order) <= keep:
+        return []
+    far = len(order)
+    distance = [far if node[2] else 0 for _, node, _ in order]
+    for here in range(len(order) - 1, -1, -1):
+        parent = order[here][2]
+        if parent >= 0 and distance[here] + 1 < distance[parent]:
+            distance[parent] = distance[here] + 1
+    nearest: dict[tuple[int, str], int] = {}
+    for (pos, node, _), dist in zip(order, distance, strict=True):
+        key = (pos, node[0])
+        if dist < nearest.get(key, far):
+            nearest[key] = dist
+    dropped: set[str] = set()
+    for pos, node, _ in order:
+        if nearest[(pos, node[0])] >= keep and node[1].get("status") == AVAILABLE:
+            node[1] = {**node[1], "status": MISSING}
+            dropped.add(f"{pos}-{node[0]}")
+    return sorted(dropped)
+
+
 def _copy_node(root: Node) -> Node:
     """A deep copy of a node and its descendants without recursion (trees can be 1000+ deep)."""
     top: Node = [root[0], dict(root[1]), []]

@@ -92,9 +92,11 @@ def _stored_opts(tree: list, rev: str) -> dict[str, Any] | None:
 
 
 class WriteTarget(Protocol):
-    """What the write path needs of its database: its revision limit and its validator."""
+    """What the write path needs of its database: its revision limit, how many revisions of
+    each path keep their bodies, and its validator."""
 
     revs_limit: int
+    kept_bodies: int
     validator: Callable[[dict[str, Any], dict[str, Any] | None], None] | None
 
 
@@ -127,6 +129,8 @@ class Writer:
         self.pending_revs: list[Any] = []
         self.pending_refs: list[Any] = []
         self.pending_docs: list[Any] = []
+        # (doc_id, rev) of bodies to drop (stemmed, or past ``kept_bodies``), after the inserts.
+        self.pending_drops: list[tuple[str, str]] = []
 
     def prefetch(self, doc_ids: Iterable[Any]) -> None:
         """Load the rows of these ids in a few queries (missing ids are remembered as None)."""
@@ -460,6 +464,7 @@ class Writer:
             winner = revtree.Leaf(path["pos"], path["ids"][0], deleted)
         else:
             new_tree, _, stemmed = revtree.merge(tree, path, self.db.revs_limit)
+            stemmed += revtree.prune_bodies(new_tree, self.db.kept_bodies)
             winner = revtree.winning_leaf(new_tree)
         for digest, data in blobs:
             self.cur.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?, ?)", (digest, data, len(data)))
@@ -478,21 +483,16 @@ class Writer:
         new_tree, _, stemmed = revtree.merge(tree, path, self.db.revs_limit)
         if revtree.same_tree(new_tree, tree):
             return  # nothing new: no seq, no change row, no notification
+        stemmed += revtree.prune_bodies(new_tree, self.db.kept_bodies)
         self._store_tree(doc_id, row, new_tree, stemmed, revtree.winning_leaf(new_tree))
 
     def _store_tree(
         self, doc_id: str, row: tuple | None, new_tree: list, stemmed: list[str], winner: revtree.Leaf
     ) -> None:
-        """Write a document's new tree with a new seq, and drop what stemming cut from it."""
+        """Write a document's new tree with a new seq, and drop the bodies stemming cut from it
+        or that are no longer among the newest revisions kept with a body (``kept_bodies``)."""
         if stemmed:
-            self.flush()
-            for gone in stemmed:
-                self.cur.execute("DELETE FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, gone))
-                for (digest,) in self.cur.execute(
-                    "SELECT digest FROM att_refs WHERE doc_id = ? AND rev = ?", (doc_id, gone)
-                ).fetchall():
-                    self.dirty_digests.add(digest)
-                self.cur.execute("DELETE FROM att_refs WHERE doc_id = ? AND rev = ?", (doc_id, gone))
+            self.pending_drops += ((doc_id, gone) for gone in stemmed)
         self.seq += 1
         was_live = row is not None and not row[2]
         is_live = not winner.deleted
@@ -506,6 +506,42 @@ class Writer:
         self.touched.add(doc_id)
         self.pending_docs += (doc_id, encode_tree(new_tree), winner.rev, int(winner.deleted), self.seq)
         self.changes.append((doc_id, winner.rev, self.seq, winner.deleted))
+
+    def _drop_bodies(self, pairs: list[tuple[str, str]]) -> None:
+        """Delete the bodies and attachment references of these ``(doc_id, rev)`` (data nobody
+        references any more goes in ``finish``). Performance: a document edited past
+        ``kept_bodies`` drops one body per write, so the drops of a call go together; each
+        DELETE is a primary-key lookup (a row-value ``IN (VALUES ...)`` would scan the table)."""
+        self.cur.executemany("DELETE FROM revs WHERE doc_id = ? AND rev = ?", pairs)
+        wanted = set(pairs)
+        doc_ids = list({doc_id for doc_id, _ in pairs})
+        for start in range(0, len(doc_ids), 500):
+            chunk = doc_ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for digest, doc_id, rev in self.cur.execute(
+                f"SELECT digest, doc_id, rev FROM att_refs WHERE doc_id IN ({marks})", chunk
+            ).fetchall():
+                if (doc_id, rev) in wanted:
+                    self.dirty_digests.add(digest)
+        self.cur.executemany("DELETE FROM att_refs WHERE doc_id = ? AND rev = ?", pairs)
+
+    def compact(self, doc_ids: list[str]) -> int:
+        """Apply ``kept_bodies`` to these documents' trees; returns the bodies dropped.
+
+        Only the bodies and the trees' statuses change: no seq, no change row (as CouchDB's
+        compaction), so replication and the session's feed see nothing.
+        """
+        dropped = 0
+        marks = ",".join("?" * len(doc_ids))
+        rows = self.cur.execute(f"SELECT id, rev_tree FROM docs WHERE id IN ({marks})", doc_ids).fetchall()
+        for doc_id, tree_json in rows:
+            tree = decode_tree(tree_json)
+            gone = revtree.prune_bodies(tree, self.db.kept_bodies)
+            if gone:
+                self.cur.execute("UPDATE docs SET rev_tree = ? WHERE id = ?", (encode_tree(tree), doc_id))
+                self.pending_drops += ((doc_id, rev) for rev in gone)
+                dropped += len(gone)
+        return dropped
 
     def _apply_new(
         self,
@@ -550,6 +586,9 @@ class Writer:
         if self.pending_docs:
             _insert_rows(self.cur, "INSERT OR REPLACE INTO docs", 5, self.pending_docs)
             self.pending_docs.clear()
+        if self.pending_drops:
+            self._drop_bodies(self.pending_drops)
+            self.pending_drops.clear()
         self.touched.clear()
 
     def finish(self) -> None:
