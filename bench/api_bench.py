@@ -1,9 +1,10 @@
 """API benchmark: /info and /game-export against a minimal Starlette app, served the same way.
 
-    .venv/bin/python bench/api_bench.py [--docs 10000] [--clients 8] [--seconds 5] [--dir DIR]
+    scripts/bench api [--docs 10000] [--clients 8] [--seconds 5] [--dir DIR]
+    .venv/bin/python bench/api_bench.py [same options]
 
-A project of ``--docs`` documents (the export benchmark's generator: all 15 collections, realistic
-scripts, properties, variables, maps...) is created under a temporary ``STORYLOOM_HOME`` (deleted
+A project of ``--docs`` documents (``bench/generate.py``: every collection, realistic scripts,
+properties, variables, maps...) is created under a temporary ``STORYLOOM_HOME`` (deleted
 at the end, whatever happens; with ``--dir DIR`` the project is created there and kept) and served
 by ``ApiServer`` on a free loopback port. The reference is a minimal Starlette app whose one route
 returns a constant JSON body, served by the same ``UvicornThread`` (uvicorn, h11, asyncio, no
@@ -24,30 +25,40 @@ Scenarios:
   reused until the next committed change, with a fresh ``_meta.exportedAt``);
 * ``/game-export`` rebuilt on every request (cache off): what the first request after each change
   costs. Each client sends ``--cold-requests`` requests instead of running for ``--seconds``.
+
+The process's resident memory is read before the first ``/game-export``, after it, and after the
+last scenario.
+
+Targets (issue 16): ``/info`` at least 0.8x the reference's requests per second; the server's
+memory grows by at most 150 MB after its first ``/game-export``, however many it serves. Exit
+status 1 when one is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import paths
+
+paths.setup()
+
+from bench.report import Check, check_docs, machine, storyloom_home, verdict  # noqa: E402
 
 KEY = "bench-key-" + "0" * 32
+INFO_TARGET = 0.8
+GROWTH_TARGET_MB = 150
 
 
 # ---------------------------------------------------------------------- client process
@@ -189,9 +200,10 @@ def reference_app() -> Any:
     return Starlette(routes=[Route("/{path:path}", constant)])
 
 
-def main() -> int:
-    if "--client" in sys.argv:
-        return client_main([a for a in sys.argv[1:] if a != "--client"])
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--client" in argv:
+        return client_main([a for a in argv if a != "--client"])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=8)
@@ -203,20 +215,15 @@ def main() -> int:
                         help="measure each scenario (and its reference) this many times; medians are printed")
     parser.add_argument("--only", choices=["info", "export", "cold"], action="append",
                         help="run only these scenarios (repeatable; default: all)")
-    args = parser.parse_args()
-
-    home = args.dir or tempfile.mkdtemp(prefix="storyloom-api-bench-")
-    os.environ["STORYLOOM_HOME"] = home
-    try:
+    args = parser.parse_args(argv)
+    check_docs(args.docs)
+    with storyloom_home(args.dir, "storyloom-api-bench-"):
         return run_benchmark(args)
-    finally:
-        if not args.dir:
-            shutil.rmtree(home, ignore_errors=True)
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
     """Create the project under ``$STORYLOOM_HOME``, serve it, measure; everything stopped at the end."""
-    from export_bench import make_docs
+    from bench.generate import generate
     from storyloom.api import ApiServer, StaticProjectProvider
     from storyloom.api.provider import StoryloomPayloads
     from storyloom.api.server import UvicornThread, bind_socket
@@ -230,11 +237,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     project = ProjectManager().create(f"api-bench-{random.randrange(10**9)}")
     running: list[Any] = []
     try:
-        docs = make_docs(args.docs)
-        for i in range(0, len(docs), 500):
-            failures = [r for r in project.store.bulk_docs(docs[i : i + 500]) if "error" in r]
-            if failures:
-                raise SystemExit(f"write failed: {failures[:3]}")
+        generate(args.docs).fill(project)
         reference = UvicornThread(reference_app(), bind_socket("127.0.0.1", 0), name="reference")
         running.append(reference)
         reference.start()
@@ -245,19 +248,20 @@ def run_benchmark(args: argparse.Namespace) -> int:
         cold = ApiServer(StaticProjectProvider(project), Options(), payloads=StoryloomPayloads(cache=False))
         running.append(cold)
         cold.start()
-        report(args, project, api, cold, reference_port)
-        return 0
+        return verdict("api", report(args, project, api, cold, reference_port))
     finally:
         for server in reversed(running):
             server.stop()
         project.close()
 
 
-def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, reference_port: int) -> None:
+def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, reference_port: int) -> list[Check]:
+    rss_before = rss_mb()
     size = len(_get(api.port or 0, "/game-export").encode("utf-8"))
-    print(f"project: {project.store.info()['doc_count']} documents; /game-export is {size / 1e6:.1f} MB; "
-          f"{args.clients} concurrent clients (one process, one keep-alive connection each); "
-          f"{os.cpu_count()} CPUs")
+    rss_first = rss_mb()
+    print(machine())
+    print(f"project: {project.store.info()['doc_count']:,} documents; /game-export is {size / 1e6:.1f} MB; "
+          f"{args.clients} concurrent clients (one process, one keep-alive connection each)")
     print()
     header = (f"{'scenario':<34}{'requests':>9}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}"
               f"{'rps ratio':>11}{'p50 ratio':>11}{'p99 ratio':>11}")
@@ -268,8 +272,9 @@ def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, referenc
         ("export", "/game-export (unchanged project)", api.port, "/game-export", None),
         ("cold", "/game-export (rebuilt each time)", cold.port, "/game-export", args.cold_requests),
     ]
-    scenarios = [s[1:] for s in scenarios if not args.only or s[0] in args.only]
-    for name, port, path, count in scenarios:
+    scenarios = [s for s in scenarios if not args.only or s[0] in args.only]
+    checks: list[Check] = []
+    for key, name, port, path, count in scenarios:
         runs = []
         for _ in range(1 if count else args.repeat):
             ref = measure(reference_port, path, args)
@@ -282,6 +287,27 @@ def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, referenc
               f"{ref_med['p50']:>10.2f}{ref_med['p99']:>10.2f}")
         print(f"{name:<34}{med['requests']:>9.0f}{med['rps']:>10.1f}{med['p50']:>10.2f}{med['p99']:>10.2f}"
               f"{ratio['rps']:>10.3f}x{ratio['p50']:>10.1f}x{ratio['p99']:>10.1f}x")
+        if key == "info":
+            checks.append(Check("/info req/s / reference's", ratio["rps"], INFO_TARGET, ">="))
+    rss_last = rss_mb()
+    print(f"\nserver process RSS: {rss_before:.0f} MB before the first /game-export, {rss_first:.0f} MB after it, "
+          f"{rss_last:.0f} MB after every scenario")
+    if not args.only or "export" in args.only or "cold" in args.only:
+        checks.append(Check("RSS growth after the first /game-export", rss_last - rss_first, GROWTH_TARGET_MB,
+                            "<=", " MB", note=f"{rss_last:.0f} MB in all"))
+    return checks
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB (Linux ``VmRSS``; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def _get(port: int, path: str) -> str:

@@ -1,54 +1,53 @@
 """Sync benchmark: Storyloom against PouchDB 9 on the same pouchdb-server, in the same run.
 
-1. Storyloom push: 10,000 documents of about 1 KB from a local store into an empty remote db.
-2. Storyloom pull: that remote db into an empty local store.
-3. PouchDB push and pull of the same documents (LevelDB on disk in Node), into/from another
-   empty db on the same server.
+    scripts/bench sync [--docs 10000] [--rounds 3] [--dir DIR]
+    .venv/bin/python bench/sync_bench.py [same options]
 
-Prints each time and the Storyloom/PouchDB ratio (target: 1.0 or less). Run with
-``.venv/bin/python bench/sync_bench.py [--docs N] [--rounds R]``; each figure is the best of
-R rounds (who goes first alternates), with fresh databases each round. The machine's load
-matters: run it on an otherwise idle machine.
+The documents are those of a generated project (``bench/generate.py``). For each of two
+pouchdb-server 4.2.0 processes, one in memory and one on disk (LevelDB under ``--dir``):
+
+1. Storyloom push: the documents from a local store into an empty remote database;
+2. Storyloom pull: that remote database into an empty local store;
+3. PouchDB 9 (Node) push and pull of the same documents, from and into its own local
+   databases (LevelDB), through another empty database on the same server.
+
+Both sides keep their local data in the same directory (``--dir``; by default a temporary
+directory on ``/dev/shm`` when there is one): the store commits with ``synchronous=FULL``
+(an fsync per transaction) where LevelDB does not sync its writes, and on tmpfs an fsync costs
+nothing, so neither side is charged for durability the other skips. Each figure is the best of
+``--rounds`` rounds (who goes first alternates), with fresh databases each round.
+
+Targets (issue 16): push and pull each at most 0.5x PouchDB's time, against both servers.
+Exit status 1 when one is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
-import string
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import paths
 
-from tests.support.couch import CouchServer, unique_db_name  # noqa: E402
-from tests.sync.pouch_peer import PouchPeer  # noqa: E402
+paths.setup()
 
+from bench.generate import generate  # noqa: E402
+from bench.peers import CouchServer, PouchPeer, unique_db_name  # noqa: E402
+from bench.report import Check, check_docs, machine, verdict  # noqa: E402
 from storyloom.store import Database  # noqa: E402
 from storyloom.sync import RemoteDatabase, pull, push  # noqa: E402
 
+TARGET = 0.5
 
-def make_docs(count: int, seed: int = 7) -> list[dict]:
-    rng = random.Random(seed)
-    docs = []
-    for i in range(count):
-        text = "".join(rng.choices(string.ascii_letters + " ", k=900))
-        docs.append(
-            {
-                "_id": f"doc-{i:06d}",
-                "type": "dialogue",
-                "title": f"Line {i}",
-                "speaker": rng.choice(["ann", "bob", "cid"]),
-                "text": text,
-                "tags": ["bench", str(i % 10)],
-            }
-        )
-    return docs
+
+def make_docs(count: int) -> list[dict]:
+    return list(generate(count).docs())
 
 
 def fill_store(db: Database, docs: list[dict]) -> None:
@@ -76,6 +75,8 @@ def run_storyloom(server: CouchServer, docs: list[dict], workdir: Path) -> tuple
     target.close()
     remote.close()
     server.delete_db(name)
+    for path in workdir.glob(f"{name}-*"):
+        path.unlink(missing_ok=True)
     return push_time, pull_time
 
 
@@ -97,52 +98,72 @@ def run_pouchdb(server: CouchServer, peer: PouchPeer, docs_file: Path, count: in
     return pushed["ms"] / 1000, pulled["ms"] / 1000
 
 
+def default_dir() -> str | None:
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dir", default=default_dir(),
+                        help="where both sides keep their local data (default: /dev/shm when there is one)")
+    parser.add_argument("--server", choices=["memory", "disk"], action="append",
+                        help="which pouchdb-server to measure against (repeatable; default: both)")
     args = parser.parse_args(argv)
+    check_docs(args.docs)
     docs = make_docs(args.docs)
     size = sum(len(json.dumps(d)) for d in docs) / len(docs)
-    with tempfile.TemporaryDirectory(prefix="sync-bench-") as tmp:
+    print(machine())
+    checks: list[Check] = []
+    with tempfile.TemporaryDirectory(prefix="sync-bench-", dir=args.dir) as tmp:
         workdir = Path(tmp)
         docs_file = workdir / "docs.json"
         docs_file.write_text(json.dumps(docs))
-        server = CouchServer(workdir / "server")
-        server.start()
         peer = PouchPeer(workdir / "pouch")
         try:
             version = peer.call("ping")["pouchdb"]
-            print(f"{args.docs} docs of ~{size:.0f} bytes; pouchdb-server 4.2.0 in memory; PouchDB {version}")
-            sl_push, sl_pull, pd_push, pd_pull = [], [], [], []
-            for round_no in range(1, args.rounds + 1):
-                # Alternate who goes first, so neither always meets a fresher server.
-                if round_no % 2:
-                    a, b = run_storyloom(server, docs, workdir)
-                    c, d = run_pouchdb(server, peer, docs_file, args.docs)
-                else:
-                    c, d = run_pouchdb(server, peer, docs_file, args.docs)
-                    a, b = run_storyloom(server, docs, workdir)
-                sl_push.append(a)
-                sl_pull.append(b)
-                pd_push.append(c)
-                pd_pull.append(d)
-                print(
-                    f"round {round_no}: storyloom push {a:.2f}s pull {b:.2f}s | "
-                    f"pouchdb push {c:.2f}s pull {d:.2f}s"
-                )
+            print(f"{args.docs:,} generated documents of ~{size:.0f} bytes; PouchDB {version}; local data in {tmp}")
+            for kind in args.server or ["memory", "disk"]:
+                server = CouchServer(workdir / f"server-{kind}", persistent=kind == "disk")
+                server.start()
+                try:
+                    checks += _rounds(kind, server, peer, docs, docs_file, workdir, args.rounds)
+                finally:
+                    server.stop()
         finally:
             peer.close()
-            server.stop()
-    print()
+    return verdict("sync", checks)
+
+
+def _rounds(kind: str, server: CouchServer, peer: PouchPeer, docs: list[dict], docs_file: Path, workdir: Path,
+            rounds: int) -> list[Check]:
+    label = "in memory" if kind == "memory" else "on disk"
+    print(f"\n== pouchdb-server 4.2.0 {label} ==")
+    sl_push, sl_pull, pd_push, pd_pull = [], [], [], []
+    for round_no in range(1, rounds + 1):
+        # Alternate who goes first, so neither always meets a fresher server.
+        if round_no % 2:
+            a, b = run_storyloom(server, docs, workdir)
+            c, d = run_pouchdb(server, peer, docs_file, len(docs))
+        else:
+            c, d = run_pouchdb(server, peer, docs_file, len(docs))
+            a, b = run_storyloom(server, docs, workdir)
+        sl_push.append(a)
+        sl_pull.append(b)
+        pd_push.append(c)
+        pd_pull.append(d)
+        print(f"round {round_no}: storyloom push {a:.2f}s pull {b:.2f}s | pouchdb push {c:.2f}s pull {d:.2f}s")
     print(f"{'':10}{'storyloom':>12}{'pouchdb':>12}{'ratio':>8}")
-    for label, ours, theirs in (("push", sl_push, pd_push), ("pull", sl_pull, pd_pull)):
+    checks = []
+    for what, ours, theirs in (("push", sl_push, pd_push), ("pull", sl_pull, pd_pull)):
         best_ours, best_theirs = min(ours), min(theirs)
-        print(f"{label:10}{best_ours:>11.2f}s{best_theirs:>11.2f}s{best_ours / best_theirs:>8.2f}")
-    total_ours = min(sl_push) + min(sl_pull)
-    total_theirs = min(pd_push) + min(pd_pull)
+        print(f"{what:10}{best_ours:>11.2f}s{best_theirs:>11.2f}s{best_ours / best_theirs:>8.2f}")
+        checks.append(Check(f"{what}, server {label} (time / PouchDB's)", best_ours / best_theirs, TARGET))
+    total_ours, total_theirs = min(sl_push) + min(sl_pull), min(pd_push) + min(pd_pull)
     print(f"{'total':10}{total_ours:>11.2f}s{total_theirs:>11.2f}s{total_ours / total_theirs:>8.2f}")
-    return 0
+    return checks
 
 
 if __name__ == "__main__":

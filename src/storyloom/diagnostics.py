@@ -4,11 +4,43 @@ import report and the export's warnings all list :class:`Diagnostic` objects."""
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 ERROR = "error"
 WARNING = "warning"
+
+LIST_LIMIT = 10
+"""A message names at most this many items of a list, then says how many more there are."""
+
+
+def name_list(items: Iterable[Any], *, limit: int = LIST_LIMIT, sort: bool = False, separator: str = ", ",
+              empty: str = "none") -> str:
+    """``items`` for a message, bounded: at most ``limit`` of them, then ``and N more``.
+
+    ``sort`` names the ``limit`` smallest (without sorting them all); otherwise the first ones.
+    ``empty`` is the text for no items. A message built from a project's data (every state id,
+    every property, every document of a cycle) stays readable however large the project is:
+    ``a, b, c and 99,997 more``.
+    """
+    if sort:
+        pool = items if isinstance(items, list | tuple | set | frozenset | dict) else list(items)
+        shown = heapq.nsmallest(limit, pool)
+        total = len(pool)
+    else:
+        shown, total = [], 0
+        for item in items:
+            if total < limit:
+                shown.append(item)
+            total += 1
+    if not shown:
+        return empty
+    text = separator.join(str(item) for item in shown)
+    if total > len(shown):
+        text += f" and {total - len(shown):,} more"
+    return text
 
 
 @dataclass(frozen=True, slots=True)

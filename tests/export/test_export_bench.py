@@ -37,7 +37,7 @@ def test_the_temporary_home_is_deleted(tmp_path: Path) -> None:
 def test_the_temporary_home_is_deleted_when_the_run_fails(tmp_path: Path) -> None:
     temp = tmp_path / "tmp"
     temp.mkdir()
-    result = _run(temp, "--docs", "60")  # too few documents for the generator: it raises
+    result = _run(temp, "--docs", "10")  # too few documents for the generator: it raises
     assert result.returncode != 0
     assert list(temp.iterdir()) == []
 

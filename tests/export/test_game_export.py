@@ -60,6 +60,7 @@ def test_every_collection_key_and_meta() -> None:
         "collections",
         "projectId",
         "projectName",
+        "warningCount",
         "warnings",
         "attachments",
     }
@@ -105,7 +106,8 @@ def test_documents_sorted_with_derived_tree_and_stripped_fields() -> None:
     docs = [
         doc("Folder", "f1", "Act 1", collection="Script", children=["stale"], path="stale.path"),
         doc("Script", "s2", parent="f1", sortKey="V", content={"script": ""}, locked=True, lockedBy="ann"),
-        doc("Script", "s1", parent="f1", sortKey="F", content={"script": ""}, lockedAt="2026-01-01T00:00:00Z"),
+        doc("Script", "s1", parent="f1", sortKey="F", content={"script": ""}, lockedAt="2026-01-01T00:00:00Z",
+            lockBroken={"by": "bo", "holder": "al", "since": None, "at": "2026-01-02T00:00:00Z"}),
         doc("Script", "s0", content={"script": ""}, _conflicts=["2-abc"], _rev="1-abc", _revisions={}),
         doc("Attachment", "a1", collection="Attachment"),
         doc("User", "u1", collection="User"),
@@ -120,7 +122,7 @@ def test_documents_sorted_with_derived_tree_and_stripped_fields() -> None:
     assert by_id["s1"]["path"] == "f1.s1"
     assert by_id["s0"]["children"] == []
     for item in scripts:
-        assert not {"_rev", "locked", "lockedBy", "lockedAt", "_conflicts", "_revisions"} & set(item)
+        assert not {"_rev", "locked", "lockedBy", "lockedAt", "lockBroken", "_conflicts", "_revisions"} & set(item)
         assert item["collection"] == "Script"
     assert by_id["s1"]["sortKey"] == "F"
 

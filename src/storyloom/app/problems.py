@@ -29,7 +29,9 @@ from typing import Any
 
 from storyloom.app.events import DocumentChanged
 from storyloom.app.outline import display_name
-from storyloom.diagnostics import ERROR, Diagnostic
+from storyloom.diagnostics import ERROR, WARNING, Diagnostic
+from storyloom.project.collections import SETTINGS_ID
+from storyloom.project.content import LANGUAGES, ContentError, parse_text
 from storyloom.project.editor import StoreContext
 from storyloom.project.validation import check_document
 from storyloom.script import parse_script
@@ -37,6 +39,10 @@ from storyloom.script import parse_script
 log = logging.getLogger(__name__)
 
 VALIDATION = "validation"
+#: The property-text fields of each collection, parsed in the document's ``editorLanguage``.
+PROPERTY_FIELDS: dict[str, tuple[str, ...]] = {
+    "Item": ("item",), "Quest": ("properties", "conditions"), "Actor": ("properties",), "Misc": ("properties",),
+}
 SCRIPT = "script"
 # Types whose problems depend on the variable states (paths, overrides, duplicate _sid).
 _STATE_DEPENDENT = frozenset({"Script", "Scenario", "Variable"})
@@ -52,6 +58,7 @@ class ProjectProblem:
     doc_name: str
     doc_type: str
     source: str  # VALIDATION or SCRIPT
+    collection: str = ""  # the document's collection (a folder's is the collection it belongs to)
 
     @property
     def doc_id(self) -> str:
@@ -101,11 +108,15 @@ def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
 
 
 def document_problems(doc: dict[str, Any], context: StoreContext | None,
-                      known_state: dict[str, Any] | None) -> list[ProjectProblem]:
-    """The problems of one document: validation, then (for a Script) its script's. Never raises."""
+                      known_state: dict[str, Any] | None, default_language: str = "hjson") -> list[ProjectProblem]:
+    """The problems of one document: validation, then its property text's (Actors, Items, Quests,
+    Misc: text that does not parse in its language, as the export reports it), then (for a
+    Script) its script's. ``default_language`` is the project's ``defaultEditorLanguage``, for
+    documents that name none. Never raises."""
     doc_id = doc.get("_id") if isinstance(doc.get("_id"), str) else ""
     name = display_name(doc.get("name"))
     doc_type = doc.get("type") if isinstance(doc.get("type"), str) else ""
+    collection = doc.get("collection") if isinstance(doc.get("collection"), str) else doc_type
     out: list[ProjectProblem] = []
     try:
         found = check_document(doc, context)
@@ -113,10 +124,11 @@ def document_problems(doc: dict[str, Any], context: StoreContext | None,
         log.exception("checking %r failed", doc_id)
         found = [Diagnostic("this document could not be checked (internal error)", "check-failed",
                             doc_id=doc_id)]
+    found.extend(_property_problems(doc, doc_type, default_language))
     for problem in found:
         if problem.doc_id != doc_id:
             problem = dataclasses.replace(problem, doc_id=doc_id)
-        out.append(ProjectProblem(problem, name, doc_type, VALIDATION))
+        out.append(ProjectProblem(problem, name, doc_type, VALIDATION, collection))
     if doc_type == "Script":
         content = doc.get("content")
         script = content.get("script") if isinstance(content, dict) else None
@@ -127,8 +139,36 @@ def document_problems(doc: dict[str, Any], context: StoreContext | None,
                 log.exception("parsing the script of %r failed", doc_id)
             else:
                 for problem in parsed.problems:
-                    out.append(ProjectProblem(dataclasses.replace(problem, doc_id=doc_id), name, doc_type,
-                                              SCRIPT))
+                    located = dataclasses.replace(problem, doc_id=doc_id, field=problem.field or "content.script")
+                    out.append(ProjectProblem(located, name, doc_type, SCRIPT, collection))
+    return out
+
+
+def _property_problems(doc: dict[str, Any], doc_type: str, default_language: str) -> list[Diagnostic]:
+    """A ``parse-error`` warning per property text of ``doc`` that does not parse in its language."""
+    fields = PROPERTY_FIELDS.get(doc_type)
+    content = doc.get("content")
+    if not fields or not isinstance(content, dict):
+        return []
+    language = doc.get("editorLanguage")
+    if not isinstance(language, str) or not language:
+        language = default_language
+    if language.lower() not in LANGUAGES:  # validation reports the editorLanguage itself
+        return []
+    doc_id = doc.get("_id") if isinstance(doc.get("_id"), str) else None
+    out: list[Diagnostic] = []
+    for key in fields:
+        text = content.get(key)
+        if not isinstance(text, str):
+            continue
+        try:
+            parse_text(text, language)
+        except ContentError as exc:
+            where = f"content.{key}"
+            position = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
+            out.append(Diagnostic(f"document {doc_id!r}: {where}: {position}{exc.message} ({language.lower()}); "
+                                  "exported as text", "parse-error", WARNING, doc_id, where, f"valid {language}",
+                                  exc.line, exc.column))
     return out
 
 
@@ -202,6 +242,8 @@ class ProjectProblems:
                 states_touched = True
         if states_touched:
             todo.update(i for i, t in self._types.items() if t in _STATE_DEPENDENT)
+        if SETTINGS_ID in changed:  # the default language of property text may have changed
+            todo.update(i for i, t in self._types.items() if t in PROPERTY_FIELDS)
         for doc_id in gone:
             self._forget(doc_id)
         todo -= gone
@@ -236,12 +278,22 @@ class ProjectProblems:
             states = {}
         return context, states
 
+    def _default_language(self) -> str:
+        """The project's ``defaultEditorLanguage`` (what the export parses property text in)."""
+        try:
+            settings = self.db.get(SETTINGS_ID)
+        except Exception:  # no settings document yet: the default's default
+            return "hjson"
+        language = settings.get("defaultEditorLanguage") if isinstance(settings, dict) else None
+        return language if isinstance(language, str) and language.lower() in LANGUAGES else "hjson"
+
     def _check(self, docs: list[dict[str, Any]], gone: set[str]) -> None:
         context, states = self._context()
+        language = self._default_language()
         for doc in docs:
             doc_id = doc["_id"]
             self._forget(doc_id)
-            self._by_doc[doc_id] = document_problems(doc, context, states)
+            self._by_doc[doc_id] = document_problems(doc, context, states, language)
             self._types[doc_id] = doc.get("type") if isinstance(doc.get("type"), str) else ""
             held: set[str] = set()
             _mentions({k: v for k, v in doc.items() if k not in ("_id", "_rev")}, held)

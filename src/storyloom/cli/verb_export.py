@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -161,15 +162,17 @@ def run_export(args: argparse.Namespace) -> int:
     if schema is not None:
         _write([dumps_export(schema, indent)], sidecar_path(args.output))
     warnings = export["_meta"]["warnings"]
-    if warnings:
-        print(f"storyloom: {len(warnings)} warning(s) in _meta.warnings:", file=sys.stderr)
+    count = export["_meta"].get("warningCount", len(warnings))
+    if count:
+        print(f"storyloom: {count} warning(s) (_meta.warningCount; `storyloom check {shlex.quote(args.project)}` lists "
+              "every problem):", file=sys.stderr)
         for warning in warnings[:20]:
             where = f"{warning['collection']} {warning['docId']} {warning['field'] or ''}".strip()
             if warning.get("line"):
                 where += f" line {warning['line']}" + (f":{warning['column']}" if warning.get("column") else "")
             print(f"  {where}: {warning['message']}", file=sys.stderr)
-        if len(warnings) > 20:
-            print(f"  ... and {len(warnings) - 20} more", file=sys.stderr)
+        if count > 20:
+            print(f"  ... and {count - 20} more", file=sys.stderr)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from storyloom.diagnostics import name_list
 from storyloom.drafft.report import ImportReport, describe, free_key, note
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.documents import (
@@ -51,8 +52,8 @@ def build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str]
         while isinstance(current, str) and current not in chain[1:]:
             chain.append(current)
             if current == doc["_id"]:
-                _replace_parent(doc, None, f"puts it inside itself ({' > '.join(chain)})", "moved to the top level",
-                                report)
+                cycle = name_list(chain, separator=" > ")
+                _replace_parent(doc, None, f"puts it inside itself ({cycle})", "moved to the top level", report)
                 break
             current = docs[current].get("parent") if current in docs else None
     groups: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}

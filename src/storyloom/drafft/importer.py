@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+from storyloom.diagnostics import name_list
 from storyloom.drafft.convert import convert_rows
 from storyloom.drafft.report import DrafftImportError, ImportReport, ImportWouldDropError, Skipped
 from storyloom.project.collections import SETTINGS_ID
@@ -81,7 +82,7 @@ def import_backup(
         if not any(r.id in conversion.labels and r.id != SETTINGS_ID for r in written):
             raise DrafftImportError(
                 f"{path}: none of the backup's documents could be imported, so nothing was imported"
-                + "".join(f"\n  {s.id} ({s.type}): {s.reason}" for s in lost)
+                + name_list((f"\n  {s.id} ({s.type}): {s.reason}" for s in lost), separator="", empty="")
             )
         for result in written:
             for warning in result.warnings:

@@ -7,6 +7,7 @@ import copy
 import json
 from typing import Any
 
+from storyloom.diagnostics import name_list
 from storyloom.drafft.report import HOTKEYS_COLLECTION, ImportReport, describe, free_key
 from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
 from storyloom.project.content import check_map_content
@@ -363,6 +364,6 @@ def _repair_map(doc: dict[str, Any], content: dict[str, Any], notes: list[str], 
     content[kept] = invalid
     report.warnings.append(
         f"{doc['_id']}: map entries validation refuses were moved to content.{kept} (kept, not exported): "
-        + "; ".join(p.message for p in problems)
+        + name_list((p.message for p in problems), separator="; ")
     )
     notes.append("repair: invalid map entries moved to content.invalid")

@@ -14,6 +14,7 @@ order; the only value that changes between two exports of the same project is
 from __future__ import annotations
 
 import datetime as _dt
+import heapq
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -57,6 +58,9 @@ from storyloom.project.tree import derive_tree
 
 FORMAT_VERSION = 2
 """``_meta.formatVersion``: bumped on any change a consumer has to adapt to."""
+META_WARNINGS_LIMIT = 1000
+"""``_meta.warnings`` holds at most this many warnings (the first in warning order);
+``_meta.warningCount`` says how many there are. ``storyloom check`` lists them all."""
 
 # Editor data Drafft 1.x kept beside what the importer converted it to, per collection: the
 # ``graph`` of a dialogue (now ``content.tree``) and the lanes ``data`` of a board (now
@@ -69,7 +73,7 @@ LEGACY_EDITOR_FIELDS: dict[str, tuple[str, ...]] = {
 # Fields never exported: revision and lock bookkeeping. Every other ``_``-prefixed field but
 # ``_id`` and ``_attachments`` (``_conflicts``, ``_revisions``, ``_deleted_conflicts``,
 # ``_revs_info``, ``_local_seq``) is stripped too.
-STRIPPED_FIELDS: frozenset[str] = frozenset({"_rev", "locked", "lockedBy", "lockedAt"})
+STRIPPED_FIELDS: frozenset[str] = frozenset({"_rev", "locked", "lockedBy", "lockedAt", "lockBroken"})
 
 # Per-machine fields of ProjectSettings that old files still carry (Drafft 1.x kept the remote
 # database, password included, in the replicated settings) are never exported: one rule,
@@ -603,7 +607,8 @@ def export_from_docs(
         "collections": selected,
         "projectId": project_id,
         "projectName": project_name,
-        "warnings": sorted(exporter.warnings, key=_warning_order),
+        "warningCount": len(exporter.warnings),
+        "warnings": heapq.nsmallest(META_WARNINGS_LIMIT, exporter.warnings, key=_warning_order),
         META_ATTACHMENTS_KEY: [attachment_entry(attachment_docs[doc_id]) for doc_id in sorted(referenced)],
     }
     apply_to_export(export, mode)

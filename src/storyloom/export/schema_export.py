@@ -39,6 +39,7 @@ from storyloom.export.compat import apply_to_schema, resolve_compat
 from storyloom.export.game_export import (
     FORMAT_VERSION,
     LEGACY_EDITOR_FIELDS,
+    META_WARNINGS_LIMIT,
     STRIPPED_FIELDS,
     ProjectLike,
     _project_attr,
@@ -641,7 +642,8 @@ def schema_from_docs(
     properties["_meta"] = {
         "type": "object",
         "required": [
-            "exportedAt", "exportedBy", "appVersion", "formatVersion", "collections", "warnings", META_ATTACHMENTS_KEY
+            "exportedAt", "exportedBy", "appVersion", "formatVersion", "collections", "warningCount", "warnings",
+            META_ATTACHMENTS_KEY,
         ],
         "properties": {
             "exportedAt": {"type": "string", "format": "date-time"},
@@ -651,7 +653,9 @@ def schema_from_docs(
             "collections": {"const": list(selected), "items": {"enum": list(EXPORT_NAMES)}},
             "projectId": {"type": ["string", "null"]},
             "projectName": {"type": ["string", "null"]},
-            "warnings": {"type": "array", "items": _ref("Warning")},
+            "warningCount": {"type": "integer", "minimum": 0,
+                             "description": "How many warnings the export has (warnings lists the first ones)."},
+            "warnings": {"type": "array", "items": _ref("Warning"), "maxItems": META_WARNINGS_LIMIT},
             META_ATTACHMENTS_KEY: attachments,
         },
     }

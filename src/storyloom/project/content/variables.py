@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from storyloom.diagnostics import name_list
 from storyloom.project.content.languages import locate_key, parse_detected, plain_json
 from storyloom.project.content.problems import SID_PATTERN, ContentError, ContentProblem, content_problem
 from storyloom.project.content.schemas import describe_schema, infer_schema, json_type, schema_matches
@@ -149,7 +150,7 @@ def check_scenario_diff(
         for key, value in override.items():
             here = [*path, key]
             if key not in default:
-                known = ", ".join(k for k in default if k != "_sid") or "none"
+                known = name_list(k for k in default if k != "_sid")
                 problem(
                     "unknown-property",
                     f"unknown property {'.'.join(here)!r}; {'.'.join(path)} has: {known}",
@@ -175,7 +176,7 @@ def check_scenario_diff(
     cleaned: dict[str, Any] = {}
     for sid, override in diff.items():
         if sid not in states:
-            known = ", ".join(sorted(states)) or "none"
+            known = name_list(states, sort=True)
             problem("unknown-state", f"unknown state id {sid!r}; the variables define: {known}", [sid])
             continue
         if not isinstance(override, dict):

@@ -1,0 +1,5 @@
+"""Storyloom's benchmarks (see docs/benchmarks.md); ``scripts/bench`` runs them.
+
+A package so that tests and the benchmarks share its helpers (``bench.generate``,
+``bench.peers``, ``bench.report``) by the same import path.
+"""

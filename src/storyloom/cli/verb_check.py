@@ -1,0 +1,119 @@
+"""``storyloom check PROJECT [--json]``: every problem of a project, for people and build servers.
+
+The problems are those of the desktop app's problems panel (:mod:`storyloom.app.problems`):
+each document's validation problems, its property text that does not parse, and its script's
+problems against the project's variables. One line per problem::
+
+    script-000907 (Script "Intro" in Script) content.script:24:5: warning: unknown variable path ... [unknown-path]
+
+then a summary line. ``--json`` prints ``{"project", "documents", "count", "errors",
+"warnings", "problems": [{"docId", "name", "collection", "type", "field", "line", "column",
+"severity", "code", "message"}]}``. Exit status 0 when there is no problem, 1 when there is
+any (errors or warnings), so a build can fail on them; 2 when the project cannot be opened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from typing import Any
+
+from storyloom.cli.workspace import project_session
+
+
+def register(subparsers: Any) -> None:
+    check = subparsers.add_parser(
+        "check",
+        help="list every problem of a project (exit 1 when there is any)",
+        description="List every problem of PROJECT: validation, property text that does not parse, script "
+        "problems; with the document's name, collection, field, line and column. Exit status 0 when there is "
+        "none, 1 when there is any.",
+    )
+    check.add_argument("project", metavar="PROJECT", help="project name or id")
+    check.add_argument("--json", action="store_true", help="print the problems as JSON")
+    check.set_defaults(func=run_check)
+
+
+def short_message(problem: Any) -> str:
+    """The message without what the other columns already say: the document, the field, the position."""
+    text = problem.message  # already without "document '<id>': "
+    field = problem.diagnostic.field
+    if field and text.startswith(f"{field}: "):
+        text = text[len(field) + 2:]
+    if problem.line is not None:
+        for prefix in (f"line {problem.line}, column {problem.column}: ", f"line {problem.line}: "):
+            if text.startswith(prefix):
+                text = text[len(prefix):]
+                break
+    return text
+
+
+def problem_dict(problem: Any) -> dict[str, Any]:
+    return {
+        "docId": problem.doc_id,
+        "name": problem.doc_name,
+        "collection": problem.collection or problem.doc_type,
+        "type": problem.doc_type,
+        "field": problem.diagnostic.field,
+        "line": problem.line,
+        "column": problem.column,
+        "severity": problem.severity,
+        "code": problem.diagnostic.code,
+        "message": short_message(problem),
+    }
+
+
+def problem_line(problem: Any) -> str:
+    collection = problem.collection or problem.doc_type
+    kind = problem.doc_type if problem.doc_type == collection else f"{problem.doc_type} in {collection}"
+    where = problem.diagnostic.field or "(document)"
+    if problem.line is not None:
+        where += f":{problem.line}" + (f":{problem.column}" if problem.column is not None else "")
+    return (f"{problem.doc_id} ({kind} {json.dumps(problem.doc_name, ensure_ascii=False)}) {where}: "
+            f"{problem.severity}: {short_message(problem)} [{problem.diagnostic.code}]")
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from storyloom.app.problems import ProjectProblems
+
+    with project_session(args.project) as session:
+        checker = ProjectProblems(session.db, session.index)
+        problems = checker.rebuild()
+        documents = checker.checked
+        name = session.project.name
+    try:
+        _print(problems, documents, name, args.json)
+    except BrokenPipeError:  # the reader stopped early (`storyloom check P | head`): not an error
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+    return 1 if problems else 0
+
+
+def _print(problems: list[Any], documents: int, name: str, as_json: bool) -> None:
+    errors = sum(1 for p in problems if p.is_error)
+    warnings = len(problems) - errors
+    if as_json:
+        report = {
+            "project": name,
+            "documents": documents,
+            "count": len(problems),
+            "errors": errors,
+            "warnings": warnings,
+            "problems": [problem_dict(p) for p in problems],
+        }
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for problem in problems:
+            print(problem_line(problem))
+        if problems:
+            print(f"{len(problems):,} problem{'s' if len(problems) != 1 else ''} ({errors:,} error"
+                  f"{'s' if errors != 1 else ''}, {warnings:,} warning{'s' if warnings != 1 else ''}) "
+                  f"in {len({p.doc_id for p in problems}):,} of {documents:,} documents of {name}")
+        else:
+            print(f"no problems in {documents:,} documents of {name}")
+    sys.stdout.flush()

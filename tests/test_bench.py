@@ -1,0 +1,80 @@
+"""The benchmarks cannot rot: each one's ``main`` runs here on a tiny project (a few seconds in
+all), prints its targets table and returns 0 or 1; ``scripts/bench`` refuses what it does not know.
+The figures themselves are docs/benchmarks.md's business, not the tests'."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from bench import edit_bench, export_bench, store_bench, sync_bench
+from bench.generate import generate
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _ran(capsys: pytest.CaptureFixture[str], code: int, title: str) -> str:
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    assert f"{title}: " in out and " targets met" in out, out
+    return out
+
+
+def test_store_bench(tmp_path, capsys) -> None:
+    code = store_bench.main(["--docs", "100", "--repeat", "1", "--dir", str(tmp_path)])
+    out = _ran(capsys, code, "store")
+    assert "write (bulk_docs)" in out
+
+
+def test_edit_bench(tmp_path, capsys) -> None:
+    code = edit_bench.main(["--docs", "100", "--writes", "9", "--rounds", "1", "--dir", str(tmp_path)])
+    out = _ran(capsys, code, "edit")
+    assert "first write after opening" in out
+
+
+def test_export_bench_checks_the_planted_problems(tmp_path, capsys) -> None:
+    code = export_bench.main(["--docs", "100", "--repeat", "1", "--plant", "4", "--no-processes",
+                              "--dir", str(tmp_path)])
+    out = _ran(capsys, code, "export")
+    assert "4 warning(s)" in out
+    assert "_meta.warningCount = problems planted" in out and "MISSED: _meta" not in out
+
+
+@pytest.mark.slow
+def test_sync_bench(tmp_path, capsys) -> None:
+    code = sync_bench.main(["--docs", "60", "--rounds", "1", "--server", "memory", "--dir", str(tmp_path)])
+    out = _ran(capsys, code, "sync")
+    assert "push, server in memory" in out
+
+
+def test_the_generator_is_the_same_at_every_size_and_counts_what_it_plants() -> None:
+    small, large = generate(1_000, plant=5), generate(30_000, plant=5)
+    assert sum(1 for _ in small.docs()) == 1_000
+    assert small.planted == {"script-unknown-path": 2, "unknown-state": 2, "parse-error": 1}
+    # Every reference resolves past 10,000 documents too (parents, scene items, dialogue
+    # scripts, kanban cards, expressions), by construction rather than by luck.
+    ids, folders, refs = set(), {}, []
+    for doc in large.docs():
+        ids.add(doc["_id"])
+        if doc["type"] == "Folder":
+            folders[doc["_id"]] = doc["collection"]
+        if doc.get("parent") is not None:
+            refs.append(("parent", doc["parent"], doc["collection"]))
+        content = doc.get("content") or {}
+        refs += [("doc", item["docId"], None) for item in content.get("items", [])]
+        refs += [("doc", n["data"]["scriptId"], None) for n in (content.get("tree") or {}).get("nodes", [])
+                 if n["data"].get("scriptId")]
+        refs += [("doc", e["_id"], None) for e in content.get("expressions", [])]
+    assert len(ids) == 30_000
+    for kind, target, collection in refs:
+        if kind == "parent":
+            assert folders.get(target) == collection, target
+        else:
+            assert target in ids, target
+
+
+def test_scripts_bench_refuses_an_unknown_benchmark() -> None:
+    result = subprocess.run([str(REPO / "scripts" / "bench"), "nope"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "no benchmark named 'nope'" in result.stderr and "store" in result.stderr
