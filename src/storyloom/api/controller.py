@@ -85,6 +85,14 @@ class ApiController:
                 self.server.options = options
             return self._reconcile()
 
+    def publish_status(self, name: str, data: dict[str, Any]) -> None:
+        """Hand the state of one of the app's services to the API's ``/events`` streams
+        (``event: <name>``); kept for streams opened later. Never raises."""
+        try:
+            self.server.publish_status(name, data)
+        except Exception:  # the API must never break the service that reports to it
+            log.exception("publishing the %s status to the API failed", name)
+
     def shutdown(self) -> None:
         """Stop the server (the app is quitting)."""
         with self._lock:

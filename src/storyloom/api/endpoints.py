@@ -211,7 +211,8 @@ def navigate(
         "`data: {\"id\", \"collection\", \"rev\", \"deleted\"}`. Send `Last-Event-ID` to resume "
         "after that seq; a seq beyond the latest gets `event: reset` first, a value that is not a seq a "
         "400. `: keep-alive` comments when idle; `event: end` with a reason before the stream ends "
-        "(server stopping, project closed)."
+        "(server stopping, project closed). In the desktop app, `event: sync` (no `id`) carries the "
+        "state of the project's sync service: its latest state when the stream opens, then every change."
     ),
     response_model=None,
     responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}},

@@ -18,6 +18,14 @@ by them): a store subscription, at once, for writes made in this process, and a 
 store's update seq every :data:`POLL_INTERVAL` seconds, while at least one stream is open, for
 writes made by other processes.
 
+Status events: the app hands the API the state of a background service through
+:meth:`EventHub.publish_status_threadsafe` (the session's sync service: ``event: sync``). A
+status event carries no ``id:`` (it is not a change, and does not move ``Last-Event-ID``); a
+new stream gets the latest status of each name first, then every later one::
+
+    event: sync
+    data: {"state": "idle", "detail": "up to date", "pending": 0, ...}
+
 ``Last-Event-ID`` (the seq of the last event a client received) sets the cursor, so a reconnect
 resumes exactly after it. A value that is not a seq is refused (:func:`parse_last_event_id`,
 400); a seq beyond the store's latest (the client followed another or a since-replaced copy of
@@ -118,6 +126,7 @@ class _Stream:
     def __init__(self) -> None:
         self.wake = asyncio.Event()
         self.end_reason: str | None = None
+        self.statuses: list[str] = []  # status events to send before the next read of the feed
 
     def end(self, reason: str) -> None:
         if self.end_reason is None:
@@ -185,8 +194,9 @@ class EventHub:
     """The open streams of one server, so stopping it (or closing the project) ends them all."""
 
     def __init__(self, provider: ProjectProvider, heartbeat: float = 15.0,
-                 poll_interval: float = POLL_INTERVAL) -> None:
+                 poll_interval: float = POLL_INTERVAL, statuses: dict[str, dict[str, Any]] | None = None) -> None:
         self.provider = provider
+        self._statuses: dict[str, dict[str, Any]] = dict(statuses or {})
         self.heartbeat = heartbeat
         self.poll_interval = poll_interval
         self._streams: set[_Stream] = set()
@@ -215,6 +225,33 @@ class EventHub:
             loop.call_soon_threadsafe(self._end_all, reason)
         except RuntimeError:
             pass  # the loop already stopped
+
+    def publish_status_threadsafe(self, name: str, data: dict[str, Any]) -> None:
+        """Send ``event: <name>`` with ``data`` to every open stream, and to each new stream first
+        (the latest of each name is kept). From any thread."""
+        with self._lock:
+            loop = self._loop
+            if loop is None or loop.is_closed():
+                self._statuses[name] = data
+                return
+        try:
+            loop.call_soon_threadsafe(self._push_status, name, data)
+        except RuntimeError:  # the loop already stopped
+            with self._lock:
+                self._statuses[name] = data
+
+    def _push_status(self, name: str, data: dict[str, Any]) -> None:
+        # On the server's loop, like every stream: a stream sees each status once, in order.
+        with self._lock:
+            self._statuses[name] = data
+        text = _format(name, data)
+        for stream in self._streams:
+            stream.statuses.append(text)
+            stream.wake.set()
+
+    def _current_statuses(self) -> str:
+        with self._lock:
+            return "".join(_format(name, data) for name, data in self._statuses.items())
 
     def _end_all(self, reason: str) -> None:
         for stream in list(self._streams):
@@ -268,12 +305,20 @@ class EventHub:
                 cursor = current
             else:
                 cursor = since
+            # The latest status of each name; what was queued for this stream until now is older.
+            current_statuses = self._current_statuses()
+            me.statuses.clear()
+            if current_statuses:
+                yield current_statuses
             idle = 0.0
             while True:
                 if me.end_reason is not None:
                     yield _format("end", {"reason": me.end_reason})
                     return
                 me.wake.clear()
+                if me.statuses:
+                    texts_now, me.statuses = "".join(me.statuses), []
+                    yield texts_now
                 try:
                     texts, cursor, more = await anyio.to_thread.run_sync(read_events, db, cursor)
                 except Exception as exc:

@@ -215,6 +215,7 @@ class ApiServer:
         self._lock = threading.RLock()
         self._runner: UvicornThread | None = None
         self._hub: EventHub | None = None
+        self._statuses: dict[str, dict[str, Any]] = {}  # the latest status event of each name
         self._port: int | None = None
         self._key: str | None = None
 
@@ -251,6 +252,15 @@ class ApiServer:
         if hub is not None:
             hub.end_streams_threadsafe(reason)
 
+    def publish_status(self, name: str, data: dict[str, Any]) -> None:
+        """Send ``event: <name>`` (no id) with ``data`` on every ``/events`` stream, and first on
+        each later one, also after a restart (the app's port for the state of its services, such
+        as sync). From any thread; never blocks on the server."""
+        self._statuses[name] = data
+        hub = self._hub
+        if hub is not None:
+            hub.publish_status_threadsafe(name, data)
+
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> str:
         """Bind and serve; returns the URL. ``ApiStartError`` when it cannot (nothing left running)."""
@@ -276,7 +286,7 @@ class ApiServer:
                 allowed_hosts=frozenset(self.allowed_hosts),
                 allowed_origins=frozenset(self.allowed_origins),
             )
-            hub = EventHub(self.provider, heartbeat=self.heartbeat)
+            hub = EventHub(self.provider, heartbeat=self.heartbeat, statuses=dict(self._statuses))
             app = create_app(
                 self.provider,
                 protection,

@@ -6,9 +6,11 @@ from storyloom.app.events import (
     ApiStateChanged,
     DocumentChanged,
     EventBus,
+    LockSettled,
     Origin,
     SessionClosed,
     SessionEvent,
+    SyncStateChanged,
 )
 from storyloom.app.options import AppOptions, OptionsError, default_username
 from storyloom.app.session import ProjectSession
@@ -19,11 +21,13 @@ __all__ = [
     "AppOptions",
     "DocumentChanged",
     "EventBus",
+    "LockSettled",
     "OptionsError",
     "Origin",
     "ProjectSession",
     "SessionClosed",
     "SessionEvent",
+    "SyncStateChanged",
     "Workspace",
     "default_username",
 ]

@@ -13,6 +13,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from storyloom.app.locks import LockNotice
+    from storyloom.app.sync_state import SyncState
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +52,30 @@ class ApiStateChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class SyncStateChanged:
+    """The project's sync service shows something else: ``state`` (a
+    :class:`~storyloom.app.sync_state.SyncState`: off, connecting, syncing, idle, offline, error)."""
+
+    state: SyncState
+
+
+@dataclass(frozen=True, slots=True)
+class LockSettled:
+    """A provisional lock of this machine was settled once the server answered (after a pull):
+    ``notice`` (a :class:`~storyloom.app.locks.LockNotice`) says whether it was confirmed, lost
+    (who holds it since when, and the revision that keeps our edits) or released."""
+
+    notice: LockNotice
+
+
+@dataclass(frozen=True, slots=True)
 class SessionClosed:
     """The session closed its project; no event follows."""
 
     project_id: str
 
 
-SessionEvent = DocumentChanged | ApiStateChanged | SessionClosed
+SessionEvent = DocumentChanged | ApiStateChanged | SyncStateChanged | LockSettled | SessionClosed
 Subscriber = Callable[[SessionEvent], None]
 
 

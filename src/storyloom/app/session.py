@@ -1,8 +1,10 @@
 """``ProjectSession``: one open project, as the desktop app, the local API and sync drive it.
 
 A session owns the project (its store, the editor gate, the index), one ordered stream of
-typed events, and the local API controller (whose project provider is this session). The sync
-service and the lock policy plug in here (``lock_policy``; the team-projects work adds sync).
+typed events, the local API controller (whose project provider is this session), and, for a
+team project, the remote (``remote``), the locks (``locks``; the editor's lock policy is
+:class:`~storyloom.project.locks.TeamLocks` when a remote is configured) and the sync service
+(``sync``, created on first use, started by :meth:`ProjectSession.start_sync`).
 
 Events (see :mod:`storyloom.app.events` for the threading rule):
 
@@ -12,6 +14,9 @@ Events (see :mod:`storyloom.app.events` for the threading rule):
   writing thread, why it writes; the session keys that by seq), ``remote`` otherwise
   (replication, another process).
 - :class:`ApiStateChanged` when the local API starts, stops or fails to start.
+- :class:`SyncStateChanged` when what the sync service shows changes (also sent to the API's
+  ``/events`` streams as ``event: sync``).
+- :class:`LockSettled` for each provisional lock settled after a pull (confirmed, lost, released).
 - :class:`SessionClosed` last.
 """
 
@@ -27,19 +32,28 @@ from storyloom.app.events import (
     ApiStateChanged,
     DocumentChanged,
     EventBus,
+    LockSettled,
     Origin,
     SessionClosed,
     SessionEvent,
+    SyncStateChanged,
 )
 from storyloom.app.follower import ChangeFollower
+from storyloom.app.locks import LockService, lock_holder
 from storyloom.app.options import AppOptions
+from storyloom.app.remote import RemoteAccess
+from storyloom.app.sync_service import SyncService
+from storyloom.app.sync_state import SyncState
+from storyloom.project.conflicts import auto_merge
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.index import ProjectIndex
-from storyloom.project.locks import LockPolicy
+from storyloom.project.locks import LockPolicy, NoLocks
 from storyloom.project.protocols import collection_of_revision
+from storyloom.project.remote_settings import load_remote_settings
 
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
+    from storyloom.app.secrets import PasswordStore
     from storyloom.project.manager import Project
     from storyloom.store.read_view import ReadView
 
@@ -71,12 +85,26 @@ class ProjectSession:
         lock_policy: LockPolicy | None = None,
         poll_interval: float = 0.25,
         api_server_options: dict[str, Any] | None = None,
+        passwords: PasswordStore | None = None,
+        sync_options: dict[str, Any] | None = None,
     ) -> None:
         self.workspace = workspace
         self.project = project
         self.events = EventBus()
+        # The remote, the locks and the sync service are made on first use: opening the
+        # password store can take a moment (the OS keyring), and a project without a remote, or
+        # a CLI verb that only reads, never needs them.
+        self._passwords = passwords
+        self._sync_options = dict(sync_options or {})
+        self._remote: RemoteAccess | None = None
+        self._locks: LockService | None = None
+        self._sync: SyncService | None = None
+        self._team_lock = threading.RLock()
+        self._own_lock_policy = lock_policy is not None
         if lock_policy is not None:
             project.editor.lock_policy = lock_policy
+        elif getattr(load_remote_settings(project.store), "enabled", False):
+            project.editor.lock_policy = self.locks.team_policy()
         self._origins: dict[int, Origin] = {}  # seq -> origin, for this editor's writes not yet published
         self._origins_lock = threading.Lock()
         self._closed = False
@@ -121,6 +149,89 @@ class ProjectSession:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    # ------------------------------------------------------------------ team: remote, locks, sync
+    @property
+    def remote(self) -> RemoteAccess:
+        """The project's remote on this machine (settings, password, a client)."""
+        with self._team_lock:
+            if self._remote is None:
+                self._remote = RemoteAccess(self.project, self._passwords)
+            return self._remote
+
+    @property
+    def locks(self) -> LockService:
+        """Document locks; held under the remote user name when a remote is configured (the
+        server checks that name), else under the workspace user."""
+        with self._team_lock:
+            if self._locks is None:
+                workspace = self.workspace
+                self._locks = LockService(self.project, self.remote, lock_holder(self.remote, lambda: workspace.user))
+            return self._locks
+
+    @property
+    def sync(self) -> SyncService:
+        """The sync service (created here, not started: see :meth:`start_sync`)."""
+        with self._team_lock:
+            if self._sync is None:
+                self._sync = SyncService(self.project, self.remote, on_state=self._on_sync_state,
+                                         after_pull=self.after_pull, **self._sync_options)
+            return self._sync
+
+    def start_sync(self) -> SyncState:
+        """Start syncing in the background when a remote is configured and enabled (the app
+        calls it when it opens the project; CLI verbs that only read do not). Returns the state."""
+        if self._closed or not self.remote.configured:
+            return self._sync.state if self._sync is not None else SyncState()
+        self.sync.start()
+        return self.sync.state
+
+    def remote_settings_changed(self) -> None:
+        """The remote settings were edited in this process: follow them (the lock policy, and a
+        running sync service restarts with them)."""
+        with self._team_lock:
+            if not self._own_lock_policy:
+                self.project.editor.lock_policy = self.locks.team_policy() if self.remote.configured else NoLocks()
+            sync = self._sync
+        if sync is not None:
+            sync.settings_changed()
+
+    def after_pull(self, doc_ids: list[str]) -> dict[str, Any]:
+        """What follows a pull (the sync service calls it on its thread; ``storyloom sync`` too):
+        settle the provisional locks with the server, then merge the conflicts the pulled
+        documents made when their leaves merge cleanly (through the editor: the same merged
+        revision on every machine). Returns what happened, as JSON.
+
+        Locks first: a pulled teammate's lock taken online beside our provisional one is a
+        conflict whose merge would keep the winner's lock (ours, when our branch is longer); the
+        server's lock must decide instead, so our lock is found lost (and released on our
+        branch) before anything is merged."""
+        notices = self.locks.confirm_provisional()
+        for notice in notices:
+            log.info("lock of %s: %s", notice.doc_id, notice.message)
+            self._post(LockSettled(notice))
+        report = auto_merge(self.editor, doc_ids) if doc_ids else None
+        if report is not None:
+            for doc_id, rev in report.merged:
+                log.info("merged the conflict of %s into %s", doc_id, rev)
+        return {"merge": None if report is None else report.to_json(),
+                "locks": [notice.to_json() for notice in notices]}
+
+    def _post(self, event: SessionEvent) -> None:
+        """Publish ``event`` on the event thread, in order with the document changes (nobody
+        listens when no follower runs: a CLI verb)."""
+        follower = self._follower
+        if follower is not None:
+            follower.post(lambda: self.events.publish(event))
+
+    def _on_sync_state(self, state: SyncState) -> None:
+        # The sync service's threads, one call at a time: hand the state to the event thread
+        # (in order with the document changes) and to the API's /events streams.
+        event = SyncStateChanged(state)
+        follower = self._follower
+        if follower is not None:
+            follower.post(lambda: self.events.publish(event))
+        self.api.publish_status("sync", state.to_json())
 
     # ------------------------------------------------------------------ events
     def subscribe(self, callback: Callable[[SessionEvent], None]) -> Callable[[], None]:
@@ -219,6 +330,10 @@ class ProjectSession:
             if self._closed:
                 return
             self._closed = True
+        sync = self._sync
+        if sync is not None:
+            sync.stop()  # first: it writes to the store and reports to the API
+        with self._close_lock:
             self.api.shutdown()
         self._unsubscribe_store()
         follower = self._follower

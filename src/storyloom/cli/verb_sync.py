@@ -1,7 +1,13 @@
-"""``storyloom sync PROJECT --remote URL``: replicate a project with a CouchDB database.
+"""``storyloom sync PROJECT [--remote URL]``: replicate a project with a CouchDB database.
 
 Runs one push and then one pull (or only one direction with ``--direction``; or keeps
 following both with ``--live`` until Ctrl-C) and prints a summary (``--json`` for machines).
+
+Without ``--remote`` the project's stored remote settings are used (``storyloom remote set``:
+server, database, user, the password kept for them): after the pull, what a team project needs
+runs too (provisional locks are settled with the server, and whatever that writes is pushed).
+With ``--live`` and no ``--remote``, the project's sync service runs until Ctrl-C and prints
+each state it goes through (``--json``: one JSON object per line).
 
 ``PROJECT`` is a project name or id, or the path of a store file: an argument is a path only
 if it ends in ``.sqlite``, ``.sqlite3`` or ``.db`` or contains a path separator (so a file in
@@ -56,7 +62,9 @@ def register(subparsers: Any) -> None:
         help="project name or id, or a store file (ends in .sqlite/.sqlite3/.db or contains a path separator)",
     )
     parser.add_argument(
-        "--remote", required=True, metavar="URL", help="the remote database, http(s)://host:port/dbname"
+        "--remote",
+        metavar="URL",
+        help="the remote database, http(s)://host:port/dbname (default: the project's stored remote settings)",
     )
     parser.add_argument("--username", "-u", metavar="USER", help="user name on the remote server")
     parser.add_argument(
@@ -154,42 +162,24 @@ def _password(username: str | None, from_url: str | None) -> str | None:
 
 
 def run_sync(args: argparse.Namespace) -> int:
-    from storyloom.sync import InvalidRemote, ReplicationOptions, Sync, make_pull, make_push, parse_remote_url
-    from storyloom.sync.backoff import capped_backoff
+    from storyloom.sync import InvalidRemote, Sync, make_pull, make_push, parse_remote_url
     from storyloom.sync.remote import RemoteDatabase
 
-    try:
-        url = parse_remote_url(args.remote)
-    except InvalidRemote as exc:
-        raise CliError(exc.message) from None
     if args.batch_size < 1:
         raise CliError("--batch-size must be at least 1")
     if args.max_request_bytes < 1024:
         raise CliError("--max-request-bytes must be at least 1024")
+    if args.remote is None:
+        return _run_stored(args)
+    try:
+        url = parse_remote_url(args.remote)
+    except InvalidRemote as exc:
+        raise CliError(exc.message) from None
     username = args.username if args.username is not None else url.username
     password = _password(username, url.password)
 
-    options = ReplicationOptions(
-        batch_size=args.batch_size,
-        max_request_bytes=args.max_request_bytes,
-        live=args.live,
-        retry=args.live or args.retries > 0,
-        max_retries=None if args.live else args.retries,
-        backoff=capped_backoff(60.0 if args.live else 10.0),
-        identity=_project_identity(),
-    )
-    verbose = args.verbose
-
-    def on_event(event: Any) -> None:
-        if not verbose:
-            return
-        st = event.status
-        line = f"[{event.direction}] {event.type}: read {st.docs_read}, written {st.docs_written}"
-        if st.doc_write_failures:
-            line += f", failed {st.doc_write_failures}"
-        if event.error is not None:
-            line += f" ({event.error.message})"
-        print(line, file=sys.stderr, flush=True)
+    options = _replication_options(args)
+    on_event = _event_printer(args.verbose)
 
     remote = RemoteDatabase(url, username=username, password=password, auth=args.auth)
     with _open_store(args.project) as db, remote:
@@ -203,6 +193,159 @@ def run_sync(args: argparse.Namespace) -> int:
         status = runner.status
 
     return _report(status, args.direction, args.json, url.db_url)
+
+
+def _replication_options(args: argparse.Namespace) -> Any:
+    from storyloom.sync import ReplicationOptions
+    from storyloom.sync.backoff import capped_backoff
+
+    return ReplicationOptions(
+        batch_size=args.batch_size,
+        max_request_bytes=args.max_request_bytes,
+        live=args.live,
+        retry=args.live or args.retries > 0,
+        max_retries=None if args.live else args.retries,
+        backoff=capped_backoff(60.0 if args.live else 10.0),
+        identity=_project_identity(),
+    )
+
+
+def _event_printer(verbose: bool) -> Any:
+    def on_event(event: Any) -> None:
+        if not verbose:
+            return
+        st = event.status
+        line = f"[{event.direction}] {event.type}: read {st.docs_read}, written {st.docs_written}"
+        if st.doc_write_failures:
+            line += f", failed {st.doc_write_failures}"
+        if event.error is not None:
+            line += f" ({event.error.message})"
+        print(line, file=sys.stderr, flush=True)
+
+    return on_event
+
+
+def _run_stored(args: argparse.Namespace) -> int:
+    """``storyloom sync PROJECT`` without ``--remote``: the project's stored remote settings."""
+    from storyloom.cli.workspace import project_session
+    from storyloom.errors import StoryloomError
+    from storyloom.sync import Sync, make_pull, make_push
+
+    if is_store_path(args.project):
+        raise CliError(
+            f"{args.project} is a store file, which has no stored remote settings: give --remote URL, "
+            "or sync a project by name"
+        )
+    if args.username is not None:
+        raise CliError(
+            "--username goes with --remote; without it the stored settings name the user "
+            f"(change them with `storyloom remote set {args.project} --username USER`)"
+        )
+    with project_session(args.project) as session:
+        if args.live:
+            if args.direction != "both":
+                raise CliError("--live without --remote runs the project's sync service, which syncs both ways")
+            return _run_service(session, args.json)
+        try:
+            remote = session.remote.open(auth=args.auth)
+        except StoryloomError as exc:
+            raise CliError(str(exc), EXIT_FAILED) from None
+        db = session.project.store  # replication writes revisions as they are, past the gate
+        options = _replication_options(args)
+        on_event = _event_printer(args.verbose)
+        with remote:
+            before = db.update_seq
+            if args.direction == "both":
+                runner: Any = Sync(db, remote, options, on_event=on_event)
+            elif args.direction == "push":
+                runner = make_push(db, remote, options, on_event)
+            else:
+                runner = make_pull(remote, db, options, on_event)
+            _run_interruptible(runner)
+            status = runner.status
+            pulled = status.pull if args.direction == "both" else status
+            after = None
+            if args.direction != "push" and pulled.state == "complete":
+                after = _after_pull(session, db, remote, options, before, args.direction)
+        return _report(status, args.direction, args.json, remote.db_url, after)
+
+
+def _after_pull(session: Any, db: Any, remote: Any, options: Any, before: int, direction: str) -> Any:
+    """What a pull in a team project is followed by (the session's ``after_pull``: clean
+    conflicts merged, provisional locks settled), then a push of what that wrote, so the server
+    has it at once. Returns the session's account of it."""
+    from storyloom.errors import StoryloomError
+    from storyloom.sync import push
+
+    changed = db.changes(since=before)["results"]
+    ids = sorted({row["id"] for row in changed if not row["id"].startswith("_local/")})
+    seq = db.update_seq
+    try:
+        after = session.after_pull(ids)
+    except StoryloomError as exc:  # the sync itself went through: say what did not
+        print(f"storyloom: warning: after the pull: {exc}", file=sys.stderr)
+        return None
+    if direction == "both" and db.update_seq != seq:
+        status = push(db, remote, options)
+        if status.state != "complete":
+            print(f"storyloom: warning: pushing the merge results failed: {status.last_error_message}",
+                  file=sys.stderr)
+    return after
+
+
+def _run_service(session: Any, as_json: bool) -> int:
+    """``--live`` with the stored settings: the project's sync service, live, until Ctrl-C."""
+    import dataclasses
+
+    from storyloom.app.sync_service import SyncService
+
+    stop = threading.Event()
+
+    def on_state(state: Any) -> None:
+        if as_json:
+            print(json.dumps(state.to_json()), flush=True)
+        else:
+            line = f"sync: {state.kind}: {state.detail}"
+            if state.fix and state.kind == "error":
+                line += f" (fix: {state.fix})"
+            print(line, flush=True)
+
+    class LiveRemote:
+        """The stored remote, followed continuously whatever its interval says."""
+
+        def __init__(self, remote: Any) -> None:
+            self._remote = remote
+
+        @property
+        def settings(self) -> Any:
+            settings = self._remote.settings
+            return None if settings is None else dataclasses.replace(settings, live=True)
+
+        @property
+        def username(self) -> str | None:
+            return self._remote.username
+
+        def open(self, **client_options: Any) -> Any:
+            return self._remote.open(**client_options)
+
+    if not session.remote.configured:
+        session.remote.open()  # raises RemoteNotConfigured, which says what to run
+    service = SyncService(session.project, LiveRemote(session.remote), on_state=on_state,
+                          after_pull=session.after_pull)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    final = None
+    try:
+        service.start()
+        while not stop.wait(0.2):
+            pass
+        final = service.state
+    finally:
+        service.stop()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    return EXIT_FAILED if final is not None and final.kind == "error" else 0
 
 
 def _project_identity() -> IdentityDoc:
@@ -235,7 +378,7 @@ def _directions(status: Any, direction: str) -> list[tuple[str, Any]]:
     return [(direction, status)]
 
 
-def _report(status: Any, direction: str, as_json: bool, where: str) -> int:
+def _report(status: Any, direction: str, as_json: bool, where: str, after: Any = None) -> int:
     parts = _directions(status, direction)
     fatal = [(name, st) for name, st in parts if st.state == "error"]
     cancelled = any(st.state == "cancelled" for _, st in parts)
@@ -247,6 +390,8 @@ def _report(status: Any, direction: str, as_json: bool, where: str) -> int:
             data[name] = st.to_json()
         if fatal:
             data["error"] = fatal[0][1].last_error_message
+        if after is not None:
+            data["after_pull"] = after
         print(json.dumps(data, indent=2, default=str))
         return code
     for name, st in parts:
@@ -265,6 +410,15 @@ def _report(status: Any, direction: str, as_json: bool, where: str) -> int:
             print(f"  failed: {failure.message}")
         for warning in st.warnings:
             print(f"  warning: {warning}")
+    if after is not None:
+        merge = after.get("merge") or {}
+        if merge.get("merged"):
+            print(f"merged: {len(merge['merged'])} conflicted document(s) merged automatically")
+        if merge.get("conflicts"):
+            print(f"conflicts: {len(merge['conflicts'])} document(s) need a decision "
+                  "(`storyloom conflicts PROJECT`)")
+        for notice in after.get("locks") or []:
+            print(f"lock: {notice['message']}")
     seen: set[str] = set()
     for name, st in fatal:
         message = st.last_error_message or "unknown error"

@@ -42,7 +42,7 @@ from storyloom.project.validation import (
     ValidationError,
     check_document,
 )
-from storyloom.store import NotFound
+from storyloom.store import Conflict, NotFound
 from storyloom.store.documents import error_from_result
 
 MAX_DEPTH = 10_000
@@ -58,12 +58,20 @@ class WriteIntent(StrEnum):
     DELETE = "delete"
     IMPORT = "import"
     RESTORE = "restore"
+    LOCK = "lock"
+    UNLOCK = "unlock"
+    BREAK_LOCK = "break-lock"
+    RESOLVE = "resolve"
 
 
 # Intents that bring documents in from elsewhere: no stamping, cross-document uniqueness
 # problems are reported rather than refused (the source already holds both documents).
 _BULK_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
 _DOWNGRADED_ON_BULK = ("duplicate-sid",)
+# Intents that change only a document's lock fields: not stamped, so a lock toggle is not an
+# edit (the server accepts a break only when every other field is unchanged, and a lock-only
+# revision then merges with a content edit field by field).
+_LOCK_INTENTS = (WriteIntent.LOCK, WriteIntent.UNLOCK, WriteIntent.BREAK_LOCK)
 
 
 @dataclass
@@ -357,8 +365,9 @@ class Editor:
         doc.setdefault("createdBy", self.username)
         return self._commit(doc, WriteIntent.CREATE, previous=None, now=now)
 
-    def update(self, doc: dict[str, Any]) -> WriteResult:
-        """Replace a document with ``doc`` (which carries the ``_rev`` it was based on)."""
+    def update(self, doc: dict[str, Any], *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
+        """Replace a document with ``doc`` (which carries the ``_rev`` it was based on; a conflict
+        leaf's rev writes on that leaf)."""
         doc = copy.deepcopy(doc)
         doc_id = doc.get("_id")
         if not isinstance(doc_id, str):
@@ -366,10 +375,14 @@ class Editor:
         if "_rev" not in doc:
             raise ValidationError.single(doc_id, "_rev", "the revision the update is based on")
         previous = self._current(doc_id)
+        if doc["_rev"] != previous.get("_rev"):
+            # A write on a conflict leaf other than the winner: the gate (and the lock policy)
+            # compares with that leaf, its parent, as the server does.
+            previous = self._leaf_or(doc_id, doc["_rev"], previous)
         for key in ("created", "createdBy"):
             if key not in doc and key in previous:
                 doc[key] = previous[key]
-        return self._commit(doc, WriteIntent.UPDATE, previous)
+        return self._commit(doc, intent, previous)
 
     def patch(self, doc_id: str, changes: dict[str, Any], rev: str | None = None,
               *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
@@ -456,10 +469,13 @@ class Editor:
     def settings(self) -> dict[str, Any]:
         return self.get(SETTINGS_ID)
 
-    def update_settings(self, changes: dict[str, Any], *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
+    def update_settings(self, changes: dict[str, Any], *, rev: str | None = None,
+                        intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
         """Change fields of the ProjectSettings document (``projectId`` cannot change, except
-        when a restore makes a copy of a project: ``intent=WriteIntent.RESTORE``)."""
-        return self.patch(SETTINGS_ID, changes, intent=intent)
+        when a restore makes a copy of a project: ``intent=WriteIntent.RESTORE``). With ``rev``
+        (the revision a form loaded), a change made meanwhile raises ``Conflict`` instead of
+        being overwritten."""
+        return self.patch(SETTINGS_ID, changes, rev=rev, intent=intent)
 
     def create_settings(self, settings: dict[str, Any]) -> WriteResult:
         """Write the first ProjectSettings document of a new project."""
@@ -467,6 +483,31 @@ class Editor:
         now = self._clock()
         doc.setdefault("createdAt", now)
         return self._commit(doc, WriteIntent.CREATE, previous=None, now=now)
+
+    def write_resolution(self, resolution: dict[str, Any], tombstones: list[dict[str, Any]],
+                         leaves: Iterable[str]) -> WriteResult:
+        """A conflict resolution (intent ``resolve``, storyloom.project.conflicts): ``resolution``
+        on the winner and a tombstone on every other leaf, checked at the gate against the
+        winner (locks apply) and written in one store transaction. The revisions come with their
+        ``_rev`` and ``_revisions`` (the caller derives them from the leaves, so machines that
+        resolve alike write the same revisions). ``leaves`` are the leaf revs it was computed
+        from: if the document's leaves differ now, nothing is written (``Conflict``)."""
+        doc_id = resolution["_id"]
+        with self._gate_lock:
+            now = {e["ok"]["_rev"] for e in self.db.get(doc_id, open_revs="all") if "ok" in e}
+            if now != set(leaves):
+                raise Conflict()
+            previous = self._get_or_none(doc_id)
+            context = self._context({doc_id: resolution})
+            warnings = self._check_write({k: v for k, v in resolution.items() if k != "_revisions"},
+                                         WriteIntent.RESOLVE, previous, context)
+            for tombstone in tombstones:
+                self._check_write(tombstone, WriteIntent.RESOLVE, previous, context)
+            with self._writing_as(WriteIntent.RESOLVE, [doc_id]):
+                failed = self.db.bulk_docs([resolution, *tombstones], new_edits=False)
+        if failed:
+            raise error_from_result(failed[0])
+        return WriteResult(doc_id, resolution["_rev"], resolution, WriteIntent.RESOLVE, warnings)
 
     def write_local(self, doc: dict[str, Any], intent: WriteIntent = WriteIntent.IMPORT) -> dict[str, Any]:
         """Write a ``_local`` document (per machine, never replicated: remote settings, an import's
@@ -536,6 +577,8 @@ class Editor:
         new document or a bulk write into an empty project)."""
         self.lock_policy.check_write(doc, intent, previous, self.username)
         doc_id = doc.get("_id")
+        if intent is WriteIntent.RESOLVE and doc.get("_deleted"):
+            return []  # a tombstone on a leaf a resolution supersedes: no shape to validate
         if intent is WriteIntent.DELETE:
             if doc_id == SETTINGS_ID:
                 raise ValidationError.single(doc_id, "_id", "a document other than ProjectSettings "
@@ -567,7 +610,7 @@ class Editor:
 
     def _commit(self, doc: dict[str, Any], intent: WriteIntent, previous: dict[str, Any] | None,
                 now: str | None = None) -> WriteResult:
-        if intent not in _BULK_INTENTS:
+        if intent not in _BULK_INTENTS and intent not in _LOCK_INTENTS:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
         with self._gate_lock:  # the check and the write as one step for this editor's writers
@@ -586,6 +629,15 @@ class Editor:
 
     def _current(self, doc_id: str) -> dict[str, Any]:
         return self.db.get(doc_id)
+
+    def _leaf_or(self, doc_id: str, rev: str, fallback: dict[str, Any]) -> dict[str, Any]:
+        """The live leaf revision ``rev`` of ``doc_id``, else ``fallback`` (an older revision
+        is not a leaf: the store refuses the write anyway)."""
+        for entry in self.db.get(doc_id, open_revs="all"):
+            doc = entry.get("ok")
+            if doc is not None and doc.get("_rev") == rev and not doc.get("_deleted"):
+                return doc
+        return fallback
 
     def _get_or_none(self, doc_id: Any) -> dict[str, Any] | None:
         if not isinstance(doc_id, str):

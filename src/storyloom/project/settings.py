@@ -37,6 +37,11 @@ DEFAULT_EXPORT_SECTIONS: tuple[str, ...] = (
 EXPORT_COMPAT = "exportCompat"
 EXPORT_COMPAT_MODES: tuple[str, ...] = ("drafft",)
 
+# ``requireLockToEdit``: whether an edit of a free document takes its lock first (team
+# projects). Absent: on exactly when the project syncs with a remote (see
+# :func:`require_lock_to_edit`).
+REQUIRE_LOCK = "requireLockToEdit"
+
 DEFAULT_SCREENPLAY: dict[str, str] = {
     "locationCommand": "CutTo",
     "fadeInCommand": "FadeIn",
@@ -165,6 +170,13 @@ def fill_defaults(settings: dict[str, Any]) -> list[str]:
     return added
 
 
+def require_lock_to_edit(settings: Mapping[str, Any], remote_enabled: bool) -> bool:
+    """Whether an edit must hold the document's lock: the project's ``requireLockToEdit``
+    when set, else on exactly when the project syncs with a remote (``remote_enabled``)."""
+    value = settings.get(REQUIRE_LOCK)
+    return value if isinstance(value, bool) else remote_enabled
+
+
 def is_uuid(value: object) -> bool:
     if not isinstance(value, str):
         return False
@@ -242,6 +254,8 @@ def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
         for key in SCREENPLAY_COMMANDS:
             value = screenplay.get(key, MISSING)
             need(f"screenPlay.{key}", isinstance(value, str), "a command name (a string)", value)
+    require_lock = get(REQUIRE_LOCK)
+    need(REQUIRE_LOCK, require_lock is MISSING or isinstance(require_lock, bool), "true or false", require_lock)
     kanban = get("kanban")
     need("kanban", kanban is MISSING or kanban is None or isinstance(kanban, dict), "an object", kanban)
     return problems

@@ -17,6 +17,8 @@ A document the target refuses as too large (HTTP 413 even alone) does not hold t
 checkpoint back: it is recorded in a ``_local`` "failed documents" list on the local store
 (:data:`FAILED_DOCS_PREFIX` + the replication id), the checkpoint moves past it, and the next
 run sends the listed documents first (and drops them from the list once they went through).
+A refused one (``forbidden``: the server's lock rules) is recorded there too, with its error,
+and stays listed (``project.conflicts.list_refused``) until it or a newer revision goes through.
 """
 
 from __future__ import annotations
@@ -260,9 +262,9 @@ def failed_docs_id(rep_id: str) -> str:
 
 
 class FailedDocs:
-    """The persistent list of documents a replication could not send because they were too
-    large: ``{"docs": {id: {"revs": [...], "size": n, "reason": "..."}}, ...}`` in a
-    ``_local`` document of ``peer`` (the local store). Written only when it changes."""
+    """The persistent list of documents a replication could not send (too large, or refused):
+    ``{"docs": {id: {"revs": [...], "size": n, "error": "too_large" | "forbidden", "reason"}}}``
+    in a ``_local`` document of ``peer`` (the local store). Written only when it changes."""
 
     def __init__(self, peer: Peer, rep_id: str) -> None:
         self.peer = peer
@@ -290,6 +292,7 @@ class FailedDocs:
             if failure.rev and failure.rev not in revs:
                 revs.append(failure.rev)
             entry["size"] = failure.size
+            entry["error"] = failure.error
             entry["reason"] = failure.reason
             entry["failed_at"] = time.time()
         self.save()
@@ -704,9 +707,9 @@ class Replicator:
                 f"the source did not return {len(fetched.unresolved)} revision(s), e.g. {doc_id} {rev}: "
                 f"{error} {reason}".strip()
             )
-        if too_large and self._failed is not None:
+        if (too_large or denied) and self._failed is not None:
             # Recorded before the checkpoint moves past them: the next run sends them first.
-            self._failed.add(too_large)
+            self._failed.add(too_large + [d for f in denied for d in _denied_failures(f, written.docs)])
         checkpointer.write(batch.last_seq)
         with self._lock:
             self._status.last_seq = batch.last_seq
@@ -729,9 +732,10 @@ class Replicator:
         """Start of a run: send the documents an earlier run could not send (too large).
 
         Those that are now on the target (sent, or superseded by a newer revision that was)
-        leave the list; those still too large stay (and are reported again); a refused one
-        (``forbidden``) leaves it as denied; a revision the source no longer has leaves it (its
-        next change is replicated as usual)."""
+        leave the list; those still too large or still refused (``forbidden``) stay (and are
+        reported again); a revision the source no longer has leaves it (its next change is
+        replicated as usual). A refused revision that a local resolution superseded is fetched
+        as its newer leaf (``latest``), which the server accepts."""
         entries = failed.load()
         if not entries:
             return
@@ -749,7 +753,7 @@ class Replicator:
         if batch.missing:
             batch.fetched = self.source.fetch(batch.missing, batch.ancestors)
             written = self._write_docs(batch, count_batch=False)
-            keep = {f.id for f in written.too_large}
+            keep = {f.id for f in written.too_large} | {str(f.get("id")) for f in written.denied}
             for failure in written.other:
                 keep.add(str(failure.get("id")))
                 self._warn(
@@ -773,6 +777,15 @@ class Replicator:
                 return
             self._status.state = "paused"
         self._emit("paused")
+
+
+def _denied_failures(failure: dict[str, Any], sent: list[dict[str, Any]]) -> list[DocFailure]:
+    """A ``forbidden`` refusal per revision (pouchdb-server names no rev: every one sent for the
+    id); an ``unauthorized`` one (a member's design document) is not kept, as before."""
+    doc_id = str(failure.get("id"))
+    revs = [failure["rev"]] if failure.get("rev") else [d.get("_rev") for d in sent if d.get("_id") == doc_id]
+    return [DocFailure(id=doc_id, rev=rev, error="forbidden", reason=str(failure.get("reason") or ""))
+            for rev in revs or [None]] if str(failure.get("error")).lower() == "forbidden" else []
 
 
 def _snapshot(status: ReplicationStatus) -> ReplicationStatus:

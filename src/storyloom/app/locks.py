@@ -1,0 +1,600 @@
+"""Taking, releasing, breaking and listing document locks of a team project.
+
+A lock lives in the document (``locked``/``lockedBy``/``lockedAt``; see
+:mod:`storyloom.project.locks` and docs/locks-and-conflicts.md). :class:`LockService` takes it:
+
+- **Online** (the remote answers): the document's local revisions the server lacks are pushed
+  first (so the lock revision sits on top of our edits), then the lock is a compare-and-swap
+  on the server copy: a ``PUT`` with the server's current ``_rev``. A 409 means someone wrote
+  first: re-read; locked by another holder refuses (:class:`LockRefused`), free retries. The
+  server's new revision then comes into the local store with its history (``new_edits=false``),
+  as replication would bring it. Two clients online can never both hold a lock: only one PUT
+  on a given revision succeeds.
+- **Offline** (the remote cannot be reached): the lock is written locally through the editor
+  gate and recorded as provisional in ``_local/storyloom-provisional-locks``.
+  :meth:`LockService.confirm_provisional` (the sync service calls it after a pull or push)
+  settles each one when the server answers: confirmed when no other holder's lock is on the
+  server, lost otherwise (our edits stay in our branch, which gets an unlock revision, and the
+  :class:`LockNotice` says who holds the lock).
+
+Without a remote, a lock is a local write (nothing to confirm).
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from storyloom.errors import StoryloomError
+from storyloom.project.dates import now_iso
+from storyloom.project.editor import WriteIntent
+from storyloom.project.locks import (
+    BrokenLock,
+    LockInfo,
+    LockRefused,
+    LockStateError,
+    TeamLocks,
+    apply_lock_fields,
+    broken_lock,
+    free_fields,
+    lock_info,
+    locked_fields,
+)
+from storyloom.project.settings import require_lock_to_edit
+from storyloom.store import Conflict, NotFound
+from storyloom.sync.errors import RemoteConflict, RemoteForbidden, RemoteNotFound, SyncError
+from storyloom.sync.peers import LocalPeer, Peer, RemotePeer, clean_doc
+
+if TYPE_CHECKING:
+    from storyloom.project.editor import Editor
+    from storyloom.store import Database
+    from storyloom.sync.remote import RemoteDatabase
+
+PROVISIONAL_ID = "_local/storyloom-provisional-locks"
+#: Compare-and-swap attempts before giving up (each failed one means another writer was first).
+MAX_ATTEMPTS = 25
+
+
+class LockError(StoryloomError):
+    """A lock operation that could not complete (the document is gone on the server, or
+    other writers kept winning the compare-and-swap)."""
+
+
+class RemoteSource(Protocol):
+    """What the lock service needs of :class:`storyloom.app.remote.RemoteAccess`."""
+
+    @property
+    def configured(self) -> bool: ...
+
+    @property
+    def username(self) -> str | None: ...
+
+    def open(self, **client_options: Any) -> RemoteDatabase: ...
+
+
+class LockedProject(Protocol):
+    """What the lock service needs of a :class:`~storyloom.project.manager.Project`."""
+
+    store: Database
+    editor: Editor
+
+    def settings(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class LockNotice:
+    """What happened to a provisional lock once the server answered.
+
+    ``outcome`` is ``confirmed`` (we hold it), ``lost`` (``holder`` holds it since ``since``;
+    our edits are kept in revision ``kept_rev``, a conflict revision to merge) or ``released``
+    (the lock went away before it was confirmed: unlocked, broken or merged)."""
+
+    doc_id: str
+    outcome: str
+    holder: str
+    since: str | None
+    message: str
+    kept_rev: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.doc_id, "outcome": self.outcome, "holder": self.holder, "since": self.since,
+                "message": self.message, "keptRev": self.kept_rev}
+
+
+def is_offline(exc: BaseException) -> bool:
+    """Whether a failure means the server cannot be reached now (network, timeout, a 5xx of a
+    proxy in front of a stopped server): the lock service then works locally."""
+    return isinstance(exc, SyncError) and bool(exc.retryable)
+
+
+def lock_holder(remote: RemoteSource | None, user: Callable[[], str]) -> Callable[[], str]:
+    """The lock holder's name: the remote user name when a remote is configured (the server
+    checks locks against it), else the workspace user."""
+
+    def holder() -> str:
+        if remote is not None and remote.configured and remote.username:
+            return remote.username
+        return user()
+
+    return holder
+
+
+class LockService:
+    """Locks of one project. ``remote`` is the project's remote access (None: no remote);
+    ``holder`` names the lock holder (see :func:`lock_holder`)."""
+
+    def __init__(self, project: LockedProject, remote: RemoteSource | None, holder: Callable[[], str], *,
+                 clock: Callable[[], str] = now_iso) -> None:
+        self.project = project
+        self.remote = remote
+        self.holder = holder
+        self.clock = clock
+        self._record_lock = threading.RLock()
+
+    @property
+    def _store(self) -> Database:
+        return self.project.store
+
+    @property
+    def _editor(self) -> Editor:
+        return self.project.editor
+
+    # ------------------------------------------------------------------ the policy
+    def team_policy(self, require_lock: Callable[[], bool] | None = None) -> TeamLocks:
+        """The :class:`TeamLocks` policy for this project's editor: same holder; auto-locks
+        are recorded as provisional. ``require_lock`` defaults to the project's
+        ``requireLockToEdit`` (absent: on when a remote is configured)."""
+
+        def required() -> bool:
+            try:
+                settings = self.project.settings()
+            except NotFound:
+                settings = {}
+            return require_lock_to_edit(settings, self._remote_configured())
+
+        return TeamLocks(self.holder, require_lock or required, clock=self.clock,
+                         on_auto_lock=self._auto_locked)
+
+    def _auto_locked(self, doc_id: str, locked_at: str) -> None:
+        if self._remote_configured():
+            self._record(doc_id, {"rev": None, "at": locked_at})
+
+    # ------------------------------------------------------------------ lock
+    def lock(self, doc_id: str) -> LockInfo:
+        """Take the lock of ``doc_id`` for the holder. Raises :class:`LockRefused` when another
+        holder has it; offline, the returned lock is ``provisional``."""
+        self._store.get(doc_id)  # a missing document raises NotFound before anything is sent
+        with self._client() as client:
+            if client is not None:
+                try:
+                    info = self._lock_online(client, doc_id)
+                except Exception as exc:
+                    if not is_offline(exc):
+                        raise
+                else:
+                    self._forget(doc_id)
+                    return info
+        return self._lock_locally(doc_id, provisional=self._remote_configured())
+
+    def _lock_online(self, client: RemoteDatabase, doc_id: str) -> LockInfo:
+        me = self.holder()
+        record = self._records().get(doc_id)
+        if record is not None:  # our provisional lock: settle it rather than stack another on it
+            notice = self._confirm(client, doc_id, record)
+            if notice is not None and notice.outcome == "confirmed":
+                return LockInfo(doc_id, me, notice.since)
+            if notice is not None and notice.outcome == "lost":
+                raise LockRefused(doc_id, notice.holder, notice.since, message=notice.message)
+        self._push(client, doc_id)
+        refused: RemoteForbidden | None = None
+        for _ in range(MAX_ATTEMPTS):
+            server = self._server_doc(client, doc_id)
+            held = lock_info(server)
+            if held is not None and held.holder != me:
+                raise LockRefused(doc_id, held.holder, held.since)
+            if refused is not None:
+                raise refused  # refused although free: not a lock matter (membership, rights)
+            if held is not None:  # ours already (an earlier lock, or a stale one of ours)
+                self._pull(client, doc_id, server["_rev"])
+                return LockInfo(doc_id, me, held.since)
+            at = self.clock()
+            wanted = copy.deepcopy(server)
+            apply_lock_fields(wanted, locked_fields(me, at))
+            try:
+                result = client.put(wanted)
+            except RemoteConflict:
+                continue  # another writer was first: re-read
+            except RemoteForbidden as exc:
+                refused = exc  # the server's lock rule: re-read to name the holder
+                continue
+            self._pull(client, doc_id, result["rev"])
+            return LockInfo(doc_id, me, at)
+        raise LockError(f"could not lock {doc_id!r}: other writers kept changing it on the server; try again")
+
+    def _lock_locally(self, doc_id: str, *, provisional: bool) -> LockInfo:
+        me = self.holder()
+        current = self._store.get(doc_id)
+        held = lock_info(current)
+        if held is not None and held.holder == me:
+            return LockInfo(doc_id, me, held.since, provisional=provisional and doc_id in self._records())
+        if held is not None:  # also when the editor's policy is not TeamLocks
+            raise LockRefused(doc_id, held.holder, held.since)
+        at = self.clock()
+        doc = copy.deepcopy(current)
+        apply_lock_fields(doc, locked_fields(me, at))
+        result = self._editor.update(doc, intent=WriteIntent.LOCK)  # the gate refuses another's lock
+        if provisional:
+            self._record(doc_id, {"rev": result.rev, "at": at})
+        return LockInfo(doc_id, me, at, provisional=provisional)
+
+    # ------------------------------------------------------------------ unlock and break
+    def unlock(self, doc_id: str, *, break_lock: bool = False) -> BrokenLock | None:
+        """Release the holder's lock of ``doc_id`` (on the server too when it answers). With
+        ``break_lock``, break another holder's lock instead, recorded in ``lockBroken``, and
+        return that record."""
+        self._store.get(doc_id)
+        with self._client() as client:
+            if break_lock:
+                return self._break(client, doc_id)
+            self._unlock(client, doc_id)
+            return None
+
+    def unlock_all_mine(self) -> list[str]:
+        """Release every lock the holder holds here; returns the document ids."""
+        me = self.holder()
+        mine = sorted({info.doc_id for info in self._current_locks() if info.holder == me} | set(self._records()))
+        with self._client() as client:
+            for doc_id in mine:
+                self._unlock(client, doc_id)
+        return mine
+
+    def _unlock(self, client: RemoteDatabase | None, doc_id: str) -> None:
+        me = self.holder()
+        held = lock_info(self._store.get(doc_id))
+        if held is not None and held.holder != me:
+            raise _not_yours(doc_id, held)
+        if client is not None:
+            try:
+                theirs = self._release_online(client, doc_id, me)
+            except Exception as exc:
+                if not is_offline(exc):
+                    raise
+            else:
+                if theirs is not None and held is None:
+                    raise _not_yours(doc_id, theirs)
+        current = self._store.get(doc_id)
+        held = lock_info(current)
+        if held is not None and held.holder == me:  # offline, or the server copy was not ours
+            doc = copy.deepcopy(current)
+            apply_lock_fields(doc, free_fields(), broken=current.get("lockBroken"))
+            self._editor.update(doc, intent=WriteIntent.UNLOCK)
+        self._forget(doc_id)
+
+    def _release_online(self, client: RemoteDatabase, doc_id: str, me: str) -> LockInfo | None:
+        """Release our lock on the server copy; returns another holder's lock found there."""
+        self._push(client, doc_id)
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                server = self._server_doc(client, doc_id)
+            except LockError:
+                return None  # gone on the server: nothing to release there
+            held = lock_info(server)
+            if held is None:
+                return None
+            if held.holder != me:
+                return held  # someone else's (ours, if any, was lost or broken)
+            wanted = copy.deepcopy(server)
+            apply_lock_fields(wanted, free_fields(), broken=server.get("lockBroken"))
+            try:
+                result = client.put(wanted)
+            except RemoteConflict:
+                continue
+            self._pull(client, doc_id, result["rev"])
+            return None
+        raise LockError(f"could not unlock {doc_id!r}: other writers kept changing it on the server; try again")
+
+    def _break(self, client: RemoteDatabase | None, doc_id: str) -> BrokenLock | None:
+        me = self.holder()
+        if client is not None:
+            try:
+                if self._break_online(client, doc_id, me):
+                    return broken_lock(self._store.get(doc_id))
+            except Exception as exc:
+                if not is_offline(exc):
+                    raise
+        current = self._store.get(doc_id)
+        held = lock_info(current)
+        if held is None:
+            raise LockStateError(f"document {doc_id!r} is not locked: there is no lock to break")
+        if held.holder == me:
+            raise LockStateError(f"you hold the lock of {doc_id!r}: unlock it instead of breaking it")
+        doc = copy.deepcopy(current)
+        apply_lock_fields(doc, free_fields(), broken=self._break_record(me, held))
+        self._editor.update(doc, intent=WriteIntent.BREAK_LOCK)
+        return broken_lock(doc)
+
+    def _break_online(self, client: RemoteDatabase, doc_id: str, me: str) -> bool:
+        """Break on the server; False when the server copy is free (the local copy decides)."""
+        self._push(client, doc_id)
+        for _ in range(MAX_ATTEMPTS):
+            server = self._server_doc(client, doc_id)
+            held = lock_info(server)
+            if held is None:
+                self._pull(client, doc_id, server["_rev"])
+                return lock_info(self._store.get(doc_id)) is None
+            if held.holder == me:
+                raise LockStateError(f"you hold the lock of {doc_id!r}: unlock it instead of breaking it")
+            wanted = copy.deepcopy(server)
+            apply_lock_fields(wanted, free_fields(), broken=self._break_record(me, held))
+            try:
+                result = client.put(wanted)
+            except RemoteConflict:
+                continue
+            self._pull(client, doc_id, result["rev"])
+            return True
+        raise LockError(f"could not break the lock of {doc_id!r}: other writers kept changing it; try again")
+
+    def _break_record(self, me: str, held: LockInfo) -> dict[str, Any]:
+        return {"by": me, "holder": held.holder, "since": held.since, "at": self.clock()}
+
+    # ------------------------------------------------------------------ listing
+    def locks(self) -> list[LockInfo]:
+        """Every lock held in the local copy of the project (mine and others'), provisional
+        ones marked, by holder then id."""
+        records = self._records()
+        found = [
+            LockInfo(info.doc_id, info.holder, info.since,
+                     provisional=info.doc_id in records and info.holder == self.holder())
+            for info in self._current_locks()
+        ]
+        return sorted(found, key=lambda info: (info.holder, info.doc_id))
+
+    def broken_locks(self) -> list[BrokenLock]:
+        """Every break recorded in a current document (who broke whose lock, when), newest
+        first: the holder learns of it here."""
+        found = []
+        for doc in self._documents():
+            record = broken_lock(doc)
+            if record is not None:
+                found.append(record)
+        return sorted(found, key=lambda record: str(record.at or ""), reverse=True)
+
+    def _documents(self) -> Iterator[dict[str, Any]]:
+        for row in self._store.all_docs(include_docs=True)["rows"]:
+            doc = row.get("doc")
+            if doc and not row["id"].startswith("_design/"):
+                yield doc
+
+    def _current_locks(self) -> list[LockInfo]:
+        return [info for doc in self._documents() if (info := lock_info(doc)) is not None]
+
+    # ------------------------------------------------------------------ provisional locks
+    def provisional(self) -> dict[str, dict[str, Any]]:
+        """The provisional locks waiting for the server: ``{doc_id: {"rev", "at"}}``."""
+        return self._records()
+
+    def confirm_provisional(self) -> list[LockNotice]:
+        """Settle every provisional lock the server can be asked about now: confirmed when no
+        other holder's lock is on the server copy (after our revisions are pushed), lost
+        otherwise. Returns one notice per settled lock; unreachable ones wait for next time."""
+        records = self._records()
+        if not records or not self._remote_configured():
+            return []
+        notices: list[LockNotice] = []
+        with self._client() as client:
+            if client is None:
+                return []
+            for doc_id, record in sorted(records.items()):
+                try:
+                    notice = self._confirm(client, doc_id, record)
+                except Conflict:
+                    continue  # written meanwhile (an edit, a pull): the record waits for the next round
+                except Exception as exc:
+                    if is_offline(exc):
+                        break
+                    raise
+                if notice is not None:
+                    notices.append(notice)
+        return notices
+
+    def _confirm(self, client: RemoteDatabase, doc_id: str, record: dict[str, Any]) -> LockNotice | None:
+        me = self.holder()
+        ours = self._our_leaf(doc_id, record, me)
+        if ours is None:
+            self._forget(doc_id)
+            try:
+                winner = self._store.get(doc_id)
+            except NotFound:
+                return None
+            held = lock_info(winner)
+            if held is not None and held.holder != me:
+                return LockNotice(doc_id, "lost", held.holder, held.since, (
+                    f"your provisional lock of {doc_id!r} was lost: {held.holder} holds it"
+                    f"{' since ' + held.since if held.since else ''}; your edits were merged or are "
+                    "listed as a conflict (storyloom conflicts)"))
+            return LockNotice(doc_id, "released", me, None,
+                              f"your provisional lock of {doc_id!r} was released before the server saw it")
+        history = _history(ours)
+        rival = self._rival(client, doc_id, me, history)
+        if rival is None:
+            self._push(client, doc_id)
+            rival = self._rival(client, doc_id, me, history)
+        if rival is not None:
+            return self._lose(client, doc_id, ours, rival)
+        self._forget(doc_id)
+        return LockNotice(doc_id, "confirmed", me, ours.get("lockedAt"),
+                          f"your lock of {doc_id!r} is confirmed by the server")
+
+    def _our_leaf(self, doc_id: str, record: dict[str, Any], me: str) -> dict[str, Any] | None:
+        """The local leaf that carries our provisional lock (the one with its rev in its
+        history, else the one locked by us at the recorded time, else any locked by us)."""
+        try:
+            leaves = [e["ok"] for e in self._store.get(doc_id, open_revs="all", revs=True) if e.get("ok")]
+        except NotFound:
+            return None
+        mine = [leaf for leaf in leaves if not leaf.get("_deleted") and (lock_info(leaf) or _NOBODY).holder == me]
+        rev = record.get("rev")
+        for test in (lambda leaf: rev is not None and rev in _history(leaf),
+                     lambda leaf: leaf.get("lockedAt") == record.get("at"),
+                     lambda leaf: True):
+            chosen = [leaf for leaf in mine if test(leaf)]
+            if chosen:
+                return max(chosen, key=lambda leaf: _rev_key(leaf["_rev"]))
+        return None
+
+    def _rival(self, client: RemoteDatabase, doc_id: str, me: str, history: set[str]) -> LockInfo | None:
+        """Another holder's lock in a live leaf of the server copy (not one of our ancestors)."""
+        try:
+            winner = client.get(doc_id, conflicts=True)
+        except RemoteNotFound:
+            return None
+        leaves = [winner]
+        others = winner.get("_conflicts") or []
+        if others:
+            leaves += [e["ok"] for e in client.get_open_revs(doc_id, others, revs=False, attachments=False)
+                       if isinstance(e.get("ok"), dict)]
+        for leaf in leaves:
+            held = lock_info(leaf)
+            if held is not None and held.holder != me and leaf.get("_rev") not in history:
+                return held
+        return None
+
+    def _lose(self, client: RemoteDatabase, doc_id: str, ours: dict[str, Any], rival: LockInfo) -> LockNotice:
+        """We lost: release the lock on our branch (our edits stay in it, a conflict revision
+        to merge), push it, and say who holds the lock."""
+        doc = {k: v for k, v in ours.items() if k != "_revisions"}
+        apply_lock_fields(doc, free_fields())
+        result = self._editor.update(doc, intent=WriteIntent.UNLOCK)
+        self._forget(doc_id)
+        try:
+            self._push(client, doc_id)
+        except Exception as exc:
+            if not is_offline(exc):
+                raise
+        since = f" since {rival.since}" if rival.since else ""
+        return LockNotice(doc_id, "lost", rival.holder, rival.since, (
+            f"your provisional lock of {doc_id!r} was lost: {rival.holder} holds it{since}; your edits "
+            f"are kept as a conflict revision ({result.rev}) for merging (storyloom conflicts)"), result.rev)
+
+    def _records(self) -> dict[str, dict[str, Any]]:
+        try:
+            doc = self._store.get_local(PROVISIONAL_ID)
+        except NotFound:
+            return {}
+        locks = (doc or {}).get("locks")
+        return dict(locks) if isinstance(locks, dict) else {}
+
+    def _record(self, doc_id: str, entry: dict[str, Any]) -> None:
+        self._change_records(lambda locks: locks.__setitem__(doc_id, entry))
+
+    def _forget(self, doc_id: str) -> None:
+        if doc_id in self._records():
+            self._change_records(lambda locks: locks.pop(doc_id, None))
+
+    def _change_records(self, change: Callable[[dict[str, Any]], Any]) -> None:
+        with self._record_lock:
+            for _ in range(MAX_ATTEMPTS):
+                try:
+                    current = self._store.get_local(PROVISIONAL_ID) or {}
+                except NotFound:
+                    current = {}
+                locks = dict(current.get("locks") or {})
+                change(locks)
+                doc: dict[str, Any] = {"_id": PROVISIONAL_ID, "locks": locks}
+                if current.get("_rev"):
+                    doc["_rev"] = current["_rev"]
+                try:
+                    self._store.put_local(doc)
+                    return
+                except Conflict:  # another process of this project wrote it: read again
+                    continue
+
+    # ------------------------------------------------------------------ the server
+    def publish(self, doc_id: str) -> list[dict[str, Any]] | None:
+        """Push the revisions of ``doc_id`` the server lacks now (an edit made from the command
+        line reaches the team at once). Returns the server's refusals (empty: all went), or
+        ``None`` when there is no remote or it cannot be reached (the next sync sends them)."""
+        with self._client() as client:
+            if client is None:
+                return None
+            try:
+                return self._push(client, doc_id)
+            except Exception as exc:
+                if is_offline(exc):
+                    return None
+                raise
+
+    def _remote_configured(self) -> bool:
+        return self.remote is not None and bool(self.remote.configured)
+
+    @contextmanager
+    def _client(self) -> Iterator[RemoteDatabase | None]:
+        if not self._remote_configured():
+            yield None
+            return
+        assert self.remote is not None
+        client = self.remote.open()
+        try:
+            yield client
+        finally:
+            client.close()
+
+    def _server_doc(self, client: RemoteDatabase, doc_id: str) -> dict[str, Any]:
+        try:
+            return client.get(doc_id)
+        except RemoteNotFound as exc:
+            raise LockError(f"document {doc_id!r} is not on the server ({exc.reason or 'missing'}): "
+                            "sync the project, then try again") from None
+
+    def _push(self, client: RemoteDatabase, doc_id: str) -> list[dict[str, Any]]:
+        """Send the server every revision of ``doc_id`` it lacks (the document's leaves with
+        their history), as a push would, so a lock revision goes on top of our edits. A
+        revision the server refuses (another's lock) stays local, like any refused push."""
+        leaves = [e["ok"]["_rev"] for e in self._store.get(doc_id, open_revs="all") if e.get("ok")]
+        if not leaves:
+            return []
+        return _copy_revisions(LocalPeer(self._store), RemotePeer(client), doc_id, leaves)
+
+    def _pull(self, client: RemoteDatabase, doc_id: str, rev: str) -> None:
+        """Bring the server's revision ``rev`` (with its history) into the local store."""
+        _copy_revisions(RemotePeer(client), LocalPeer(self._store), doc_id, [rev])
+
+
+_NOBODY = LockInfo("", "", None)
+
+
+def _not_yours(doc_id: str, held: LockInfo) -> LockRefused:
+    return LockRefused(doc_id, held.holder, held.since, message=(
+        f"document {doc_id!r} is locked by {held.holder}{' since ' + held.since if held.since else ''}, "
+        "not by you: ask them to unlock it, or break the lock (storyloom unlock --break) if it is stale"))
+
+
+def _copy_revisions(source: Peer, target: Peer, doc_id: str, revs: list[str]) -> list[dict[str, Any]]:
+    """Replicate the revisions ``revs`` of one document from ``source`` to ``target`` (those the
+    target lacks, with their history; attachments it already has go as stubs). Returns the
+    target's per-document failures."""
+    diff = target.revs_diff({doc_id: revs}).get(doc_id) or {}
+    missing = list(diff.get("missing") or [])
+    if not missing:
+        return []
+    ancestors = list(diff.get("possible_ancestors") or [])
+    fetched = source.fetch({doc_id: missing}, {doc_id: ancestors} if ancestors else None)
+    docs = [clean_doc(doc) for doc in fetched.docs]
+    return target.write(docs) if docs else []
+
+
+def _history(doc: dict[str, Any]) -> set[str]:
+    revisions = doc.get("_revisions")
+    if not isinstance(revisions, dict) or not isinstance(revisions.get("start"), int):
+        return {str(doc.get("_rev", ""))}
+    start = revisions["start"]
+    return {f"{start - i}-{h}" for i, h in enumerate(revisions.get("ids") or [])}
+
+
+def _rev_key(rev: str) -> tuple[int, str]:
+    number, _, digest = rev.partition("-")
+    return (int(number) if number.isdigit() else 0, digest)

@@ -1,0 +1,304 @@
+"""``check_server``: one report on a team database's server, each line ok / warn / fail with the fix.
+
+Read-only unless asked: the only write is the optional body-limit probe
+(``probe_body_limit=True``), which sends one ``_local`` document of growing size (64 KB, 256 KB,
+1 MB, 4 MB), stops at the first 413 and deletes it. A ``_local`` document is never replicated
+and is not checked by the lock rules, so no teammate ever sees the probe, while a proxy's or
+the server's request-size limit applies to it like to any request.
+
+The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin``, ``database``,
+``member``, ``lock rules``, ``max_document_size``, ``max_http_request_size``, ``body limit``
+(only when probed), ``require_valid_user``. When the server cannot be reached or refuses the
+credentials, the lines that depend on it are left out.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from storyloom.sync.errors import (
+    NetworkError,
+    RemoteError,
+    RemoteForbidden,
+    RemoteNotFound,
+    RemoteUnauthorized,
+    RequestTooLarge,
+    SyncError,
+)
+from storyloom.sync.remote import RemoteDatabase
+from storyloom.sync.server_setup import (
+    LOCK_DESIGN_ID,
+    LOCK_RULES_VERSION,
+    SetupError,
+    admin_requests,
+    lock_rules_state,
+    read_lock_rules,
+    server_info,
+)
+from storyloom.sync.urls import RemoteURL, is_loopback_host
+
+Status = Literal["ok", "warn", "fail"]
+PROBE_SIZES: tuple[int, ...] = (64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024)
+# Below this a document of ordinary size (a long script) may not fit.
+SMALL_LIMIT = 1024 * 1024
+CHECK_TIMEOUT = 15.0
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    """One line of the report: ``fix`` says what to do when ``status`` is not ``ok``."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _size(n: int) -> str:
+    if n >= 1024 * 1024 and n % (1024 * 1024) == 0:
+        return f"{n // (1024 * 1024)} MB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KB"
+    return f"{n} bytes"
+
+
+def _host(server: str) -> str:
+    rest = server.split("://", 1)[-1]
+    host = rest.split("/", 1)[0]
+    if host.startswith("["):
+        return host[1 : host.index("]")]
+    return host.rsplit(":", 1)[0]
+
+
+def _anonymous(remote: RemoteDatabase) -> RemoteDatabase:
+    return RemoteDatabase(RemoteURL(remote.server_url, remote.db_name), timeout=CHECK_TIMEOUT)
+
+
+def _tls_line(remote: RemoteDatabase) -> CheckLine:
+    server = remote.server_url
+    if server.startswith("https://"):
+        return CheckLine("tls", "ok", "HTTPS: the password and the project are encrypted on the way")
+    if is_loopback_host(_host(server)):
+        return CheckLine("tls", "ok", "plain HTTP, to this machine only")
+    return CheckLine(
+        "tls", "warn", "plain HTTP to another machine: the password and the project travel unencrypted",
+        "serve CouchDB through HTTPS (a reverse proxy with a certificate) and use an https:// server URL",
+    )
+
+
+def _config_value(remote: RemoteDatabase, section: str, key: str, fallbacks: tuple[tuple[str, str], ...] = ()) -> Any:
+    """A server setting, read as an admin: CouchDB 2+'s ``/_node/_local/_config``, then the older
+    ``/_config`` (CouchDB 1, pouchdb-server). None when the server does not have it."""
+    for path in (f"_node/_local/_config/{section}/{key}", f"_config/{section}/{key}",
+                 *(f"_config/{s}/{k}" for s, k in fallbacks)):
+        try:
+            return remote.get_json(path, db=False)
+        except RemoteNotFound:
+            continue
+    return None
+
+
+def _limit_line(remote: RemoteDatabase, admin: bool, name: str, section: str,
+                fallbacks: tuple[tuple[str, str], ...] = ()) -> CheckLine:
+    how = f"curl -u ADMIN {remote.server_url}/_node/_local/_config/{section}/{name}"
+    if not admin:
+        return CheckLine(name, "warn", "unknown: only a server admin can read the server's configuration",
+                         f"ask an admin to read it ({how})")
+    try:
+        value = _config_value(remote, section, name, fallbacks)
+    except RemoteError as exc:
+        return CheckLine(name, "warn", f"unknown: the server refused to show it ({exc.status} {exc.error})",
+                         f"read it on the server ({how})")
+    if value is None:
+        return CheckLine(
+            name, "warn", "unknown: this server does not report it",
+            f"check the server's own configuration ([{section}] {name}) and any reverse proxy's body limit "
+            "(nginx: client_max_body_size); `storyloom remote check --probe-body-limit` measures what gets through",
+        )
+    try:
+        size = int(str(value).strip().strip('"'))
+    except ValueError:
+        return CheckLine(name, "warn", f"set to {value!r}, which is not a number of bytes", f"fix [{section}] {name}")
+    if size < SMALL_LIMIT:
+        return CheckLine(name, "warn", f"{_size(size)}: large documents (long scripts, images) will be refused",
+                         f"raise [{section}] {name} to at least {_size(SMALL_LIMIT * 8)}")
+    return CheckLine(name, "ok", _size(size))
+
+
+def measure_body_limit(remote: RemoteDatabase) -> CheckLine:
+    """Send one ``_local`` document of growing size until a 413, then delete it (see the module)."""
+    doc_id = f"_local/storyloom-body-probe-{uuid.uuid4().hex[:12]}"
+    largest_ok = 0
+    rev: str | None = None
+    try:
+        for size in PROBE_SIZES:
+            body: dict[str, Any] = {"_id": doc_id, "pad": "x" * size}
+            if rev is not None:
+                body["_rev"] = rev
+            try:
+                rev = remote.put(body)["rev"]
+            except RequestTooLarge as exc:
+                status: Status = "fail" if size <= PROBE_SIZES[0] else "warn"
+                accepted = f"the largest accepted was {_size(largest_ok)}" if largest_ok else "nothing got through"
+                return CheckLine(
+                    "body limit", status,
+                    f"a request of about {_size(size)} was refused (413: {exc.reason or exc.error}); "
+                    f"{accepted}",
+                    "raise the proxy's request body limit (nginx: client_max_body_size) and the server's "
+                    "[chttpd] max_http_request_size / [couchdb] max_document_size; until then documents "
+                    f"larger than {_size(largest_ok or size // 2)} stay on this machine, listed by sync",
+                )
+            largest_ok = size
+    except SyncError as exc:
+        return CheckLine("body limit", "warn", f"could not probe: {exc}",
+                         "the probe needs write access to the database (a member or an admin)")
+    finally:
+        if rev is not None:
+            try:
+                remote.remove_local(doc_id, rev)
+            except SyncError:
+                pass  # a _local probe left behind is never replicated; nothing else depends on it
+    return CheckLine("body limit", "ok", f"requests of {_size(PROBE_SIZES[-1])} get through")
+
+
+def check_server(
+    remote: RemoteDatabase, *, mode: str | None = None, probe_body_limit: bool = False
+) -> list[CheckLine]:
+    """The report on ``remote``'s server and database, as ``remote``'s user. ``mode`` (``easy`` or
+    ``advanced``) decides whether a user who is not an admin is a failure. Reads only, except the
+    body-limit probe when asked."""
+    lines: list[CheckLine] = []
+    try:
+        welcome: Any = remote.server_info(refresh=True)
+    except RemoteUnauthorized:
+        welcome = None  # it answered: the credentials are judged below
+    except (NetworkError, RemoteError) as exc:
+        lines.append(CheckLine("reachable", "fail", str(exc),
+                               "check the server URL (scheme, host, port), that the server runs, and the network"))
+        lines.append(_tls_line(remote))
+        return lines
+    try:
+        info = server_info(remote)
+    except SyncError as exc:
+        lines.append(CheckLine("reachable", "fail", str(exc), "check the server URL"))
+        return lines
+    except SetupError as exc:  # the credentials were refused
+        lines.append(CheckLine("reachable", "ok", f"{remote.server_url} answers ({_describe(welcome)})"))
+        lines.append(_tls_line(remote))
+        lines.append(CheckLine("credentials", "fail", str(exc),
+                               "set the user name and password again: storyloom remote set PROJECT ..."))
+        return lines
+    lines.append(CheckLine("reachable", "ok", f"{info.describe} at {info.url}"))
+    lines.append(_tls_line(remote))
+    if info.username is None:
+        lines.append(CheckLine("credentials", "fail", f"the server did not sign in {remote.username!r}",
+                               "check the user name and password (storyloom remote set)"))
+        return lines
+    lines.append(CheckLine("credentials", "ok", f"signed in as {info.username!r}"))
+    requests = admin_requests(remote.server_url, remote.db_name, info.username)
+    if info.is_admin:
+        lines.append(CheckLine("admin", "ok", "a server admin: easy set-up and invitations work"))
+    elif mode == "easy":
+        lines.append(CheckLine("admin", "fail", f"{info.username!r} is not a server admin, which easy mode needs",
+                               "set the remote with an admin's credentials, or use --mode advanced"))
+    else:
+        lines.append(CheckLine("admin", "ok", "not a server admin (a member, as advanced mode expects)"))
+    setup_fix = "run `storyloom remote setup PROJECT`" if info.is_admin else "ask an admin to run: {}"
+    lines.extend(_database_lines(remote, info.is_admin, setup_fix, requests))
+    lines.append(_limit_line(remote, info.is_admin, "max_document_size", "couchdb"))
+    lines.append(_limit_line(remote, info.is_admin, "max_http_request_size", "chttpd",
+                             (("httpd", "max_http_request_size"),)))
+    if probe_body_limit:
+        lines.append(_body_limit_line(remote, lines))
+    lines.append(_require_valid_user_line(remote, setup_fix, requests))
+    return lines
+
+
+def _body_limit_line(remote: RemoteDatabase, lines: list[CheckLine]) -> CheckLine:
+    member = next((line for line in lines if line.name == "member"), None)
+    if member is not None and member.status != "ok":
+        return CheckLine("body limit", "warn", "not probed: the user cannot write to the database",
+                         "fix the membership first")
+    return measure_body_limit(remote)
+
+
+def _describe(welcome: Any) -> str:
+    if isinstance(welcome, dict):
+        return f"version {welcome.get('version', '?')}"
+    return "it refuses these credentials"
+
+
+def _fix(template: str, request: str) -> str:
+    return template.format(request) if "{}" in template else template
+
+
+def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, requests: list[str]) -> list[CheckLine]:
+    lines: list[CheckLine] = []
+    where = f"{remote.db_name!r}"
+    try:
+        remote.info()
+        lines.append(CheckLine("database", "ok", f"{where} exists"))
+        access = "a server admin: full access" if admin else "a member: may read and write"
+        lines.append(CheckLine("member", "ok", access))
+    except RemoteNotFound:
+        lines.append(CheckLine("database", "fail", f"{where} does not exist", _fix(setup_fix, requests[0])))
+        lines.append(CheckLine("member", "fail", "no database to be a member of", _fix(setup_fix, requests[1])))
+        lines.append(CheckLine("lock rules", "fail", "no database yet", _fix(setup_fix, requests[2])))
+        return lines
+    except (RemoteUnauthorized, RemoteForbidden) as exc:
+        lines.append(CheckLine("database", "ok", f"{where} exists"))
+        lines.append(CheckLine("member", "fail", f"not a member: the server refuses access ({exc.status} {exc.reason})",
+                               _fix(setup_fix, requests[1])))
+        lines.append(CheckLine("lock rules", "warn", "unknown: only members can read them",
+                               "check again once the user is a member"))
+        return lines
+    design = read_lock_rules(remote)
+    state = lock_rules_state(design)
+    if state == "current":
+        lines.append(CheckLine("lock rules", "ok", f"{LOCK_DESIGN_ID} version {LOCK_RULES_VERSION} installed: the "
+                                                   "server refuses edits to documents locked by someone else"))
+    elif state == "newer":
+        version = design.get("version") if design else "?"
+        lines.append(CheckLine("lock rules", "ok", f"{LOCK_DESIGN_ID} version {version} (newer than this Storyloom's)"))
+    elif state == "missing":
+        lines.append(CheckLine("lock rules", "fail",
+                               "not installed: the server accepts edits to documents locked by someone else",
+                               _fix(setup_fix, requests[2])))
+    else:
+        rev = design.get("_rev") if design else None
+        upgrade = admin_requests(remote.server_url, remote.db_name, "USER", design_rev=rev)[2]
+        lines.append(CheckLine("lock rules", "warn", f"an older version is installed (this Storyloom's is "
+                                                     f"{LOCK_RULES_VERSION})", _fix(setup_fix, upgrade)))
+    return lines
+
+
+def _require_valid_user_line(remote: RemoteDatabase, setup_fix: str, requests: list[str]) -> CheckLine:
+    anonymous = _anonymous(remote)
+    try:
+        try:
+            anonymous.server_info(refresh=True)
+        except (RemoteUnauthorized, RemoteForbidden):
+            return CheckLine("require_valid_user", "ok", "on: the server refuses anonymous requests")
+        try:
+            anonymous.info()
+        except (RemoteUnauthorized, RemoteForbidden):
+            return CheckLine("require_valid_user", "ok",
+                             "off, but the database refuses anonymous requests (members only)")
+        except RemoteNotFound:
+            return CheckLine("require_valid_user", "ok", "off; the database does not exist yet")
+        return CheckLine(
+            "require_valid_user", "fail", "off, and anyone who reaches the server can read and write the database",
+            _fix(setup_fix, requests[1]) + " (a database with members is private to them)",
+        )
+    except SyncError as exc:
+        return CheckLine("require_valid_user", "warn", f"unknown: {exc}", "check again")
+    finally:
+        anonymous.close()
+
+
+__all__ = ["CheckLine", "check_server", "measure_body_limit"]

@@ -1,0 +1,94 @@
+"""Lock clients for the team tests: each one a store of its own (one per user, as on separate
+machines) with an editor under TeamLocks and a LockService on a shared pouchdb-server database
+that enforces Storyloom's lock rules for its members."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from storyloom.app.locks import LockService
+from storyloom.project.collections import SETTINGS_ID
+from storyloom.project.editor import Editor
+from storyloom.project.settings import default_settings
+from storyloom.store import Database
+from storyloom.sync import RemoteDatabase, pull, push
+from storyloom.sync.server_setup import LOCK_DESIGN_DOC
+from tests.support.couch import CouchServer, unique_db_name
+
+PASSWORD = "pw-secret"
+# Every CouchServer preloads the fix of pouchdb-server's validate_doc_update handling
+# (bench/peers.py VALIDATION_FIX); the name stays for the team tests that say which server they mean.
+TeamCouch = CouchServer
+
+
+class FakeRemote:
+    """The RemoteAccess attributes the lock service uses; ``online = False`` keeps it
+    configured but points it at a port nobody listens on."""
+
+    def __init__(self, server: CouchServer, db_name: str, username: str) -> None:
+        self.server = server
+        self.db_name = db_name
+        self._username = username
+        self.configured = True
+
+    @property
+    def username(self) -> str | None:
+        return self._username if self.configured else None
+
+    def open(self, **options: Any) -> RemoteDatabase:
+        return RemoteDatabase(self.server.db_url(self.db_name), username=self._username, password=PASSWORD,
+                              timeout=options.get("timeout", 10.0))
+
+
+class LockClient:
+    """One user's machine: ``store``, ``editor`` (TeamLocks), ``locks`` (LockService)."""
+
+    def __init__(self, server: CouchServer, db_name: str, user: str, directory: Path,
+                 *, require_lock: bool = False) -> None:
+        self.user = user
+        self.store = Database(directory / f"{user}.sqlite")
+        self.editor = Editor(self.store, username=user)
+        self.remote = FakeRemote(server, db_name, user)
+        self.locks = LockService(self, self.remote, lambda: user)
+        self.require_lock = require_lock
+        self.editor.lock_policy = self.locks.team_policy(lambda: self.require_lock)
+
+    def settings(self) -> dict[str, Any]:
+        return self.store.get(SETTINGS_ID)
+
+    def client(self) -> RemoteDatabase:
+        return self.remote.open()
+
+    def push(self) -> Any:
+        with self.client() as remote:
+            return push(self.store, remote)
+
+    def pull(self) -> Any:
+        with self.client() as remote:
+            return pull(remote, self.store)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def team_database(server: CouchServer, users: list[str]) -> str:
+    """A database whose members are ``users`` (each with :data:`PASSWORD`), with the lock rules."""
+    name = unique_db_name("locks")
+    server.create_db(name)
+    for user in users:
+        server.create_user(user, PASSWORD)
+    server.set_security(name, members=users)
+    server.put_doc(name, dict(LOCK_DESIGN_DOC))
+    return name
+
+
+def seed(first: LockClient, others: list[LockClient]) -> str:
+    """A project with one Script, written by ``first``, pushed, pulled by ``others``; its id."""
+    first.editor.create_settings(default_settings("Team"))
+    doc_id = first.editor.create("Script", "Intro", content={"script": "one\ntwo\n"}).id
+    status = first.push()
+    assert status.ok, status.to_json()
+    for other in others:
+        assert other.pull().ok
+    return doc_id

@@ -1,0 +1,369 @@
+"""Easy and advanced set-up, invitations, the lock rules and the server check, against
+pouchdb-server over real HTTP (issue 10, "Easy and advanced mode")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from storyloom.sync import RemoteDatabase
+from storyloom.sync.errors import RemoteError, RemoteUnauthorized
+from storyloom.sync.server_check import CheckLine, check_server
+from storyloom.sync.server_setup import (
+    LOCK_DESIGN_DOC,
+    LOCK_DESIGN_ID,
+    LOCK_RULES_VERSION,
+    AdvancedCheck,
+    SetupError,
+    admin_requests,
+    easy_setup,
+    invite,
+)
+from tests.support.couch import CouchServer, unique_db_name
+from tests.support.nginx import NginxProxy
+
+Client = Callable[..., RemoteDatabase]
+
+
+@pytest.fixture
+def client(couch: CouchServer) -> Iterator[Client]:
+    """Factory of clients of a database on the test server, as a user (the admin by default)."""
+    made: list[RemoteDatabase] = []
+
+    def factory(db: str, user: str = "admin", password: str | None = None, **kwargs: Any) -> RemoteDatabase:
+        if password is None and user == "admin":
+            password = couch.admin[1]
+        remote = RemoteDatabase(couch.db_url(db), username=user, password=password, **kwargs)
+        made.append(remote)
+        return remote
+
+    yield factory
+    for remote in made:
+        remote.close()
+
+
+def raw(couch: CouchServer, method: str, db: str, path: str = "", auth: tuple[str, str] | None = None,
+        **kwargs: Any) -> httpx.Response:
+    """One raw HTTP request, outside Storyloom's client."""
+    url = couch.db_url(db) + (f"/{path}" if path else "")
+    return httpx.request(method, url, auth=auth, timeout=30, **kwargs)
+
+
+def security(couch: CouchServer, db: str) -> dict[str, Any]:
+    return couch.request("GET", f"/{db}/_security").json()
+
+
+def line(lines: list[CheckLine], name: str) -> CheckLine:
+    return next(item for item in lines if item.name == name)
+
+
+# -- easy mode -----------------------------------------------------------------------------------
+
+
+def test_easy_setup_end_to_end_and_idempotent(couch: CouchServer, client: Client) -> None:
+    db = unique_db_name("team")
+    admin = client(db)
+    report = easy_setup(admin, members=["alice"])
+    assert report.changed and report.server.is_admin and report.server.product == "pouchdb-server"
+    assert [s.what for s in report.steps] == ["server", "database", "members", "lock rules"]
+    assert [s.changed for s in report.steps] == [False, True, True, True]
+
+    # The database exists, is private to its members, and carries the lock rules.
+    assert security(couch, db)["members"]["names"] == ["alice"]
+    design = couch.get_doc(db, LOCK_DESIGN_ID).json()
+    assert design["version"] == LOCK_RULES_VERSION and design["validate_doc_update"] == LOCK_DESIGN_DOC[
+        "validate_doc_update"]
+    assert raw(couch, "GET", db).status_code == 401  # anonymous
+    couch.create_user("mallory", "mallory-pw")
+    refused = raw(couch, "GET", db, auth=("mallory", "mallory-pw"))
+    assert refused.status_code in (401, 403)
+    assert raw(couch, "PUT", db, "x", auth=("mallory", "mallory-pw"), json={"a": 1}).status_code in (401, 403)
+
+    # A second run changes nothing at all: same update_seq, same _security, same design revision.
+    seq, sec, rev = couch.db_info(db)["update_seq"], security(couch, db), design["_rev"]
+    again = easy_setup(admin, members=["alice"])
+    assert not again.changed and [s.changed for s in again.steps] == [False, False, False, False]
+    assert couch.db_info(db)["update_seq"] == seq
+    assert security(couch, db) == sec
+    assert couch.get_doc(db, LOCK_DESIGN_ID).json()["_rev"] == rev
+
+
+def test_easy_setup_keeps_existing_members_and_upgrades_old_rules(couch: CouchServer, client: Client) -> None:
+    db = couch.create_db(unique_db_name("team"))
+    couch.set_security(db, members=["carol"], admins=["dave"])
+    couch.put_doc(db, {"_id": LOCK_DESIGN_ID, "version": 0, "validate_doc_update": "function () {}"})
+    report = easy_setup(client(db))  # members: the admin who runs it
+    sec = security(couch, db)
+    assert sec["members"]["names"] == ["carol", "admin"] and sec["admins"]["names"] == ["dave"]
+    assert report.steps[1].changed is False  # the database existed
+    assert "upgraded from version 0" in report.steps[3].detail
+    assert couch.get_doc(db, LOCK_DESIGN_ID).json()["version"] == LOCK_RULES_VERSION
+    # A newer version (a newer Storyloom set it up) is left alone.
+    current = couch.get_doc(db, LOCK_DESIGN_ID).json()
+    couch.put_doc(db, {**current, "version": LOCK_RULES_VERSION + 1})
+    step = easy_setup(client(db)).steps[3]
+    assert not step.changed and "newer" in step.detail
+
+
+def test_easy_setup_needs_an_admin_and_the_right_password(couch: CouchServer, client: Client) -> None:
+    db = unique_db_name("team")
+    couch.create_user("alice", "alice-pw")
+    with pytest.raises(SetupError, match=r"not a server admin.*advanced mode"):
+        easy_setup(client(db, "alice", "alice-pw"))
+    with pytest.raises(SetupError, match="refuses the user name 'admin'"):
+        easy_setup(client(db, "admin", "wrong"))
+    assert couch.request("GET", f"/{db}").status_code == 404  # nothing was created
+
+
+# -- the lock rules, enforced by the server ------------------------------------------------------
+
+
+@pytest.fixture
+def team(couch: CouchServer, client: Client) -> dict[str, Any]:
+    """A set-up database with two invited members, alice and bob."""
+    db = unique_db_name("team")
+    admin = client(db)
+    easy_setup(admin)
+    # Users outlive a test on the shared server: fresh names each time.
+    alice = invite(admin, "alice-" + db[-6:])
+    bob = invite(admin, "bob-" + db[-6:])
+    assert alice.password and bob.password
+    return {"db": db, "alice": (alice.username, alice.password), "bob": (bob.username, bob.password)}
+
+
+def test_lock_rules_refuse_another_members_raw_writes(couch: CouchServer, team: dict[str, Any]) -> None:
+    db, alice, bob = team["db"], team["alice"], team["bob"]
+    a_name, b_name = alice[0], bob[0]
+    since = "2025-01-02T03:04:05.000Z"
+    created = raw(couch, "PUT", db, "doc1", auth=alice,
+                  json={"name": "Scene", "text": "a", "locked": True, "lockedBy": a_name, "lockedAt": since})
+    assert created.status_code == 201, created.text
+    doc = raw(couch, "GET", db, "doc1", auth=bob).json()
+
+    # Bob edits alice's locked document: refused by the server, naming holder and time.
+    refused = raw(couch, "PUT", db, "doc1", auth=bob, json={**doc, "text": "b"})
+    assert refused.status_code == 403, refused.text
+    assert f"locked by {a_name} since 2025-01-02T03:04:05.000Z" in refused.json()["reason"]
+    # ... through a replicated write too (new_edits=false, the parent is the locked revision).
+    gen, digest = doc["_rev"].split("-")
+    child = {**doc, "text": "b", "_rev": f"{int(gen) + 1}-{'b' * 32}",
+             "_revisions": {"start": int(gen) + 1, "ids": ["b" * 32, digest]}}
+    answer = raw(couch, "POST", db, "_bulk_docs", auth=bob, json={"docs": [child], "new_edits": False})
+    assert answer.json() and answer.json()[0]["error"] == "forbidden"
+    # ... a delete (not a resolution tombstone), and a lock taken over without a break.
+    assert raw(couch, "DELETE", db, "doc1", auth=bob, params={"rev": doc["_rev"]}).status_code == 403
+    steal = {**doc, "lockedBy": b_name, "lockedAt": "2025-02-01T00:00:00Z"}
+    assert raw(couch, "PUT", db, "doc1", auth=bob, json=steal).status_code == 403
+    # A break that also changes the content is refused.
+    lock_broken = {"by": b_name, "holder": a_name, "since": since, "at": "2025-02-01T00:00:00Z"}
+    broken = {**doc, "locked": False, "lockedBy": "nobody", "lockedAt": None, "lockBroken": lock_broken}
+    assert raw(couch, "PUT", db, "doc1", auth=bob, json={**broken, "text": "sneaky"}).status_code == 403
+    # Nobody takes a lock in another's name.
+    forged = raw(couch, "PUT", db, "doc2", auth=bob, json={"locked": True, "lockedBy": a_name, "lockedAt": since})
+    assert forged.status_code == 403 and f"in the name of {a_name}" in forged.json()["reason"]
+
+    # The holder writes freely.
+    edited = raw(couch, "PUT", db, "doc1", auth=alice, json={**doc, "text": "a2", "modified": "x"})
+    assert edited.status_code == 201, edited.text
+    doc = raw(couch, "GET", db, "doc1", auth=bob).json()
+    # An explicit break is allowed (the stamps may change with it) and recorded in the document.
+    broken = {**doc, "locked": False, "lockedBy": "nobody", "lockedAt": None, "modifiedBy": b_name,
+              "lockBroken": lock_broken}
+    answer = raw(couch, "PUT", db, "doc1", auth=bob, json=broken)
+    assert answer.status_code == 201, answer.text
+    doc = raw(couch, "GET", db, "doc1", auth=bob).json()
+    assert doc["lockBroken"]["holder"] == a_name and doc["text"] == "a2"
+    # Now free: bob locks it and edits; a conflict-resolution tombstone of a locked doc passes.
+    mine = raw(couch, "PUT", db, "doc1", auth=bob, json={**doc, "locked": True, "lockedBy": b_name,
+                                                         "lockedAt": "2025-02-02T00:00:00Z", "text": "b"})
+    assert mine.status_code == 201
+    doc = raw(couch, "GET", db, "doc1", auth=alice).json()
+    tomb = raw(couch, "PUT", db, "doc1", auth=alice, json={"_rev": doc["_rev"], "_deleted": True,
+                                                           "supersededBy": "9-abc"})
+    assert tomb.status_code == 201, tomb.text
+
+
+def test_admins_pass_the_lock_rules(couch: CouchServer, team: dict[str, Any]) -> None:
+    db, alice = team["db"], team["alice"]
+    raw(couch, "PUT", db, "d", auth=alice, json={"locked": True, "lockedBy": alice[0], "lockedAt": "t"})
+    doc = couch.get_doc(db, "d").json()
+    assert couch.request("PUT", f"/{db}/d", json={**doc, "x": 1}).status_code == 201
+
+
+def test_invite_creates_a_member_who_can_read_and_write(couch: CouchServer, client: Client) -> None:
+    db = unique_db_name("team")
+    admin = client(db)
+    easy_setup(admin)
+    erin_name = "erin-" + db[-6:]  # users outlive a test on the shared server
+    invitation = invite(admin, erin_name)
+    assert invitation.created and invitation.password and len(invitation.password) >= 20
+    assert invitation.join_command == f"storyloom clone {couch.db_url(db)} --username {erin_name}"
+    assert invitation.password not in repr(invitation)
+    erin = client(db, erin_name, invitation.password)
+    erin.put({"_id": "hello", "n": 1})
+    assert erin.get("hello")["n"] == 1
+    assert erin_name in security(couch, db)["members"]["names"]
+    # Wrong password: refused.
+    with pytest.raises(RemoteUnauthorized):
+        client(db, erin_name, "not-it").get("hello")
+
+    # Inviting again keeps the account and its password, and changes nothing.
+    seq = couch.db_info(db)["update_seq"]
+    again = invite(admin, erin_name)
+    assert not again.created and again.password is None
+    assert client(db, erin_name, invitation.password).get("hello")["n"] == 1
+    assert couch.db_info(db)["update_seq"] == seq
+    # Only an admin invites.
+    with pytest.raises(SetupError, match="not a server admin"):
+        invite(erin, "frank")
+    with pytest.raises(SetupError, match="does not exist"):
+        invite(client(unique_db_name("none")), "frank")
+
+
+# -- advanced mode -------------------------------------------------------------------------------
+
+
+def test_admin_requests_name_everything_and_hold_no_password() -> None:
+    requests = admin_requests("https://couch.example.com", "team/x", "alice")
+    assert len(requests) == 3
+    assert requests[0] == "curl -u ADMIN -X PUT https://couch.example.com/team%2Fx"
+    assert requests[1].startswith("curl -u ADMIN -X PUT https://couch.example.com/team%2Fx/_security")
+    assert '"members":{"names":["alice"]' in requests[1]
+    assert requests[2].startswith("curl -u ADMIN -X PUT https://couch.example.com/team%2Fx/_design/storyloom")
+    body = json.loads(requests[2].split(" -d ", 1)[1].strip("'"))
+    assert body["validate_doc_update"] == LOCK_DESIGN_DOC["validate_doc_update"]
+    assert "admin-secret" not in " ".join(requests)
+
+
+def test_the_admin_requests_work_as_printed(couch: CouchServer, client: Client) -> None:
+    """Run the three printed requests (curl's part done by httpx) and get a database that passes the check."""
+    import shlex
+
+    couch.create_user("alice", "alice-pw")
+    db = unique_db_name("adv")
+    for request in admin_requests(couch.url, db, "alice"):
+        args = shlex.split(request)
+        url = args[5]
+        body = args[args.index("-d") + 1] if "-d" in args else None
+        answer = httpx.put(url, auth=couch.admin, content=body, headers={"Content-Type": "application/json"})
+        assert answer.status_code in (200, 201), answer.text
+    check = AdvancedCheck.run(client(db, "alice", "alice-pw"))
+    assert check.ok and check.missing == [] and "is ready" in check.explain()
+
+
+def test_advanced_mode_creates_nothing_and_explains(couch: CouchServer, client: Client) -> None:
+    couch.create_user("alice", "alice-pw")
+    db = unique_db_name("adv")
+
+    check = AdvancedCheck.run(client(db, "alice", "alice-pw"))
+    assert not check.ok and check.database_exists is False
+    text = check.explain()
+    assert f"the database '{db}'" in text and "does not exist" in text
+    assert len(check.requests) == 3 and all(r.startswith("curl -u ADMIN") for r in check.requests)
+    assert '"names":["alice"]' in check.requests[1]
+    assert couch.request("GET", f"/{db}").status_code == 404  # still nothing
+
+    couch.create_db(db)
+    couch.set_security(db, members=["bob"])
+    seq = couch.db_info(db)["update_seq"]
+    check = AdvancedCheck.run(client(db, "alice", "alice-pw"))
+    assert check.database_exists and check.member is False
+    assert "'alice' is not a member" in check.explain()
+    assert len(check.requests) == 2 and "_security" in check.requests[0]
+
+    couch.set_security(db, members=["bob", "alice"])
+    check = AdvancedCheck.run(client(db, "alice", "alice-pw"))
+    assert check.member and check.lock_rules == "missing"
+    assert "lock rules (_design/storyloom) are not installed" in check.explain()
+    assert len(check.requests) == 1 and "_design/storyloom" in check.requests[0]
+
+    assert couch.db_info(db)["update_seq"] == seq
+    assert security(couch, db)["members"]["names"] == ["bob", "alice"]
+    with pytest.raises(SetupError, match=r"did not sign in|refuses"):
+        AdvancedCheck.run(client(db, "alice", "wrong"))
+
+
+# -- the server check ----------------------------------------------------------------------------
+
+
+def test_check_a_ready_database(couch: CouchServer, team: dict[str, Any], client: Client) -> None:
+    db = team["db"]
+    seq = couch.db_info(db)["update_seq"]
+    lines = check_server(client(db, *team["alice"]), mode="advanced")
+    names = [item.name for item in lines]
+    assert names == ["reachable", "tls", "credentials", "admin", "database", "member", "lock rules",
+                     "max_document_size", "max_http_request_size", "require_valid_user"]
+    assert {item.name: item.status for item in lines if item.status != "ok"} == {
+        "max_document_size": "warn", "max_http_request_size": "warn"}
+    assert "curl -u ADMIN" in line(lines, "max_document_size").fix
+    assert "pouchdb-server 4.2.0" in line(lines, "reachable").detail
+    assert "members only" in line(lines, "require_valid_user").detail
+
+    admin_lines = check_server(client(db), mode="easy")
+    assert line(admin_lines, "max_document_size").status == "ok"  # readable by an admin (/_config)
+    assert line(admin_lines, "max_http_request_size").status == "warn"
+    assert "unknown" in line(admin_lines, "max_http_request_size").detail
+    assert couch.db_info(db)["update_seq"] == seq  # read-only
+
+
+def test_check_reports_what_is_wrong(couch: CouchServer, client: Client) -> None:
+    couch.create_user("alice", "alice-pw")
+    db = unique_db_name("chk")
+    missing = check_server(client(db, "alice", "alice-pw"), mode="easy")
+    assert line(missing, "admin").status == "fail" and "--mode advanced" in line(missing, "admin").fix
+    assert line(missing, "database").status == "fail" and "curl -u ADMIN -X PUT" in line(missing, "database").fix
+
+    couch.create_db(db)
+    public = check_server(client(db), mode="easy")
+    assert line(public, "lock rules").status == "fail" and "storyloom remote setup" in line(public, "lock rules").fix
+    assert line(public, "require_valid_user").status == "fail"  # no members: anyone can read it
+
+    couch.set_security(db, members=["bob"])
+    outsider = check_server(client(db, "alice", "alice-pw"), mode="advanced")
+    assert line(outsider, "member").status == "fail" and "_security" in line(outsider, "member").fix
+
+    wrong = check_server(client(db, "alice", "nope"), mode="advanced")
+    assert [item.name for item in wrong] == ["reachable", "tls", "credentials"]
+    assert line(wrong, "credentials").status == "fail"
+
+    gone = RemoteDatabase(f"http://127.0.0.1:{_closed_port()}/x", username="a", password="b", timeout=2)
+    with gone:
+        lines = check_server(gone)
+    assert line(lines, "reachable").status == "fail" and len(lines) == 2
+
+
+def test_the_body_limit_probe(couch: CouchServer, team: dict[str, Any], client: Client, tmp_path: Path) -> None:
+    db = team["db"]
+    seq = couch.db_info(db)["update_seq"]
+    direct = check_server(client(db, *team["alice"]), probe_body_limit=True)
+    assert line(direct, "body limit").status == "ok" and "4 MB" in line(direct, "body limit").detail
+    with NginxProxy(tmp_path / "nginx", couch.port, "200k") as proxy:
+        behind = RemoteDatabase(f"{proxy.url}/{db}", username=team["alice"][0], password=team["alice"][1])
+        with behind:
+            lines = check_server(behind, probe_body_limit=True)
+    probe = line(lines, "body limit")
+    assert probe.status == "warn"
+    assert "about 256 KB was refused (413" in probe.detail and "largest accepted was 64 KB" in probe.detail
+    assert "client_max_body_size" in probe.fix
+    # The probe left nothing: no document, no change in the database.
+    assert couch.db_info(db)["update_seq"] == seq
+    assert [r["id"] for r in couch.all_docs(db)["rows"]] == [LOCK_DESIGN_ID]
+
+
+def test_a_member_cannot_write_the_design_document(couch: CouchServer, team: dict[str, Any], client: Client) -> None:
+    alice = client(team["db"], *team["alice"])
+    doc = alice.get(LOCK_DESIGN_ID)
+    with pytest.raises(RemoteError) as info:
+        alice.put({**doc, "validate_doc_update": "function () {}"})
+    assert info.value.status in (401, 403)
+
+
+def _closed_port() -> int:
+    from tests.support.couch import free_port
+
+    return free_port()
