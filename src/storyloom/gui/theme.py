@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
 # The spacing scale: every margin, gap and padding is one of these.
 XS = 4
@@ -130,13 +130,35 @@ QLineEdit[invalid="true"] {{ border-color: {t.danger}; }}
 """
 
 
+# The check and radio indicators Fusion draws take their outline from the window colour made
+# darker, which vanishes on a dark window; they get the theme's muted colour instead.
+_INDICATORS = (
+    QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+    QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+    QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+)
+
+
+class ThemeStyle(QProxyStyle):
+    """Fusion, with indicators whose outline stays visible in the dark theme."""
+
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption,
+                      painter: QPainter, widget: QWidget | None = None) -> None:
+        if element in _INDICATORS and _current.dark:
+            option = type(option)(option)
+            pal = QPalette(option.palette)
+            pal.setColor(QPalette.ColorRole.Window, QColor(_current.muted).lighter(125))
+            option.palette = pal
+        super().drawPrimitive(element, option, painter, widget)
+
+
 def apply_theme(app: QApplication, dark: bool | None = None) -> ThemeColors:
     """Fusion, our palette (``dark`` or, when None, the system's scheme) and the stylesheet;
     qtawesome's default icon colour follows the text colour. Returns the theme applied."""
     global _current
     theme = DARK if (system_prefers_dark() if dark is None else dark) else LIGHT
     _current = theme
-    app.setStyle("Fusion")
+    app.setStyle(ThemeStyle("Fusion"))
     app.setPalette(palette(theme))
     app.setStyleSheet(stylesheet(theme))
     try:
