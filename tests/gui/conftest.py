@@ -57,3 +57,45 @@ def window(qtbot, workspace: Workspace, garden: str):  # type: ignore[no-untyped
     yield win
     if not win.session.closed:
         win.close()
+
+
+STUCK_MODAL_SECONDS = 10.0
+
+
+@pytest.fixture(autouse=True)
+def no_stuck_modal_box(qapp):  # type: ignore[no-untyped-def]
+    """A message box nobody answers would block the suite forever (offscreen, no person is
+    there): one that stays up for STUCK_MODAL_SECONDS is answered with its destructive choice
+    (e.g. Discard, so a closing window closes) or else its escape button, and the test fails
+    with the box's text."""
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    stuck: list[str] = []
+    first_seen: dict[int, float] = {}
+
+    def check() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            return
+        since = first_seen.setdefault(id(box), time.monotonic())
+        if time.monotonic() - since < STUCK_MODAL_SECONDS:
+            return
+        stuck.append(f"{box.windowTitle()}: {box.text()}")
+        destructive = [b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole]
+        button = destructive[0] if destructive else (box.escapeButton() or box.defaultButton())
+        if button is not None:
+            button.click()
+        else:
+            box.reject()
+
+    timer = QTimer()
+    timer.setInterval(500)
+    timer.timeout.connect(check)
+    timer.start()
+    yield
+    timer.stop()
+    if stuck:
+        pytest.fail(f"a message box stayed up with nobody to answer it: {stuck}")

@@ -59,6 +59,11 @@ CASES: list[tuple[str, Any, Any, Any, Any, list[str]]] = [
      doc(name="N", modified=T1, **LOCKED_BY_BOB), []),
     ("locks taken on both sides: the winner's", doc(), doc(**LOCKED_BY_CY), doc(**LOCKED_BY_BOB),
      doc(**LOCKED_BY_CY), []),
+    # A lost provisional lock released on the longer (winning) branch writes lockedAt: null
+    # where the base had no lockedAt: still free, so the holder's lock on the other side stays.
+    ("a released lock is no change: the other side's lock stays", doc(),
+     doc(name="N", modified=T1, lockedAt=None), doc(**LOCKED_BY_BOB),
+     doc(name="N", modified=T1, **LOCKED_BY_BOB), []),
     ("stamps of the later edit", doc(), doc(name="N", modified=T2, modifiedBy="o"),
      doc(color="c", modified=T1, modifiedBy="t"), doc(name="N", color="c", modified=T2, modifiedBy="o"), []),
     ("Actor bio and properties", doc(type="Actor", content={"bio": "a\nb\nc\nd\n", "properties": "x: 1\n"}),

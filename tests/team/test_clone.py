@@ -127,6 +127,9 @@ def test_clone_under_another_name(shared: dict[str, Any], home: Home, capsys: py
     assert "renamed to 'Team Saga'" in out
     with ProjectManager().open("Team Saga") as project:
         assert project.id == shared["id"] and project.name == "Team Saga"
+    # Cloning it again points at the one here, with a command that works as typed.
+    code, _, err = run(capsys, "clone", shared["url"], "--username", shared["bob"])
+    assert code == 1 and "(`storyloom sync 'Team Saga'`)" in err
 
 
 def test_clone_refusals_leave_nothing_behind(shared: dict[str, Any], couch: CouchServer, home: Home,

@@ -258,7 +258,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_cli_conflicts_and_resolve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from storyloom.app import Workspace
 
-    project = Workspace().manager.create("Clash")
+    project = Workspace().manager.create("The Clash")
     held = project.editor.create("Script", "Held", content={"script": SCRIPT}).id
     plain = project.editor.create("Script", "Plain", content={"script": SCRIPT}).id
     other = Database(tmp_path / "other.sqlite")
@@ -279,31 +279,31 @@ def test_cli_conflicts_and_resolve(tmp_path: Path, capsys: pytest.CaptureFixture
     other.close()
     project.close()
 
-    code, out, _ = _cli(capsys, "conflicts", "Clash", "--json")
+    code, out, _ = _cli(capsys, "conflicts", "The Clash", "--json")
     listed = json.loads(out)
     assert code == 0 and sorted(c["id"] for c in listed["conflicts"]) == sorted([held, plain])
     assert listed["refused"] == []
     by_id = {c["id"]: c for c in listed["conflicts"]}
     assert {leaf["doc"]["name"] for leaf in by_id[plain]["leaves"]} == {"mine", "theirs"}
     assert {leaf["author"] for leaf in by_id[plain]["leaves"]} == {"zed", project.editor.username}
-    code, out, _ = _cli(capsys, "conflicts", "Clash")
-    assert code == 0 and plain in out and "winner" in out and "storyloom resolve" in out
+    code, out, _ = _cli(capsys, "conflicts", "The Clash")
+    assert code == 0 and plain in out and "winner" in out and "storyloom resolve 'The Clash' DOC_ID" in out
 
-    code, _, err = _cli(capsys, "resolve", "Clash", held, "--take", by_id[held]["winner"])
+    code, _, err = _cli(capsys, "resolve", "The Clash", held, "--take", by_id[held]["winner"])
     assert code == 3 and "zed" in err
-    code, _, err = _cli(capsys, "resolve", "Clash", plain, "--take", "1-nope")
+    code, _, err = _cli(capsys, "resolve", "The Clash", plain, "--take", "1-nope")
     assert code == 2 and "not a leaf" in err
     bad = tmp_path / "bad.json"
     bad.write_text("[1]")
-    code, _, err = _cli(capsys, "resolve", "Clash", plain, "--merged", str(bad))
+    code, _, err = _cli(capsys, "resolve", "The Clash", plain, "--merged", str(bad))
     assert code == 2
     merged = tmp_path / "merged.json"
     merged.write_text(json.dumps({**by_id[plain]["leaves"][0]["doc"], "name": "both"}))
-    code, out, _ = _cli(capsys, "resolve", "Clash", plain, "--merged", str(merged))
+    code, out, _ = _cli(capsys, "resolve", "The Clash", plain, "--merged", str(merged))
     assert code == 0 and "resolved" in out
-    code, _, err = _cli(capsys, "resolve", "Clash", plain, "--take", by_id[plain]["winner"])
+    code, _, err = _cli(capsys, "resolve", "The Clash", plain, "--take", by_id[plain]["winner"])
     assert code == 1 and "not in conflict" in err
-    code, out, _ = _cli(capsys, "conflicts", "Clash", "--json")
+    code, out, _ = _cli(capsys, "conflicts", "The Clash", "--json")
     assert [c["id"] for c in json.loads(out)["conflicts"]] == [held]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from storyloom.app.locks import PROVISIONAL_ID, LockService, lock_holder
+from storyloom.project.conflicts import auto_merge, list_conflicts, resolve
 from storyloom.project.editor import Editor
 from storyloom.project.locks import LockInfo, LockRefused, LockStateError, lock_info
 from tests.support.couch import CouchServer
@@ -186,6 +187,69 @@ def test_two_provisional_locks_one_holder(fresh_couch: CouchServer, clients: Fac
     assert [(n.outcome, n.holder) for n in second] == [("lost", "alice")]
 
 
+def _after_pull(client: LockClient, ids: list[str]) -> None:
+    """What the session does after a pull (ProjectSession.after_pull), for a lock client."""
+    client.locks.confirm_provisional()
+    report = auto_merge(client.editor, ids)
+    client.locks.keep_held_locks(report.conflicts)
+
+
+def _sync(client: LockClient) -> None:
+    """A sync round as the service makes it: push, pull, then what follows a pull, pushed."""
+    assert client.push().ok
+    before = client.store.update_seq
+    assert client.pull().ok
+    ids = sorted({row["id"] for row in client.store.changes(since=before)["results"]} - {PROVISIONAL_ID})
+    _after_pull(client, ids)
+    assert client.push().ok
+
+
+def test_colliding_provisional_auto_locks_end_with_one_holder_everywhere(
+    fresh_couch: CouchServer, clients: Factory
+) -> None:
+    """Lock required to edit (on once a remote is set): two offline edits of one document each
+    take a provisional lock. The loser's released branch is the longer one and wins, yet every
+    machine ends with the confirmed holder's lock: merged in when the edits merge, taken
+    again on the server when they conflict."""
+    db = team_database(fresh_couch, ["alice", "bob"])
+    alice = clients(fresh_couch, db, "alice", require_lock=True)
+    bob = clients(fresh_couch, db, "bob", require_lock=True)
+    x = seed(alice, [bob])
+    y = alice.editor.create("Item", "Lamp", content={"item": "oil\n"}).id
+    assert alice.push().ok and bob.pull().ok
+    fresh_couch.stop()
+    alice.editor.patch(x, {"name": "Intro (alice)"})
+    bob.editor.patch(x, {"alias": "bob's alias"})
+    alice.editor.patch(y, {"name": "Lamp A"})
+    bob.editor.patch(y, {"name": "Lamp B"})
+    assert set(alice.locks.provisional()) == set(bob.locks.provisional()) == {x, y}
+    fresh_couch.start(port=fresh_couch.port)
+
+    _sync(alice)  # first: alice's locks are confirmed
+    _sync(bob)  # bob's are lost, released on his (longer) branches
+    _sync(alice)
+    _sync(bob)
+    for client in (alice, bob):
+        for doc_id in (x, y):
+            held = lock_info(client.store.get(doc_id))
+            assert held is not None and held.holder == "alice", (client.user, doc_id)
+        merged = client.store.get(x)
+        assert (merged["name"], merged["alias"]) == ("Intro (alice)", "bob's alias")
+        assert [c.doc_id for c in list_conflicts(client.store)] == [y]
+    assert alice.store.get(y)["_rev"] == bob.store.get(y)["_rev"] == _server_doc(fresh_couch, db, y)["_rev"]
+    assert lock_info(_server_doc(fresh_couch, db, y)).holder == "alice"
+    # the holder resolves; bob cannot (the server would refuse it too)
+    [conflict] = list_conflicts(bob.store)
+    with pytest.raises(LockRefused):
+        resolve(bob.editor, y, take=conflict.leaves[1].rev)
+    resolve(alice.editor, y, take=next(leaf.rev for leaf in conflict.leaves if leaf.doc["name"] == "Lamp B"))
+    _sync(alice)
+    _sync(bob)
+    for client in (alice, bob):
+        assert list_conflicts(client.store) == []
+        assert client.store.get(y)["name"] == "Lamp B" and lock_info(client.store.get(y)).holder == "alice"
+
+
 def test_break_is_recorded_and_shown_to_the_holder(couch: CouchServer, clients: Factory) -> None:
     db = team_database(couch, ["alice", "bob"])
     alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
@@ -209,6 +273,20 @@ def test_break_is_recorded_and_shown_to_the_holder(couch: CouchServer, clients: 
     # the next lock clears the record
     bob.locks.lock(doc_id)
     assert "lockBroken" not in _server_doc(couch, db, doc_id)
+
+
+def test_breaking_a_free_document_again_reports_nothing_broken(couch: CouchServer, clients: Factory) -> None:
+    db = team_database(couch, ["alice", "bob"])
+    alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
+    doc_id = seed(alice, [bob])
+    alice.locks.lock(doc_id)
+    record = bob.locks.unlock(doc_id, break_lock=True)
+    assert record is not None and record.holder == "alice"
+    rev = _server_doc(couch, db, doc_id)["_rev"]
+    # the document is free now but keeps the earlier break's record: that is not a new break
+    assert bob.locks.unlock(doc_id, break_lock=True) is None
+    assert alice.locks.unlock(doc_id, break_lock=True) is None  # alice's stale copy: still free on the server
+    assert _server_doc(couch, db, doc_id)["_rev"] == rev
 
 
 def test_unlock_all_mine_and_listing(couch: CouchServer, clients: Factory) -> None:

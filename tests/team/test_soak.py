@@ -271,6 +271,9 @@ def test_three_clients_and_a_pouchdb_peer_converge_through_an_outage(tmp_path: P
 
         acknowledged = [(c.user, rev) for c in clients for rev in c.acknowledged]
         acknowledged += [(PEER_USER, rev) for rev in peer.acknowledged]
+        refusals = sum(c.refusals for c in clients)
+        print(f"soak: {len(acknowledged)} acknowledged edits ({len(peer.acknowledged)} by PouchDB), "
+              f"{refusals} refused by locks or races, {len(all_ids(remote))} documents, converged")
         assert len(acknowledged) > 100, "the soak did too little to prove anything"
         for name, view in views.items():
             histories: dict[str, set[str]] = {}

@@ -417,6 +417,34 @@ def test_cli_sync_uses_the_stored_settings(couch: CouchServer, clients: Clients,
     assert "--username goes with --remote" in capsys.readouterr().err
 
 
+def test_cli_sync_to_a_database_of_another_project_names_it_and_the_ways_out(
+    couch: CouchServer, clients: Clients, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = team_database(couch)
+    other = Workspace(root=tmp_path / "other", options=AppOptions(username="eve"))
+    project = other.manager.create("Orchard")
+    with RemoteDatabase(couch.db_url(db), username=couch.admin[0], password=couch.admin[1]) as remote:
+        assert push(project.store, remote).state == "complete"
+    project.close()
+    other.close()
+    clients.open("ana", couch.url, db, default_home=True).close()
+    code = main(["sync", "Garden"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "'Orchard'" in err and "another database" in err
+    assert f"storyloom clone {couch.url}/{db} --username ana" in err
+
+
+def test_cli_live_sync_lines_say_why_offline_and_what_to_fix() -> None:
+    from storyloom.cli.verb_sync import state_line
+
+    offline = SyncState(kind="offline", detail="offline; retrying in 2 s", cause="cannot reach http://h:5984")
+    assert state_line(offline) == "sync: offline: offline; retrying in 2 s (cannot reach http://h:5984)"
+    error = SyncState(kind="error", detail="sync error: wrong password", cause="wrong password", fix="set it again")
+    assert state_line(error) == "sync: error: sync error: wrong password (fix: set it again)"
+    assert state_line(SyncState(kind="idle", detail="up to date")) == "sync: idle: up to date"
+
+
 def test_cli_live_sync_with_the_stored_settings_runs_the_service(
     couch: CouchServer, clients: Clients, storyloom_home: Path
 ) -> None:

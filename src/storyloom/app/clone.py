@@ -10,6 +10,7 @@ more. A failed pull leaves nothing behind (the project is built in the manager's
 
 from __future__ import annotations
 
+import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -129,7 +130,7 @@ def clone_project(
             here = manager.find(project_id)
             raise ProjectExists(
                 f"this project ({remote_name!r}, id {project_id}) is already on this machine as {here.name!r}: "
-                f"sync that one (`storyloom sync {here.name}`) instead of cloning it again"
+                f"sync that one (`storyloom sync {shlex.quote(here.name)}`) instead of cloning it again"
             )
         local_name = manager.check_new_name(name) if name is not None else _remote_name(manager, remote_name)
         total = _expected(remote)

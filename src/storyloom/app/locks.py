@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.errors import StoryloomError
+from storyloom.project.conflicts import list_conflicts
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import WriteIntent
 from storyloom.project.locks import (
@@ -180,7 +181,7 @@ class LockService:
                     return info
         return self._lock_locally(doc_id, provisional=self._remote_configured())
 
-    def _lock_online(self, client: RemoteDatabase, doc_id: str) -> LockInfo:
+    def _lock_online(self, client: RemoteDatabase, doc_id: str, since: str | None = None) -> LockInfo:
         me = self.holder()
         record = self._records().get(doc_id)
         if record is not None:  # our provisional lock: settle it rather than stack another on it
@@ -201,7 +202,7 @@ class LockService:
             if held is not None:  # ours already (an earlier lock, or a stale one of ours)
                 self._pull(client, doc_id, server["_rev"])
                 return LockInfo(doc_id, me, held.since)
-            at = self.clock()
+            at = since or self.clock()
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, locked_fields(me, at))
             try:
@@ -235,7 +236,7 @@ class LockService:
     def unlock(self, doc_id: str, *, break_lock: bool = False) -> BrokenLock | None:
         """Release the holder's lock of ``doc_id`` (on the server too when it answers). With
         ``break_lock``, break another holder's lock instead, recorded in ``lockBroken``, and
-        return that record."""
+        return that record (``None`` when the server copy turned out free: nothing to break)."""
         self._store.get(doc_id)
         with self._client() as client:
             if break_lock:
@@ -301,11 +302,15 @@ class LockService:
         me = self.holder()
         if client is not None:
             try:
-                if self._break_online(client, doc_id, me):
-                    return broken_lock(self._store.get(doc_id))
+                outcome = self._break_online(client, doc_id, me)
             except Exception as exc:
                 if not is_offline(exc):
                     raise
+            else:
+                if outcome == "broken":
+                    return broken_lock(self._store.get(doc_id))
+                if outcome == "free":
+                    return None  # nothing to break (an earlier break's record is not this one's)
         current = self._store.get(doc_id)
         held = lock_info(current)
         if held is None:
@@ -317,15 +322,16 @@ class LockService:
         self._editor.update(doc, intent=WriteIntent.BREAK_LOCK)
         return broken_lock(doc)
 
-    def _break_online(self, client: RemoteDatabase, doc_id: str, me: str) -> bool:
-        """Break on the server; False when the server copy is free (the local copy decides)."""
+    def _break_online(self, client: RemoteDatabase, doc_id: str, me: str) -> str:
+        """Break on the server: ``broken``; ``free`` when the server copy and, once it is
+        pulled, the local one are free; ``local`` when only the local copy is locked (it decides)."""
         self._push(client, doc_id)
         for _ in range(MAX_ATTEMPTS):
             server = self._server_doc(client, doc_id)
             held = lock_info(server)
             if held is None:
                 self._pull(client, doc_id, server["_rev"])
-                return lock_info(self._store.get(doc_id)) is None
+                return "free" if lock_info(self._store.get(doc_id)) is None else "local"
             if held.holder == me:
                 raise LockStateError(f"you hold the lock of {doc_id!r}: unlock it instead of breaking it")
             wanted = copy.deepcopy(server)
@@ -335,7 +341,7 @@ class LockService:
             except RemoteConflict:
                 continue
             self._pull(client, doc_id, result["rev"])
-            return True
+            return "broken"
         raise LockError(f"could not break the lock of {doc_id!r}: other writers kept changing it; try again")
 
     def _break_record(self, me: str, held: LockInfo) -> dict[str, Any]:
@@ -399,6 +405,50 @@ class LockService:
                     raise
                 if notice is not None:
                     notices.append(notice)
+        return notices
+
+    def keep_held_locks(self, doc_ids: Iterable[str] | None = None) -> list[LockNotice]:
+        """Take again, on the server, each lock of ours that only a losing leaf still carries.
+
+        A teammate whose provisional lock lost releases it with a revision on top of their
+        branch; that branch is then longer than ours and wins, so the document reads as free
+        although the server confirmed our lock (when the leaves merge, the merge keeps our
+        lock; when they do not, nothing would). The sync service calls this after a pull (the
+        session's ``after_pull``, with the pulled ids): a compare-and-swap lock on the server's
+        free copy, keeping our ``lockedAt``. Someone who took the free copy meanwhile wins:
+        the notice says ``lost``. Returns one notice per such document."""
+        if not self._remote_configured():
+            return []
+        me, records = self.holder(), self._records()
+        wanted: list[tuple[str, str | None]] = []
+        for conflict in list_conflicts(self._store, doc_ids):
+            if conflict.doc_id in records or lock_info(conflict.leaves[0].doc) is not None:
+                continue
+            ours = [info for leaf in conflict.leaves[1:] if (info := lock_info(leaf.doc)) and info.holder == me]
+            if ours:
+                wanted.append((conflict.doc_id, ours[0].since))
+        notices: list[LockNotice] = []
+        if not wanted:
+            return notices
+        with self._client() as client:
+            if client is None:
+                return notices
+            for doc_id, since in wanted:
+                try:
+                    info = self._lock_online(client, doc_id, since)
+                except LockRefused as exc:
+                    when = f" since {exc.since}" if exc.since else ""
+                    notices.append(LockNotice(doc_id, "lost", exc.holder, exc.since, (
+                        f"your lock of {doc_id!r} was lost: a conflict left the document free and "
+                        f"{exc.holder} took it{when}; your edits are listed as a conflict (storyloom conflicts)")))
+                    continue
+                except Exception as exc:
+                    if is_offline(exc):
+                        break
+                    raise
+                notices.append(LockNotice(doc_id, "confirmed", me, info.since, (
+                    f"your lock of {doc_id!r} is kept: a conflict left the document free, and the server "
+                    "holds your lock again")))
         return notices
 
     def _confirm(self, client: RemoteDatabase, doc_id: str, record: dict[str, Any]) -> LockNotice | None:

@@ -18,6 +18,7 @@ only.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import threading
@@ -88,7 +89,7 @@ class PasswordStore:
                 f"unknown password store {choice!r} (from {BACKEND_ENV} or the caller): "
                 f"use one of {', '.join(BACKENDS)}"
             )
-        self._keyring = None if choice == "file" else usable_keyring()
+        self._choice = choice
         if choice == "keyring" and self._keyring is None:
             raise PasswordStoreError(
                 "no OS keyring is available on this machine; unset "
@@ -96,6 +97,12 @@ class PasswordStore:
             )
 
     # ------------------------------------------------------------------ where
+    @functools.cached_property
+    def _keyring(self) -> Any:
+        # Looking for a keyring backend takes a good part of a second: done when a password is
+        # first needed, not when a project window opens.
+        return None if self._choice == "file" else usable_keyring()
+
     @property
     def uses_keyring(self) -> bool:
         return self._keyring is not None

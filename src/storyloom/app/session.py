@@ -205,7 +205,9 @@ class ProjectSession:
         Locks first: a pulled teammate's lock taken online beside our provisional one is a
         conflict whose merge would keep the winner's lock (ours, when our branch is longer); the
         server's lock must decide instead, so our lock is found lost (and released on our
-        branch) before anything is merged."""
+        branch) before anything is merged. After the merge, a conflict that stays and whose
+        winner is free (a teammate's released lost lock on a longer branch) while a losing leaf
+        carries our lock gets our lock again on the server (``LockService.keep_held_locks``)."""
         notices = self.locks.confirm_provisional()
         for notice in notices:
             log.info("lock of %s: %s", notice.doc_id, notice.message)
@@ -214,6 +216,12 @@ class ProjectSession:
         if report is not None:
             for doc_id, rev in report.merged:
                 log.info("merged the conflict of %s into %s", doc_id, rev)
+            # What stays in conflict may have left our confirmed lock on a losing leaf only.
+            kept = self.locks.keep_held_locks(report.conflicts)
+            for notice in kept:
+                log.info("lock of %s: %s", notice.doc_id, notice.message)
+                self._post(LockSettled(notice))
+            notices = [*notices, *kept]
         return {"merge": None if report is None else report.to_json(),
                 "locks": [notice.to_json() for notice in notices]}
 

@@ -550,6 +550,10 @@ class SyncService:
             if event.type == "change" and (moved or event.docs or direction.kind != "idle"):
                 # (a batch that moved nothing, such as the push finding pulled documents on the
                 # server already, leaves an idle direction idle)
+                if name == "pull" and direction.kind in ("connecting", "offline"):
+                    # Through to the server (again) by way of a batch: the after-pull work
+                    # (provisional locks) still runs when it catches up, as in _caught_up.
+                    self._after_pull_force = True
                 direction.kind, direction.cause, direction.next_retry = "syncing", None, None
                 direction.progress = SyncProgress(name, status.docs_written - direction.base, status.pending)
                 self._note_too_large(event)

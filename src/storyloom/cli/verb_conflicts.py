@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ def run_conflicts(args: argparse.Namespace) -> int:
     with project_session(args.project) as session:
         found = list_conflicts(session.project.db)
         refused = list_refused(session.project.db)
+        name = session.project.name
     if args.json:
         print(json.dumps({"conflicts": [c.to_json() for c in found], "refused": [r.to_json() for r in refused]},
                          indent=2, ensure_ascii=False))
@@ -60,14 +62,14 @@ def run_conflicts(args: argparse.Namespace) -> int:
         print("no conflicts")
         return 0
     for conflict in found:
-        name = f"{conflict.name!r} " if conflict.name else ""
-        print(f"{name}({conflict.doc_id}), {conflict.collection or 'no collection'}: {len(conflict.leaves)} leaves")
+        label = f"{conflict.name!r} " if conflict.name else ""
+        print(f"{label}({conflict.doc_id}), {conflict.collection or 'no collection'}: {len(conflict.leaves)} leaves")
         for n, leaf in enumerate(conflict.leaves):
             role = "winner" if n == 0 else "leaf  "
             what = "deleted" if leaf.deleted else f"by {leaf.author or '?'} at {leaf.time or '?'}"
             print(f"  {role} {leaf.rev}  {what}")
     if found:
-        print(f"resolve with: storyloom resolve {args.project} DOC_ID (--take REV | --merged FILE)")
+        print(f"resolve with: storyloom resolve {shlex.quote(name)} DOC_ID (--take REV | --merged FILE)")
     for edit in refused:
         print(f"refused by the server: {edit.doc_id} {', '.join(edit.revs)}: {edit.reason}")
     return 0
@@ -108,6 +110,7 @@ def run_resolve(args: argparse.Namespace) -> int:
             raise CliError(str(exc), 2) from None
         except Conflict:
             raise CliError(f"{args.doc_id!r} changed while resolving (a sync or another edit): run "
-                           f"`storyloom conflicts {args.project}` and resolve again", 1) from None
+                           f"`storyloom conflicts {shlex.quote(session.project.name)}` and resolve again",
+                           1) from None
     print(f"resolved {args.doc_id}: {rev} (the other leaves are superseded; sync to share it)")
     return 0

@@ -31,6 +31,7 @@ import contextlib
 import getpass
 import json
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -267,7 +268,8 @@ def _run_stored(args: argparse.Namespace) -> int:
             after = None
             if args.direction != "push" and pulled.state == "complete":
                 after = _after_pull(session, db, remote, options, before, args.direction)
-        return _report(status, args.direction, args.json, remote.db_url, after)
+        return _report(status, args.direction, args.json, remote.db_url, after,
+                       project=session.project.name, username=session.remote.username)
 
 
 def _after_pull(session: Any, db: Any, remote: Any, options: Any, before: int, direction: str) -> Any:
@@ -293,6 +295,16 @@ def _after_pull(session: Any, db: Any, remote: Any, options: Any, before: int, d
     return after
 
 
+def state_line(state: Any) -> str:
+    """One line per sync state for ``sync --live``: offline says why, an error what to do."""
+    line = f"sync: {state.kind}: {state.detail}"
+    if state.kind == "offline" and state.cause and state.cause not in line:
+        line += f" ({state.cause})"
+    if state.fix and state.kind == "error":
+        line += f" (fix: {state.fix})"
+    return line
+
+
 def _run_service(session: Any, as_json: bool) -> int:
     """``--live`` with the stored settings: the project's sync service, live, until Ctrl-C."""
     import dataclasses
@@ -302,13 +314,7 @@ def _run_service(session: Any, as_json: bool) -> int:
     stop = threading.Event()
 
     def on_state(state: Any) -> None:
-        if as_json:
-            print(json.dumps(state.to_json()), flush=True)
-        else:
-            line = f"sync: {state.kind}: {state.detail}"
-            if state.fix and state.kind == "error":
-                line += f" (fix: {state.fix})"
-            print(line, flush=True)
+        print(json.dumps(state.to_json()) if as_json else state_line(state), flush=True)
 
     class LiveRemote:
         """The stored remote, followed continuously whatever its interval says."""
@@ -378,7 +384,10 @@ def _directions(status: Any, direction: str) -> list[tuple[str, Any]]:
     return [(direction, status)]
 
 
-def _report(status: Any, direction: str, as_json: bool, where: str, after: Any = None) -> int:
+def _report(status: Any, direction: str, as_json: bool, where: str, after: Any = None, *,
+            project: str | None = None, username: str | None = None) -> int:
+    from storyloom.sync import ProjectMismatch
+
     parts = _directions(status, direction)
     fatal = [(name, st) for name, st in parts if st.state == "error"]
     cancelled = any(st.state == "cancelled" for _, st in parts)
@@ -416,7 +425,7 @@ def _report(status: Any, direction: str, as_json: bool, where: str, after: Any =
             print(f"merged: {len(merge['merged'])} conflicted document(s) merged automatically")
         if merge.get("conflicts"):
             print(f"conflicts: {len(merge['conflicts'])} document(s) need a decision "
-                  "(`storyloom conflicts PROJECT`)")
+                  f"(`storyloom conflicts {shlex.quote(project) if project else 'PROJECT'}`)")
         for notice in after.get("locks") or []:
             print(f"lock: {notice['message']}")
     seen: set[str] = set()
@@ -426,6 +435,11 @@ def _report(status: Any, direction: str, as_json: bool, where: str, after: Any =
             continue
         seen.add(message)
         print(f"storyloom: error: {name} failed: {message}", file=sys.stderr)
+        if isinstance(st.last_error, ProjectMismatch):
+            # The other way out: join the project that database holds, as a project of its own.
+            print(f"storyloom: to join {st.last_error.remote_name or 'that project'!r} on this machine: "
+                  f"storyloom clone {where} --username {shlex.quote(username) if username else 'USER'}",
+                  file=sys.stderr)
     if cancelled and not fatal and not _live(parts):
         print("storyloom: sync cancelled", file=sys.stderr)
     return code

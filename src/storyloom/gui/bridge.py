@@ -13,7 +13,15 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from storyloom.app import ApiStateChanged, DocumentChanged, ProjectSession, SessionClosed, SessionEvent
+from storyloom.app import (
+    ApiStateChanged,
+    DocumentChanged,
+    LockSettled,
+    ProjectSession,
+    SessionClosed,
+    SessionEvent,
+    SyncStateChanged,
+)
 
 
 class SessionBridge(QObject):
@@ -21,11 +29,15 @@ class SessionBridge(QObject):
 
     - ``documents_changed(list[DocumentChanged])``: a batch, in the session's order;
     - ``api_state_changed(ApiStateChanged)``;
+    - ``sync_state_changed(SyncState)``: what the sync service shows now;
+    - ``lock_settled(LockNotice)``: a provisional lock settled after reconnecting;
     - ``session_closed(str)``: the project id.
     """
 
     documents_changed = Signal(list)
     api_state_changed = Signal(object)
+    sync_state_changed = Signal(object)
+    lock_settled = Signal(object)
     session_closed = Signal(str)
     _wake = Signal()
 
@@ -61,6 +73,10 @@ class SessionBridge(QObject):
                 changes = []
             if isinstance(event, ApiStateChanged):
                 self.api_state_changed.emit(event)
+            elif isinstance(event, SyncStateChanged):
+                self.sync_state_changed.emit(event.state)
+            elif isinstance(event, LockSettled):
+                self.lock_settled.emit(event.notice)
             elif isinstance(event, SessionClosed):
                 self.session_closed.emit(event.project_id)
         if changes:

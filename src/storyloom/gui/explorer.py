@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 from storyloom.app import DocumentChanged, ProjectSession
 from storyloom.app.outline import create_in, duplicate
 from storyloom.errors import StoryloomError
+from storyloom.gui.attachment_files import AttachmentFiles
 from storyloom.gui.sidebar import ATTACHMENTS, SETTINGS, collection_label
-from storyloom.gui.tree_model import ID_ROLE, CollectionTreeModel
+from storyloom.gui.tree_model import ID_ROLE, CollectionTreeModel, MarkProvider
 from storyloom.project.collections import ATTACHMENT_TYPE
 
 
@@ -43,6 +44,8 @@ class ExplorerPanel(QWidget):
         self.session = session
         self.collection = ""
         self.model: CollectionTreeModel | None = None
+        #: What documents are marked with (conflicts, locks): every tree model shown uses these.
+        self.marks: list[MarkProvider] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 12, 0, 0)
         layout.setSpacing(8)
@@ -91,6 +94,11 @@ class ExplorerPanel(QWidget):
         self.view.expanded.connect(lambda i: self._expanded.add(i.data(ID_ROLE)))
         self.view.collapsed.connect(lambda i: self._expanded.discard(i.data(ID_ROLE)))
         self.actions_by_name = self._make_actions()
+        # Attachments: "+" and Ctrl+N add files; files dropped from the desktop are added too.
+        self.attachment_files = AttachmentFiles(session, lambda: self.collection == ATTACHMENTS, self)
+        self.attachment_files.accept_drops_on(self.view.viewport(), self.empty)
+        self.attachment_files.failed.connect(self.show_message)
+        self.attachment_files.added.connect(self._attachments_added)
 
     def _tool(self, icon: str, tip: str, slot: object) -> QToolButton:
         button = QToolButton()
@@ -125,14 +133,16 @@ class ExplorerPanel(QWidget):
         self.message.hide()
         self._expanded.clear()
         tree = key not in (ATTACHMENTS, SETTINGS)
-        self.new_button.setVisible(tree)
+        self.new_button.setVisible(tree or key == ATTACHMENTS)
+        self.new_button.setToolTip("Add files… (Ctrl+N), or drop files here" if key == ATTACHMENTS
+                                   else "New document (Ctrl+N)")
         self.folder_button.setVisible(tree)
         if key == SETTINGS:
             self.model = None
             self.view.setModel(None)
             self._show_empty("Project settings open in a tab.\nChoose Project Settings again to bring it forward.")
             return
-        self.model = CollectionTreeModel(self.session, key, self.view)
+        self.model = CollectionTreeModel(self.session, key, self.view, marks=self.marks)
         self.model.failed.connect(self.show_message)
         self.view.setModel(self.model)
         self._update_empty()
@@ -147,7 +157,7 @@ class ExplorerPanel(QWidget):
         if self.model.rowCount() == 0:
             label = collection_label(self.collection).lower()
             if self.collection == ATTACHMENTS:
-                self._show_empty("No attachments yet.\nImages and files added to documents are listed here.")
+                self._show_empty("No attachments yet.\nAdd images and files with + (Ctrl+N), or drop them here.")
             else:
                 self._show_empty(f"No {label} yet.\nCreate one (Ctrl+N) or import a Drafft project.")
         else:
@@ -221,7 +231,9 @@ class ExplorerPanel(QWidget):
         return self.model is not None and self.collection not in (ATTACHMENTS, SETTINGS)
 
     def new_document(self) -> None:
-        if self._tree_collection():
+        if self.collection == ATTACHMENTS and self.model is not None:
+            self.attachment_files.choose(self)
+        elif self._tree_collection():
             self._create(folder=False)
 
     def new_folder(self) -> None:
@@ -293,7 +305,15 @@ class ExplorerPanel(QWidget):
         if node is not None and not node.is_folder:
             self.open_requested.emit(node.id)
 
+    def _attachments_added(self, ids: list[str]) -> None:
+        self.rebuild()
+        self.reveal(ids[0])
+        self.open_requested.emit(ids[0])
+
     def _context_menu(self, point: QPoint) -> None:
+        if self.collection == ATTACHMENTS and self.model is not None:
+            self._attachments_menu(point)
+            return
         if not self._tree_collection():
             return
         menu = QMenu(self)
@@ -309,3 +329,11 @@ class ExplorerPanel(QWidget):
         for name in ("rename", "duplicate", "delete"):
             self.actions_by_name[name].setEnabled(True)
 
+    def _attachments_menu(self, point: QPoint) -> None:
+        menu = QMenu(self)
+        menu.addAction(qta.icon("ph.plus", color="#8a94a0"), "Add Files…", lambda: self.attachment_files.choose(self))
+        if self.selected_ids():
+            menu.addSeparator()
+            for name in ("rename", "delete"):
+                menu.addAction(self.actions_by_name[name])
+        menu.exec(self.view.viewport().mapToGlobal(point))

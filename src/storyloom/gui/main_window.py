@@ -9,11 +9,13 @@ returns it. Closing the window saves pending edits, records the open tabs, close
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -91,6 +93,24 @@ class MainWindow(QMainWindow):
         from storyloom.gui.problems_panel import install_problems_panel  # the Problems dock (Ctrl+Shift+M)
 
         self.problems_panel = install_problems_panel(self)
+        from storyloom.gui.search_panel import install_search_panel  # the Search dock (Ctrl+Shift+F)
+
+        self.search_panel = install_search_panel(self)
+        from storyloom.gui.conflict_marks import install_conflict_marks  # conflicts flagged, the merge view
+        from storyloom.gui.info_drawer import install_info_drawer  # the Document Info drawer (Ctrl+I)
+
+        self.conflict_marks = install_conflict_marks(self)
+        self.info_drawer = install_info_drawer(self, self.conflict_marks.flags)
+        self.info_drawer.merge_requested.connect(self.conflict_marks.open_merge)
+        self.conflict_marks.changed.connect(self.info_drawer.refresh)
+        from storyloom.gui.locks_ui import LockController  # locks in the tree, the tabs, the editors (F2)
+        from storyloom.gui.sync_panel import install_sync_panel  # the sync state and its panel
+
+        self.lock_ui = LockController(self)
+        self.sync_status = install_sync_panel(self)
+        from storyloom.gui.remote_settings_page import install_remote_settings  # Team > Remote Replication…
+
+        self.remote_settings_action = install_remote_settings(self)
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()
@@ -138,6 +158,9 @@ class MainWindow(QMainWindow):
         self._action(file, "Save", QKeySequence.StandardKey.Save, self.save_current, "ph.floppy-disk")
         self._action(file, "Save All", "Ctrl+Alt+S", self.tabs.save_all)
         file.addSeparator()
+        self._action(file, "Export Game Content…", "Ctrl+E", self.show_export, "ph.upload-simple")
+        self._action(file, "Export Schema…", "Ctrl+Shift+E", lambda: self.show_export("schema"))
+        file.addSeparator()
         self._action(file, "Close Tab", "Ctrl+W", self.tabs.close_current)
         self._action(file, "Options…", "Ctrl+,", self.show_options, "ph.gear-six")
         file.addSeparator()
@@ -153,6 +176,9 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         self._action(view, "Next Tab", "Ctrl+Tab", lambda: self._cycle_tab(1))
         self._action(view, "Previous Tab", "Ctrl+Shift+Tab", lambda: self._cycle_tab(-1))
+        from storyloom.gui.player import add_play_actions  # Play (F5), Play from Here (Shift+F5)
+
+        add_play_actions(self, bar.addMenu("&Play"))
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "Keyboard Shortcuts", "F1", self.show_shortcuts, "ph.keyboard")
 
@@ -169,6 +195,19 @@ class MainWindow(QMainWindow):
             self.explorer.show_message("That document no longer exists; it was deleted elsewhere.")
             self.explorer.rebuild()
             return False
+        return True
+
+    def open_at(self, doc_id: str, line: int = 0, column: int = 1, *, field: str | None = None,
+                length: int = 0) -> bool:
+        """Open ``doc_id`` with the cursor on ``line`` (1-based; 0 leaves it) or, for a search
+        hit, with ``length`` characters of ``field`` selected at ``line``/``column``."""
+        if not self.open_document(doc_id):
+            return False
+        editor = self.tabs.editor(doc_id)
+        if editor is not None and field is not None:
+            editor.focus_match(field, line, column, length)
+        elif editor is not None and line > 0:
+            editor.focus_line(line)
         return True
 
     def navigate_to(self, route: str, doc_id: str) -> None:
@@ -198,6 +237,15 @@ class MainWindow(QMainWindow):
         editor = self.tabs.current_editor()
         if editor is not None:
             editor.save()
+
+    def show_export(self, kind: str = "game") -> QWidget:
+        """File > Export Game Content (``kind`` ``"game"``) or Export Schema (``"schema"``)."""
+        from storyloom.gui.export_dialog import ExportDialog  # loaded when first asked for
+
+        dialog = ExportDialog(self.session, self.workspace.user, kind, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def show_options(self) -> OptionsDialog:
         dialog = OptionsDialog(self.workspace, self)
@@ -291,19 +339,29 @@ class MainWindow(QMainWindow):
 
     def close_session(self) -> None:
         self._counts.stop()
+        for dialog in self.findChildren(QDialog):  # work a dialog runs on a worker (an export) ends first
+            stop = getattr(dialog, "stop_work", None)
+            if callable(stop):
+                stop()
         for editor in self.tabs.editors():
             editor.stop()
+        self.search_panel.stop()
+        self.problems_panel.stop()
+        self.sync_status.stop()
+        self.lock_ui.stop()  # lock calls still waiting for the server end first
         self.navigation.attached = False
         self.bridge.detach()
         self.session.close()
 
 
-def open_project_window(workspace: Workspace, project: str, parent: QWidget | None = None) -> MainWindow:
-    """Open ``project`` (a name or id) in a new main window, start the API if the options say so,
-    show the window and return it. Opening errors (``ProjectNotFound``, ``ProjectAlreadyOpen``)
-    are raised before any window exists, for the caller to show."""
+def open_project_window(workspace: Workspace, project: str, parent: QWidget | None = None,
+                        **session_options: Any) -> MainWindow:
+    """Open ``project`` (a name or id) in a new main window, start the API if the options say so
+    and sync when the project's remote is enabled, show the window and return it. Opening errors
+    (``ProjectNotFound``, ``ProjectAlreadyOpen``) are raised before any window exists, for the
+    caller to show. ``session_options`` go to :meth:`Workspace.open_session`."""
     navigation = GuiNavigation()
-    session = workspace.open_session(project, navigation=navigation)
+    session = workspace.open_session(project, navigation=navigation, **session_options)
     try:
         window = MainWindow(workspace, session, navigation, parent)
     except BaseException:
@@ -314,5 +372,6 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     # of the options (Options dialog) from here on.
     session.start_api()
     window._show_api_status()
+    window.sync_status.apply(session.start_sync())  # a team project syncs while it is open
     window.show()
     return window

@@ -1,7 +1,8 @@
 """The Problems dock: every problem of the open project in one table (severity, message,
 document, line), kept current from the session's changes by
 :class:`storyloom.app.problems.ProjectProblems`. Activating a row asks to open the document
-(``open_requested(doc_id, line)``; line 0 when the problem has none).
+(``open_requested(doc_id, line)``; line 0 when the problem has none). The first check of the
+whole project runs on a worker thread: the window does not wait for it.
 
 :func:`install_problems_panel` adds it to a main window: bottom dock, View ▸ Problems
 (Ctrl+Shift+M), a count in the status bar, rows opening their tab at their line."""
@@ -11,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from storyloom.app import DocumentChanged, ProjectSession
 from storyloom.app.problems import ProjectProblem, ProjectProblems
 from storyloom.gui import icons
+from storyloom.gui.tasks import Task
 
 if TYPE_CHECKING:
     from storyloom.gui.main_window import MainWindow
@@ -134,19 +136,69 @@ class ProblemsPanel(QDockWidget):
         self.setWidget(self.stack)
         self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                          | QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.rebuild()
+        self._task: Task | None = None
+        self._queued: list[DocumentChanged] = []
+        self._stopped = False
+        self.rebuild_in_background()
 
     def rebuild(self) -> None:
-        """Check the whole project again."""
+        """Check the whole project again, now."""
         try:
             self.problems.rebuild()
         except Exception:  # the panel is a help: never a traceback for the user
             log.exception("collecting the project's problems failed")
         self._show()
 
+    def rebuild_in_background(self) -> None:
+        """Check the whole project on a worker thread, so the window opens at once (checking
+        10,000 documents takes seconds); changes that arrive meanwhile are applied after."""
+        if self._task is not None or self._stopped:
+            return
+        self.empty.setText("Checking the project…")
+        self.stack.setCurrentWidget(self.empty)
+        self._task = Task(self.problems.rebuild, "Checking the project", self)
+        self._task.succeeded.connect(self._rebuilt)
+        self._task.failed.connect(self._rebuilt)
+        self._task.start()
+
+    @property
+    def checking(self) -> bool:
+        """True while the first check of the whole project runs."""
+        return self._task is not None
+
+    def wait_until_checked(self) -> None:
+        """Block until the background check is done and shown (screenshots, benchmarks)."""
+        task = self._task
+        if task is not None:
+            task.wait()
+            QCoreApplication.sendPostedEvents()
+            QCoreApplication.processEvents()
+
+    def _rebuilt(self, result: object) -> None:
+        self._task = None
+        if isinstance(result, Exception):
+            log.error("collecting the project's problems failed: %s", result)
+        if self._stopped or self.session.closed:
+            return
+        self.empty.setText("No problems in this project.")
+        queued, self._queued = self._queued, []
+        if queued:
+            self.apply(queued)
+        else:
+            self._show()
+
+    def stop(self) -> None:
+        """Before the session closes: wait for a check in progress, follow nothing more."""
+        self._stopped = True
+        if self._task is not None:
+            self._task.wait()
+
     def apply(self, changes: list[DocumentChanged]) -> None:
         """Follow a batch of the session's changes (the bridge's ``documents_changed``)."""
-        if self.session.closed:
+        if self.session.closed or self._stopped:
+            return
+        if self._task is not None:  # the whole project is being checked: after it
+            self._queued.extend(changes)
             return
         try:
             self.problems.apply(changes)
@@ -208,15 +260,8 @@ def install_problems_panel(window: MainWindow) -> ProblemsPanel:
         count.set_icon("ph.warning-circle", colour)
         count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
 
-    def open_at(doc_id: str, line: int) -> None:
-        if not window.open_document(doc_id):
-            return
-        editor = window.tabs.editor(doc_id)
-        if editor is not None and line > 0:
-            editor.focus_line(line)
-
     panel.counts_changed.connect(show_counts)
-    panel.open_requested.connect(open_at)
+    panel.open_requested.connect(lambda doc_id, line: window.open_at(doc_id, line))
     window.bridge.documents_changed.connect(panel.apply)
     show_counts(*panel.problems.counts())
     count.mousePressEvent = lambda _event: (panel.show(), panel.raise_())  # type: ignore[method-assign]

@@ -24,6 +24,7 @@ def problems_panel(workspace: Workspace, out_dir: Path) -> QWidget:
     if isinstance(app, QApplication):
         settle(app)
     panel = window.problems_panel
+    panel.wait_until_checked()
     panel.show()
     window.resizeDocks([panel], [230], Qt.Orientation.Vertical)
     if panel.model.rows:

@@ -218,6 +218,9 @@ class ProjectManagerWindow(QMainWindow):
                                           "Import a Drafft backup (.json) as a new project")
         self.restore_action = self._action("Restore a backup…", "restore", "Ctrl+Shift+O", self.restore_backup,
                                            "Restore a Storyloom backup as a project")
+        self.join_action = self._action("Join a project from a server…", "sync", "Ctrl+J", self.join_from_server,
+                                        "Copy a team's project from its CouchDB server (your invitation has the "
+                                        "URL, user name and password)")
         self.open_action = self._action("Open", "open", None, self.open_selected, "Open the selected project (Enter)")
         self.rename_action = self._action("Rename…", "rename", "F2", self.rename_selected,
                                           "Rename the selected project")
@@ -259,7 +262,8 @@ class ProjectManagerWindow(QMainWindow):
         box.addLayout(brand)
         box.addWidget(set_role(QLabel("Narrative design for game teams"), "caption"))
         box.addSpacing(theme.XL)
-        for action in (self.new_action, self.sample_action, self.import_action, self.restore_action):
+        for action in (self.new_action, self.sample_action, self.import_action, self.restore_action,
+                       self.join_action):
             box.addWidget(ActionButton(action))
         box.addSpacing(theme.XL)
         self.recent_heading = set_role(QLabel("RECENT"), "caption")
@@ -432,7 +436,7 @@ class ProjectManagerWindow(QMainWindow):
         for action in self.selection_actions:
             action.setEnabled(has and not busy)
         self.open_action.setEnabled(has)
-        for action in (self.new_action, self.import_action, self.restore_action):
+        for action in (self.new_action, self.import_action, self.restore_action, self.join_action):
             action.setEnabled(not busy)
 
     def _focus_filter(self) -> None:
@@ -700,6 +704,23 @@ class ProjectManagerWindow(QMainWindow):
         return self._start(f"Backing up to {file.name}…", lambda: manager.backup(project_id, file),
                            lambda written: self.show_success(f"Backed up to {written}."),
                            lambda exc: self.show_error(self._failure_text("Cannot back up the project", exc)))
+
+    def join_from_server(self) -> QWidget:
+        """Join a project from a server… (``storyloom clone``): the dialog runs the first pull with
+        its progress; the joined project then opens."""
+        from storyloom.gui.remote_dialogs import JoinDialog  # loaded when first asked for
+
+        dialog = JoinDialog(self.workspace, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.joined.connect(self._joined)
+        dialog.open()
+        return dialog
+
+    def _joined(self, result: Any) -> None:
+        self.refresh(select=result.project_id)
+        self.show_success(f"Joined “{display_name(result.name)}”: {result.docs_written:,} documents from "
+                          f"{result.database_url}.")
+        self.open_project(result.project_id)
 
     def restore_backup(self) -> None:
         file, _ = QFileDialog.getOpenFileName(self, "Restore a Storyloom backup", str(Path.home()),

@@ -40,7 +40,12 @@ SIZE = QSize(1440, 900)
 SHOT_MODULES = ("storyloom.gui.project_manager_shots", "storyloom.gui.main_window_shots",
                 "storyloom.gui.shortcuts_dialog_shots", "storyloom.gui.text_editors_shots",
                 "storyloom.gui.problems_panel_shots", "storyloom.gui.settings_editor_shots",
-                "storyloom.gui.variable_editors_shots")
+                "storyloom.gui.variable_editors_shots", "storyloom.gui.search_panel_shots",
+                "storyloom.gui.attachments_shots", "storyloom.gui.script_completion_shots",
+                "storyloom.gui.player_shots", "storyloom.gui.remote_settings_shots",
+                "storyloom.gui.boards_shots", "storyloom.gui.dialogue_graph_shots",
+                "storyloom.gui.canvas_map_shots",
+                "storyloom.gui.sync_locks_shots", "storyloom.gui.revisions_shots")
 
 _REGISTRY: dict[str, Shot] = {}
 

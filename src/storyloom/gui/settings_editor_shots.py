@@ -26,6 +26,6 @@ def project_settings(workspace: Workspace, out_dir: object) -> QWidget:
         app = QApplication.instance()
         if isinstance(app, QApplication):
             settle(app)
-        bar = editor.body.verticalScrollBar()
+        bar = editor.form_scroll.verticalScrollBar()
         bar.setValue(bar.maximum())
     return window

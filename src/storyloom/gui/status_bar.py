@@ -1,11 +1,12 @@
-"""The status bar: project, user, the local API's state and (later) sync, in a few words."""
+"""The status bar: project, user, the local API's state and sync, in a few words."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 import qtawesome as qta
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStatusBar, QWidget
 
 from storyloom.api.controller import ApiStatus
@@ -33,6 +34,21 @@ class _Item(QWidget):
         self.setToolTip(tip or text)
 
 
+class ClickableItem(_Item):
+    """An item that opens something when clicked (``clicked``): the sync state opens the sync panel."""
+
+    clicked = Signal()
+
+    def __init__(self, icon: str, text: str = "") -> None:
+        super().__init__(icon, text)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit()
+        super().mousePressEvent(event)
+
+
 def api_text(status: ApiStatus, enabled: bool) -> tuple[str, str]:
     """The status bar's words for the API state, and its tooltip."""
     if status.running and status.url:
@@ -53,8 +69,9 @@ class StatusBar(QStatusBar):
         self.project = _Item("ph.folder-simple", project)
         self.user = _Item("ph.user-circle", user)
         self.api = _Item("ph.broadcast", "API off")
-        self.sync = _Item("ph.cloud-slash", "Not synced")
-        self.sync.setToolTip("This project is not replicated to a server (sync comes in a later version)")
+        self.sync = ClickableItem("ph.cloud-slash", "Sync off")
+        self.sync.setObjectName("syncStatus")
+        self.sync.setToolTip("This project is not replicated to a server")
         self.addWidget(self.project)
         self.addWidget(self.user)
         self.addPermanentWidget(self.sync)
@@ -69,3 +86,8 @@ class StatusBar(QStatusBar):
         color = "#3fa36b" if status.running else ("#e5484d" if status.error else "#8a94a0")
         self.api.set_icon("ph.broadcast", color)
         self.api.label.setProperty("state", "failed" if status.error else ("on" if status.running else "off"))
+
+    def set_sync(self, text: str, tip: str, icon: str, color: str) -> None:
+        """The sync state's words, tooltip, icon and colour (see :mod:`storyloom.app.sync_activity`)."""
+        self.sync.set_text(text, tip)
+        self.sync.set_icon(icon, color)

@@ -13,6 +13,7 @@ from storyloom.app.open_tabs import OpenTabs
 from storyloom.gui import icons
 from storyloom.gui.editors import DocumentEditor, editor_for
 from storyloom.gui.sidebar import SETTINGS, collection_icon
+from storyloom.gui.tree_model import MarkProvider, document_mark
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.store import NotFound
 
@@ -36,6 +37,8 @@ class DocumentTabs(QTabWidget):
         self.tabCloseRequested.connect(lambda i: self.close_tab(i))
         self.currentChanged.connect(lambda _i: self.changed.emit())
         self._invalid_icon = icons.icon("error")
+        #: What documents are marked with (conflicts, locks), shown in their tabs as in the tree.
+        self.marks: list[MarkProvider] = []
 
     def _close_button(self, editor: QWidget) -> QToolButton:
         button = QToolButton(self)
@@ -125,8 +128,9 @@ class DocumentTabs(QTabWidget):
         self.setTabText(index, f"{title} •" if editor.dirty else title)
         kind = SETTINGS if editor.doc_id == SETTINGS_ID else str(
             editor.base.get("collection") or editor.base.get("type") or "")
-        self.setTabIcon(index, self._invalid_icon if editor.invalid else collection_icon(kind))
-        tip = title
+        mark_icon, mark_texts = document_mark(self.marks, editor.doc_id)
+        self.setTabIcon(index, self._invalid_icon if editor.invalid else mark_icon or collection_icon(kind))
+        tip = "\n".join([title, *mark_texts])
         if editor.invalid:
             tip += f"\n{editor.error}"
         elif editor.dirty:
@@ -134,6 +138,11 @@ class DocumentTabs(QTabWidget):
         if editor.deleted:
             tip += "\nDeleted elsewhere"
         self.setTabToolTip(index, tip)
+
+    def update_marks(self) -> None:
+        """Show the documents' marks again (a conflict appeared or went)."""
+        for editor in self.editors():
+            self._update_tab(editor)
 
     # ------------------------------------------------------------------ the open tabs record
     def state(self) -> OpenTabs:

@@ -9,9 +9,11 @@ change comes back as an event. Attachments, which have no tree, are listed flat 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QIcon
 
 from storyloom.app import ProjectSession
 from storyloom.app.outline import OutlineNode, build_outline, can_move_into, display_name, drop_placement
@@ -24,6 +26,21 @@ MIME_TYPE = "application/x-storyloom-ids"
 ID_ROLE = Qt.ItemDataRole.UserRole
 FOLDER_ROLE = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
+#: What a document is marked with in the tree and its tab (in conflict, locked...): an icon
+#: that replaces the collection's, and a sentence added to the tooltip; ``None`` when nothing.
+MarkProvider = Callable[[str], tuple[QIcon, str] | None]
+
+
+def document_mark(marks: list[MarkProvider], doc_id: str) -> tuple[QIcon | None, list[str]]:
+    """The first provider's icon for ``doc_id`` and every provider's sentence."""
+    icon: QIcon | None = None
+    texts: list[str] = []
+    for provider in marks:
+        mark = provider(doc_id)
+        if mark is not None:
+            icon = icon or mark[0]
+            texts.append(mark[1])
+    return icon, texts
 
 
 class CollectionTreeModel(QAbstractItemModel):
@@ -33,10 +50,12 @@ class CollectionTreeModel(QAbstractItemModel):
 
     failed = Signal(str)
 
-    def __init__(self, session: ProjectSession, collection: str, parent: Any = None) -> None:
+    def __init__(self, session: ProjectSession, collection: str, parent: Any = None,
+                 marks: list[MarkProvider] | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.collection = collection
+        self.marks: list[MarkProvider] = marks if marks is not None else []
         self._roots: list[OutlineNode] = []
         self._parents: dict[str, OutlineNode | None] = {}
         self._by_id: dict[str, OutlineNode] = {}
@@ -123,9 +142,13 @@ class CollectionTreeModel(QAbstractItemModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return node.name
         if role == Qt.ItemDataRole.DecorationRole:
-            return self._folder_icon if node.is_folder else self._doc_icon
+            if node.is_folder:
+                return self._folder_icon
+            return (document_mark(self.marks, node.id)[0] if self.marks else None) or self._doc_icon
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{node.name} (folder, {len(node.children)} items)" if node.is_folder else node.name
+            if node.is_folder:
+                return f"{node.name} (folder, {len(node.children)} items)"
+            return "\n".join([node.name, *document_mark(self.marks, node.id)[1]])
         if role == ID_ROLE:
             return node.id
         if role == FOLDER_ROLE:

@@ -29,6 +29,8 @@ from typing import Any
 
 import merge3
 
+from storyloom.project.locks import lock_info
+
 #: Text fields per document type, as paths into the body: merged line by line.
 TEXT_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "Script": (("content", "script"),),
@@ -123,7 +125,7 @@ def merge_documents(base: dict[str, Any] | None, ours: dict[str, Any] | None,
     conflicts: list[FieldConflict] = []
     texts = {path for path in text_fields(ours_body.get("type") or theirs_body.get("type"))}
     merged = _merge_dicts(base_body, ours_body, theirs_body, (), texts, conflicts, skip=LOCK_FIELDS + STAMP_FIELDS)
-    _merge_group(merged, LOCK_FIELDS, base_body, ours_body, theirs_body)
+    _merge_group(merged, LOCK_FIELDS, base_body, ours_body, theirs_body, state=_lock_state)
     _take_stamps(merged, ours_body, theirs_body)
     if conflicts:
         return MergeOutcome(None, conflicts, merged)
@@ -201,13 +203,23 @@ def _plain(value: Any) -> Any:
     return None if value is _ABSENT else copy.deepcopy(value)
 
 
-def _merge_group(merged: dict[str, Any], keys: tuple[str, ...], base: dict[str, Any], ours: dict[str, Any],
-                 theirs: dict[str, Any]) -> None:
-    """The fields ``keys`` as one value: from the side that changed them, the winner's when
-    both did (differently)."""
+def _lock_state(doc: dict[str, Any]) -> dict[str, Any]:
+    """The lock a body means, not how it spells it: a free document is free whether it has
+    ``lockedAt: null`` or no ``lockedAt`` (documents are created without it, an unlock writes
+    null). Otherwise a released lost lock would count as a lock change and beat the holder's
+    lock on the other side."""
+    info = lock_info(doc)
+    return {"holder": info.holder if info else None, "since": info.since if info else None,
+            "broken": doc.get("lockBroken")}
 
-    def group(doc: dict[str, Any]) -> dict[str, Any]:
-        return {k: doc[k] for k in keys if k in doc}
+
+def _merge_group(merged: dict[str, Any], keys: tuple[str, ...], base: dict[str, Any], ours: dict[str, Any],
+                 theirs: dict[str, Any], *, state: Any = None) -> None:
+    """The fields ``keys`` as one value: from the side that changed them, the winner's when
+    both did (differently). ``state(doc)`` is what is compared (default: the fields as they are)."""
+
+    def group(doc: dict[str, Any]) -> Any:
+        return state(doc) if state is not None else {k: doc[k] for k in keys if k in doc}
 
     source = theirs if _same(group(ours), group(base)) and not _same(group(theirs), group(base)) else ours
     for key in keys:

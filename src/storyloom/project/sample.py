@@ -23,6 +23,8 @@ from storyloom.errors import StoryloomError
 from storyloom.project import content as typed
 from storyloom.project import sample_content as text
 from storyloom.project.collections import EXPORT_NAMES
+from storyloom.project.dialogue_graph import script_preview
+from storyloom.project.dialogue_layout import layered_layout, node_geometry
 from storyloom.project.documents import EDITOR_MODES, new_id, permalink
 from storyloom.project.editor import Editor, WriteResult
 from storyloom.project.manager import Project, ProjectManager
@@ -226,8 +228,18 @@ class _SampleWriter:
         graph.link(dark, end_dark)
         act2 = self.folder("Dialogue", "Act 2")
         self.create("Dialogue", "The Interview", "interview", parent=act2, alias="interview",
-                    dialogueScriptFolderID=self.ids["interview_lines"], content={"tree": graph.tree()})
+                    dialogueScriptFolderID=self.ids["interview_lines"], content={"tree": self.laid_out(graph.tree())})
         self.ids["interview_start"] = start["id"]
+
+    def laid_out(self, tree: dict[str, Any]) -> dict[str, Any]:
+        """The graph placed as the dialogue editor's Auto layout places it (each script node's
+        box as tall as the first lines it shows)."""
+        shown = {r.id: len(script_preview(r.doc["content"]["script"])) for r in self.results
+                 if r.doc.get("type") == "Script"}
+        boxes = {n["id"]: node_geometry(n, shown.get(n["data"]["scriptId"])) for n in tree["nodes"]}
+        for node_id, (x, y) in layered_layout(tree, boxes).items():
+            next(n for n in tree["nodes"] if n["id"] == node_id)["position"] = {"x": x, "y": y}
+        return tree
 
     def scene(self) -> None:
         items = [
@@ -275,6 +287,7 @@ class _SampleWriter:
         design = self.folder("Gdd", "Design")
         ids = {key: new_id() for key in ("overview", "characters", "solution")}
         ids["island_art"] = island_art
+        self.ids["island_art"] = island_art
         for key, name, page in (("overview", "Overview", text.GDD_OVERVIEW),
                                 ("characters", "Characters", text.GDD_CHARACTERS),
                                 ("solution", "The Solution", text.GDD_SOLUTION)):
@@ -285,40 +298,55 @@ class _SampleWriter:
 
     def boards(self) -> None:
         columns = [
-            {"id": "clue", "title": "Clue", "type": "text", "name": "clue", "width": 160},
-            {"id": "where", "title": "Found", "type": "text", "name": "where", "width": 220},
-            {"id": "points", "title": "Points", "type": "number", "name": "points", "width": 80, "mask": "0"},
-            {"id": "script", "title": "Script", "type": "document", "name": "script", "width": 200},
+            {"id": "clue", "title": "Clue", "type": "text", "name": "clue", "width": 130},
+            {"id": "where", "title": "Found", "type": "text", "name": "where", "width": 175},
+            {"id": "points", "title": "Points", "type": "number", "name": "points", "width": 82, "mask": "0"},
+            {"id": "script", "title": "Script", "type": "document", "name": "script", "width": 150},
+            {"id": "kind", "title": "Kind", "type": "dropdown", "name": "kind", "width": 100,
+             "source": ["Object", "Testimony", "Place"]},
+            {"id": "solved", "title": "Solved", "type": "checkbox", "name": "solved", "width": 80},
+            {"id": "key", "title": "Key clue", "type": "radio", "name": "key", "width": 90},
+            {"id": "logged", "title": "Logged", "type": "calendar", "name": "logged", "width": 105},
+            {"id": "pin", "title": "Pin", "type": "color", "name": "pin", "width": 100},
         ]
         data = [
-            ["The logbook", "Lamp room desk, last page cut out", "1", self.ids["logbook"]],
-            ["The wick", "The lamp itself, trimmed to a stub", "1", self.ids["wick"]],
-            ["The cove lantern", "Maud, if she trusts Wren (trust.maud >= 2)", "1", self.ids["cove"]],
+            ["The logbook", "Lamp room desk, last page cut out", "1", self.ids["logbook"], "Object", True, False,
+             "1896-11-02", "#c2410c"],
+            ["The wick", "The lamp itself, trimmed to a stub", "1", self.ids["wick"], "Object", True, True,
+             "1896-11-02", "#ca8a04"],
+            ["The cove lantern", "Maud, if she trusts Wren (trust.maud >= 2)", "1", self.ids["cove"], "Testimony",
+             False, False, "1896-11-03", "#2563eb"],
         ]
         self.create("Grid", "Clue ledger", content={"columns": columns, "data": data, "worksheetName": "Clues",
                                                      "style": {"A1": "font-weight: bold"}, "meta": {}})
 
         def card(title: str, description: str, tags: list[str], related: list[str],
-                 completed: bool = False, assigned: str = "") -> dict[str, Any]:
-            return {"id": new_id(), "title": title, "description": description, "tags": tags,
-                    "related": related, "completed": completed, "dueDate": "", "assigned": assigned}
+                 completed: bool = False, assigned: str = "", due: str = "",
+                 checklist: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+            return {"id": new_id(), "type": "card", "title": title, "description": description, "tags": tags,
+                    "related": related, "completed": completed, "dueDate": due, "assigned": assigned,
+                    "checklist": checklist or []}
 
         board = [
             {"id": "todo", "title": "To do", "cards": [
-                card("Record Maud's lines", "Bea Kowalski, session 2.", ["Audio"], [self.ids["cove"]]),
+                card("Record Maud's lines", "Bea Kowalski, session 2.", ["Audio"], [self.ids["cove"]],
+                     due="2027-03-01"),
                 card("Paint final portraits", "Replace the coloured placeholder squares.", ["Art"],
                      [self.ids["actor_tobias"], self.ids["actor_maud"]]),
             ]},
             {"id": "doing", "title": "Writing", "cards": [
                 card("Polish The Dark Tide", "The last line should land harder.", ["Writing"],
-                     [self.ids["dark"]], assigned="wren"),
+                     [self.ids["dark"]], assigned="wren", checklist=[
+                         {"id": "c1", "text": "Read it aloud", "done": True},
+                         {"id": "c2", "text": "Cut the last sentence in half", "done": False},
+                         {"id": "c3", "text": "Check it against The Solution", "done": False}]),
             ]},
             {"id": "done", "title": "Done", "cards": [
                 card("Interview graph", "Three clues, one condition, two endings.", ["Design"],
                      [self.ids["interview"]], completed=True),
             ]},
         ]
-        self.create("Kanban", "Production", content={"columns": board, "template": None,
+        self.create("Kanban", "Production", content={"columns": board, "template": "writing",
                                                      "settings": {"showCompleted": True}})
 
         def note(node_id: str, x: int, y: int, body: str, **data: Any) -> dict[str, Any]:
@@ -326,17 +354,23 @@ class _SampleWriter:
                     "data": {"text": body, **data}}
 
         nodes = [
-            note("lamp", 0, 0, "The lamp went dark last night."),
-            note("tobias", -260, 160, "Tobias: was alone in the tower.", docId=self.ids["actor_tobias"]),
-            note("maud", 260, 160, "Maud: saw a lantern in the cove.", docId=self.ids["actor_maud"]),
-            note("edda", 0, 320, "Edda: where is she?", docId=self.ids["actor_edda"]),
-            {"id": "overview", "type": "document", "position": {"x": 520, "y": 0}, "width": 180, "height": 60,
-             "data": {"docId": self.ids["overview"], "docType": "Gdd"}},
+            note("lamp", 0, 0, "**The lamp went dark** last night.", color="yellow"),
+            note("tobias", -150, 170, "Tobias: was alone in the tower.", docId=self.ids["actor_tobias"]),
+            note("maud", 150, 170, "Maud: saw a lantern in the cove.", docId=self.ids["actor_maud"]),
+            note("edda", -150, 340, "Edda: where is she?", docId=self.ids["actor_edda"]),
+            # a group comes before its nodes, whose positions are relative to it
+            {"id": "island", "type": "group", "position": {"x": 160, "y": 310}, "width": 248, "height": 352,
+             "data": {"label": "The island"}},
+            {"id": "overview", "type": "document", "position": {"x": 24, "y": 268}, "width": 200, "height": 60,
+             "parentId": "island", "data": {"docId": self.ids["overview"], "docType": "Gdd"}},
+            {"id": "art", "type": "image", "position": {"x": 24, "y": 52}, "width": 200, "height": 200,
+             "parentId": "island", "data": {"docId": self.ids["island_art"], "caption": "Gullrock at dusk"}},
         ]
         edges = [
             {"id": "e1", "source": "lamp", "target": "tobias", "label": "had the keys"},
             {"id": "e2", "source": "lamp", "target": "maud", "label": "watched it go out"},
             {"id": "e3", "source": "tobias", "target": "edda", "label": "last to see her"},
+            {"id": "e4", "source": "maud", "target": "art", "label": "the cove"},
         ]
         self.create("Canvas", "Suspect board", content={"nodes": nodes, "edges": edges,
                                                         "viewport": {"x": 0, "y": 0, "zoom": 1}})

@@ -338,6 +338,13 @@ def _check_kanban(ck: Checker, doc: dict[str, Any], context: Context) -> None:
                 isinstance(related, list) and all(isinstance(r, str) for r in related)
             ):
                 ck.error(f"{card_path}.related", "an array of document ids", related, "wrong-type")
+            checklist = card.get("checklist", MISSING)
+            if checklist is not MISSING and not (
+                isinstance(checklist, list)
+                and all(isinstance(i, dict) and isinstance(i.get("text", ""), str)
+                        and isinstance(i.get("done", False), bool) for i in checklist)
+            ):
+                ck.error(f"{card_path}.checklist", "an array of {id, text, done}", checklist, "wrong-type")
 
 
 def _check_canvas(ck: Checker, doc: dict[str, Any], context: Context) -> None:

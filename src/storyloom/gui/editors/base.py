@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
 from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app.lock_view import lock_only_change
 from storyloom.app.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.gui.sidebar import collection_label
@@ -27,8 +29,24 @@ from storyloom.store import Conflict, NotFound
 AUTOSAVE_MS = 800
 
 
+def select_in_text(widget: QPlainTextEdit, line: int, column: int = 1, length: int = 0) -> None:
+    """Select ``length`` characters at ``line``/``column`` (1-based) of ``widget``, show them in
+    the middle of the view and focus it."""
+    block = widget.document().findBlockByNumber(max(0, line - 1))
+    if not block.isValid():
+        return
+    cursor = QTextCursor(block)
+    start = block.position() + min(max(0, column - 1), max(0, block.length() - 1))
+    cursor.setPosition(start)
+    if length > 0:
+        cursor.setPosition(min(start + length, widget.document().characterCount() - 1), QTextCursor.MoveMode.KeepAnchor)
+    widget.setTextCursor(cursor)
+    widget.centerCursor()
+    widget.setFocus()
+
+
 class Banner(QWidget):
-    """A strip over an editor: a message, and up to two buttons. ``kind`` sets its colours
+    """A strip over an editor: a message, and up to four buttons. ``kind`` sets its colours
     (``error``, ``warning``, ``info``) through the app's style sheet."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -42,7 +60,7 @@ class Banner(QWidget):
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
-        self.buttons = [QPushButton(), QPushButton()]
+        self.buttons = [QPushButton() for _ in range(4)]
         self._actions: list[tuple[str, Any]] = []
         for index, button in enumerate(self.buttons):
             button.hide()
@@ -58,7 +76,8 @@ class Banner(QWidget):
         self.style().polish(self)
         self.label.setText(text)
         self._actions = list(actions)
-        for index, (button, action) in enumerate(zip(self.buttons, (*actions, None, None), strict=False)):
+        for index, (button, action) in enumerate(zip(self.buttons, (*actions, *[None] * len(self.buttons)),
+                                                     strict=False)):
             if action is None:
                 button.hide()
                 continue
@@ -92,6 +111,8 @@ class DocumentEditor(QWidget):
         self.deleted = False
         self._own_revs: set[str] = set()
         self._elsewhere: dict[str, Any] | None = None  # a newer revision kept aside while typing
+        self._set_aside: dict[str, Any] | None = None  # the text "Take theirs" replaced, to put back
+        self._remote_change = False  # the newer revision came from another machine (replication)
         self._loading = False
         self._autosave = qdebounced(self.save, timeout=AUTOSAVE_MS, parent=self)
         layout = QVBoxLayout(self)
@@ -136,6 +157,24 @@ class DocumentEditor(QWidget):
 
     def focus_line(self, line: int) -> None:
         """Put the cursor on ``line`` (1-based) where the editor has lines."""
+
+    def field_editor(self, field: str) -> QPlainTextEdit | None:
+        """The text widget showing ``field`` (``content.script``...), ``None`` when none does."""
+        return None
+
+    def focus_match(self, field: str, line: int, column: int = 1, length: int = 0) -> None:
+        """Select a search hit: ``length`` characters at ``line``/``column`` (1-based) of
+        ``field``; the name field selects in the title; otherwise the editor goes to ``line``."""
+        if field == self.name_field or field == "name":
+            self.name_edit.setFocus()
+            self.name_edit.setSelection(max(0, column - 1), length)
+            return
+        widget = self.field_editor(field)
+        if widget is None:
+            if line > 0:
+                self.focus_line(line)
+            return
+        select_in_text(widget, line, column, length)
 
     # ------------------------------------------------------------------ state
     @property
@@ -251,7 +290,14 @@ class DocumentEditor(QWidget):
         doc = self._read()
         if doc is None or doc.get("_rev") == self.base.get("_rev") or doc.get("_rev") in self._own_revs:
             return
+        if lock_only_change(self.base, doc):  # locked, unlocked or broken: what is typed stays
+            self.base = doc
+            self.state_changed.emit()
+            if self.dirty:
+                self._autosave()  # on the new revision (the lock decides whether it goes through)
+            return
         if self.dirty:
+            self._remote_change = change.origin == "remote"
             self._changed_elsewhere(doc)
             return
         self._load(doc)
@@ -266,12 +312,42 @@ class DocumentEditor(QWidget):
         self._elsewhere = doc
         who = doc.get("modifiedBy")
         by = f" by {who}" if isinstance(who, str) and who else ""
+        where = "remotely" if self._remote_change else "elsewhere"
         self.banner.show_message(
             "warning",
-            f"This document was changed elsewhere{by} while you were typing. Your text is kept and not saved yet.",
+            f"This document was changed {where}{by} while you were typing. Your text is kept and not saved yet.",
+            ("Show changes", self.show_changes),
+            ("Merge…", self.merge_changes),
             ("Keep mine", self.keep_mine),
-            ("Load theirs", self.load_theirs),
+            ("Take theirs", self.take_theirs),
         )
+
+    def show_changes(self) -> QWidget | None:
+        """Their changes beside the unsaved ones (the banner's "Show changes")."""
+        from storyloom.gui.remote_change import show_changes
+
+        theirs = self._elsewhere or self._read()
+        return show_changes(self, theirs) if theirs is not None else None
+
+    def merge_changes(self) -> QWidget | None:
+        """The merge view of the unsaved text with the newer revision (the banner's "Merge…")."""
+        from storyloom.gui.remote_change import merge_unsaved
+
+        theirs = self._elsewhere or self._read()
+        return merge_unsaved(self, theirs) if theirs is not None else None
+
+    def apply_merge(self, merged: dict[str, Any] | None, theirs: dict[str, Any]) -> None:
+        """Show the merge of the unsaved text with ``theirs`` (the revision it was merged with)
+        and save it on top of that revision."""
+        if merged is None:
+            return
+        self._load(merged)
+        self.base = theirs
+        self._elsewhere = None
+        self.dirty = True
+        self.banner.clear()
+        self.state_changed.emit()
+        self.save()
 
     def keep_mine(self) -> None:
         """Save the text as typed over the newer revision."""
@@ -291,8 +367,30 @@ class DocumentEditor(QWidget):
         self._load(doc)
         self.dirty = False
         self.invalid = False
+        self._remote_change = False
         self.banner.clear()
         self.state_changed.emit()
+
+    def take_theirs(self) -> None:
+        """Show the newer revision (the banner's "Take theirs"); the unsaved text is set aside,
+        and the banner offers to put it back."""
+        set_aside = self.changes() if self.dirty else None
+        self.load_theirs()
+        if set_aside is not None and not self.deleted:
+            self._set_aside = set_aside
+            self.banner.show_message("info", "Their version is shown. Your text is set aside until you close the tab.",
+                                     ("Put my text back", self.put_back))
+
+    def put_back(self) -> None:
+        """Show the text "Take theirs" set aside again, unsaved, over the current revision."""
+        if self._set_aside is None:
+            return
+        stored = self._read() or self.base
+        self._load({**stored, **self._set_aside})
+        self.base = stored
+        self._set_aside = None
+        self.banner.clear()
+        self.mark_dirty()
 
     def _deleted_elsewhere(self) -> None:
         self.deleted = True

@@ -1,7 +1,9 @@
 """Markdown source beside its rendered preview, shared by the GDD editor and the Actor's bio.
 
 The preview is a :class:`QTextBrowser` filled with :meth:`QTextDocument.setMarkdown` (or HTML for
-a rich-text GDD), redrawn a moment after typing stops. Clicking a link asks
+a rich-text GDD), redrawn a moment after typing stops. Images (``![alt](storyloom://image/<id>)``,
+Drafft's ``drafft://image/<id>``, an attachment's id or name) are drawn from the project's
+attachments (:mod:`storyloom.gui.editors.preview_images`). Clicking a link asks
 :func:`storyloom.app.editor_text.resolve_link` where it leads: a document link emits
 ``document_requested(id)``; a web address goes to the system browser; anything else does nothing."""
 
@@ -12,8 +14,10 @@ from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
+from storyloom.app.attachments import AttachmentImages
 from storyloom.app.editor_text import link_document_refs, resolve_link
 from storyloom.gui.editors.code_editor import CodeEditor
+from storyloom.gui.editors.preview_images import PreviewBrowser
 
 PREVIEW_MS = 300
 
@@ -27,7 +31,7 @@ class MarkdownPane(QWidget):
     link_refused = Signal(str)
 
     def __init__(self, exists: object, parent: QWidget | None = None, *, placeholder: str = "",
-                 html: bool = False, name_of: object = None) -> None:
+                 html: bool = False, name_of: object = None, images: AttachmentImages | None = None) -> None:
         super().__init__(parent)
         self._exists = exists
         self._name_of = name_of if callable(name_of) else (lambda _id: None)
@@ -42,7 +46,8 @@ class MarkdownPane(QWidget):
         self.source.setObjectName("markdownSource")
         self.source.setPlaceholderText(placeholder or "# A heading\n\nSome *markdown*, and a "
                                        "[link to a document](storyloom://document/<id>).")
-        self.preview = QTextBrowser()
+        self.preview = PreviewBrowser()  # draws the project's attachments where the text shows images
+        self.preview.images = images
         self.preview.setObjectName("markdownPreview")
         self.preview.setOpenLinks(False)
         self.preview.setOpenExternalLinks(False)
@@ -58,6 +63,7 @@ class MarkdownPane(QWidget):
         self.note.hide()
         layout.addWidget(self.note)
         self._render_later = qdebounced(self.render_preview, timeout=PREVIEW_MS, parent=self)
+        self.preview.refit.connect(self._render_later)
         self.source.textChanged.connect(self._typed)
         self._setting = False
 

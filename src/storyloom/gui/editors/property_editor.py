@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qdebounced
 
+from storyloom.app.attachments import AttachmentImages
 from storyloom.app.editor_text import ParseStatus, normal_language, parse_status, property_layout
 from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.base import DocumentEditor
@@ -97,7 +98,8 @@ class PropertyEditor(DocumentEditor):
             right_layout.addWidget(_label(_LABELS.get(key, key.title())))
             if key == "bio":
                 self.bio = MarkdownPane(self.document_exists, placeholder="# Who they are\n\nA *markdown* biography.",
-                                        name_of=self.document_name)
+                                        name_of=self.document_name,
+                                        images=AttachmentImages(self.session.db, self.session.index))
                 self.bio.text_changed.connect(self.mark_dirty)
                 self.bio.document_requested.connect(lambda doc_id: open_document(self, doc_id))
                 right_layout.addWidget(self.bio, 3)
@@ -145,6 +147,14 @@ class PropertyEditor(DocumentEditor):
 
     def focus_line(self, line: int) -> None:
         self.properties.go_to_line(line)
+
+    def field_editor(self, field: str) -> QPlainTextEdit | None:
+        key = field.removeprefix("content.")
+        if key == self.property_field:
+            return self.properties
+        if key == "bio" and self.bio is not None:
+            return self.bio.source
+        return self.sources.get(key) or self.prose.get(key)
 
     # ------------------------------------------------------------------ the status line
     def language_code(self) -> str:

@@ -1,6 +1,8 @@
 """The Script editor: the script text with line numbers, highlighting and problems.
 
-The text is ``content.script``. Problems come from parsing the whole script against the
+The text is ``content.script``, in a :class:`~storyloom.gui.editors.script_completer.ScriptText`
+(completion of actors, directives, commands and variable paths: Ctrl+Space, or by itself after
+``::``, ``@``, ``<``, ``.`` and ``${``). Problems come from parsing the whole script against the
 project's variables (``known_state``), debounced while typing; they are underlined, marked in
 the gutter, shown on hover and counted under the editor (click the count to go to the first)."""
 
@@ -14,9 +16,11 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
+from storyloom.app.completion import CompletionSource, source_for
 from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor, is_dark
+from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
 from storyloom.script import parse_script
 
@@ -29,7 +33,8 @@ class ScriptEditor(DocumentEditor):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.text = CodeEditor()
+        self.parsed_lines: list[Any] = []
+        self.text = ScriptText(self.completion_source)
         self.text.setPlaceholderText(
             "::Actor:: A line of speech [expression]\n<Command(param)>\n@if v.player.brave\n@endif")
         self.highlighter = ScriptHighlighter(self.text.document(), dark=is_dark(self.text))
@@ -48,6 +53,12 @@ class ScriptEditor(DocumentEditor):
         self.position_label = QLabel()
         self.position_label.setObjectName("cursorPosition")
         footer.addWidget(self.position_label)
+        self.play_button = QPushButton("Play")
+        self.play_button.setObjectName("playScript")
+        self.play_button.setFlat(True)
+        self.play_button.setToolTip("Play this script in the player (F5; Shift+F5 from the cursor's line)")
+        self.play_button.clicked.connect(lambda _checked=False: self.play())
+        footer.addWidget(self.play_button)
         layout.addLayout(footer)
         self.text.cursorPositionChanged.connect(self._show_position)
         self._parse_later = qdebounced(self.check_problems, timeout=PARSE_MS, parent=body)
@@ -85,6 +96,7 @@ class ScriptEditor(DocumentEditor):
         except Exception:  # the index is a convenience here: without it, paths go unchecked
             known = None
         parsed = parse_script(self.text.toPlainText(), known_state=known or None)
+        self.parsed_lines = list(parsed.lines)
         self.problems = list(parsed.problems)
         by_line: dict[int, list[Diagnostic]] = defaultdict(list)
         for problem in self.problems:
@@ -106,6 +118,17 @@ class ScriptEditor(DocumentEditor):
         self.problems_button.setEnabled(bool(self.problems))
         return self.problems
 
+    def completion_source(self) -> CompletionSource:
+        """What completion offers here: the project's actors, states and commands, and the
+        speakers and commands of this script (as last parsed)."""
+        try:
+            index = self.session.index
+            summaries = [s for s in map(index.get, index.ids_of_type("Actor")) if s is not None]
+            states, settings = index.states(), self.session.settings()
+        except Exception:  # completion is a help: without the index, offer what the script has
+            summaries, states, settings = [], {}, {}
+        return source_for(summaries, states, settings, self.parsed_lines)
+
     def _go_to_first_problem(self) -> None:
         if self.problems and self.problems[0].line:
             self.focus_line(self.problems[0].line)
@@ -116,3 +139,17 @@ class ScriptEditor(DocumentEditor):
 
     def focus_line(self, line: int) -> None:
         self.text.go_to_line(line)
+
+    def play(self, line: int | None = None) -> QWidget | None:
+        """Play the script (saved first) in the player window, from ``line`` when given."""
+        from storyloom.gui.player import open_player  # the player window, loaded when first asked for
+
+        window = self.window()
+        if not hasattr(window, "open_at"):
+            return None
+        if self.dirty:
+            self.save()
+        return open_player(window, self.doc_id, line=line)  # type: ignore[arg-type]
+
+    def field_editor(self, field: str) -> CodeEditor | None:
+        return self.text if field == "content.script" else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
@@ -66,6 +67,7 @@ class ScriptHighlighter(QSyntaxHighlighter):
     """Highlights a script document; :meth:`set_problems` underlines the problem lines."""
 
     def __init__(self, document: QTextDocument, dark: bool = False) -> None:
+        self._runs: list[tuple[int, int, QTextCharFormat]] = []  # before the first highlight
         super().__init__(document)
         self.problems: dict[int, Sequence[Diagnostic]] = {}
         self.set_dark(dark, rehighlight=False)
@@ -97,7 +99,15 @@ class ScriptHighlighter(QSyntaxHighlighter):
             if block.isValid():
                 self.rehighlightBlock(block)
 
+    def setFormat(self, start: int, count: int, fmt: QTextCharFormat) -> None:  # type: ignore[override]
+        """Every format set in the block is kept in ``_runs``, so the underline of a problem can
+        merge with them without asking Qt for each character's format (``format(i)``, which is
+        slow on long lines and, called thousands of times, crashed PySide6)."""
+        self._runs.append((start, count, fmt))
+        super().setFormat(start, count, fmt)
+
     def highlightBlock(self, text: str) -> None:
+        self._runs = []
         parsed = parse_script(text)
         if parsed.lines:
             self._paint_line(parsed.lines[0], text)
@@ -164,14 +174,19 @@ class ScriptHighlighter(QSyntaxHighlighter):
         problems = self.problems.get(line)
         if not problems:
             return
+        if not text:
+            return
         for problem in problems:
             color = self.error_color if problem.is_error else self.warning_color
             start = max(0, min(len(text) - 1, (problem.column or 1) - 1))
-            if not text:
-                continue
-            for position in range(start, len(text)):
-                fmt = self.format(position)
+            # one format per stretch of the line that has one format so far
+            cuts = {start, len(text)}
+            for run_start, run_count, _fmt in self._runs:
+                cuts.update(edge for edge in (run_start, run_start + run_count) if start < edge < len(text))
+            for a, b in pairwise(sorted(cuts)):
+                base = next((fmt for s, c, fmt in reversed(self._runs) if s <= a < s + c), None)
+                fmt = QTextCharFormat(base) if base is not None else QTextCharFormat()
                 fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
                 fmt.setUnderlineColor(color)
                 fmt.setToolTip(problem.message)
-                self.setFormat(position, 1, fmt)
+                self.setFormat(a, b - a, fmt)

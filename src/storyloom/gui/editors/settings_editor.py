@@ -6,7 +6,8 @@ mappings of each script language (speech and command templates) with a live prev
 line rendered as the game export would. What the form computes lives in
 :mod:`storyloom.app.settings_form`; saving writes the changed fields through
 ``session.editor.update_settings``. A refused value shows its message under its field, and
-what was typed stays."""
+what was typed stays. The form saves with the revision it loaded: when the settings changed
+elsewhere meanwhile, a banner says so (Reload / Overwrite) and nothing typed is lost."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -82,7 +84,29 @@ class ProjectSettingsEditor(DocumentEditor):
         self._export()
         self.form_layout.addStretch(1)
         scroll.setWidget(page)
-        return scroll
+        self.form_scroll = scroll
+        # The project's remote on this machine: a page of its own (kept apart from the document).
+        from storyloom.gui.remote_settings_page import RemoteSettingsPage
+
+        self.remote_page = RemoteSettingsPage(self.session)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("settingsPages")
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(scroll, "General && Export")
+        self.pages.addTab(self.remote_page, "Remote Replication")
+        return self.pages
+
+    def show_remote_page(self) -> None:
+        self.pages.setCurrentWidget(self.remote_page)
+
+    def set_read_only(self, read_only: bool) -> None:
+        """The settings document locked by someone else: its form is read-only, while the Remote
+        Replication page (this machine's settings, not the document) stays editable."""
+        self.form_scroll.widget().setEnabled(not read_only)
+
+    def stop(self) -> None:
+        super().stop()
+        self.remote_page.stop_work()
 
     def _heading(self, text: str) -> None:
         self.form_layout.addSpacing(16)
@@ -264,7 +288,10 @@ class ProjectSettingsEditor(DocumentEditor):
             self.state_changed.emit()
             return True
         try:
-            result = self.session.editor.update_settings(changes)
+            result = self.session.editor.update_settings(changes, rev=self.base.get("_rev"))
+        except Conflict:  # changed elsewhere since the form loaded: ask, keep what was typed
+            self._changed_elsewhere(self._read())
+            return False
         except ValidationError as exc:
             placed, others = form.field_errors(exc.problems)
             self._clear_errors()
@@ -274,11 +301,28 @@ class ProjectSettingsEditor(DocumentEditor):
             extra = f": {'; '.join(others[:3])}" if others else " (see the field marked below)"
             self._refused(f"Not saved{extra}. What you typed is kept.")
             return False
-        except (LockRefused, Conflict, NotFound, StoryloomError) as exc:
+        except (LockRefused, NotFound, StoryloomError) as exc:
             self._refused(f"Not saved: {exc}. What you typed is kept.")
             return False
         self._clear_errors()
         return self._saved(result)
+
+    def _changed_elsewhere(self, doc: dict[str, Any] | None) -> None:
+        """The settings changed elsewhere (another window, an import, a sync) since the form
+        loaded them: say so over the form, keep every typed value, and let the writer choose."""
+        if doc is None:
+            self._deleted_elsewhere()
+            return
+        self._elsewhere = doc
+        who = doc.get("modifiedBy")
+        by = f" by {who}" if isinstance(who, str) and who else ""
+        self.banner.show_message(
+            "warning",
+            f"The project settings were changed elsewhere{by} while you edited them; your values are kept, "
+            "not saved. Overwrite saves the fields you changed over theirs; Reload shows theirs instead.",
+            ("Reload", self.load_theirs),
+            ("Overwrite", self.keep_mine),
+        )
 
     def _clear_errors(self) -> None:
         for label in self.errors.values():

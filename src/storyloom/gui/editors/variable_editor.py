@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+import qtawesome as qta
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -28,6 +31,15 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qdebounced
 
+from storyloom.app.live_state import (
+    LoadedScenario,
+    live_diff,
+    read_live,
+    render_scenario,
+    scenario_into_live,
+    scenario_language,
+    write_live,
+)
 from storyloom.app.variable_rows import (
     LIVE_STATE_ID,
     ScenarioStatus,
@@ -39,9 +51,12 @@ from storyloom.app.variable_rows import (
     variables_status,
 )
 from storyloom.diagnostics import Diagnostic
+from storyloom.errors import StoryloomError
+from storyloom.gui import theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor
-from storyloom.project.content.problems import LANGUAGES
+from storyloom.project.content.problems import LANGUAGES, ContentError
+from storyloom.store import Conflict
 
 CHECK_MS = 250
 _LANGUAGE_NAMES = {"": "Detect", "json": "JSON", "hjson": "HJSON", "yaml": "YAML", "toml": "TOML",
@@ -85,6 +100,27 @@ class VariableTableModel(QAbstractTableModel):
         return None
 
 
+class _LiveSignals(QObject):
+    """``changed(project_id)`` when an editor wrote a project's Live state (the Variables tables
+    show its values)."""
+
+    changed = Signal(str)
+
+
+_LIVE: _LiveSignals | None = None
+
+
+def live_signals() -> _LiveSignals:
+    global _LIVE
+    if _LIVE is None:
+        _LIVE = _LiveSignals()
+    return _LIVE
+
+
+def _count_leaves(value: Any) -> int:
+    return sum(_count_leaves(v) for v in value.values()) if isinstance(value, dict) and value else 1
+
+
 def _label(text: str) -> QLabel:
     label = QLabel(text)
     label.setObjectName("fieldLabel")
@@ -120,6 +156,7 @@ class _SourceEditor(DocumentEditor):
         self.language.currentIndexChanged.connect(self._language_chosen)
         top.addWidget(QLabel("Language"))
         top.addWidget(self.language)
+        self.add_actions(top)
         layout.addLayout(top)
         self.source = CodeEditor()
         self.source.setObjectName(f"{self.field}Text")
@@ -130,6 +167,9 @@ class _SourceEditor(DocumentEditor):
         self.text = self.source  # the tab focuses ``text``
         self._check_later = qdebounced(self.check, timeout=CHECK_MS, parent=panel)
         return panel
+
+    def add_actions(self, row: QHBoxLayout) -> None:
+        """Buttons of this editor beside the language list (none by default)."""
 
     def language_code(self) -> str:
         return str(self.language.currentData() or "")
@@ -180,6 +220,9 @@ class _SourceEditor(DocumentEditor):
     def focus_line(self, line: int) -> None:
         self.source.go_to_line(line)
 
+    def field_editor(self, field: str) -> CodeEditor | None:
+        return self.source if field == f"content.{self.field}" else None
+
 
 class VariablesEditor(_SourceEditor):
     """``source`` is the variables text, ``status`` its parse line, ``table`` the state's properties."""
@@ -212,7 +255,12 @@ class VariablesEditor(_SourceEditor):
         layout.addWidget(self.table, 1)
         splitter.addWidget(lower)
         splitter.setSizes([420, 420])
+        live_signals().changed.connect(self._live_changed)
         return splitter
+
+    def _live_changed(self, project_id: str) -> None:
+        if project_id == self.session.id and not self.session.closed:
+            self.check()
 
     def live_state(self, sid: str) -> dict[str, Any] | None:
         """The live state of ``sid`` (``_local/live-state``), ``None`` when there is none."""
@@ -269,6 +317,78 @@ class ScenarioEditor(_SourceEditor):
             return self.session.index.states()
         except Exception:  # no index: nothing to check against (the gate still checks on save)
             return {}
+
+    # ------------------------------------------------------------------ the Live state
+    def add_actions(self, row: QHBoxLayout) -> None:
+        row.addSpacing(16)
+        self.load_button = QPushButton(qta.icon("ph.play", color=theme.colors().text), "Load into Live")
+        self.load_button.setObjectName("loadIntoLive")
+        self.load_button.setToolTip("Set the Live state to the variables' defaults with this scenario's overrides")
+        self.load_button.clicked.connect(lambda _checked=False: self.load_into_live())
+        self.save_live_button = QPushButton(qta.icon("ph.download-simple", color=theme.colors().text),
+                                            "Save Live as scenario")
+        self.save_live_button.setObjectName("saveLiveAsScenario")
+        self.save_live_button.setToolTip("Replace this scenario with what the Live state changes of the defaults "
+                                         "(Ctrl+Z undoes)")
+        self.save_live_button.clicked.connect(lambda _checked=False: self.save_live())
+        row.addWidget(self.load_button)
+        row.addWidget(self.save_live_button)
+
+    def load_into_live(self) -> LoadedScenario | None:
+        """Live := the defaults with this scenario's valid overrides (the text as typed)."""
+        try:
+            loaded = scenario_into_live(self.states(), self.source.toPlainText(), self.language_code(), self.doc_id)
+        except ContentError as exc:
+            self.banner.show_message("error", f"Not loaded into Live: the scenario does not parse ({exc}).")
+            return None
+        try:
+            write_live(self.session.editor, loaded.states, read_live(self.session.db).rev, scenario=self.doc_id)
+        except Conflict:
+            self.banner.show_message("error", "Not loaded: the Live state changed at the same moment. Try again.")
+            return None
+        except StoryloomError as exc:
+            self.banner.show_message("error", f"Not loaded into Live: {exc}")
+            return None
+        noun = "override" if loaded.applied == 1 else "overrides"
+        message = f"Loaded into Live: the defaults of {len(loaded.states)} states with {loaded.applied} {noun}."
+        if loaded.problems:
+            message += f" {len(loaded.problems)} left out (listed below)."
+        self.banner.show_message("info", message)
+        live_signals().changed.emit(self.session.id)
+        return loaded
+
+    def save_live(self) -> str | None:
+        """Replace this scenario's text with the Live state's differences from the defaults, in
+        the scenario's language, and save it (one undoable edit). ``None`` when nothing changed."""
+        live = read_live(self.session.db)
+        if not live.exists:
+            self.banner.show_message("info", "There is no Live state yet: load a scenario into Live first.")
+            return None
+        diff = live_diff(self.states(), live.states)
+        if not diff:
+            self.banner.show_message("info", "The Live state equals the defaults: there is nothing to save.")
+            return None
+        current = self.source.toPlainText()
+        try:
+            text = render_scenario(diff, scenario_language(self.language_code(), current))
+        except StoryloomError as exc:
+            self.banner.show_message("error", f"Not saved: {exc}")
+            return None
+        if text != current:
+            cursor = self.source.textCursor()
+            cursor.beginEditBlock()
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.insertText(text)
+            cursor.endEditBlock()
+            self.source.setTextCursor(cursor)
+        self.check()
+        if self.dirty and not self.save():
+            return text
+        count = sum(_count_leaves(overrides) for overrides in diff.values())
+        noun = "value" if count == 1 else "values"
+        self.banner.show_message("info", f"Saved the Live state here: {count} {noun} differ from the defaults "
+                                         "(Ctrl+Z in the text undoes).")
+        return text
 
     def check(self) -> ScenarioStatus:
         """Check the diff now against the variables' states and show what is wrong, line by line."""

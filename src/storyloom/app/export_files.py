@@ -1,0 +1,323 @@
+"""Qt-free rules of File > Export Game Content and File > Export Schema.
+
+The desktop app exports with the very functions ``storyloom export`` and ``storyloom schema``
+call (:func:`storyloom.export.game_export.build_game_export`,
+:func:`storyloom.export.schema_export.build_export_and_schema`,
+:func:`storyloom.export.schema_export.build_schema`, serialised by
+:func:`storyloom.export.game_export.dumps_export`), so a file exported from the app is the one
+the command line writes for the same selection (``_meta.exportedAt`` aside).
+
+- :func:`collection_choices` lists the collections to tick, with their document counts and the
+  project's export sections ticked; :func:`selection` turns the ticks into the export's
+  ``collections`` argument (``None`` when they are the project's sections, as the CLI without
+  ``--collections``).
+- :func:`export_game_content` and :func:`export_schema` build and write (atomically), reporting
+  their steps to ``progress`` and stopping before anything is written when ``cancelled()``.
+- :class:`ExportResult` is the summary the dialog shows (files, counts, warnings).
+- The last choices are kept per project and machine (a ``_local`` document).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from storyloom.errors import StoryloomError
+from storyloom.export.collections_filter import parse_collections
+from storyloom.export.compat import parse_compat
+from storyloom.export.game_export import build_game_export, default_collections, dumps_export
+from storyloom.export.schema_export import build_export_and_schema, build_schema, sidecar_path
+from storyloom.project.collections import COLLECTIONS, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.editor import Editor, WriteIntent
+from storyloom.store import NotFound
+
+GAME = "game"
+SCHEMA = "schema"
+CHOICES_ID = "_local/storyloom-export-choices"
+MAX_WARNING_LINES = 200
+_LABELS = {"ProjectSettings": "Project Settings"}
+
+
+class ExportError(StoryloomError):
+    """An export that cannot run as chosen (no collection, no file, a folder as the file)."""
+
+
+class ExportCancelled(StoryloomError):
+    """The user cancelled the export before its files were written (nothing was written)."""
+
+    def __init__(self) -> None:
+        super().__init__("Export cancelled; no file was written.")
+
+
+# ---------------------------------------------------------------------------------- choices
+
+
+@dataclass(frozen=True)
+class CollectionChoice:
+    """One collection to tick: its export name, its label, how many documents it holds, and
+    whether the project's export sections include it."""
+
+    export_name: str
+    label: str
+    documents: int
+    default: bool
+
+
+def collection_choices(settings: Mapping[str, Any], summaries: Iterable[Any]) -> list[CollectionChoice]:
+    """Every export collection in the canonical order; ``summaries`` are the project index's
+    (documents are counted per collection, folders left out)."""
+    counts: dict[str, int] = {}
+    for summary in summaries:
+        if summary.type == FOLDER_TYPE or not summary.is_tree:
+            continue
+        key = str(summary.collection)
+        counts[key] = counts.get(key, 0) + 1
+    defaults = set(default_collections(settings))
+    return [
+        CollectionChoice(c.export_name, _LABELS.get(c.export_name, c.export_name),
+                         1 if c.app_name == SETTINGS_ID else counts.get(c.app_name, 0), c.export_name in defaults)
+        for c in COLLECTIONS
+    ]
+
+
+def selection(checked: Iterable[str], defaults: Iterable[str]) -> list[str] | None:
+    """The ``collections`` argument of the export for the ticked export names: ``None`` when they
+    are exactly the project's export sections (``defaults``), so the export is the CLI's without
+    ``--collections`` (with its warnings about the sections); otherwise the names in the
+    canonical order. Raises :class:`ExportError` when nothing is ticked."""
+    names = list(checked)
+    chosen = parse_collections(names) if names else []
+    if not chosen:
+        raise ExportError("Tick at least one collection to export.")
+    return None if set(chosen) == set(defaults) else chosen
+
+
+@dataclass
+class ExportChoices:
+    """What the dialog asks: the file, the collections (``None``: the project's export
+    sections), the schema beside the export, the compatibility mode (``None``: the project's
+    setting; ``"none"``: plain) and indentation."""
+
+    output: str = ""
+    collections: list[str] | None = None
+    schema_sidecar: bool = False
+    compat: str | None = None
+    pretty: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"output": self.output, "collections": self.collections, "schemaSidecar": self.schema_sidecar,
+                "compat": self.compat, "pretty": self.pretty}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ExportChoices:
+        """Choices read back; anything malformed falls back to its default."""
+        collections = data.get("collections")
+        try:
+            chosen = parse_collections(collections) if isinstance(collections, list) and collections else None
+        except StoryloomError:
+            chosen = None
+        try:
+            compat = parse_compat(data["compat"]) if isinstance(data.get("compat"), str) else None
+        except StoryloomError:
+            compat = None
+        output = data.get("output")
+        return cls(output=output if isinstance(output, str) else "", collections=chosen,
+                   schema_sidecar=data.get("schemaSidecar") is True, compat=compat, pretty=data.get("pretty") is True)
+
+
+def slug(name: str) -> str:
+    """A file name's stem from a project's name: ``The Goddess of Fate`` -> ``the-goddess-of-fate``."""
+    text = re.sub(r"[^\w]+", "-", name.strip().lower(), flags=re.UNICODE).strip("-")
+    return text or "project"
+
+
+def default_output(project_name: str, kind: str, folder: Path) -> str:
+    """``<folder>/<slug>.json`` for the game export, ``<slug>.schema.json`` for the schema."""
+    suffix = ".schema.json" if kind == SCHEMA else ".json"
+    return str(folder / f"{slug(project_name)}{suffix}")
+
+
+def load_choices(db: Any, kind: str) -> ExportChoices | None:
+    """The choices of this project's last ``kind`` export on this machine, ``None`` before any."""
+    try:
+        doc = db.get_local(CHOICES_ID)
+    except NotFound:
+        return None
+    data = doc.get(kind)
+    return ExportChoices.from_dict(data) if isinstance(data, Mapping) else None
+
+
+def save_choices(editor: Editor, kind: str, choices: ExportChoices) -> None:
+    """Remember ``choices`` as this project's last ``kind`` export (per machine, never replicated)."""
+    try:
+        doc = dict(editor.db.get_local(CHOICES_ID))
+    except NotFound:
+        doc = {"_id": CHOICES_ID}
+    doc[kind] = choices.to_dict()
+    editor.write_local(doc, WriteIntent.UPDATE)
+
+
+# ---------------------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote: ``files`` (path, bytes), the collections and the number of
+    documents exported, and the export's ``_meta.warnings``."""
+
+    kind: str
+    files: list[tuple[str, int]]
+    collections: list[str]
+    documents: int = 0
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+
+    def headline(self) -> str:
+        """One sentence: what was exported (the files are listed apart)."""
+        what = f"{len(self.collections)} collection{'s' if len(self.collections) != 1 else ''}"
+        if self.kind == SCHEMA:
+            return f"Wrote the JSON Schema of {what}."
+        docs = f"{self.documents} document{'s' if self.documents != 1 else ''}"
+        schema = ", with its JSON Schema beside it" if len(self.files) > 1 else ""
+        return f"Exported {docs} in {what}{schema}."
+
+    def warnings_title(self) -> str:
+        count = len(self.warnings)
+        if not count:
+            return "No warnings."
+        return f"{count} warning{'s' if count != 1 else ''} (also in the export's _meta.warnings):"
+
+    def warning_lines(self) -> list[str]:
+        """The warnings as lines (at most :data:`MAX_WARNING_LINES`, then how many more)."""
+        lines = [format_warning(w) for w in self.warnings[:MAX_WARNING_LINES]]
+        if len(self.warnings) > MAX_WARNING_LINES:
+            lines.append(f"… and {len(self.warnings) - MAX_WARNING_LINES} more in the file")
+        return lines
+
+
+def format_warning(warning: Mapping[str, Any]) -> str:
+    """``<collection> <doc id> <field> line L:C: <message>``, as ``storyloom export`` prints it."""
+    where = f"{warning.get('collection') or ''} {warning.get('docId') or ''} {warning.get('field') or ''}".strip()
+    if warning.get("line"):
+        where += f" line {warning['line']}" + (f":{warning['column']}" if warning.get("column") else "")
+    message = str(warning.get("message") or "")
+    return f"{where}: {message}" if where else message
+
+
+def describe_warning(warning: Mapping[str, Any], name_of: Callable[[str], str | None]) -> tuple[str, str]:
+    """``(where, message)`` of an export warning for people: the document by its name
+    (``name_of(id)``, the id when unknown), the field and the line: ``Script “Ending Setup”,
+    content.script, line 1:5``."""
+    doc_id = warning.get("docId")
+    collection = str(warning.get("collection") or "")
+    parts = []
+    if isinstance(doc_id, str) and doc_id:
+        name = name_of(doc_id) or doc_id
+        parts.append(f"{collection} “{name}”".strip())
+    elif collection:
+        parts.append(collection)
+    if warning.get("field"):
+        parts.append(str(warning["field"]))
+    if warning.get("line"):
+        parts.append(f"line {warning['line']}" + (f":{warning['column']}" if warning.get("column") else ""))
+    return ", ".join(parts), str(warning.get("message") or "")
+
+
+def check_output(output: str) -> Path:
+    """The file to write, or :class:`ExportError` naming what is wrong with ``output``."""
+    if not output.strip():
+        raise ExportError("Choose the file to write the export to.")
+    target = Path(output).expanduser()
+    directory = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise ExportError(f"{target} is a folder; give a file name (e.g. {target / 'game.json'}).")
+    if not directory.is_dir():
+        raise ExportError(f"Cannot write {target.name}: the folder {directory} does not exist.")
+    return target
+
+
+def write_text(path: Path, text: str) -> int:
+    """Write ``text`` as UTF-8 to ``path`` atomically (a temporary file renamed into place);
+    returns the bytes written."""
+    data = text.encode("utf-8")
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return len(data)
+
+
+Progress = Callable[[str], None]
+
+
+def _step(progress: Progress | None, cancelled: Callable[[], bool] | None, text: str) -> None:
+    if cancelled is not None and cancelled():
+        raise ExportCancelled()
+    if progress is not None:
+        progress(text)
+
+
+def _document_count(export: Mapping[str, Any]) -> int:
+    count = 0
+    for key, value in export.items():
+        if key == "_meta":
+            continue
+        if isinstance(value, list):
+            count += sum(1 for doc in value if not (isinstance(doc, Mapping) and doc.get("type") == FOLDER_TYPE))
+        elif isinstance(value, Mapping):
+            count += 1
+    return count
+
+
+def export_game_content(project: Any, choices: ExportChoices, *, exported_by: str | None,
+                        progress: Progress | None = None,
+                        cancelled: Callable[[], bool] | None = None) -> ExportResult:
+    """Build the game export of ``project`` as ``choices`` say and write it (with its schema
+    beside it, ``<name>.schema.json``, when asked). Raises :class:`ExportError` for a bad
+    choice, :class:`ExportCancelled` when ``cancelled()`` turned true before the writing, and
+    the export's own errors (``UnknownCollections``, ``UnknownCompat``)."""
+    target = check_output(choices.output)
+    _step(progress, cancelled, "Reading the project and building the export…")
+    schema: dict[str, Any] | None = None
+    if choices.schema_sidecar:  # one reading of the store for both, as the CLI does
+        export, schema = build_export_and_schema(project, choices.collections, exported_by=exported_by,
+                                                 compat=choices.compat)
+    else:
+        export = build_game_export(project, choices.collections, exported_by=exported_by, compat=choices.compat)
+    indent = 2 if choices.pretty else None
+    _step(progress, cancelled, f"Writing {target.name}…")
+    files = [(str(target), write_text(target, dumps_export(export, indent)))]
+    if schema is not None:
+        side = Path(sidecar_path(str(target)))
+        files.append((str(side), write_text(side, dumps_export(schema, indent))))
+    meta = export.get("_meta") or {}
+    return ExportResult(GAME, files, list(meta.get("collections") or []), _document_count(export),
+                        list(meta.get("warnings") or []))
+
+
+def export_schema(project: Any, choices: ExportChoices, *, progress: Progress | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> ExportResult:
+    """Build the JSON Schema of ``project``'s game export for ``choices`` and write it."""
+    target = check_output(choices.output)
+    _step(progress, cancelled, "Reading the project and building the schema…")
+    schema = build_schema(project, choices.collections, compat=choices.compat)
+    _step(progress, cancelled, f"Writing {target.name}…")
+    files = [(str(target), write_text(target, dumps_export(schema, 2 if choices.pretty else None)))]
+    if choices.collections is not None:
+        chosen = list(choices.collections)
+    else:
+        chosen = default_collections(project.settings() or {})
+    return ExportResult(SCHEMA, files, chosen)

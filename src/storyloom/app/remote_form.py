@@ -1,0 +1,528 @@
+"""Project Settings > Remote Replication, without Qt: the form's fields, checks, saving, and the
+server's answers (check, set-up, invitation, joining) in the app's words.
+
+The page in ``storyloom.gui.remote_settings_page`` shows what this module computes. Every rule is
+the domain's, reached through the functions ``storyloom remote`` and ``storyloom clone`` call:
+
+- :func:`check_values` checks what was typed field by field as it is typed, with
+  ``storyloom.sync.urls`` (the server URL's scheme, the database name's characters with their
+  position and the lowercase conversion, the user name), and makes the settings with
+  :func:`storyloom.app.remote.build_settings`;
+- :func:`save_values` keeps them with :meth:`RemoteAccess.save` (the password in the
+  :class:`~storyloom.app.secrets.PasswordStore`), then calls ``session.remote_settings_changed()``
+  and starts the sync service when the remote is enabled;
+- :func:`run_check` is :func:`storyloom.sync.server_check.check_server` plus one line saying
+  whether the database holds this project (``check_remote_identity``);
+- :func:`run_setup` is :func:`storyloom.sync.server_setup.easy_setup` (easy mode) or
+  :meth:`AdvancedCheck.run` (advanced mode); :func:`invite_teammate` is ``invite``;
+- :func:`refusal` turns a failure into its cause and what to do; :func:`app_wording` rewrites the
+  command-line advice of the domain's messages (``storyloom remote set PROJECT ...``) into what
+  to do in the app.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from storyloom.app.remote import RemoteNotConfigured, build_settings
+from storyloom.app.secrets import PASSWORD_ENV, password_key
+from storyloom.app.sync_service import PROJECT_IDENTITY
+from storyloom.errors import StoryloomError
+from storyloom.project.remote_settings import DEFAULT_INTERVAL, RemoteSettings, default_database_name
+from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, SyncError
+from storyloom.sync.errors import NetworkError, RemoteForbidden, RemoteUnauthorized
+from storyloom.sync.identity import check_remote_identity
+from storyloom.sync.server_check import CheckLine, check_server
+from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, SetupStep, easy_setup, invite
+from storyloom.sync.urls import check_server_url, check_username, normalize_database_name, parse_remote_url
+
+if TYPE_CHECKING:
+    from storyloom.app.session import ProjectSession
+
+CHECK_TIMEOUT = 15.0
+MIN_INTERVAL = 1.0
+Level = Literal["error", "warning", "note", "required"]
+
+#: One sentence on what each mode does, shown beside the choice.
+MODE_TEXT: dict[str, str] = {
+    "easy": "Easy: you sign in as a server admin. Set up creates the database, makes it private to its "
+            "members and installs the lock rules; Invite teammate… creates an account for each teammate.",
+    "advanced": "Advanced: you sign in as a member of a database an admin prepared. Storyloom creates "
+                "nothing on the server; Set up lists what is missing and the exact requests for the admin.",
+}
+MODE_LABELS: dict[str, str] = {"easy": "Easy (I have a server admin's account)",
+                               "advanced": "Advanced (an admin prepares the database)"}
+
+#: The server report's lines, named for people (the report's own names are the CLI's).
+LINE_TITLES: dict[str, str] = {
+    "reachable": "Server", "tls": "Encryption", "credentials": "Sign-in", "admin": "Server admin",
+    "database": "Database", "member": "Membership", "project": "Project", "lock rules": "Lock rules",
+    "max_document_size": "Largest document", "max_http_request_size": "Largest request",
+    "body limit": "Measured body limit", "require_valid_user": "Anonymous access",
+}
+STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "members": "Members",
+                               "lock rules": "Lock rules"}
+
+# The command-line advice of the domain's messages, and what to do in the app instead.
+_APP_WORDING: tuple[tuple[str, str], ...] = (
+    (r"set the user name and password again: storyloom remote set \S+ \.\.\.",
+     "type the user name and password again above, then Save"),
+    (r"check the user name and password \(storyloom remote set\)", "check the user name and password above"),
+    (r"check both and set them again \(storyloom remote set\)", "check both, type them again above and Save"),
+    (r"set the remote with an admin's credentials, or use --mode advanced",
+     "sign in with a server admin's user name and password, or choose Advanced mode"),
+    (r"Either set the remote with an admin's user name, or use advanced mode \(--mode advanced\) and ask an "
+     r"admin to run the requests that `storyloom remote setup` lists",
+     "Sign in with a server admin's user name, or choose Advanced mode: Set up then lists the requests an "
+     "admin must run"),
+    (r"run `storyloom remote setup(?: \S+)?`", "press Set up"),
+    (r"`storyloom remote check --probe-body-limit` measures what gets through",
+     "tick “Measure the body limit” and check again to measure what gets through"),
+    (r" \(the password comes from STORYLOOM_REMOTE_PASSWORD or the prompt\)", ""),
+    (r"give the user name with --username and the password through STORYLOOM_REMOTE_PASSWORD or the prompt",
+     "type them in the User name and Password fields"),
+    (r"give the remote user name with --username", "type the user name"),
+    (r"clone (?:it|under another name) with --name NAME", "join it under another name (the Name field)"),
+    (r"sync that one \(`storyloom sync [^`]*`\) instead of cloning it again",
+     "open that one from the project list: it syncs with this server"),
+    (r"import a backup of it instead \(`storyloom import`\)", "import a backup of it instead (Import Drafft backup…)"),
+    (r"to share one of your projects there instead, run `storyloom remote set [^`]*` and `storyloom sync [^`]*`",
+     "to share one of your projects there instead, open it and fill in Project Settings > Remote Replication"),
+    (r"do not put the password in the URL \(other users can see command lines\); it is asked for, or read from "
+     r"STORYLOOM_REMOTE_PASSWORD", "remove the password from the URL and type it in the Password field"),
+    (r"set one with `storyloom remote set [^`]*`", "fill in Project Settings > Remote Replication and Save"),
+    (r"set it with `storyloom remote set [^`]*` \(it asks for the password\) or set STORYLOOM_REMOTE_PASSWORD",
+     "type it in the Password field and Save"),
+)
+
+
+def app_wording(text: str, project: str = "") -> str:
+    """``text`` (a message or fix of the domain) with its command-line advice replaced by what to
+    do in the app; a ``PROJECT`` left in a command becomes the project's name."""
+    for pattern, replacement in _APP_WORDING:
+        text = re.sub(pattern, replacement, text)
+    if project:
+        text = text.replace(" PROJECT", f" {project}")
+    return text
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence: a capital first letter and a full stop."""
+    text = text.strip()
+    if not text:
+        return text
+    first = text.split(" ", 1)[0].rstrip(":;,.")
+    if first.isalpha() and first.islower():  # not a name such as pouchdb-server or app_v2_story
+        text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ":")) else text + "."
+
+
+# -- the fields ----------------------------------------------------------------------------------
+
+
+@dataclass
+class RemoteValues:
+    """What the form shows, as typed. ``password`` is empty unless one was typed: a kept password
+    is never shown."""
+
+    enabled: bool = True
+    server: str = ""
+    database: str = ""
+    username: str = ""
+    password: str = ""
+    mode: str = "easy"
+    interval: float = DEFAULT_INTERVAL
+    live: bool = False
+
+
+def values_of(settings: RemoteSettings | None) -> RemoteValues:
+    """The form's values for the kept settings (a new form when there are none)."""
+    if settings is None:
+        return RemoteValues()
+    return RemoteValues(enabled=settings.enabled, server=settings.server, database=settings.database,
+                        username=settings.username, mode=settings.mode, interval=settings.interval,
+                        live=settings.live)
+
+
+@dataclass(frozen=True)
+class FieldMessage:
+    """What to show under a field. ``required`` is an empty field: shown only when saving."""
+
+    level: Level
+    text: str
+
+
+@dataclass
+class FormCheck:
+    """The result of checking the form: a message per field (``server``, ``database``,
+    ``username``, ``password``, ``interval``) and, when nothing is wrong, the settings."""
+
+    messages: dict[str, FieldMessage] = field(default_factory=dict)
+    settings: RemoteSettings | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.settings is not None
+
+    def blocking(self) -> dict[str, FieldMessage]:
+        return {k: m for k, m in self.messages.items() if m.level in ("error", "required")}
+
+
+#: ``kept(server, username)``: whether a password is kept (or set in the environment) for them.
+PasswordKept = Callable[[str, str], bool]
+
+
+def password_kept(session: ProjectSession) -> PasswordKept:
+    """Whether a password is kept for a server and user of ``session``'s project. Each answer is
+    remembered (the form asks at every key typed; the OS keyring is slow to ask)."""
+    access = session.remote
+    answers: dict[tuple[str, str], bool] = {}
+
+    def kept(server: str, username: str) -> bool:
+        if os.environ.get(PASSWORD_ENV) is not None:
+            return True
+        if (server, username) not in answers:
+            try:
+                found = access.passwords.get(password_key(session.id, server, username)) is not None
+            except StoryloomError:
+                found = False
+            answers[server, username] = found
+        return answers[server, username]
+
+    return kept
+
+
+def password_note(session: ProjectSession) -> str:
+    """Where the kept password comes from, for the Password field (never the password)."""
+    access = session.remote
+    if access.settings is None:
+        return ""
+    if os.environ.get(PASSWORD_ENV) is not None:
+        return f"The password comes from {PASSWORD_ENV}, which wins over one typed here."
+    key = access.password_key()
+    try:
+        where = access.passwords.where(key) if key is not None else None
+    except StoryloomError:
+        where = None
+    if where is None:
+        return ""
+    return f"A password is kept in the {where.split(' (', 1)[0]}; type a new one only to replace it."
+
+
+def check_values(project_name: str, values: RemoteValues, kept: PasswordKept | None = None) -> FormCheck:
+    """Check each field as the domain does and, when all pass, make the settings."""
+    check = FormCheck()
+    messages = check.messages
+    server = values.server.strip()
+    if not server:
+        messages["server"] = FieldMessage("required", "Type the server's address, e.g. https://couch.example.com.")
+    else:
+        try:
+            server, warnings = check_server_url(server)
+        except InvalidRemote as exc:
+            messages["server"] = FieldMessage("error", sentence(app_wording(str(exc))))
+        else:
+            if warnings:
+                messages["server"] = FieldMessage("warning", sentence(warnings[0]))
+    database = values.database.strip()
+    if not database:
+        default = default_database_name(project_name)
+        messages["database"] = FieldMessage("note", f"Left empty: {default!r}, from the project's name.")
+    else:
+        try:
+            _name, notes = normalize_database_name(database)
+        except InvalidRemote as exc:
+            messages["database"] = FieldMessage("error", sentence(str(exc)))
+        else:
+            if notes:
+                messages["database"] = FieldMessage("note", sentence(notes[0]))
+    username = values.username
+    if not username:
+        messages["username"] = FieldMessage("required", "Type your user name on the server.")
+    else:
+        try:
+            check_username(username)
+        except InvalidRemote as exc:
+            messages["username"] = FieldMessage("error", sentence(app_wording(str(exc))))
+    blocked = "server" in check.blocking() or "username" in check.blocking()
+    if not values.password and not blocked and (kept is None or not kept(server, username)):
+        messages["password"] = FieldMessage("required", f"Type the password of {username!r} on the server.")
+    if not values.live and values.interval < MIN_INTERVAL:
+        messages["interval"] = FieldMessage("error", f"The interval must be at least {MIN_INTERVAL:g} second.")
+    if check.blocking():
+        return check
+    try:
+        settings, _notes = build_settings(project_name, server=server, username=username, database=database or None,
+                                          mode=values.mode, interval=values.interval, live=values.live)
+    except StoryloomError as exc:  # a rule of the settings themselves (the mode)
+        messages["mode"] = FieldMessage("error", sentence(str(exc)))
+        return check
+    check.settings = settings if values.enabled else dataclasses.replace(settings, enabled=False)
+    return check
+
+
+def save_values(session: ProjectSession, values: RemoteValues) -> FormCheck:
+    """Keep the settings (and the password when one was typed) as ``storyloom remote set`` does,
+    tell the session (its lock policy and sync service follow), and start syncing when the
+    remote is enabled. Returns the check: nothing is kept when it is not ``ok``."""
+    check = check_values(session.name, values, password_kept(session))
+    if check.settings is None:
+        return check
+    session.remote.save(check.settings, values.password or None)
+    session.remote_settings_changed()
+    if check.settings.enabled:
+        session.start_sync()
+    return check
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    """One line of a report, for people: ``status`` ``ok``, ``warn`` or ``fail``; ``fix`` says
+    what to do (in the app's words) when it is not ok."""
+
+    name: str
+    title: str
+    status: str
+    detail: str
+    fix: str = ""
+
+    def to_text(self) -> str:
+        text = f"{self.status:<4}  {self.title}: {self.detail}"
+        return text + (f"\n      fix: {self.fix}" if self.fix and self.status != "ok" else "")
+
+
+def report_line(line: CheckLine, project: str = "") -> ReportLine:
+    return ReportLine(line.name, LINE_TITLES.get(line.name, line.name.capitalize()), line.status,
+                      sentence(app_wording(line.detail, project)), sentence(app_wording(line.fix, project)))
+
+
+def report_text(database_url: str, lines: list[ReportLine]) -> str:
+    """The report as plain text (Copy report)."""
+    return "\n".join([f"Server check of {database_url}", *(line.to_text() for line in lines)])
+
+
+def _identity_line(session: ProjectSession, remote: Any) -> CheckLine:
+    try:
+        theirs = check_remote_identity(session.project.store, remote, PROJECT_IDENTITY)
+    except ProjectMismatch as exc:
+        other = exc.remote_name or "another project"
+        return CheckLine("project", "fail", f"the database holds another project, {other!r}: syncing would "
+                         "merge the two, so nothing is sent or received",
+                         f"choose another database name above (a new or empty one), or, to work on {other!r}, "
+                         "join it from the project list (Join a project from a server…)")
+    except SyncError as exc:
+        return CheckLine("project", "warn", f"unknown: {exc}", "check again")
+    if theirs is None:
+        return CheckLine("project", "ok", "no project in the database yet: the first sync sends this one")
+    return CheckLine("project", "ok", f"the database holds this project ({theirs.name or session.name!r})")
+
+
+def run_check(session: ProjectSession, *, probe_body_limit: bool = False) -> list[ReportLine]:
+    """The server report of the saved settings (``storyloom remote check``), plus whether the
+    database holds this project. Raises :class:`RemoteNotConfigured` without settings."""
+    access = session.remote
+    settings = access.settings
+    if settings is None or not settings.enabled:
+        raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
+    with access.open(timeout=CHECK_TIMEOUT) as remote:
+        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit)
+        member = next((line for line in lines if line.name == "member"), None)
+        if member is not None and member.status == "ok":
+            at = lines.index(member) + 1
+            lines.insert(at, _identity_line(session, remote))
+    return [report_line(line, session.name) for line in lines]
+
+
+@dataclass
+class SetupOutcome:
+    """What Set up did: the easy mode's report, or the advanced mode's findings."""
+
+    mode: str
+    report: SetupReport | None = None
+    advanced: AdvancedCheck | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.report is not None or (self.advanced is not None and self.advanced.ok)
+
+
+def step_line(step: SetupStep) -> ReportLine:
+    """A set-up step as a report line (``changed`` steps say so)."""
+    detail = sentence(step.detail)
+    return ReportLine(step.what, STEP_TITLES.get(step.what, step.what.capitalize()), "ok",
+                      detail if not step.changed else f"{detail} (changed now)")
+
+
+def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | None = None) -> SetupOutcome:
+    """``storyloom remote setup``: in easy mode create what is missing (``on_step`` hears each
+    step as it is done), then sync at once; in advanced mode find what is missing, changing
+    nothing."""
+    access = session.remote
+    settings = access.settings
+    if settings is None or not settings.enabled:
+        raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
+    with access.open(timeout=CHECK_TIMEOUT) as remote:
+        if settings.mode == "advanced":
+            return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote))
+
+        def step(done: SetupStep) -> None:
+            if on_step is not None:
+                on_step(step_line(done))
+
+        report = easy_setup(remote, members=[settings.username], on_step=step)
+    # A sync started before the database existed stopped on that error: it goes now.
+    session.sync.sync_now()
+    return SetupOutcome("easy", report=report)
+
+
+def check_invitee(username: str) -> str:
+    """Why ``username`` cannot be invited ("" when it can)."""
+    if not username:
+        return "Type the teammate's user name on the server."
+    try:
+        check_username(username)
+    except InvalidRemote as exc:
+        return sentence(app_wording(str(exc)))
+    return ""
+
+
+def invite_teammate(session: ProjectSession, username: str) -> Invitation:
+    """``storyloom remote invite``: a server account for ``username`` (with a generated password,
+    unless the account exists) and membership of the database. Easy mode only."""
+    settings = session.remote.settings
+    if settings is None or not settings.enabled:
+        raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
+    if settings.mode != "easy":
+        raise RemoteFormError("inviting needs easy mode (a server admin's account); in advanced mode an admin "
+                              "creates the account and adds it to the database's members")
+    with session.remote.open(timeout=CHECK_TIMEOUT) as remote:
+        return invite(remote, username)
+
+
+def join_instructions(invitation: Invitation, project: str) -> str:
+    """What to send the teammate: where and how to join, with the password when it was made now."""
+    password = invitation.password if invitation.password is not None else "(the one you already use on this server)"
+    return "\n".join([
+        f"You are invited to the Storyloom project “{project}”.",
+        "",
+        "In Storyloom: Projects › Join a project from a server…",
+        f"  Database URL:  {invitation.database_url}",
+        f"  User name:     {invitation.username}",
+        f"  Password:      {password}",
+        "",
+        "Or in a terminal (it asks for the password):",
+        f"  {invitation.join_command}",
+    ])
+
+
+class RemoteFormError(StoryloomError):
+    """Something the page cannot do with these settings; the message says why."""
+
+
+# -- failures ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A failure as the app shows it: what happened, and what to do about it."""
+
+    cause: str
+    todo: str = ""
+    problem: str = "other"
+
+    def to_text(self) -> str:
+        return f"{self.cause} {self.todo}".strip()
+
+
+def refusal(exc: BaseException, *, project: str = "", username: str | None = None,
+            database: str | None = None) -> Refusal:
+    """Why ``exc`` stopped the work, and what to do, in the app's words."""
+    user = repr(username) if username else "your user"
+    db = repr(database) if database else "the database"
+    if isinstance(exc, ProjectMismatch):
+        other = exc.remote_name or "another project"
+        return Refusal(f"The database {db} holds another project, {other!r}: syncing would merge the two projects, "
+                       "so nothing was sent or received.",
+                       f"Choose another database name for “{project}” (a new or empty one), or join {other!r} from "
+                       "the project list (Join a project from a server…).", "identity")
+    if (isinstance(exc, AccessDenied) and exc.action == "credentials") or isinstance(exc, RemoteUnauthorized):
+        return Refusal(sentence(app_wording(str(exc), project)),
+                       "Check the user name and password, type them again and Save.", "credentials")
+    if isinstance(exc, AccessDenied | RemoteForbidden):
+        return Refusal(sentence(app_wording(str(exc), project)),
+                       f"Ask a server admin to add {user} to the members of {db} (in easy mode: Invite teammate…).",
+                       "membership")
+    if isinstance(exc, DatabaseMissing):
+        return Refusal(sentence(app_wording(str(exc), project)),
+                       "Press Set up with a server admin's account, or ask an admin to create it.", "database")
+    if isinstance(exc, NetworkError):
+        return Refusal(sentence(str(exc)), "Check the server's address, that it runs, and the network.", "network")
+    if isinstance(exc, StoryloomError):
+        return Refusal(sentence(app_wording(str(exc), project)))
+    return Refusal(f"An internal error stopped it ({type(exc).__name__}: {exc}).", "This is a bug; please report it.",
+                   "internal")
+
+
+# -- joining -------------------------------------------------------------------------------------
+
+
+def check_join_url(url: str) -> str:
+    """Why ``url`` cannot be joined ("" when it can): it must name the server and the database."""
+    if not url.strip():
+        return "Type the database's URL, e.g. https://couch.example.com/app_v2_story."
+    try:
+        parsed = parse_remote_url(url.strip())
+    except InvalidRemote as exc:
+        return sentence(app_wording(str(exc)))
+    if parsed.password is not None:
+        return "Remove the password from the URL and type it in the Password field."
+    return ""
+
+
+def check_join_fields(url: str, username: str, password: str) -> dict[str, str]:
+    """Join a project from a server: what is wrong with each field (``url``, ``username``,
+    ``password``), as typed; an empty dict when the join can start."""
+    problems = {"url": check_join_url(url)}
+    if not username:
+        problems["username"] = "Type your user name on the server (the invitation has it)."
+    else:
+        try:
+            check_username(username)
+        except InvalidRemote as exc:
+            problems["username"] = sentence(app_wording(str(exc)))
+    if not password:
+        problems["password"] = "Type your password on the server (the invitation has it)."
+    return {key: text for key, text in problems.items() if text}
+
+
+__all__ = [
+    "MODE_TEXT",
+    "FieldMessage",
+    "FormCheck",
+    "Refusal",
+    "RemoteFormError",
+    "RemoteValues",
+    "ReportLine",
+    "SetupOutcome",
+    "app_wording",
+    "check_invitee",
+    "check_join_fields",
+    "check_join_url",
+    "check_values",
+    "invite_teammate",
+    "join_instructions",
+    "refusal",
+    "report_text",
+    "run_check",
+    "run_setup",
+    "save_values",
+    "values_of",
+]

@@ -1,0 +1,165 @@
+"""Conflicted documents, flagged where the user looks: a warning icon and a sentence in the tree
+and the tab, and a bar in the open editor with the way to the merge view. The flags are
+:class:`storyloom.app.conflict_flags.ConflictFlags`, kept current from the session's changes
+(a pull that brings a conflicting version, a merge that settles one).
+
+:func:`install_conflict_marks` wires them into a main window; :meth:`ConflictMarks.open_merge`
+opens the merge view of a document."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QSize, Signal
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from storyloom.app import DocumentChanged
+from storyloom.app.conflict_flags import ConflictFlags, DocFlag
+from storyloom.gui import icons, theme
+from storyloom.gui.editors import DocumentEditor
+from storyloom.gui.merge_view import MergeView, open_merge_view
+from storyloom.gui.widgets import set_role
+
+if TYPE_CHECKING:
+    from storyloom.gui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class ConflictBar(QFrame):
+    """The strip an editor shows while its document is flagged: what happened, and "Merge…"."""
+
+    merge_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conflictBar")
+        set_role(self, "banner", level="error")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(theme.L, theme.S, theme.M, theme.S)
+        layout.setSpacing(theme.S)
+        self.icon = QLabel()
+        self.icon.setPixmap(icons.icon("warning").pixmap(QSize(18, 18)))
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.button = QPushButton("Merge…")
+        self.button.setProperty("primary", "true")
+        self.button.clicked.connect(self.merge_requested)
+        layout.addWidget(self.icon)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.button)
+        self.flag: DocFlag | None = None
+        self.hide()
+
+    def show_flag(self, flag: DocFlag | None) -> None:
+        self.flag = flag
+        self.setVisible(flag is not None)
+        if flag is not None:
+            self.text.setText(flag.text)
+            self.button.setVisible(flag.kind == "conflict")
+
+
+class ConflictMarks(QObject):
+    """The window's flags and what shows them. ``changed`` after flags came or went."""
+
+    changed = Signal()
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.flags = ConflictFlags(window.session.db)
+        try:
+            self.flags.rebuild()
+        except Exception:  # the flags are a help: a broken read must not stop the window
+            log.exception("reading the project's conflicts failed")
+        self._icons = {"conflict": icons.icon("warning"), "refused": icons.icon("error")}
+        self.views: dict[str, MergeView] = {}
+
+    def mark(self, doc_id: str) -> tuple[QIcon, str] | None:
+        """The tree's and the tabs' mark for ``doc_id``."""
+        flag = self.flags.flag(doc_id)
+        return None if flag is None else (self._icons[flag.kind], flag.text)
+
+    def apply(self, changes: list[DocumentChanged]) -> None:
+        """Follow a batch of the session's changes."""
+        if self.window.session.closed:
+            return
+        try:
+            touched = self.flags.apply(changes)
+        except Exception:
+            log.exception("updating the project's conflicts failed")
+            return
+        if touched:
+            self.show_marks()
+            self.changed.emit()
+
+    def show_marks(self) -> None:
+        self.window.explorer.view.viewport().update()
+        self.window.tabs.update_marks()
+        for editor in self.window.tabs.editors():
+            self.bar(editor).show_flag(self.flags.flag(editor.doc_id))
+
+    def bar(self, editor: DocumentEditor) -> ConflictBar:
+        """The editor's conflict bar (made on first use, under its banner)."""
+        bar = editor.findChild(ConflictBar, "conflictBar")
+        if bar is None:
+            bar = ConflictBar(editor)
+            layout = editor.layout()
+            if isinstance(layout, QVBoxLayout):
+                layout.insertWidget(1, bar)
+            bar.merge_requested.connect(lambda e=editor: self.open_merge(e.doc_id))
+            bar.show_flag(self.flags.flag(editor.doc_id))
+        return bar
+
+    def attach_bars(self) -> None:
+        for editor in self.window.tabs.editors():
+            self.bar(editor)
+
+    def open_merge(self, doc_id: str) -> MergeView | None:
+        """Open (or bring forward) the merge view of ``doc_id``; ``None`` when it is no longer in
+        conflict (the flags are read again)."""
+        view = self.views.get(doc_id)
+        if view is not None and view.isVisible():
+            view.raise_()
+            view.activateWindow()
+            return view
+        view = open_merge_view(self.window.session, doc_id, self.window)
+        if view is None:
+            self.flags.rebuild()
+            self.show_marks()
+            return None
+        self.views[doc_id] = view
+        view.resolved.connect(lambda _rev: self.window.session.wait_for_events(2.0))
+        view.finished.connect(lambda _result, d=doc_id: self.views.pop(d, None))
+        return view
+
+
+def install_conflict_marks(window: MainWindow) -> ConflictMarks:
+    """Flag conflicted documents in ``window``'s tree, tabs and editors, following its session."""
+    marks = ConflictMarks(window)
+    window.explorer.marks.append(marks.mark)
+    window.tabs.marks.append(marks.mark)
+    window.bridge.documents_changed.connect(marks.apply)
+    window.tabs.changed.connect(marks.attach_bars)
+    marks.attach_bars()
+    marks.show_marks()
+    window.explorer.view.viewport().update()
+    sync_signal = getattr(window.bridge, "sync_state_changed", None)
+    if sync_signal is not None:  # a push can add or settle a refused edit (no document changes)
+        sync_signal.connect(lambda _state: _refresh_refused(marks))
+    return marks
+
+
+def _refresh_refused(marks: ConflictMarks) -> None:
+    if marks.window.session.closed:
+        return
+    try:
+        changed = marks.flags.refresh_refused()
+    except Exception:
+        log.exception("reading the refused edits failed")
+        return
+    if changed:
+        marks.show_marks()
+        marks.changed.emit()

@@ -1,0 +1,600 @@
+"""The Dialogue editor: the node palette, the graph view with its toolbar and minimap, and the
+node inspector. Every edit is a patch planned by
+:class:`~storyloom.project.dialogue_graph.DialogueGraph` and pushed on a ``QUndoStack``; the
+document saves ``content.tree`` through the editor gate like every editor (debounced, Ctrl+S).
+
+The public methods (:meth:`add_node`, :meth:`link`, :meth:`move_nodes`, :meth:`delete_selection`,
+:meth:`copy_selection`, :meth:`paste`, :meth:`set_node_data`, :meth:`edit_port`,
+:meth:`auto_layout`, ...) are what the palette, the menus and the view's gestures call, and
+what the tests drive."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import qtawesome as qta
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSplitter,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from storyloom.errors import StoryloomError
+from storyloom.gui import theme
+from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.editors.dialogue_graph.commands import PatchCommand
+from storyloom.gui.editors.dialogue_graph.inspector import NodeInspector
+from storyloom.gui.editors.dialogue_graph.items import EdgeItem, NodeItem
+from storyloom.gui.editors.dialogue_graph.palette import NodePalette, kind_icon
+from storyloom.gui.editors.dialogue_graph.scene import GraphScene
+from storyloom.gui.editors.dialogue_graph.view import GraphView
+from storyloom.gui.editors.markdown_pane import open_document
+from storyloom.project.dialogue_graph import (
+    NODE_KINDS,
+    ConnectionRefused,
+    Patch,
+    is_clipboard,
+    kind_of,
+    label_of,
+    ports,
+    script_preview,
+)
+from storyloom.project.dialogue_layout import layered_layout
+
+CLIPBOARD_MIME = "application/x-storyloom-dialogue-nodes"
+_TREE_PATH = re.compile(r"^content\.tree\.(?P<kind>nodes|edges)(?:\.|\[)(?P<index>\d+)")
+PASTE_STEP = 32
+OPENING_ZOOM = 0.6
+
+
+class DialogueGraphEditor(DocumentEditor):
+    """A Dialogue document's graph (``content.tree``)."""
+
+    def build_body(self) -> QWidget:
+        self._previews: dict[str, list[str] | None] = {}
+        self._fitted = False
+        self._paste_count = 0
+        self.undo_stack = QUndoStack(self)
+        self.scene = GraphScene(self._preview, self._script_exists, self)
+        self.view = GraphView(self.scene)
+        self.view.undo_stack = self
+        self.read_only = False
+        self.palette = NodePalette()
+        self.inspector = NodeInspector()
+        self.inspector.setMinimumWidth(280)
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.setObjectName("dialogueGraphSplitter")
+        body.setHandleWidth(1)
+        body.addWidget(self._center())
+        body.addWidget(self.inspector)
+        body.setStretchFactor(0, 1)
+        body.setCollapsible(0, False)
+        body.setSizes([1000, 300])
+        self.palette_panel = self._palette_panel()
+        self._connect()
+        return body
+
+    def _palette_panel(self) -> QFrame:
+        """The palette floats over the graph's top-left corner (the graph keeps the width)."""
+        panel = QFrame(self.view)
+        panel.setObjectName("paletteOverlay")
+        panel.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        colors = theme.colors()
+        panel.setStyleSheet(f"#paletteOverlay {{ background: {colors.surface}; border: 1px solid {colors.border};"
+                            f" border-radius: 8px; }} #nodePalette {{ border: 0; background: transparent; }}"
+                            f" #nodePalette::item {{ padding: 2px 4px; border-radius: 4px; }}"
+                            f" #nodePalette::item:hover {{ background: {colors.surface_alt}; }}")
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(theme.S, theme.S, theme.S, theme.S)
+        layout.setSpacing(theme.XS)
+        title = QLabel("Add node")
+        title.setObjectName("fieldLabel")
+        title.setToolTip("Click a type to add it in the middle of the view, or drag it onto the graph")
+        layout.addWidget(title)
+        layout.addWidget(self.palette)
+        self.palette.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        rows = sum(self.palette.sizeHintForRow(i) + 2 * self.palette.spacing() for i in range(self.palette.count()))
+        self.palette.setFixedSize(self.palette.sizeHintForColumn(0) + 24, rows + 4)
+        panel.adjustSize()
+        panel.move(theme.M, theme.M)
+        self.view.left_inset = panel.width() + theme.M
+        return panel
+
+    def _center(self) -> QWidget:
+        center = QWidget()
+        layout = QVBoxLayout(center)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.toolbar = QToolBar()
+        self.toolbar.setObjectName("graphToolbar")
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.undo_action = self._tool("ph.arrow-counter-clockwise", "Undo", QKeySequence.StandardKey.Undo,
+                                      self.undo, icon_only=True)
+        self.redo_action = self._tool("ph.arrow-clockwise", "Redo", QKeySequence.StandardKey.Redo,
+                                      self.redo, icon_only=True)
+        self.redo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Redo), QKeySequence("Ctrl+Shift+Z"),
+                                       QKeySequence("Ctrl+Y")])
+        self.undo_stack.canUndoChanged.connect(self.undo_action.setEnabled)
+        self.undo_stack.canRedoChanged.connect(self.redo_action.setEnabled)
+        self.undo_action.setEnabled(False)
+        self.redo_action.setEnabled(False)
+        self.toolbar.addSeparator()
+        self._tool("ph.magnifying-glass-minus", "Zoom out", "Ctrl+-", self.view.zoom_out, icon_only=True)
+        self.zoom_label = QLabel("100%")
+        self.zoom_label.setObjectName("zoomLevel")
+        self.zoom_label.setMinimumWidth(44)
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.toolbar.addWidget(self.zoom_label)
+        self._tool("ph.magnifying-glass-plus", "Zoom in", "Ctrl+=", self.view.zoom_in, icon_only=True)
+        self._tool("ph.corners-out", "Fit", "F", self.fit)
+        self.toolbar.addSeparator()
+        self._tool("ph.tree-structure", "Auto layout", "Ctrl+L", self.auto_layout)
+        self.minimap_action = self._tool("ph.map-trifold", "Minimap", "M", self._toggle_minimap)
+        self.minimap_action.setCheckable(True)
+        self.minimap_action.setChecked(True)
+        layout.addWidget(self.toolbar)
+        layout.addWidget(self.view, 1)
+        footer = QHBoxLayout()
+        footer.setContentsMargins(theme.L, theme.XS, theme.L, theme.XS)
+        self.hint_label = QLabel()
+        self.hint_label.setObjectName("graphHint")
+        self.hint_label.setProperty("role", "caption")
+        footer.addWidget(self.hint_label, 1)
+        self.summary_label = QLabel()
+        self.summary_label.setObjectName("graphSummary")
+        self.summary_label.setProperty("role", "caption")
+        footer.addWidget(self.summary_label)
+        layout.addLayout(footer)
+        for text, keys, slot in (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
+                                 ("Delete", "Backspace", self.delete_selection),
+                                 ("Copy", QKeySequence.StandardKey.Copy, self.copy_selection),
+                                 ("Cut", QKeySequence.StandardKey.Cut, self.cut_selection),
+                                 ("Paste", QKeySequence.StandardKey.Paste, lambda: self.paste()),
+                                 ("Duplicate", "Ctrl+D", self.duplicate_selection),
+                                 ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
+                                 ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))):
+            action = QAction(text, self.view)
+            action.setShortcut(QKeySequence(keys))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(lambda _checked=False, s=slot: s())
+            self.view.addAction(action)
+        return center
+
+    def _tool(self, icon: str, text: str, keys: Any, slot: Any, icon_only: bool = False) -> QAction:
+        action = QAction(qta.icon(icon), text, self)
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setToolTip(f"{text} ({QKeySequence(keys).toString(QKeySequence.SequenceFormat.NativeText)})")
+        action.triggered.connect(lambda _checked=False: slot())
+        self.toolbar.addAction(action)
+        if icon_only:
+            button = self.toolbar.widgetForAction(action)
+            if button is not None:
+                button.setProperty("iconOnly", True)
+                button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
+        self.addAction(action)
+        return action
+
+    def _connect(self) -> None:
+        self.palette.chosen.connect(lambda node_type: self.add_node(node_type))
+        self.view.link_requested.connect(self.link)
+        self.view.link_to_nothing.connect(self._link_to_nothing)
+        self.view.nodes_moved.connect(self.move_nodes)
+        self.view.menu_requested.connect(self._context_menu)
+        self.view.node_type_dropped.connect(lambda node_type, point: self.add_node(node_type, point.x(), point.y()))
+        self.view.hint.connect(self.hint_label.setText)
+        self.view.edit_requested.connect(self.edit_in_place)
+        self.view.open_requested.connect(self.open_node)
+        self.view.zoom_changed.connect(lambda level: self.zoom_label.setText(f"{round(level * 100)}%"))
+        self.scene.selectionChanged.connect(self._selection_changed)
+        self.scene.problems_changed.connect(self._show_summary)
+        self.inspector.data_edited.connect(lambda node_id, fields: self.set_node_data(node_id, **fields))
+        self.inspector.port_edited.connect(lambda node_id, handle_id, label, script: self.edit_port(
+            node_id, handle_id, label=label, port_script=script))
+        self.inspector.port_added.connect(self.add_port)
+        self.inspector.port_removed.connect(self.remove_port)
+        self.inspector.new_script_requested.connect(self.new_script_for)
+        self.inspector.open_requested.connect(lambda doc_id: open_document(self, doc_id))
+        self.inspector.problem_chosen.connect(self.reveal_node)
+
+    # ------------------------------------------------------------------ the document
+    def apply_document(self, doc: dict[str, Any]) -> None:
+        content = doc.get("content") if isinstance(doc.get("content"), dict) else {}
+        tree = content.get("tree") if isinstance(content.get("tree"), dict) else {"nodes": [], "edges": []}
+        if self.scene.node_items and tree == self.scene.graph.to_tree():
+            return
+        self._previews.clear()
+        self.inspector.scripts = self._scripts(doc)
+        selected = self.scene.selected_node_ids()
+        self.scene.load(tree)
+        self.scene.select_nodes(selected)
+        self.undo_stack.clear()  # the patches were plans against the graph shown before
+        self._show_summary()
+        self._selection_changed()
+        if self._fitted:
+            return
+        QTimer.singleShot(0, self._first_fit)
+
+    def _first_fit(self) -> None:
+        """On opening: the whole graph if it reads, else its start at a zoom that reads."""
+        if not self._fitted and self.view.viewport().width() > 200:
+            self._fitted = True
+            self.view.fit(min_zoom=OPENING_ZOOM)
+            self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")
+
+    def changes(self) -> dict[str, Any]:
+        content = dict(self.base.get("content") or {})
+        content["tree"] = self.scene.graph.to_tree()
+        return {"name": self.name_edit.text(), "content": content}
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self._previews:  # a linked script may have changed while another tab was in front
+            self._previews.clear()
+            self.inspector.scripts = self._scripts(self.base)
+            self.scene.refresh_previews()
+            self.scene.refresh_problems()
+        QTimer.singleShot(0, self._first_fit)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        if not self._fitted:
+            QTimer.singleShot(0, self._first_fit)
+
+    # ------------------------------------------------------------------ scripts
+    def _scripts(self, doc: dict[str, Any]) -> list[tuple[str, str]]:
+        """The project's scripts to link, the dialogue's script folder first, by name."""
+        try:
+            summaries = [s for s in self.session.index.summaries() if s.type == "Script"]
+        except Exception:
+            return []
+        folder = doc.get("dialogueScriptFolderID")
+        summaries.sort(key=lambda s: (s.parent != folder, str(s.name or "").casefold()))
+        return [(s.id, str(s.name or "Untitled")) for s in summaries]
+
+    def _preview(self, script_id: str) -> list[str] | None:
+        if script_id not in self._previews:
+            try:
+                doc = self.session.db.get(script_id)
+            except Exception:
+                doc = None
+            if doc is None or doc.get("type") != "Script":
+                self._previews[script_id] = None
+            else:
+                text = (doc.get("content") or {}).get("script")
+                self._previews[script_id] = script_preview(text if isinstance(text, str) else "")
+        return self._previews[script_id]
+
+    def _script_exists(self, script_id: str) -> bool:
+        try:
+            summary = self.session.index.get(script_id)
+        except Exception:
+            return self._preview(script_id) is not None
+        return summary is not None and summary.type == "Script"
+
+    def new_script_for(self, node_id: str) -> str | None:
+        """Create a Script for a script node (named after it, in the dialogue's script folder
+        when it has one) and link it; returns its id, ``None`` when the project refused it."""
+        node = self.scene.graph.node(node_id)
+        if node is None:
+            return None
+        folder = self.base.get("dialogueScriptFolderID")
+        parent = folder if isinstance(folder, str) and self._is_script_folder(folder) else None
+        try:
+            result = self.session.editor.create("Script", label_of(node), parent=parent, isDialogueScript=True,
+                                                content={"script": ""})
+        except StoryloomError as exc:
+            self.banner.show_message("error", f"The script was not created: {exc}")
+            return None
+        self._previews.pop(result.id, None)
+        self.inspector.scripts = self._scripts(self.base)
+        self.set_node_data(node_id, scriptId=result.id)
+        return result.id
+
+    def _is_script_folder(self, folder_id: str) -> bool:
+        summary = self.session.index.get(folder_id)
+        return summary is not None and summary.type == "Folder" and summary.collection == "Script"
+
+    # ------------------------------------------------------------------ commands
+    def push(self, patch: Patch, select: list[str] | None = None) -> bool:
+        """Apply ``patch`` as one undoable step; False when it changes nothing."""
+        if patch.empty:
+            return False
+        if self.read_only:
+            self.hint_label.setText("Not changed: this dialogue is read-only while another writer holds its lock.")
+            return False
+        self.undo_stack.push(PatchCommand(self.scene, patch, self._after, select))
+        return True
+
+    def _after(self, patch: Patch, forward: bool) -> None:
+        self.mark_dirty()
+        self._selection_changed()
+
+    def undo(self) -> None:
+        if not self.read_only:
+            self.undo_stack.undo()
+
+    def redo(self) -> None:
+        if not self.read_only:
+            self.undo_stack.redo()
+
+    def set_read_only(self, read_only: bool) -> None:
+        """Locked by someone else: the graph can be looked at, searched and played, not changed."""
+        self.read_only = read_only
+        self.name_edit.setReadOnly(read_only)
+        self.palette_panel.setEnabled(not read_only)
+        self.inspector.setEnabled(not read_only)
+        self.scene.set_movable(not read_only)
+        for action in (self.undo_action, self.redo_action):
+            action.setEnabled(not read_only and (self.undo_stack.canUndo() if action is self.undo_action
+                                                 else self.undo_stack.canRedo()))
+        self.hint_label.setText("Read-only: another writer holds this dialogue's lock." if read_only else "")
+
+    def _view_center(self) -> QPointF:
+        return self.view.mapToScene(self.view.viewport().rect().center())
+
+    def add_node(self, node_type: str, x: float | None = None, y: float | None = None) -> str:
+        """Add a node (at the middle of the view when no point is given); returns its id (empty
+        when the dialogue is read-only)."""
+        if x is None or y is None:
+            center = self._view_center()
+            x, y = center.x() - 100, center.y() - 40
+        patch = self.scene.graph.add_node(node_type, x, y)
+        node_id = self.scene.graph.added_node_id(patch) or ""
+        if not self.push(patch, select=[node_id]):
+            return ""
+        self.view.setFocus()
+        return node_id
+
+    def link(self, source: str, source_handle: str, target: str, target_handle: str) -> bool:
+        """Link an output to an input; False (and the reason shown) when the graph refuses it."""
+        try:
+            patch = self.scene.graph.connect(source, source_handle, target, target_handle)
+        except ConnectionRefused as exc:
+            self.hint_label.setText(f"Not linked: {exc}.")
+            return False
+        return self.push(patch)
+
+    def _link_to_nothing(self, node_id: str, handle_id: str, from_output: bool, point: QPointF) -> None:
+        """A link dropped on empty space: offer to add a node there, already linked."""
+        if not from_output:
+            return
+        menu = QMenu(self)
+        menu.setObjectName("addLinkedNode")
+        for kind in NODE_KINDS.values():
+            if kind.ins:
+                action = menu.addAction(kind_icon(kind.type), f"Add {kind.title} here")
+                action.setData(kind.type)
+        chosen = menu.exec(self.view.mapToGlobal(self.view.mapFromScene(point)))
+        if chosen is not None:
+            self.add_linked_node(node_id, handle_id, str(chosen.data()), point)
+
+    def add_linked_node(self, node_id: str, handle_id: str, node_type: str, point: QPointF) -> str:
+        """Add a node at ``point`` and link output ``handle_id`` of ``node_id`` to it, in one step."""
+        graph = self.scene.graph
+        add = graph.add_node(node_type, point.x(), point.y() - 44)
+        new_id = graph.added_node_id(add) or ""
+        graph.apply(add)
+        try:
+            link = graph.connect(node_id, handle_id, new_id, ports(graph.node(new_id) or {}, "target")[0]["id"])
+        finally:
+            graph.revert(add)
+        self.push(Patch(f"Add linked {NODE_KINDS[node_type].title} node", (*add.changes, *link.changes)), [new_id])
+        return new_id
+
+    def move_nodes(self, positions: dict[str, tuple[float, float]]) -> bool:
+        return self.push(self.scene.graph.move(positions))
+
+    def delete_selection(self) -> bool:
+        return self.push(self.scene.graph.remove(self.scene.selected_node_ids(), self.scene.selected_edge_ids()))
+
+    def set_node_data(self, node_id: str, **fields: Any) -> bool:
+        return self.push(self.scene.graph.set_data(node_id, **fields))
+
+    def edit_port(self, node_id: str, handle_id: str, *, label: str | None = None,
+                  port_script: str | None = None) -> bool:
+        return self.push(self.scene.graph.set_port(node_id, handle_id, label=label, port_script=port_script))
+
+    def add_port(self, node_id: str) -> bool:
+        return self.push(self.scene.graph.add_port(node_id))
+
+    def remove_port(self, node_id: str, handle_id: str) -> bool:
+        return self.push(self.scene.graph.remove_port(node_id, handle_id))
+
+    def select_all(self) -> None:
+        self.scene.select_nodes(list(self.scene.node_items))
+
+    def auto_layout(self) -> bool:
+        """Lay the whole graph out left to right (one undoable step), then show it all."""
+        items = self.scene.node_items
+        if not items:
+            return False
+        bounds = self.scene.graph_bounds()
+        geometries = {node_id: item.geometry for node_id, item in items.items()}
+        positions = layered_layout(self.scene.graph, geometries, (round(bounds.x() + 8), round(bounds.y() + 10)))
+        done = self.push(self.scene.graph.move(positions, text="Auto layout"))
+        self.fit()
+        return done
+
+    def fit(self) -> None:
+        self.view.fit()
+        self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")
+
+    def _toggle_minimap(self) -> None:
+        self.view.minimap.setVisible(self.minimap_action.isChecked())
+
+    # ------------------------------------------------------------------ clipboard
+    def copy_selection(self) -> dict[str, Any] | None:
+        """Put the selected nodes (and the links between them) on the clipboard."""
+        selected = self.scene.selected_node_ids()
+        if not selected:
+            return None
+        payload = self.scene.graph.copy(selected)
+        data = QMimeData()
+        text = json.dumps(payload)
+        data.setData(CLIPBOARD_MIME, text.encode("utf-8"))
+        data.setText(text)
+        QApplication.clipboard().setMimeData(data)
+        self._paste_count = 0
+        return payload
+
+    def cut_selection(self) -> bool:
+        if self.copy_selection() is None:
+            return False
+        return self.push(self.scene.graph.remove(self.scene.selected_node_ids(), text="Cut"))
+
+    def paste(self, payload: dict[str, Any] | None = None) -> list[str]:
+        """Paste nodes from the clipboard (or ``payload``), offset a little more each time;
+        returns the new nodes' ids (selected)."""
+        if payload is None:
+            data = QApplication.clipboard().mimeData()
+            raw = bytes(data.data(CLIPBOARD_MIME).data()).decode("utf-8") if data.hasFormat(CLIPBOARD_MIME) \
+                else data.text()
+            try:
+                payload = json.loads(raw)
+            except ValueError:
+                return []
+        if not is_clipboard(payload):
+            return []
+        self._paste_count += 1
+        step = PASTE_STEP * self._paste_count
+        patch, new_ids = self.scene.graph.paste(payload, (step, step))
+        self.push(patch, select=new_ids)
+        return new_ids
+
+    def duplicate_selection(self) -> list[str]:
+        payload = self.scene.graph.copy(self.scene.selected_node_ids())
+        if not payload["nodes"]:
+            return []
+        patch, new_ids = self.scene.graph.paste(payload, (PASTE_STEP, PASTE_STEP))
+        patch = Patch(f"Duplicate {len(new_ids)} node{'s' if len(new_ids) != 1 else ''}", patch.changes)
+        self.push(patch, select=new_ids)
+        return new_ids
+
+    # ------------------------------------------------------------------ menus and in-place edits
+    def _context_menu(self, point: QPointF, item: Any, global_point: QPoint) -> None:
+        self.context_menu(point, item).exec(global_point)
+
+    def context_menu(self, point: QPointF, item: Any) -> QMenu:
+        """The right-click menu at scene ``point`` over ``item`` (a node, a link or nothing)."""
+        menu = QMenu(self)
+        menu.setObjectName("graphMenu")
+        if isinstance(item, NodeItem):
+            node = item.node
+            kind = kind_of(node)
+            if kind.type == "script" and node.get("data", {}).get("scriptId"):
+                menu.addAction(qta.icon("ph.arrow-square-out"), "Open script", lambda: self.open_node(item.node_id))
+            if kind.type == "jump" and node.get("data", {}).get("jumpTo"):
+                menu.addAction("Go to target", lambda: self.open_node(item.node_id))
+            if kind.ports_editable:
+                menu.addAction(qta.icon("ph.plus"), "Add output", lambda: self.add_port(item.node_id))
+            menu.addAction("Rename", lambda: self.edit_in_place(item.node_id, "label"))
+            menu.addSeparator()
+            menu.addAction("Copy", self.copy_selection)
+            menu.addAction("Duplicate", self.duplicate_selection)
+            menu.addAction(qta.icon("ph.trash"), "Delete", self.delete_selection)
+            return menu
+        if isinstance(item, EdgeItem):
+            menu.addAction(qta.icon("ph.trash"), "Delete link", self.delete_selection)
+            return menu
+        add = menu.addMenu(qta.icon("ph.plus"), "Add node")
+        for kind in NODE_KINDS.values():
+            add.addAction(kind_icon(kind.type), kind.title,
+                          lambda t=kind.type: self.add_node(t, point.x(), point.y()))
+        paste = menu.addAction("Paste", lambda: self.paste())
+        paste.setEnabled(bool(QApplication.clipboard().text()))
+        menu.addSeparator()
+        menu.addAction("Select all", self.select_all)
+        menu.addAction("Fit", self.fit)
+        menu.addAction(qta.icon("ph.tree-structure"), "Auto layout", self.auto_layout)
+        return menu
+
+    def edit_in_place(self, node_id: str, what: str) -> Any:
+        """Edit a node's title (``what`` ``"label"``) or an output's port script (``what`` its
+        handle id) over the graph; returns the line edit."""
+        item = self.scene.node_items.get(node_id)
+        if item is None:
+            return None
+        if what == "label":
+            editor = self.view.edit_in_place(item.label_rect(), label_of(item.node), "Label")
+            editor.committed.connect(lambda text: self.set_node_data(node_id, label=text))
+            return editor
+        handle = self.scene.graph.handle(node_id, what)
+        if handle is None:
+            return None
+        point = item.port_point(what)
+        rect = item.mapRectToScene(item.boundingRect())
+        rect.setTop(point.y() - 12)
+        rect.setHeight(24)
+        editor = self.view.edit_in_place(rect, str(handle.get("portScript") or ""),
+                                         f"Port script of “{handle.get('label', '')}”: @set v.path = value",
+                                         monospace=True)
+        editor.committed.connect(lambda text: self.edit_port(node_id, what, port_script=text))
+        return editor
+
+    def open_node(self, node_id: str) -> None:
+        """A script node opens its script; a jump shows its target."""
+        node = self.scene.graph.node(node_id)
+        if node is None:
+            return
+        data = node.get("data") if isinstance(node.get("data"), dict) else {}
+        if kind_of(node).type == "script" and data.get("scriptId"):
+            open_document(self, str(data["scriptId"]))
+        elif kind_of(node).type == "jump" and data.get("jumpTo"):
+            self.reveal_node(str(data["jumpTo"]))
+
+    def reveal_node(self, node_id: str) -> None:
+        item = self.scene.node_items.get(node_id)
+        if item is not None:
+            self.scene.clear_chosen_edges()
+            self.scene.select_nodes([node_id])
+            self.view.centerOn(item)
+
+    def focus_match(self, field: str, line: int, column: int = 1, length: int = 0) -> None:
+        """A search hit or a problem in ``content.tree.nodes.N…`` (or ``[N]``) selects and shows
+        that node; in ``content.tree.edges.N…`` that link."""
+        match = _TREE_PATH.match(field or "")
+        if match is None:
+            super().focus_match(field, line, column, length)
+            return
+        items = self.scene.graph.nodes if match["kind"] == "nodes" else self.scene.graph.edges
+        index = int(match["index"])
+        if index >= len(items) or not isinstance(items[index].get("id"), str):
+            return
+        if match["kind"] == "nodes":
+            self.reveal_node(items[index]["id"])
+            return
+        edge = self.scene.edge_items.get(items[index]["id"])
+        if edge is not None:
+            self.scene.choose_edge(edge.edge_id)
+            self.view.centerOn(edge.path().pointAtPercent(0.5))
+
+    # ------------------------------------------------------------------ what the panels show
+    def _selection_changed(self) -> None:
+        selected = self.scene.selected_node_ids()
+        if len(selected) == 1 and (node := self.scene.graph.node(selected[0])) is not None:
+            problems = [p for p in self.scene.problems if p.node_id == selected[0]]
+            data = node.get("data") if isinstance(node.get("data"), dict) else {}
+            preview = self._preview(str(data["scriptId"])) if data.get("scriptId") else None
+            self.inspector.show_node(node, self.scene.graph, problems, preview)
+            return
+        labels = {i: label_of(item.node) for i, item in self.scene.node_items.items()}
+        self.inspector.show_graph(self.scene.problems, len(self.scene.node_items), labels, len(selected))
+
+    def _show_summary(self) -> None:
+        nodes, links = len(self.scene.node_items), len(self.scene.edge_items)
+        problems = len(self.scene.problems)
+        text = f"{nodes} node{'s' if nodes != 1 else ''} · {links} link{'s' if links != 1 else ''}"
+        self.summary_label.setText(text + (f" · {problems} problem{'s' if problems != 1 else ''}" if problems else
+                                           " · no problems"))

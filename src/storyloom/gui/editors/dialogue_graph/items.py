@@ -1,0 +1,397 @@
+"""The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
+a link as a curve from an output to an input, and the line that follows a link being dragged.
+
+Nodes cache their picture (``DeviceCoordinateCache``): panning only copies pixels. Zoomed out,
+a node draws as a coloured block with its title (level of detail), so a 500-node overview
+paints in a few milliseconds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem, QWidget
+
+from storyloom.gui import theme
+from storyloom.project.dialogue_graph import GraphProblem, kind_of, label_of, ports
+from storyloom.project.dialogue_layout import (
+    HEADER,
+    LINE,
+    PORT_ROW,
+    SCRIPT_LINE,
+    NodeGeometry,
+    has_port_script,
+    node_geometry,
+)
+
+#: The colour of each node type's header band (readable on light and dark).
+KIND_COLORS: dict[str, str] = {
+    "start": "#2f9e62", "script": "#4a78d0", "choice": "#8a5cd0", "condition": "#c98a1a", "switch": "#d2692a",
+    "event": "#1f9a9a", "jump": "#66758f", "note": "#c9a227", "end": "#c94444", "return": "#b0487a",
+}
+PORT_RADIUS = 5.0
+PORT_HIT = 11.0  # how near a port the pointer must be to grab it
+SNAP = 8
+LOD_SIMPLE = 0.45  # below this zoom a node is a coloured block
+
+
+def kind_color(node_type: str) -> QColor:
+    return QColor(KIND_COLORS.get(node_type, KIND_COLORS["note"]))
+
+
+class NodeItem(QGraphicsItem):
+    """One node. The scene keeps ``node`` (the stored dict) current; the view asks
+    :meth:`port_at` where a drag starts or ends."""
+
+    def __init__(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
+        super().__init__()
+        self.node = node
+        self.preview: list[str] | None = preview
+        self.problems: list[GraphProblem] = []
+        self.highlight: tuple[str, bool] | None = None  # (handle id, valid) while a link is dragged
+        self.jump_label = ""
+        self.geometry: NodeGeometry = node_geometry(node, None if preview is None else len(preview))
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setAcceptHoverEvents(False)
+        self.moved_callback: Any = None
+        self._set_position()
+
+    @property
+    def node_id(self) -> str:
+        return str(self.node["id"])
+
+    def _set_position(self) -> None:
+        position = self.node.get("position") if isinstance(self.node.get("position"), dict) else {}
+        x, y = position.get("x", 0), position.get("y", 0)
+        point = QPointF(float(x) if isinstance(x, int | float) else 0.0,
+                        float(y) if isinstance(y, int | float) else 0.0)
+        if self.pos() != point:
+            self.setPos(point)
+
+    def set_node(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
+        """Show a new version of the node (after an edit, undo or redo)."""
+        self.prepareGeometryChange()
+        self.node = node
+        self.preview = preview
+        self.geometry = node_geometry(node, None if preview is None else len(preview))
+        self._set_position()
+        self.update()
+
+    def set_problems(self, problems: list[GraphProblem]) -> None:
+        if problems != self.problems:
+            self.problems = problems
+            self.setToolTip("\n".join(p.message for p in problems))
+            self.update()
+
+    def set_highlight(self, highlight: tuple[str, bool] | None) -> None:
+        if highlight != self.highlight:
+            self.highlight = highlight
+            self.update()
+
+    # ------------------------------------------------------------------ geometry
+    def boundingRect(self) -> QRectF:
+        g = self.geometry
+        return QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, problem badge
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(QRectF(-PORT_HIT, 0, self.geometry.width + 2 * PORT_HIT, self.geometry.height))
+        return path
+
+    def port_point(self, handle_id: str | None) -> QPointF:
+        """The scene point of a port (the node's middle of the edge when the port is gone)."""
+        x, y = self.geometry.ports.get(str(handle_id), (0, self.geometry.height // 2))
+        return self.mapToScene(QPointF(x, y))
+
+    def port_at(self, scene_point: QPointF, kind: str | None = None) -> dict[str, Any] | None:
+        """The handle whose port is under ``scene_point`` (``kind`` ``source``/``target`` to
+        look only at outputs or inputs)."""
+        local = self.mapFromScene(scene_point)
+        best, best_distance = None, PORT_HIT
+        for handle in ports(self.node, kind) if kind else [*ports(self.node, "target"), *ports(self.node, "source")]:
+            x, y = self.geometry.ports.get(handle["id"], (-1000, -1000))
+            distance = max(abs(local.x() - x), abs(local.y() - y))
+            if distance <= best_distance:
+                best, best_distance = handle, distance
+        return best
+
+    def output_row_at(self, scene_point: QPointF) -> dict[str, Any] | None:
+        """The output whose row (label and port script) is under ``scene_point``."""
+        local = self.mapFromScene(scene_point)
+        if not 0 <= local.x() <= self.geometry.width + PORT_HIT:
+            return None
+        for handle in ports(self.node, "source"):
+            _x, y = self.geometry.ports.get(handle["id"], (0, -1000))
+            extra = SCRIPT_LINE if has_port_script(handle) else 0
+            if y - PORT_ROW / 2 <= local.y() <= y + PORT_ROW / 2 + extra:
+                return handle
+        return None
+
+    def label_rect(self) -> QRectF:
+        """The title's box, in scene coordinates (where the label is edited in place)."""
+        return self.mapRectToScene(QRectF(8, 4, self.geometry.width - 16, HEADER - 8))
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and isinstance(value, QPointF) \
+                and getattr(self.scene(), "moving", False):  # a drag snaps to the grid; a set position stays
+            return QPointF(round(value.x() / SNAP) * SNAP, round(value.y() / SNAP) * SNAP)
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.moved_callback is not None:
+            self.moved_callback(self)
+        return super().itemChange(change, value)
+
+    # ------------------------------------------------------------------ painting
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        colors = theme.colors()
+        kind = kind_of(self.node)
+        g = self.geometry
+        accent = kind_color(kind.type)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        box = QRectF(0, 0, g.width, g.height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        if lod < LOD_SIMPLE:
+            painter.setPen(QPen(QColor(colors.accent), 4) if selected else Qt.PenStyle.NoPen)
+            painter.setBrush(accent)
+            painter.drawRoundedRect(box, 8, 8)
+            if lod > 0.15:  # the title at a size that reads on screen, whatever the zoom
+                font = QFont(painter.font())
+                font.setPointSizeF(min(22.0, 8.5 / lod))
+                font.setBold(True)
+                painter.setFont(font)
+                painter.setPen(QColor("#ffffff"))
+                painter.drawText(box.adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+                                 | Qt.TextFlag.TextWordWrap, label_of(self.node))
+            self._paint_problem_badge(painter, colors)
+            return
+        surface = QColor(colors.surface)
+        if kind.type == "note":
+            surface = QColor(accent)
+            surface.setAlpha(60 if colors.dark else 45)
+            surface = _over(surface, QColor(colors.surface))
+        border = QColor(colors.accent) if selected else self._problem_color(colors) or QColor(colors.border)
+        painter.setPen(QPen(border, 2.0 if selected or self.problems else 1.0))
+        painter.setBrush(surface)
+        painter.drawRoundedRect(box, 8, 8)
+        # The header: a band in the type's colour, the label, the type's name.
+        header = QPainterPath()
+        header.setFillRule(Qt.FillRule.WindingFill)
+        header.addRoundedRect(QRectF(1, 1, g.width - 2, HEADER - 1), 7, 7)
+        header.addRect(QRectF(1, HEADER / 2, g.width - 2, HEADER / 2))
+        tint = QColor(accent)
+        tint.setAlpha(255 if kind.type != "note" else 120)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(tint)
+        painter.drawPath(header)
+        base_font = QFont(painter.font())
+        base_font.setPointSizeF(9.5)
+        title_font = QFont(base_font)
+        title_font.setBold(True)
+        small = QFont(base_font)
+        small.setPointSizeF(8)
+        kind_width = 0
+        if label_of(self.node).casefold() != kind.title.casefold():  # "Start" needs no "Start" beside it
+            painter.setFont(small)
+            kind_width = QFontMetrics(small).horizontalAdvance(kind.title) + 12
+            painter.setPen(QColor(255, 255, 255, 200))
+            painter.drawText(QRectF(g.width - kind_width - 8, 0, kind_width, HEADER),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, kind.title)
+        painter.setFont(title_font)
+        painter.setPen(QColor("#ffffff"))
+        title_box = QRectF(10, 0, g.width - kind_width - 22, HEADER)
+        painter.drawText(title_box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         QFontMetrics(title_font).elidedText(label_of(self.node), Qt.TextElideMode.ElideRight,
+                                                             int(title_box.width())))
+        self._paint_body(painter, kind.type, base_font, colors)
+        self._paint_ports(painter, base_font, colors)
+        self._paint_problem_badge(painter, colors)
+
+    def _paint_body(self, painter: QPainter, node_type: str, font: QFont, colors: theme.ThemeColors) -> None:
+        g = self.geometry
+        lines = self.body_text()
+        if not lines:
+            return
+        muted = node_type == "script" and not (self.preview or [])
+        body_font = QFont(font)
+        if node_type in ("condition", "switch", "event"):
+            body_font = QFont("monospace")
+            body_font.setStyleHint(QFont.StyleHint.Monospace)
+            body_font.setPointSizeF(9)
+        if muted:
+            body_font.setItalic(True)
+        painter.setFont(body_font)
+        metrics = QFontMetrics(body_font)
+        painter.setPen(QColor(colors.muted if muted else colors.text))
+        for index, text in enumerate(lines[: g.body_lines]):
+            rect = QRectF(10, g.body_top + index * LINE, g.width - 20, LINE)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(rect.width())))
+
+    def body_text(self) -> list[str]:
+        """The lines the body shows (also what the tests read)."""
+        kind = kind_of(self.node)
+        data = self.node.get("data") if isinstance(self.node.get("data"), dict) else {}
+        if kind.type == "script":
+            if not data.get("scriptId"):
+                return ["No script linked"]
+            if self.preview is None:
+                return ["Script not found"]
+            return self.preview or ["(empty script)"]
+        if kind.type in ("condition", "switch", "event"):
+            value = data.get(kind.field or "")
+            prefix = {"condition": "if ", "switch": "switch ", "event": "⚑ "}[kind.type]
+            return [prefix + value if isinstance(value, str) and value.strip() else f"{kind.field_label}: (empty)"]
+        if kind.type == "jump":
+            return [f"→ {self.jump_label}" if self.jump_label else "→ (pick a target)"]
+        if kind.type == "note":
+            notes = data.get("notes")
+            return notes.splitlines() if isinstance(notes, str) and notes.strip() else ["(empty note)"]
+        return []
+
+    def _paint_ports(self, painter: QPainter, font: QFont, colors: theme.ThemeColors) -> None:
+        g = self.geometry
+        metrics = QFontMetrics(font)
+        code = QFont("monospace")
+        code.setStyleHint(QFont.StyleHint.Monospace)
+        code.setPointSizeF(8)
+        code_metrics = QFontMetrics(code)
+        for handle in [*ports(self.node, "target"), *ports(self.node, "source")]:
+            point = g.ports.get(handle["id"])
+            if point is None:
+                continue
+            x, y = point
+            output = handle.get("type") == "source"
+            label = str(handle.get("label") or "")
+            painter.setFont(font)
+            painter.setPen(QColor(colors.text))
+            if label and label not in ("In", "Out"):
+                width = g.width / 2 - 14 if not output else g.width - 28
+                rect = QRectF(x + 12, y - PORT_ROW / 2, width, PORT_ROW) if not output \
+                    else QRectF(x - 12 - width, y - PORT_ROW / 2, width, PORT_ROW)
+                align = Qt.AlignmentFlag.AlignLeft if not output else Qt.AlignmentFlag.AlignRight
+                painter.drawText(rect, align | Qt.AlignmentFlag.AlignVCenter,
+                                 metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(rect.width())))
+            if output and has_port_script(handle):
+                painter.setFont(code)
+                painter.setPen(QColor(colors.muted))
+                rect = QRectF(12, y + PORT_ROW / 2 - 5, g.width - 24, SCRIPT_LINE)
+                painter.drawText(rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                                 code_metrics.elidedText(str(handle["portScript"]).replace("\n", " ⏎ "),
+                                                         Qt.TextElideMode.ElideLeft, int(rect.width())))
+            fill = kind_color(kind_of(self.node).type)
+            pen = QPen(QColor(colors.surface), 2)
+            radius = PORT_RADIUS
+            if self.highlight and self.highlight[0] == handle["id"]:
+                fill = QColor(colors.success if self.highlight[1] else colors.danger)
+                radius += 2
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawEllipse(QPointF(x, y), radius, radius)
+
+    def _problem_color(self, colors: theme.ThemeColors) -> QColor | None:
+        if not self.problems:
+            return None
+        return QColor(colors.danger if any(p.severity == "error" for p in self.problems) else colors.warning)
+
+    def _paint_problem_badge(self, painter: QPainter, colors: theme.ThemeColors) -> None:
+        color = self._problem_color(colors)
+        if color is None:
+            return
+        center = QPointF(self.geometry.width + 2, -2)
+        painter.setPen(QPen(QColor(colors.surface), 2))
+        painter.setBrush(color)
+        painter.drawEllipse(center, 9, 9)
+        font = QFont(painter.font())
+        font.setPointSizeF(9)
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(QRectF(center.x() - 9, center.y() - 9, 18, 18), Qt.AlignmentFlag.AlignCenter,
+                         str(len(self.problems)) if len(self.problems) > 1 else "!")
+
+
+def _over(top: QColor, bottom: QColor) -> QColor:
+    alpha = top.alphaF()
+    return QColor.fromRgbF(top.redF() * alpha + bottom.redF() * (1 - alpha),
+                           top.greenF() * alpha + bottom.greenF() * (1 - alpha),
+                           top.blueF() * alpha + bottom.blueF() * (1 - alpha))
+
+
+def link_path(start: QPointF, end: QPointF) -> QPainterPath:
+    """A link's curve: out of the output to the right, into the input from the left (a loop
+    around when the input is behind the output), with an arrow head."""
+    path = QPainterPath(start)
+    dx = end.x() - start.x()
+    reach = max(48.0, abs(dx) / 2) if dx >= 0 else max(120.0, min(320.0, abs(dx) / 2))
+    path.cubicTo(QPointF(start.x() + reach, start.y()), QPointF(end.x() - reach, end.y()), end)
+    return path
+
+
+class EdgeItem(QGraphicsPathItem):
+    """A link between two node items: one path (the curve and its arrow head) that Qt strokes
+    itself (no Python per frame, no cache as large as a long link). Links are chosen by the
+    view (:meth:`set_chosen`), not by Qt's item selection, whose outline Qt would draw."""
+
+    def __init__(self, edge: dict[str, Any], source: NodeItem, target: NodeItem) -> None:
+        super().__init__()
+        self.edge = edge
+        self.source_item = source
+        self.target_item = target
+        self.chosen = False
+        self.setZValue(-1)
+        self._shape: QPainterPath | None = None
+        self.set_chosen(False)
+        self.refresh()
+
+    @property
+    def edge_id(self) -> str:
+        return str(self.edge["id"])
+
+    def set_chosen(self, chosen: bool) -> None:
+        colors = theme.colors()
+        self.chosen = chosen
+        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.6)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        self.setPen(pen)
+        self.setZValue(-0.5 if chosen else -1)
+
+    def refresh(self) -> None:
+        start = self.source_item.port_point(self.edge.get("sourceHandle"))
+        end = self.target_item.port_point(self.edge.get("targetHandle"))
+        path = link_path(start, end)
+        path.moveTo(end + QPointF(-9, -5))
+        path.lineTo(end + QPointF(-1, 0))
+        path.lineTo(end + QPointF(-9, 5))
+        self._shape = None
+        self.setPath(path)
+
+    def shape(self) -> QPainterPath:
+        if self._shape is None:
+            stroker = QPainterPathStroker()
+            stroker.setWidth(12)
+            self._shape = stroker.createStroke(self.path())
+        return self._shape
+
+
+class DragLinkItem(QGraphicsPathItem):
+    """The curve that follows the pointer while a link is dragged: accent when the port under
+    the pointer would take it, red when it would refuse it."""
+
+    def __init__(self, anchor: QPointF, from_output: bool) -> None:
+        super().__init__()
+        self.anchor = anchor
+        self.from_output = from_output
+        self.setZValue(10)
+        self.set_end(anchor, None)
+
+    def set_end(self, point: QPointF, valid: bool | None) -> None:
+        colors = theme.colors()
+        color = QColor(colors.accent if valid is None else colors.success if valid else colors.danger)
+        pen = QPen(color, 2.2, Qt.PenStyle.DashLine if valid is None else Qt.PenStyle.SolidLine)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self.setPen(pen)
+        self.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.setPath(link_path(self.anchor, point) if self.from_output else link_path(point, self.anchor))

@@ -1,0 +1,224 @@
+"""The scene of one dialogue graph: an item per node and per link, kept in step with a
+:class:`~storyloom.project.dialogue_graph.DialogueGraph` patch by patch.
+
+:meth:`GraphScene.apply` applies a patch to the graph and touches only the items it names
+(and the links of moved or changed nodes), then redraws the problems that changed, so an edit
+of a 500-node graph costs what the edit touches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtWidgets import QGraphicsScene
+
+from storyloom.gui.editors.dialogue_graph.items import EdgeItem, NodeItem
+from storyloom.project.dialogue_graph import DialogueGraph, GraphProblem, Patch, graph_problems, kind_of, label_of
+
+MARGIN = 2000
+
+
+class GraphScene(QGraphicsScene):
+    """``graph_changed(patch)`` after every applied patch; ``problems_changed`` when the list
+    of problems changes."""
+
+    graph_changed = Signal(object)
+    problems_changed = Signal()
+
+    def __init__(self, previews: Callable[[str], list[str] | None], script_exists: Callable[[str], bool],
+                 parent: Any = None) -> None:
+        super().__init__(parent)
+        self.previews = previews
+        self.script_exists = script_exists
+        self.graph = DialogueGraph()
+        self.node_items: dict[str, NodeItem] = {}
+        self.edge_items: dict[str, EdgeItem] = {}
+        self.edges_by_node: dict[str, set[str]] = {}
+        self.problems: list[GraphProblem] = []
+        self.chosen_edges: set[str] = set()  # links picked by a click (nodes use Qt's selection)
+        self.moving = False
+        self.movable = True
+
+    # ------------------------------------------------------------------ building
+    def load(self, tree: dict[str, Any] | None) -> None:
+        """Show ``tree`` from scratch."""
+        self.clear()
+        self.chosen_edges.clear()
+        self.node_items.clear()
+        self.edge_items.clear()
+        self.edges_by_node.clear()
+        self.graph = DialogueGraph(tree)
+        for node in self.graph.nodes:
+            if isinstance(node.get("id"), str):
+                self._add_node(node)
+        for edge in self.graph.edges:
+            self._add_edge(edge)
+        self._refresh_jumps()
+        self.refresh_problems()
+        self.grow()
+
+    def _preview(self, node: dict[str, Any]) -> list[str] | None:
+        data = node.get("data") if isinstance(node.get("data"), dict) else {}
+        if kind_of(node).type != "script" or not data.get("scriptId"):
+            return []
+        return self.previews(str(data["scriptId"]))
+
+    def _add_node(self, node: dict[str, Any]) -> NodeItem:
+        item = NodeItem(node, self._preview(node))
+        item.moved_callback = self._node_moved
+        item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, self.movable)
+        self.addItem(item)
+        self.node_items[item.node_id] = item
+        return item
+
+    def _add_edge(self, edge: dict[str, Any]) -> EdgeItem | None:
+        source = self.node_items.get(str(edge.get("source")))
+        target = self.node_items.get(str(edge.get("target")))
+        if source is None or target is None or not isinstance(edge.get("id"), str):
+            return None  # a dangling link: its problem shows on the node that remains
+        item = EdgeItem(edge, source, target)
+        if item.edge_id in self.chosen_edges:
+            item.set_chosen(True)
+        self.addItem(item)
+        self.edge_items[item.edge_id] = item
+        for end in (source.node_id, target.node_id):
+            self.edges_by_node.setdefault(end, set()).add(item.edge_id)
+        return item
+
+    def _remove_edge(self, edge_id: str) -> None:
+        self.chosen_edges.discard(edge_id)
+        item = self.edge_items.pop(edge_id, None)
+        if item is None:
+            return
+        for end in (item.source_item.node_id, item.target_item.node_id):
+            self.edges_by_node.get(end, set()).discard(edge_id)
+        self.removeItem(item)
+
+    # ------------------------------------------------------------------ patches
+    def apply(self, patch: Patch) -> None:
+        """Apply ``patch`` to the graph and bring the touched items up to date."""
+        self.graph.apply(patch)
+        self._sync(patch)
+        self.graph_changed.emit(patch)
+
+    def _sync(self, patch: Patch) -> None:
+        touched_nodes = patch.touched("node")
+        touched_edges = patch.touched("edge")
+        for node_id in touched_nodes:
+            node = self.graph.node(node_id)
+            item = self.node_items.get(node_id)
+            if node is None:
+                if item is not None:
+                    for edge_id in list(self.edges_by_node.pop(node_id, set())):
+                        self._remove_edge(edge_id)
+                    self.removeItem(item)
+                    del self.node_items[node_id]
+            elif item is None:
+                self._add_node(node)
+            else:
+                item.set_node(node, self._preview(node))
+        for edge_id in touched_edges:
+            self._remove_edge(edge_id)
+            edge = self.graph.edge(edge_id)
+            if edge is not None:
+                self._add_edge(edge)
+        for node_id in touched_nodes:
+            for edge_id in self.edges_by_node.get(node_id, set()):
+                self.edge_items[edge_id].refresh()
+        if touched_nodes:  # a jump shows its target's label
+            self._refresh_jumps()
+        self.refresh_problems()
+        self.grow()
+
+    def set_movable(self, movable: bool) -> None:
+        self.movable = movable
+        for item in self.node_items.values():
+            item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, movable)
+
+    def _node_moved(self, item: NodeItem) -> None:
+        for edge_id in self.edges_by_node.get(item.node_id, ()):
+            self.edge_items[edge_id].refresh()
+
+    def _refresh_jumps(self) -> None:
+        for item in self.node_items.values():
+            data = item.node.get("data") if isinstance(item.node.get("data"), dict) else {}
+            if kind_of(item.node).type != "jump":
+                continue
+            target = self.graph.node(str(data.get("jumpTo"))) if data.get("jumpTo") else None
+            label = label_of(target) if target is not None else ""
+            if item.jump_label != label:
+                item.jump_label = label
+                item.update()
+
+    def refresh_previews(self) -> None:
+        """Read the linked scripts' first lines again (a script may have changed)."""
+        for item in self.node_items.values():
+            if kind_of(item.node).type == "script":
+                preview = self._preview(item.node)
+                if preview != item.preview:
+                    item.set_node(item.node, preview)
+                    self._node_moved(item)
+
+    def refresh_problems(self) -> None:
+        problems = graph_problems(self.graph, self.script_exists)
+        by_node: dict[str, list[GraphProblem]] = {}
+        for problem in problems:
+            if problem.node_id:
+                by_node.setdefault(problem.node_id, []).append(problem)
+        for node_id, item in self.node_items.items():
+            item.set_problems(by_node.get(node_id, []))
+        if problems != self.problems:
+            self.problems = problems
+            self.problems_changed.emit()
+
+    def grow(self) -> None:
+        """Keep room around the graph to pan into."""
+        bounds = self.itemsBoundingRect() if self.node_items else QRectF(0, 0, 800, 600)
+        self.setSceneRect(bounds.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+
+    # ------------------------------------------------------------------ reading
+    def graph_bounds(self) -> QRectF:
+        rect = QRectF()
+        for item in self.node_items.values():
+            rect = rect.united(item.sceneBoundingRect())
+        return rect
+
+    def selected_node_ids(self) -> list[str]:
+        return [item.node_id for item in self.selectedItems() if isinstance(item, NodeItem)]
+
+    def selected_edge_ids(self) -> list[str]:
+        return sorted(self.chosen_edges)
+
+    def choose_edge(self, edge_id: str, add: bool = False) -> None:
+        """Pick a link (with ``add``, one more); nodes are unselected unless ``add``."""
+        if not add:
+            self.clear_chosen_edges()
+            self.clearSelection()
+        item = self.edge_items.get(edge_id)
+        if item is not None:
+            item.set_chosen(True)
+            self.chosen_edges.add(edge_id)
+
+    def clear_chosen_edges(self) -> None:
+        for edge_id in self.chosen_edges:
+            item = self.edge_items.get(edge_id)
+            if item is not None:
+                item.set_chosen(False)
+        self.chosen_edges.clear()
+
+    def select_nodes(self, node_ids: list[str]) -> None:
+        self.clearSelection()
+        for node_id in node_ids:
+            item = self.node_items.get(node_id)
+            if item is not None:
+                item.setSelected(True)
+
+    def moved_positions(self) -> dict[str, tuple[float, float]]:
+        """Nodes whose item stands somewhere else than the graph says (after a drag)."""
+        moved = {}
+        for node_id, item in self.node_items.items():
+            position = item.node.get("position") if isinstance(item.node.get("position"), dict) else {}
+            if (position.get("x"), position.get("y")) != (round(item.pos().x()), round(item.pos().y())):
+                moved[node_id] = (item.pos().x(), item.pos().y())
+        return moved

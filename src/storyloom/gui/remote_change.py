@@ -1,0 +1,94 @@
+"""A document changed remotely (or elsewhere) while its editor holds unsaved text: what the
+editor's banner offers besides "Keep mine" and "Take theirs".
+
+- :func:`show_changes`: a dialog with what they changed (from the revision the editor started
+  from to the one that arrived) beside what the user changed, field by field;
+- :func:`merge_unsaved`: the merge view over the two versions; its result goes back into the
+  editor as unsaved text, saved by the editor like typing.
+
+Nothing typed is lost on the way: the editor keeps its text until the user picks one of these.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from storyloom.app.merge_form import unsaved_form
+from storyloom.app.revisions import diff_documents, when_text
+from storyloom.gui import theme
+from storyloom.gui.diff_view import DiffView
+from storyloom.gui.merge_view import MergeView
+from storyloom.gui.widgets import set_role
+
+if TYPE_CHECKING:
+    from storyloom.gui.editors.base import DocumentEditor
+
+
+def their_name(doc: dict[str, Any] | None) -> str:
+    who = (doc or {}).get("modifiedBy")
+    return who if isinstance(who, str) and who else "Someone"
+
+
+class ChangesDialog(QDialog):
+    """Their changes and the user's unsaved changes, each from the revision the editor started from."""
+
+    def __init__(self, base: dict[str, Any], theirs: dict[str, Any], mine: dict[str, Any],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("changesDialog")
+        self.setWindowTitle("Changed remotely")
+        self.resize(1000, 640)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(theme.XL, theme.L, theme.XL, theme.L)
+        layout.setSpacing(theme.M)
+        layout.addWidget(set_role(QLabel("What changed on both sides"), "heading"))
+        intro = set_role(QLabel("Both columns start from the version you opened. Your text stays in the editor until "
+                                "you choose Keep mine, Take theirs or Merge in its banner."), "caption")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        columns = QHBoxLayout()
+        columns.setSpacing(theme.L)
+        self.theirs = DiffView()
+        self.mine = DiffView()
+        self.theirs.show_diffs(diff_documents(base, theirs), old_label="Before", new_label="Theirs",
+                               empty="They changed nothing you can see (only the lock or the stamps).")
+        self.mine.show_diffs(diff_documents(base, mine), old_label="Before", new_label="Yours",
+                             empty="You have not changed anything yet.")
+        for title, view in ((f"{their_name(theirs)}'s changes", self.theirs), ("Your unsaved changes", self.mine)):
+            column = QVBoxLayout()
+            column.setSpacing(theme.XS)
+            column.addWidget(set_role(QLabel(title), "caption"))
+            column.addWidget(view, 1)
+            columns.addLayout(column, 1)
+        layout.addLayout(columns, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
+def mine_document(editor: DocumentEditor) -> dict[str, Any]:
+    """The editor's unsaved version: the revision it started from with what the widgets hold."""
+    return {**editor.base, **editor.changes()}
+
+
+def show_changes(editor: DocumentEditor, theirs: dict[str, Any]) -> ChangesDialog:
+    dialog = ChangesDialog(editor.base, theirs, mine_document(editor), editor)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
+
+
+def merge_unsaved(editor: DocumentEditor, theirs: dict[str, Any]) -> MergeView:
+    """Open the merge view of the editor's unsaved text with ``theirs``; its result is handed
+    to ``editor.apply_merge``."""
+    form = unsaved_form(editor.base, theirs, mine_document(editor),
+                        theirs_label=f"{their_name(theirs)} · {when_text(theirs.get('modified'))}",
+                        mine_label="You · unsaved")
+    view = MergeView(editor.session, form, mode="unsaved", parent=editor)
+    view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    view.merged.connect(lambda doc: editor.apply_merge(doc, theirs))
+    view.open()
+    return view

@@ -1,0 +1,408 @@
+"""The team dialogs: Invite teammate… (from Project Settings > Remote Replication) and, in the
+project manager, Join a project from a server….
+
+Both run the domain's functions on a worker thread (:class:`~storyloom.gui.tasks.Task`):
+``storyloom remote invite``'s :func:`~storyloom.sync.server_setup.invite` through
+:func:`storyloom.app.remote_form.invite_teammate`, and ``storyloom clone``'s
+:func:`storyloom.app.clone.clone_project`, whose first pull shows its progress and can be
+cancelled (nothing is kept then). A refusal says its cause and what to do, in the dialog.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from storyloom.app import ProjectSession, Workspace
+from storyloom.app import remote_form as form
+from storyloom.app.clone import CloneResult, clone_project
+from storyloom.gui import icons, theme
+from storyloom.gui.tasks import Task
+from storyloom.gui.widgets import set_role
+from storyloom.sync.server_setup import Invitation
+
+
+def _field(layout: QVBoxLayout, caption: str, edit: QLineEdit) -> QLabel:
+    label = QLabel(caption)
+    label.setBuddy(edit)
+    layout.addWidget(label)
+    layout.addWidget(edit)
+    error = set_role(QLabel(""), "error")
+    error.setWordWrap(True)
+    error.hide()
+    layout.addWidget(error)
+    layout.addSpacing(theme.S)
+    return error
+
+
+def _show(label: QLabel, text: str) -> None:
+    label.setText(text)
+    label.setVisible(bool(text))
+
+
+def _mark(edit: QLineEdit, bad: bool) -> None:
+    edit.setProperty("invalid", "true" if bad else "false")
+    edit.style().unpolish(edit)
+    edit.style().polish(edit)
+
+
+class _Progress(QObject):
+    """The first pull's progress, from the worker thread to the dialog (queued)."""
+
+    moved = Signal(int, object)
+
+
+class InviteDialog(QDialog):
+    """Invite a teammate: their user name, then (after the server made the account) the join
+    instructions with the password, shown once, and a Copy button."""
+
+    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("inviteDialog")
+        self.setWindowTitle("Invite a teammate")
+        self.setMinimumWidth(760)
+        self.session = session
+        self.task: Task | None = None
+        self.invitation: Invitation | None = None
+        self.instructions = ""
+        settings = session.remote.settings
+        database = settings.database if settings else "the database"
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
+        layout.setSpacing(theme.S)
+        self.heading = set_role(QLabel("Invite a teammate"), "heading")
+        layout.addWidget(self.heading)
+        self.pages = QStackedWidget()
+        layout.addWidget(self.pages, 1)
+
+        ask = QWidget()
+        box = QVBoxLayout(ask)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(theme.S)
+        intro = set_role(QLabel(f"Storyloom creates an account for them on the server, with a new password, and "
+                                f"makes them a member of {database!r}. An account that exists already keeps its "
+                                "password."), "caption")
+        intro.setWordWrap(True)
+        box.addWidget(intro)
+        box.addSpacing(theme.S)
+        self.username = QLineEdit()
+        self.username.setObjectName("inviteUsername")
+        self.username.setPlaceholderText("e.g. bob")
+        self.username.textChanged.connect(self._check)
+        self.error = _field(box, "Their &user name on the server", self.username)
+        box.addStretch(1)
+        self.pages.addWidget(ask)
+
+        done = QWidget()
+        box = QVBoxLayout(done)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(theme.S)
+        self.result_label = QLabel()
+        self.result_label.setObjectName("inviteResult")
+        self.result_label.setWordWrap(True)
+        box.addWidget(self.result_label)
+        self.once = set_role(QLabel("The password is shown only now: copy the instructions and send them to your "
+                                    "teammate privately (not in a public channel)."), "caption")
+        self.once.setWordWrap(True)
+        box.addWidget(self.once)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("joinInstructions")
+        self.text.setReadOnly(True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setMinimumHeight(170)
+        box.addWidget(self.text, 1)
+        self.pages.addWidget(done)
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.setFixedHeight(6)
+        self.progress.hide()
+        layout.addWidget(self.progress)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(theme.S)
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.reject)
+        self.copy_button = QPushButton(icons.icon("document"), "Copy")
+        self.copy_button.setObjectName("inviteCopy")
+        self.copy_button.clicked.connect(self.copy)
+        self.copy_button.hide()
+        self.invite_button = QPushButton("Invite")
+        self.invite_button.setObjectName("inviteStart")
+        self.invite_button.setProperty("primary", "true")
+        self.invite_button.setDefault(True)
+        self.invite_button.clicked.connect(self.start)
+        for button in (self.cancel_button, self.copy_button, self.invite_button):
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+        self._check()
+
+    def _check(self) -> str:
+        problem = form.check_invitee(self.username.text())
+        typed = bool(self.username.text())
+        _show(self.error, problem if typed else "")
+        _mark(self.username, bool(problem) and typed)
+        self.invite_button.setEnabled(not problem and self.task is None)
+        return problem
+
+    def start(self) -> Task | None:
+        """Create the account on a worker thread."""
+        if self.invitation is not None:
+            self.accept()
+            return None
+        if self.task is not None or self._check():
+            return None
+        session, username = self.session, self.username.text()
+        task = Task(lambda: form.invite_teammate(session, username), "Inviting a teammate", self)
+        task.succeeded.connect(self._invited)
+        task.failed.connect(self._failed)
+        self.task = task
+        self.username.setEnabled(False)
+        self.invite_button.setEnabled(False)
+        self.progress.show()
+        task.start()
+        return task
+
+    def _finish(self) -> None:
+        if self.task is not None:
+            self.task.wait()
+            self.task.deleteLater()
+        self.task = None
+        self.progress.hide()
+        self.username.setEnabled(True)
+
+    def _invited(self, invitation: Invitation) -> None:
+        self._finish()
+        self.invitation = invitation
+        settings = self.session.remote.settings
+        database = settings.database if settings else "the database"
+        if invitation.password is not None:
+            self.result_label.setText(f"Created the account {invitation.username!r} on the server and made it a "
+                                      f"member of {database!r}.")
+        else:
+            self.result_label.setText(f"{invitation.username!r} already has an account on the server (its password "
+                                      f"is unchanged); they are now a member of {database!r}.")
+            self.once.setText("Send them these instructions; they sign in with the password they already have.")
+        self.instructions = form.join_instructions(invitation, self.session.name)
+        self.text.setPlainText(self.instructions)
+        self.heading.setText("Invitation ready")
+        self.pages.setCurrentIndex(1)
+        self.copy_button.show()
+        self.cancel_button.hide()
+        self.invite_button.setText("Done")
+        self.invite_button.setEnabled(True)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._finish()
+        _show(self.error, form.refusal(exc, project=self.session.name, username=self.username.text()).to_text())
+        self._check_button()
+
+    def _check_button(self) -> None:
+        self.invite_button.setEnabled(not form.check_invitee(self.username.text()))
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.instructions)
+        self.copy_button.setText("Copied")
+
+    def stop_work(self) -> None:
+        if self.task is not None:
+            self.task.wait()
+
+    def reject(self) -> None:
+        self.stop_work()
+        super().reject()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.stop_work()
+        super().closeEvent(event)
+
+
+class JoinDialog(QDialog):
+    """Join a project from a server: the database URL, the user name and password of the
+    invitation, and the name here; the first pull runs with its progress. ``joined(result)``
+    fires with the :class:`~storyloom.app.clone.CloneResult` when the project is on this machine."""
+
+    joined = Signal(object)
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("joinDialog")
+        self.setWindowTitle("Join a project from a server")
+        self.setMinimumWidth(580)
+        self.workspace = workspace
+        self.task: Task | None = None
+        self.result: CloneResult | None = None
+        self.refusal: form.Refusal | None = None
+        self._cancel = threading.Event()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
+        layout.setSpacing(theme.S)
+        layout.addWidget(set_role(QLabel("Join a project from a server"), "heading"))
+        intro = set_role(QLabel("Copies a team's project from its server database to this machine and keeps it in "
+                                "sync. The invitation you received has the URL, your user name and your password."),
+                         "caption")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        layout.addSpacing(theme.S)
+        self.form = QWidget()
+        box = QVBoxLayout(self.form)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(theme.XS)
+        self.url = QLineEdit()
+        self.url.setObjectName("joinUrl")
+        self.url.setPlaceholderText("https://couch.example.com/app_v2_story")
+        self.username = QLineEdit()
+        self.username.setObjectName("joinUsername")
+        self.password = QLineEdit()
+        self.password.setObjectName("joinPassword")
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.name = QLineEdit()
+        self.name.setObjectName("joinName")
+        self.name.setPlaceholderText("the project's own name")
+        self.errors = {
+            "url": _field(box, "Database &URL", self.url),
+            "username": _field(box, "&User name", self.username),
+            "password": _field(box, "&Password", self.password),
+            "name": _field(box, "&Name on this machine (optional)", self.name),
+        }
+        for edit in (self.url, self.username, self.password):
+            edit.textChanged.connect(self._check)
+        layout.addWidget(self.form)
+        layout.addSpacing(theme.S)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setFixedHeight(6)
+        self.progress.hide()
+        self.progress_text = set_role(QLabel(""), "caption")
+        self.progress_text.hide()
+        layout.addWidget(self.progress)
+        layout.addWidget(self.progress_text)
+        self.error = set_role(QLabel(""), "error")
+        self.error.setObjectName("joinError")
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error.hide()
+        layout.addWidget(self.error)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(theme.S)
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.join_button = QPushButton(icons.icon("import", theme.colors().accent_text), "Join")
+        self.join_button.setObjectName("joinStart")
+        self.join_button.setProperty("primary", "true")
+        self.join_button.setDefault(True)
+        self.join_button.clicked.connect(self.start)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.join_button)
+        layout.addLayout(buttons)
+        self._moved = _Progress(self)
+        self._moved.moved.connect(self._progress)
+        self._check()
+
+    def _check(self) -> dict[str, str]:
+        problems = form.check_join_fields(self.url.text(), self.username.text(), self.password.text())
+        for key, edit in (("url", self.url), ("username", self.username), ("password", self.password)):
+            shown = problems.get(key, "") if edit.text() else ""
+            _show(self.errors[key], shown)
+            _mark(edit, bool(shown))
+        self.join_button.setEnabled(not problems and self.task is None)
+        return problems
+
+    def start(self) -> Task | None:
+        """Clone on a worker thread, with the first pull's progress."""
+        if self.task is not None or self._check():
+            return None
+        self._cancel.clear()
+        workspace, cancel, moved = self.workspace, self._cancel, self._moved.moved.emit
+        url, username, password = self.url.text().strip(), self.username.text(), self.password.text()
+        name = self.name.text().strip() or None
+
+        def work() -> CloneResult:
+            return clone_project(workspace, url, username, password, name, lambda done, total: moved(done, total),
+                                 cancel=cancel)
+
+        task = Task(work, "Joining the project", self)
+        task.succeeded.connect(self._joined)
+        task.failed.connect(self._failed)
+        self.task = task
+        self.refusal = None
+        _show(self.error, "")
+        self.form.setEnabled(False)
+        self.join_button.setEnabled(False)
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.progress_text.setText("Signing in and reading the project…")
+        self.progress_text.show()
+        task.start()
+        return task
+
+    def _progress(self, done: int, total: Any) -> None:
+        if isinstance(total, int) and total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+            self.progress_text.setText(f"Pulling the documents: {done:,} of {total:,}")
+        else:
+            self.progress_text.setText(f"Pulling the documents: {done:,}")
+
+    def _finish(self) -> None:
+        if self.task is not None:
+            self.task.wait()
+            self.task.deleteLater()
+        self.task = None
+        self.progress.hide()
+        self.progress_text.hide()
+        self.form.setEnabled(True)
+
+    def _joined(self, result: CloneResult) -> None:
+        self._finish()
+        self.result = result
+        self.joined.emit(result)
+        self.accept()
+
+    def _failed(self, exc: BaseException) -> None:
+        self._finish()
+        if self._cancel.is_set():
+            self.refusal = form.Refusal("Cancelled: nothing was kept on this machine.")
+        else:
+            self.refusal = form.refusal(exc, username=self.username.text())
+        _show(self.error, self.refusal.to_text())
+        self._check()
+
+    def cancel(self) -> None:
+        """Stop a running join (nothing is kept), else close the dialog."""
+        if self.task is not None:
+            self._cancel.set()
+            self.progress_text.setText("Cancelling…")
+            return
+        self.reject()
+
+    def stop_work(self) -> None:
+        if self.task is not None:
+            self._cancel.set()
+            self.task.wait()
+
+    def reject(self) -> None:
+        self.stop_work()
+        super().reject()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.stop_work()
+        super().closeEvent(event)

@@ -1,0 +1,129 @@
+"""Project Settings > Remote Replication, against a real pouchdb-server that this module starts
+(``bench/peers.py``'s :class:`CouchServer`, with its pre-seeded admin) and stops when the window
+closes: ``remote-settings`` (the settings saved, the easy set-up's steps below) and
+``server-check`` (the report of a first check, before the set-up: what is ready and what to do)."""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QApplication, QWidget
+
+from storyloom.app import Workspace
+from storyloom.app import remote_form as form
+from storyloom.gui.main_window import MainWindow
+from storyloom.gui.main_window_shots import _window
+from storyloom.gui.screenshots import SIZE, register, settle
+from storyloom.gui.sidebar import SETTINGS
+
+
+def _server() -> Any:
+    """A pouchdb-server in a temporary folder, stopped (and the folder removed) at the latest
+    when the process ends."""
+    from bench.peers import CouchServer  # the checkout's test server, not part of the package
+
+    workdir = Path(tempfile.mkdtemp(prefix="storyloom-shot-couch-"))
+    server = CouchServer(workdir)
+
+    def stop() -> None:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    atexit.register(stop)
+    server.start()
+    server.stop_and_clean = stop  # type: ignore[attr-defined]
+    return server
+
+
+def _remote_page(workspace: Workspace) -> tuple[MainWindow, Any, Any]:
+    """The garden sample's window on its Remote Replication page, its remote set to a new
+    pouchdb-server as the server admin (easy mode); the server stops when the window closes."""
+    server = _server()
+    window = _window(workspace)
+    window.closed.connect(server.stop_and_clean)
+    session = window.session
+    values = form.RemoteValues(enabled=True, server=server.url, username=server.admin[0], password=server.admin[1])
+    check = form.check_values(session.name, values)
+    assert check.settings is not None, check.messages
+    session.remote.save(check.settings, values.password)  # kept as Save does, without starting sync
+    session.remote_settings_changed()
+    window.sidebar.select(SETTINGS)
+    editor = window.tabs.current_editor()
+    page = editor.remote_page  # type: ignore[union-attr]
+    editor.show_remote_page()  # type: ignore[union-attr]
+    page.load()
+    return window, page, server
+
+
+def _scroll_to_report(window: MainWindow, page: Any) -> None:
+    window.show()
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        settle(app)
+    page.ensureWidgetVisible(page.report, 0, 24)
+
+
+@register("remote-settings")
+def remote_settings(workspace: Workspace, out_dir: Path) -> QWidget:
+    window, page, _server = _remote_page(workspace)
+    page.report.start("Set-up")
+    outcome = form.run_setup(window.session, page.report.add_line)
+    page._set_up(outcome)
+    page.state.setText("Saved")
+    window.session.sync.wait_for(lambda state: state.kind in ("idle", "error"), timeout=60)  # set-up syncs
+    return window
+
+
+@register("server-check")
+def server_check(workspace: Workspace, out_dir: Path) -> QWidget:
+    window, page, _server = _remote_page(workspace)
+    page._checked(form.run_check(window.session))
+    _scroll_to_report(window, page)
+    return window
+
+
+def _dialog_overlay(window: QWidget, dialog: QWidget, name: str) -> None:
+    from storyloom.gui.main_window_shots import _overlay
+
+    _overlay(window, dialog)  # type: ignore[arg-type]
+    dialog.setStyleSheet(f"#{name} {{ background: palette(window); border: 1px solid palette(mid); "
+                         "border-radius: 8px; }")
+
+
+@register("invite-teammate")
+def invite_teammate(workspace: Workspace, out_dir: Path) -> QWidget:
+    from storyloom.gui.remote_dialogs import InviteDialog
+
+    window, _page, _server = _remote_page(workspace)
+    session = window.session
+    form.run_setup(session)
+    dialog = InviteDialog(session)
+    dialog.username.setText("maya")
+    dialog._invited(form.invite_teammate(session, "maya"))
+    session.sync.wait_for(lambda state: state.kind in ("idle", "error"), timeout=60)  # set-up syncs
+    _dialog_overlay(window, dialog, "inviteDialog")
+    return window
+
+
+@register("join-project")
+def join_project(workspace: Workspace, out_dir: Path) -> QWidget:
+    """The project manager's Join dialog, filled in as an invitation says, on a project list."""
+    from storyloom.gui.project_manager import ProjectManagerWindow
+    from storyloom.gui.project_manager_shots import _no_opener
+    from storyloom.gui.remote_dialogs import JoinDialog
+
+    for name, description in (("Ashes of Aurora", "Act II rewrite: the lighthouse keeper's choices"),
+                              ("Tavern Tales", "Bark and ambient dialogue for the harbour district")):
+        workspace.manager.create(name, description).close()
+    manager = ProjectManagerWindow(workspace, opener=_no_opener)
+    manager.resize(SIZE)
+    dialog = JoinDialog(workspace)
+    dialog.url.setText("https://couch.example.com/app_v2_the_garden_of_fading_memories")
+    dialog.username.setText("maya")
+    dialog.password.setText("x" * 24)
+    _dialog_overlay(manager, dialog, "joinDialog")
+    return manager

@@ -1,0 +1,18 @@
+"""The desktop app benchmark cannot rot: its ``main`` runs on a tiny project (offscreen) and
+prints its targets (the grid scroll too); the figures themselves are docs/benchmarks.md's business."""
+
+from __future__ import annotations
+
+
+def test_gui_bench_runs_on_a_tiny_project(tmp_path, capsys, qapp) -> None:  # type: ignore[no-untyped-def]
+    from bench import gui_bench
+
+    code = gui_bench.main(["--docs", "60", "--lines", "300", "--keys", "12", "--rounds", "1", "--switches", "4",
+                           "--grid-rows", "200", "--grid-frames", "5", "--dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    assert "gui: " in out and " targets met" in out
+    for figure in ("window usable", "keystroke to repaint p95", "tab switch p95", "grid scroll p95, wheel",
+                   "grid scroll p95, jumps"):
+        assert figure in out
+    assert "pytest" not in gui_bench.__dict__
