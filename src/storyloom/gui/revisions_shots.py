@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
@@ -159,6 +159,20 @@ def merge_view(workspace: Workspace, out_dir: Path) -> QWidget:
     return view
 
 
+class _DropTypingOnClose(QObject):
+    """Takes their version before the window closes (after the picture), so that closing asks
+    nothing about the text typed for the picture."""
+
+    def __init__(self, editor: Any, parent: QObject) -> None:
+        super().__init__(parent)
+        self.editor = editor
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Close and self.editor.dirty:
+            self.editor.load_theirs()
+        return False
+
+
 def _offline_conflict(team: Team, doc_id: str) -> None:
     """Ada and Bob edit the same script without syncing, then both sync: a conflict on Ada's side."""
     team.ada_syncs()
@@ -202,6 +216,7 @@ def changed_remotely(workspace: Workspace, out_dir: Path) -> QWidget:
     team.bob_edits(doc_id, content={"script": _replace(bob, FIRST, "::Woman:: There you are. I never stopped hoping.")})
     team.bob_syncs()
     team.ada_syncs_pull_only()
+    window.installEventFilter(_DropTypingOnClose(editor, window))
     dialog = editor.show_changes()
     if dialog is not None:
         from storyloom.gui.main_window_shots import _overlay
