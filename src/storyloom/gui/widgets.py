@@ -1,11 +1,16 @@
 """Small widgets every window shares: an inline :class:`Banner` for errors, successes and busy
-work where they happened, an :class:`EmptyState` that says what to do next, and the
-:class:`ActionButton` of sidebars (icon, label, shortcut)."""
+work where they happened, an :class:`EmptyState` that says what to do next, the
+:class:`ActionButton` of sidebars (icon, label, shortcut), and the toolbar actions and view
+shortcuts of the visual editors (:func:`toolbar_action`, :func:`add_view_shortcuts`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import qtawesome as qta
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QIcon
+from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -13,6 +18,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -161,3 +167,33 @@ class ActionButton(QPushButton):
         self.clicked.connect(action.trigger)
         action.enabledChanged.connect(self.setEnabled)
         self.setEnabled(action.isEnabled())
+
+
+def toolbar_action(owner: QWidget, toolbar: QToolBar, icon: str, text: str, keys: Any,
+                   slot: Callable[[], object], *, icon_only: bool = False) -> QAction:
+    """An action on ``toolbar`` whose shortcut works anywhere in ``owner`` (an editor) and whose
+    tooltip names the shortcut; ``icon_only`` drops the text beside the icon."""
+    action = QAction(qta.icon(icon), text, owner)
+    action.setShortcut(QKeySequence(keys))
+    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    action.setToolTip(f"{text} ({QKeySequence(keys).toString(QKeySequence.SequenceFormat.NativeText)})")
+    action.triggered.connect(lambda _checked=False: slot())
+    toolbar.addAction(action)
+    if icon_only:
+        button = toolbar.widgetForAction(action)
+        if button is not None:
+            button.setProperty("iconOnly", True)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
+    owner.addAction(action)
+    return action
+
+
+def add_view_shortcuts(view: QWidget, shortcuts: Iterable[tuple[str, Any, Callable[[], object]]]) -> None:
+    """Shortcuts (text, keys, slot) that act only while ``view`` has the focus, so Delete or
+    Ctrl+A in a side panel's text field stay the field's."""
+    for text, keys, slot in shortcuts:
+        action = QAction(text, view)
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        action.triggered.connect(lambda _checked=False, s=slot: s())
+        view.addAction(action)

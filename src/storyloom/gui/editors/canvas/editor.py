@@ -27,6 +27,7 @@ from storyloom.gui.editors.canvas.scene import CanvasScene, CanvasView
 from storyloom.gui.editors.content_undo import ContentStep
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.sidebar import collection_label
+from storyloom.gui.widgets import add_view_shortcuts, toolbar_action
 from storyloom.project import canvas as cv
 
 STAGGER = 28
@@ -106,31 +107,14 @@ class CanvasEditor(DocumentEditor):
         self.summary_label.setProperty("role", "caption")
         footer.addWidget(self.summary_label)
         layout.addLayout(footer)
-        for text, keys, slot in (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
-                                 ("Delete", "Backspace", self.delete_selection),
-                                 ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
-                                 ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))):
-            action = QAction(text, self.view)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            action.triggered.connect(lambda _checked=False, s=slot: s())
-            self.view.addAction(action)
+        add_view_shortcuts(self.view, (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
+                                       ("Delete", "Backspace", self.delete_selection),
+                                       ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
+                                       ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))))
         return center
 
     def _tool(self, icon: str, text: str, keys: Any, slot: Any, icon_only: bool = False) -> QAction:
-        action = QAction(qta.icon(icon), text, self)
-        action.setShortcut(QKeySequence(keys))
-        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.setToolTip(f"{text} ({QKeySequence(keys).toString(QKeySequence.SequenceFormat.NativeText)})")
-        action.triggered.connect(lambda _checked=False: slot())
-        self.toolbar.addAction(action)
-        if icon_only:
-            button = self.toolbar.widgetForAction(action)
-            if button is not None:
-                button.setProperty("iconOnly", True)
-                button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
-        self.addAction(action)
-        return action
+        return toolbar_action(self, self.toolbar, icon, text, keys, slot, icon_only=icon_only)
 
     def _connect(self) -> None:
         self.view.nodes_moved.connect(self.move_nodes)

@@ -39,6 +39,7 @@ from storyloom.gui.editors.dialogue_graph.palette import NodePalette, kind_icon
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
 from storyloom.gui.editors.dialogue_graph.view import GraphView
 from storyloom.gui.editors.markdown_pane import open_document
+from storyloom.gui.widgets import add_view_shortcuts, toolbar_action
 from storyloom.project.dialogue_graph import (
     NODE_KINDS,
     ConnectionRefused,
@@ -156,35 +157,18 @@ class DialogueGraphEditor(DocumentEditor):
         self.summary_label.setProperty("role", "caption")
         footer.addWidget(self.summary_label)
         layout.addLayout(footer)
-        for text, keys, slot in (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
-                                 ("Delete", "Backspace", self.delete_selection),
-                                 ("Copy", QKeySequence.StandardKey.Copy, self.copy_selection),
-                                 ("Cut", QKeySequence.StandardKey.Cut, self.cut_selection),
-                                 ("Paste", QKeySequence.StandardKey.Paste, lambda: self.paste()),
-                                 ("Duplicate", "Ctrl+D", self.duplicate_selection),
-                                 ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
-                                 ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))):
-            action = QAction(text, self.view)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            action.triggered.connect(lambda _checked=False, s=slot: s())
-            self.view.addAction(action)
+        add_view_shortcuts(self.view, (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
+                                       ("Delete", "Backspace", self.delete_selection),
+                                       ("Copy", QKeySequence.StandardKey.Copy, self.copy_selection),
+                                       ("Cut", QKeySequence.StandardKey.Cut, self.cut_selection),
+                                       ("Paste", QKeySequence.StandardKey.Paste, lambda: self.paste()),
+                                       ("Duplicate", "Ctrl+D", self.duplicate_selection),
+                                       ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
+                                       ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))))
         return center
 
     def _tool(self, icon: str, text: str, keys: Any, slot: Any, icon_only: bool = False) -> QAction:
-        action = QAction(qta.icon(icon), text, self)
-        action.setShortcut(QKeySequence(keys))
-        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.setToolTip(f"{text} ({QKeySequence(keys).toString(QKeySequence.SequenceFormat.NativeText)})")
-        action.triggered.connect(lambda _checked=False: slot())
-        self.toolbar.addAction(action)
-        if icon_only:
-            button = self.toolbar.widgetForAction(action)
-            if button is not None:
-                button.setProperty("iconOnly", True)
-                button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
-        self.addAction(action)
-        return action
+        return toolbar_action(self, self.toolbar, icon, text, keys, slot, icon_only=icon_only)
 
     def _connect(self) -> None:
         self.palette.chosen.connect(lambda node_type: self.add_node(node_type))

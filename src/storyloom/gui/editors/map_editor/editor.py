@@ -15,7 +15,6 @@ import itertools
 from collections import Counter
 from typing import Any
 
-import qtawesome as qta
 from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QToolBar, QVBoxLayout, QWidget
@@ -24,6 +23,7 @@ from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.content_undo import ContentStep
 from storyloom.gui.editors.map_editor.panels import TOOLS, MapInspector, MapPalette
 from storyloom.gui.editors.map_editor.view import CELL, MapView
+from storyloom.gui.widgets import add_view_shortcuts, toolbar_action
 from storyloom.project import maps as mp
 
 EDGE_REACH = 0.3
@@ -94,14 +94,9 @@ class MapEditor(DocumentEditor):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(lambda _c=False, n=name: self.set_tool(n))
             self.view.addAction(action)
-        for text, keys, slot in (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
-                                 ("Delete", "Backspace", self.delete_selection),
-                                 ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))):
-            action = QAction(text, self.view)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            action.triggered.connect(lambda _checked=False, s=slot: s())
-            self.view.addAction(action)
+        add_view_shortcuts(self.view, (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
+                                       ("Delete", "Backspace", self.delete_selection),
+                                       ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))))
         layout.addWidget(self.toolbar)
         layout.addWidget(self.view, 1)
         footer = QHBoxLayout()
@@ -118,14 +113,7 @@ class MapEditor(DocumentEditor):
         return center
 
     def _action(self, icon: str, text: str, keys: Any, slot: Any) -> QAction:
-        action = QAction(qta.icon(icon), text, self)
-        action.setShortcut(QKeySequence(keys))
-        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.setToolTip(f"{text} ({QKeySequence(keys).toString(QKeySequence.SequenceFormat.NativeText)})")
-        action.triggered.connect(lambda _checked=False: slot())
-        self.toolbar.addAction(action)
-        self.addAction(action)
-        return action
+        return toolbar_action(self, self.toolbar, icon, text, keys, slot)
 
     def _connect(self) -> None:
         self.view.pressed.connect(self._pressed)
