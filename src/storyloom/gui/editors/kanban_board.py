@@ -74,6 +74,23 @@ def _icon_chip(icon: str, text: str, tip: str, kind: str = "") -> QWidget:
     return chip
 
 
+
+def _dragged_far_enough(press: QPoint | None, event: QMouseEvent) -> bool:
+    """Whether the left button, pressed at ``press``, has moved far enough to start a drag."""
+    return press is not None and \
+        (event.position().toPoint() - press).manhattanLength() >= QApplication.startDragDistance()
+
+
+def _drag(source: QWidget, event: QMouseEvent, mime: str, item_id: str, picture: QWidget) -> None:
+    """Drag ``item_id`` as ``mime`` from ``source``, showing ``picture`` under the pointer."""
+    drag = QDrag(source)
+    data = QMimeData()
+    data.setData(mime, QByteArray(item_id.encode()))
+    drag.setMimeData(data)
+    drag.setPixmap(picture.grab())
+    drag.setHotSpot(event.position().toPoint())
+    drag.exec(Qt.DropAction.MoveAction)
+
 class CardWidget(QFrame):
     """One card: title, the description's first line, tags, due date, assignee, checklist
     progress and how many documents it links. Click selects; drag moves it."""
@@ -145,16 +162,9 @@ class CardWidget(QFrame):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if self._press is not None and (event.position().toPoint() - self._press).manhattanLength() \
-                >= QApplication.startDragDistance():
+        if _dragged_far_enough(self._press, event):
             self._press = None
-            drag = QDrag(self)
-            data = QMimeData()
-            data.setData(CARD_MIME, QByteArray(self.card_id.encode()))
-            drag.setMimeData(data)
-            drag.setPixmap(self.grab())
-            drag.setHotSpot(event.position().toPoint())
-            drag.exec(Qt.DropAction.MoveAction)
+            _drag(self, event, CARD_MIME, self.card_id, self)
             return
         super().mouseMoveEvent(event)
 
@@ -196,17 +206,9 @@ class ColumnHeader(QWidget):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if self._press is not None and (event.position().toPoint() - self._press).manhattanLength() \
-                >= QApplication.startDragDistance():
+        if _dragged_far_enough(self._press, event):
             self._press = None
-            drag = QDrag(self)
-            data = QMimeData()
-            data.setData(COLUMN_MIME, QByteArray(self.column_id.encode()))
-            drag.setMimeData(data)
-            column = self.parentWidget()
-            drag.setPixmap((column or self).grab())
-            drag.setHotSpot(event.position().toPoint())
-            drag.exec(Qt.DropAction.MoveAction)
+            _drag(self, event, COLUMN_MIME, self.column_id, self.parentWidget() or self)
             return
         super().mouseMoveEvent(event)
 
