@@ -40,7 +40,7 @@ ensure_qt_runtime() {
     done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${wanted[@]}" 2>/dev/null)
     # Packages dpkg has never heard of print nothing: compare the names found with the names wanted.
     local known
-    known=" $(dpkg-query -W -f='${Package} ' "${wanted[@]}" 2>/dev/null) "
+    known=" $(dpkg-query -W -f='${Package} ' "${wanted[@]}" 2>/dev/null || true) "
     for pkg in "${wanted[@]}"; do
         [[ "$known" == *" $pkg "* ]] || missing+=("$pkg")
     done
