@@ -29,12 +29,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from storyloom.app.variable_rows import LIVE_STATE_ID, live_states
 from storyloom.errors import StoryloomError
 from storyloom.project.content import check_scenario_diff, detect_language, parse_detected, parse_text
 from storyloom.project.content.problems import ContentError, ContentProblem
+from storyloom.project.content.yaml12 import dump_yaml12
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.store import NotFound
 
@@ -196,7 +195,7 @@ def _render(diff: Mapping[str, Any], language: str, readable: bool) -> str:
     if language == "json":
         return json.dumps(diff, indent=2, ensure_ascii=not readable) + "\n"
     if language == "yaml":
-        return yaml.safe_dump(dict(diff), sort_keys=False, allow_unicode=readable, default_flow_style=False)
+        return dump_yaml12(dict(diff), allow_unicode=readable)
     if language == "toml":
         return _toml(diff, readable)
     return "".join(_hjson_entry(key, value, 0, readable) for key, value in diff.items())

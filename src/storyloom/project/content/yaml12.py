@@ -81,3 +81,24 @@ def json_key(key: Any) -> str:
     if isinstance(key, _dt.date | _dt.time):
         return key.isoformat()
     return str(key)
+
+
+# --------------------------------------------------------------------------------------
+# Writing YAML that reads back the same through Yaml12Loader (and js-yaml).
+
+
+class Yaml12Dumper(yaml.SafeDumper):
+    """A safe dumper that quotes every string a YAML 1.1 *or* 1.2 reader would take for
+    something else: PyYAML's resolvers are YAML 1.1's, so it writes ``0E0`` or ``1e3`` bare,
+    which the 1.2 core schema reads as numbers."""
+
+
+for _first, _resolvers in Yaml12Loader.yaml_implicit_resolvers.items():
+    for _tag, _regexp in _resolvers:
+        Yaml12Dumper.add_implicit_resolver(_tag, _regexp, [_first])
+
+
+def dump_yaml12(data: Any, *, allow_unicode: bool = True) -> str:
+    """``data`` as block-style YAML, keys in their order, reading back equal with Yaml12Loader."""
+    return yaml.dump(data, Dumper=Yaml12Dumper, sort_keys=False, allow_unicode=allow_unicode,
+                     default_flow_style=False)
