@@ -533,9 +533,23 @@ class Editor:
         with self._gate_lock:
             return self._write_many([copy.deepcopy(doc) for doc in docs], intent, new_edits)
 
-    def _write_many(self, batch: list[dict[str, Any]], intent: WriteIntent,
-                    new_edits: bool) -> tuple[list[WriteResult], list[tuple[dict[str, Any], Exception]]]:
-        context = self._context({doc["_id"]: doc for doc in batch if isinstance(doc.get("_id"), str)})
+    def write_batch_of_many(self, docs: Iterable[dict[str, Any]], context: Context,
+                            intent: WriteIntent = WriteIntent.IMPORT, *, new_edits: bool = True
+                            ) -> tuple[list[WriteResult], list[tuple[dict[str, Any], Exception]]]:
+        """One batch of a large import or restore written in several batches, through the gate.
+
+        Like :meth:`write_many`, but every document is checked against ``context``, which knows
+        every document of the whole import (written or still to come), so each batch is checked
+        as the whole import in one batch would be, without holding it all in memory.
+        """
+        with self._gate_lock:
+            return self._write_many([copy.deepcopy(doc) for doc in docs], intent, new_edits, context)
+
+    def _write_many(self, batch: list[dict[str, Any]], intent: WriteIntent, new_edits: bool,
+                    context: Context | None = None
+                    ) -> tuple[list[WriteResult], list[tuple[dict[str, Any], Exception]]]:
+        if context is None:
+            context = self._context({doc["_id"]: doc for doc in batch if isinstance(doc.get("_id"), str)})
         accepted: list[tuple[dict[str, Any], list[Problem]]] = []
         refused: list[tuple[dict[str, Any], Exception]] = []
         for doc in batch:
