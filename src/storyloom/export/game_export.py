@@ -518,6 +518,122 @@ def analyse_variables(
     return states, by_doc, failures
 
 
+class ExportPlan:
+    """Everything an export decides before it transforms documents, and the transformation of one
+    document: shared by :func:`export_from_docs` (a list of documents) and the streamed export
+    (:mod:`storyloom.export.stream`, one document at a time), so both give the same bytes.
+
+    ``variable_docs`` are the Variable documents (read before any is transformed: their ``_rev``
+    keys the memo), ``attachment_docs`` the Attachment documents by ``_id``, ``tree`` the derived
+    tree of every document (:func:`storyloom.project.tree.derive_tree`).
+    """
+
+    def __init__(
+        self,
+        settings: Mapping[str, Any],
+        collections: str | Sequence[str] | None,
+        *,
+        variable_docs: Iterable[Mapping[str, Any]],
+        attachment_docs: Mapping[str, Mapping[str, Any]],
+        tree: Mapping[str, Any],
+        render: ScriptRenderer | None = None,
+        cache: ContentCache | None = None,
+        compat: str | None = None,
+    ) -> None:
+        pre_warnings: list[dict[str, Any]] = []
+        self.mode, compat_problem = resolve_compat(compat, settings)
+        self.selected = parse_collections(collections, default_collections(settings, pre_warnings))
+        if compat_problem is not None:
+            pre_warnings.append(
+                _warning("unknown-export-compat", compat_problem, doc_id=SETTINGS_ID, collection=SETTINGS_ID,
+                         field="exportCompat")
+            )
+        chosen_apps = {BY_EXPORT_NAME[name].app_name for name in self.selected}
+        self.chosen = [c for c in COLLECTIONS if c.app_name in chosen_apps]
+        """The chosen collections, in the canonical order."""
+        self.apps = frozenset(chosen_apps)
+        if chosen_apps & {"Variable", "Scenario", "Script"}:
+            states, self.by_doc, self.failures = analyse_variables(variable_docs, cache)
+        else:
+            states, self.by_doc, self.failures = {}, {}, {}
+        self.exporter = _Exporter(settings, render or render_script, states)
+        self.exporter.warnings.extend(pre_warnings)
+        if render is not None and render is not render_script:
+            cache = None  # a custom renderer's results are not the memo's
+        self.cache = cache
+        self.context: tuple[str, str] | None = None
+        if cache is not None:
+            self.context = (
+                fingerprint(
+                    [settings.get(k) for k in ("exportMappings", "defaultEditorLanguage", "defaultScriptEditorMode")]
+                ),
+                fingerprint(states) if chosen_apps & {"Scenario", "Script"} else "",
+            )
+        self.attachment_docs = attachment_docs
+        self.tree = tree
+        self.referenced: set[str] = set()
+
+    @property
+    def warnings(self) -> list[dict[str, Any]]:
+        return self.exporter.warnings
+
+    def export_document(self, doc: dict[str, Any], collection: str) -> None:
+        """Turn a freshly read document of a chosen ``collection`` (app name) into its exported
+        form, in place; its warnings and referenced attachments are kept for ``_meta``."""
+        exporter = self.exporter
+        rev = doc.get("_rev")
+        exporter.base(doc, collection, self.tree)
+        if doc.get("type") == FOLDER_TYPE:
+            pass
+        elif collection == "Variable":
+            exporter.variable(doc, self.by_doc.get(doc["_id"]), self.failures.get(doc["_id"]))
+        elif collection in _TRANSFORMED:
+            if self.cache is not None and isinstance(rev, str):
+                exporter.cached_transform(doc, collection, self.cache,
+                                          ("export", collection, doc["_id"], rev, self.context))
+            else:
+                exporter.transform(doc, collection)
+            if collection == "Actor":
+                self.referenced |= link_expressions(doc, self.attachment_docs)
+        elif collection == "Gdd":
+            self.referenced |= referenced_attachments(doc, collection, self.attachment_docs)
+
+    def finish(self) -> None:
+        """The end of the run: the memo forgets what no recent export used."""
+        if self.cache is not None:
+            self.cache.trim()
+
+    def meta(
+        self,
+        *,
+        exported_by: str | None,
+        project_id: str | None,
+        project_name: str | None,
+        now: _dt.datetime | None = None,
+    ) -> dict[str, Any]:
+        """``_meta`` of the export, once every chosen document went through :meth:`export_document`
+        (with what the compatibility mode adds)."""
+        moment = now or _dt.datetime.now(_dt.UTC)
+        warnings = self.exporter.warnings
+        meta = {
+            "exportedAt": moment.astimezone(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "exportedBy": exported_by,
+            "appVersion": storyloom.__version__,
+            "formatVersion": FORMAT_VERSION,
+            "collections": self.selected,
+            "projectId": project_id,
+            "projectName": project_name,
+            "warningCount": len(warnings),
+            "warnings": heapq.nsmallest(META_WARNINGS_LIMIT, warnings, key=_warning_order),
+            META_ATTACHMENTS_KEY: [
+                attachment_entry(self.attachment_docs[doc_id]) for doc_id in sorted(self.referenced)
+            ],
+        }
+        holder = {"_meta": meta}
+        apply_to_export(holder, self.mode)
+        return holder["_meta"]
+
+
 def export_from_docs(
     docs: Sequence[dict[str, Any]],
     settings: Mapping[str, Any],
@@ -538,80 +654,31 @@ def export_from_docs(
     a ``_rev`` are never cached); ``compat`` is the requested compatibility mode
     (:mod:`storyloom.export.compat`; ``None``: the settings' ``exportCompat``).
     """
-    pre_warnings: list[dict[str, Any]] = []
-    mode, compat_problem = resolve_compat(compat, settings)
-    selected = parse_collections(collections, default_collections(settings, pre_warnings))
-    if compat_problem is not None:
-        pre_warnings.append(
-            _warning("unknown-export-compat", compat_problem, doc_id=SETTINGS_ID, collection=SETTINGS_ID,
-                     field="exportCompat")
-        )
-    chosen_apps = {BY_EXPORT_NAME[name].app_name for name in selected}
-    tree = derive_tree(docs)
     apps = [collection_of(doc) for doc in docs]  # before the documents are changed
-    needs_states = bool(chosen_apps & {"Variable", "Scenario", "Script"})
-    if needs_states:
-        variable_docs = [doc for doc, app in zip(docs, apps, strict=True) if app == "Variable"]
-        states, by_doc, failures = analyse_variables(variable_docs, cache)
-    else:
-        states, by_doc, failures = {}, {}, {}
-    exporter = _Exporter(settings, render or render_script, states)
-    exporter.warnings.extend(pre_warnings)
-    if render is not None and render is not render_script:
-        cache = None  # a custom renderer's results are not the memo's
-    context: tuple[str, str] | None = None
-    if cache is not None:
-        context = (
-            fingerprint(
-                [settings.get(k) for k in ("exportMappings", "defaultEditorLanguage", "defaultScriptEditorMode")]
-            ),
-            fingerprint(states) if chosen_apps & {"Scenario", "Script"} else "",
-        )
-
-    attachment_docs = {doc["_id"]: doc for doc in docs if is_attachment_document(doc)}
-    referenced: set[str] = set()
-
-    buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in COLLECTIONS if c.app_name in chosen_apps}
+    plan = ExportPlan(
+        settings,
+        collections,
+        variable_docs=[doc for doc, app in zip(docs, apps, strict=True) if app == "Variable"],
+        attachment_docs={doc["_id"]: doc for doc in docs if is_attachment_document(doc)},
+        tree=derive_tree(docs),
+        render=render,
+        cache=cache,
+        compat=compat,
+    )
+    buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in plan.chosen}
     for doc, collection in zip(docs, apps, strict=True):
         if collection not in buckets:
             continue
-        rev = doc.get("_rev")
-        exporter.base(doc, collection, tree)
-        if doc.get("type") == FOLDER_TYPE:
-            pass
-        elif collection == "Variable":
-            exporter.variable(doc, by_doc.get(doc["_id"]), failures.get(doc["_id"]))
-        elif collection in _TRANSFORMED:
-            if cache is not None and isinstance(rev, str):
-                exporter.cached_transform(doc, collection, cache, ("export", collection, doc["_id"], rev, context))
-            else:
-                exporter.transform(doc, collection)
-            if collection == "Actor":
-                referenced |= link_expressions(doc, attachment_docs)
-        elif collection == "Gdd":
-            referenced |= referenced_attachments(doc, collection, attachment_docs)
+        plan.export_document(doc, collection)
         buckets[collection].append(doc)
-    if cache is not None:
-        cache.trim()
+    plan.finish()
 
     export: dict[str, Any] = {}
-    for c in COLLECTIONS:
-        if c.app_name in buckets:
-            export[c.export_key] = sorted(buckets[c.app_name], key=lambda d: d["_id"])
-    moment = now or _dt.datetime.now(_dt.UTC)
-    export["_meta"] = {
-        "exportedAt": moment.astimezone(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "exportedBy": exported_by,
-        "appVersion": storyloom.__version__,
-        "formatVersion": FORMAT_VERSION,
-        "collections": selected,
-        "projectId": project_id,
-        "projectName": project_name,
-        "warningCount": len(exporter.warnings),
-        "warnings": heapq.nsmallest(META_WARNINGS_LIMIT, exporter.warnings, key=_warning_order),
-        META_ATTACHMENTS_KEY: [attachment_entry(attachment_docs[doc_id]) for doc_id in sorted(referenced)],
-    }
-    apply_to_export(export, mode)
+    for c in plan.chosen:
+        export[c.export_key] = sorted(buckets[c.app_name], key=lambda d: d["_id"])
+    export["_meta"] = plan.meta(
+        exported_by=exported_by, project_id=project_id, project_name=project_name, now=now
+    )
     return export
 
 

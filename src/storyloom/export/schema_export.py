@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import storyloom
@@ -351,11 +351,7 @@ def _variables_defs(
     return defs, states
 
 
-def _scenarios_defs(
-    docs: Sequence[Mapping[str, Any]],
-    states: Mapping[str, Mapping[str, Any]],
-    cache: ContentCache | None = None,
-) -> dict[str, Any]:
+def _scenarios_defs(states: Mapping[str, Mapping[str, Any]], failed: Sequence[str]) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     overrides: dict[str, Any] = {}
     for sid in sorted(states):
@@ -375,12 +371,6 @@ def _scenarios_defs(
     }
     defs["ScenarioFolder"] = _folder_doc("Scenario")
     defs["ScenarioDocument"] = _text_content_doc("Scenario", "scenario", _ref("ScenarioDiff"))
-    failed: list[str] = []
-    for doc in docs:
-        if collection_of(doc) != "Scenario" or doc.get("type") == FOLDER_TYPE:
-            continue
-        if not _memo(cache, doc, "scenario-parses", lambda doc=doc: _scenario_parses(doc)):
-            failed.append(str(doc["_id"]))
     typed: dict[str, Any] = _ref("ScenarioDocument")
     if failed:
         defs["ScenarioUnparsed"] = _text_content_doc(
@@ -389,12 +379,12 @@ def _scenarios_defs(
             {"type": "string"},
             "A scenario whose source did not parse (see _meta.warnings).",
         )
-        typed = {"if": _id_in(failed), "then": _ref("ScenarioUnparsed"), "else": typed}
+        typed = {"if": _id_in(list(failed)), "then": _ref("ScenarioUnparsed"), "else": typed}
     defs["ScenariosEntry"] = {"if": _is_folder(), "then": _ref("ScenarioFolder"), "else": typed}
     return defs
 
 
-def _maps_defs(docs: Sequence[Mapping[str, Any]], cache: ContentCache | None = None) -> dict[str, Any]:
+def _maps_defs(by_size: Mapping[tuple[int, int] | None, list[str]]) -> dict[str, Any]:
     cell_key = "^(0|[1-9][0-9]*),(0|[1-9][0-9]*)$"
     edge_key = "^(0|[1-9][0-9]*),(0|[1-9][0-9]*):[NESW]$"
     defs: dict[str, Any] = {
@@ -454,13 +444,6 @@ def _maps_defs(docs: Sequence[Mapping[str, Any]], cache: ContentCache | None = N
             },
         ),
     }
-    by_size: dict[tuple[int, int] | None, list[str]] = {}
-    for doc in docs:
-        if collection_of(doc) != "Map" or doc.get("type") == FOLDER_TYPE:
-            continue
-        found = _memo(cache, doc, "map-size", lambda doc=doc: _map_size(doc))
-        size = (found[0], found[1]) if found is not None else None
-        by_size.setdefault(size, []).append(str(doc["_id"]))
     branches: list[dict[str, Any]] = []
     for size in sorted(by_size, key=lambda s: (s is not None, s or (0, 0))):
         ids = by_size[size]
@@ -504,19 +487,44 @@ def _maps_defs(docs: Sequence[Mapping[str, Any]], cache: ContentCache | None = N
     return defs
 
 
-def _attachment_references(docs: Sequence[Mapping[str, Any]], chosen_apps: set[str]) -> dict[str, set[str]]:
-    """``{app name: Attachment document ids}`` its exported documents reference, for the chosen
-    collections that can reference attachments (the export's ``_meta.attachments``)."""
-    references: dict[str, set[str]] = {app: set() for app in REFERENCING_COLLECTIONS & chosen_apps}
-    if not references:
-        return references
-    attachment_ids = {str(d["_id"]) for d in docs if is_attachment_document(d)}
-    if attachment_ids:
+class SchemaFacts:
+    """What the schema needs to know of the documents, gathered one document at a time (so a
+    streamed reading holds none of them): the Variable documents, the scenarios that do not
+    parse, the maps by size, and the Attachment documents that the documents of each referencing
+    collection point at. ``attachment_ids`` are the ids of every Attachment document. Each
+    document goes through :meth:`add` before the export transforms it."""
+
+    def __init__(self, attachment_ids: Collection[str], cache: ContentCache | None = None) -> None:
+        self.attachment_ids = attachment_ids
+        self.cache = cache
+        self.variable_docs: list[Mapping[str, Any]] = []
+        self.failed_scenarios: list[str] = []
+        self.maps_by_size: dict[tuple[int, int] | None, list[str]] = {}
+        self.references: dict[str, set[str]] = {app: set() for app in REFERENCING_COLLECTIONS}
+
+    @classmethod
+    def of(cls, docs: Iterable[Mapping[str, Any]], cache: ContentCache | None = None) -> SchemaFacts:
+        """The facts of a list of documents."""
+        docs = list(docs)
+        facts = cls({str(d["_id"]) for d in docs if is_attachment_document(d)}, cache)
         for doc in docs:
-            app = collection_of(doc)
-            if app in references:
-                references[app] |= referenced_attachments(doc, app, attachment_ids)
-    return references
+            facts.add(doc, collection_of(doc))
+        return facts
+
+    def add(self, doc: Mapping[str, Any], app: str | None) -> None:
+        if app == "Variable":
+            self.variable_docs.append(doc)
+        elif doc.get("type") == FOLDER_TYPE:
+            return
+        elif app == "Scenario":
+            if not _memo(self.cache, doc, "scenario-parses", lambda: _scenario_parses(doc)):
+                self.failed_scenarios.append(str(doc["_id"]))
+        elif app == "Map":
+            found = _memo(self.cache, doc, "map-size", lambda: _map_size(doc))
+            size = (found[0], found[1]) if found is not None else None
+            self.maps_by_size.setdefault(size, []).append(str(doc["_id"]))
+        elif app in self.references and self.attachment_ids:
+            self.references[app] |= referenced_attachments(doc, app, self.attachment_ids)
 
 
 # --------------------------------------------------------------------------------------
@@ -535,6 +543,21 @@ def schema_from_docs(
 ) -> dict[str, Any]:
     """The JSON Schema of the export of ``docs`` for ``collections`` (see :func:`build_schema`);
     ``cache`` memoises per-revision parses; ``compat`` as for the export."""
+    return schema_from_facts(SchemaFacts.of(docs, cache), settings, collections, project_id=project_id,
+                             project_name=project_name, cache=cache, compat=compat)
+
+
+def schema_from_facts(
+    facts: SchemaFacts,
+    settings: Mapping[str, Any],
+    collections: str | Sequence[str] | None = None,
+    *,
+    project_id: str | None = None,
+    project_name: str | None = None,
+    cache: ContentCache | None = None,
+    compat: str | None = None,
+) -> dict[str, Any]:
+    """The JSON Schema of the export whose documents ``facts`` gathered (see :func:`schema_from_docs`)."""
     mode, _ = resolve_compat(compat, settings)
     selected = parse_collections(collections, default_collections(settings))
     chosen = [BY_EXPORT_NAME[name] for name in selected]
@@ -544,14 +567,14 @@ def schema_from_docs(
 
     states: dict[str, dict[str, Any]] = {}
     if "Variable" in chosen_apps or "Scenario" in chosen_apps:
-        variable_defs, states = _variables_defs(docs, cache)
+        variable_defs, states = _variables_defs(facts.variable_docs, cache)
         if "Variable" in chosen_apps:
             defs.update(variable_defs)
     if "Scenario" in chosen_apps:
-        defs.update(_scenarios_defs(docs, states, cache))
+        defs.update(_scenarios_defs(states, facts.failed_scenarios))
     if "Map" in chosen_apps:
-        defs.update(_maps_defs(docs, cache))
-    references = _attachment_references(docs, chosen_apps)
+        defs.update(_maps_defs(facts.maps_by_size))
+    references = {app: refs for app, refs in facts.references.items() if app in chosen_apps}
 
     for c in COLLECTIONS:
         if c.app_name not in chosen_apps:

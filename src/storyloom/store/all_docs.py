@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from typing import Any
 
 from storyloom.store import revtree
@@ -200,3 +200,70 @@ def _key_rows(snap: Snapshot, keys: list[str], opts: AllDocsOptions) -> Iterator
                 snap, key, winner, dumps(stored[0]) if stored else None, opts
             )
         yield out
+
+
+# --------------------------------------------------------------------------------------
+# Reading every document one at a time (the exports), memory bounded
+
+try:
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - orjson is a dependency
+    _fast_loads = None
+
+
+def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
+    """``(body, exact)``: a stored body decoded by orjson (several times faster than the stdlib),
+    else by the stdlib decoder. orjson refuses what the stdlib accepts beyond JSON (``NaN``,
+    ``Infinity``, numbers that overflow a double, lone surrogates, integers beyond 64 bits); such a
+    body is decoded by the stdlib as before and ``exact`` is False: it may hold non-finite floats."""
+    if _fast_loads is not None:
+        try:
+            return _fast_loads(text), True
+        except ValueError:  # orjson.JSONDecodeError
+            pass
+    return json.loads(text), False
+
+
+def live_documents(
+    snap: Snapshot, only: Container[str] | None = None
+) -> Iterator[tuple[dict[str, Any], bool]]:
+    """``(doc, exact)`` for every live document but design documents, in ``_id`` order: the winning
+    revision with ``_id``, ``_rev`` and attachment stubs, as ``all_docs(include_docs=True)`` gives
+    it. One cursor walks the store and each document is decoded when it is reached, so a caller
+    that keeps no document holds one at a time. ``exact`` as for :func:`decode_body`; with
+    ``only``, the documents whose ids are not in it are skipped without being decoded."""
+    cursor = snap.conn.execute(
+        "SELECT d.id, d.winning_rev, r.body FROM docs d JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev "
+        "WHERE d.deleted = 0 ORDER BY d.id"
+    )
+    for doc_id, rev, body_json in cursor:
+        if doc_id.startswith("_design/") or body_json is None or (only is not None and doc_id not in only):
+            continue
+        body, exact = decode_body(body_json)
+        doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
+        doc.update(body)
+        atts = doc.get("_attachments")
+        if atts:
+            doc["_attachments"] = {
+                name: {**{k: v for k, v in meta.items() if k not in ("stub", "data")}, "stub": True}
+                for name, meta in atts.items()
+            }
+        yield doc, exact
+
+
+def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
+    """``(id, [value of each top-level field or None])`` for every live document but design
+    documents, in ``_id`` order, without decoding whole bodies (SQLite's ``json_extract`` reads the
+    few fields in C): the light first pass of a streamed export."""
+    if not fields or not all(name.isidentifier() for name in fields):
+        raise ValueError(f"document_fields: plain field names expected, got {fields!r}")
+    paths = ", ".join(f"'$.{name}'" for name in fields)
+    extract = f"json_extract(r.body, {paths})" if len(fields) > 1 else f"json_array(json_extract(r.body, {paths}))"
+    cursor = snap.conn.execute(
+        f"SELECT d.id, {extract} FROM docs d JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev "
+        "WHERE d.deleted = 0 ORDER BY d.id"
+    )
+    for doc_id, values in cursor:
+        if doc_id.startswith("_design/") or values is None:
+            continue
+        yield doc_id, decode_body(values)[0]
