@@ -23,13 +23,14 @@ projects.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import os
 import shutil
 import stat
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,8 @@ from typing import Any
 
 from storyloom import paths
 from storyloom.errors import StoryloomError
+from storyloom.progress import ProgressCallback, reporter
+from storyloom.project.bulk import BulkContext, batches, summary_of
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
@@ -317,10 +320,12 @@ class ProjectManager:
 
     # -- backup / restore --------------------------------------------------------------------
 
-    def backup(self, project: Project | str, file: Path | str) -> Path:
+    def backup(self, project: Project | str, file: Path | str, *, progress: ProgressCallback | None = None) -> Path:
         """Write the project's ``all_docs`` dump (documents and attachments) to ``file``; returns
         the file written. When ``file`` is an existing folder, the backup goes into it as
-        :func:`backup_file_name` (``<name>-<UTC time>.json``)."""
+        :func:`backup_file_name` (``<name>-<UTC time>.json``). The dump is streamed from one
+        snapshot of the store, a document at a time (memory bounded whatever the project's
+        size); ``progress`` hears phase ``"backup"``, documents written out of the project's."""
         info, opened = self._resolve(project)
         file = Path(file)
         if file.is_dir():
@@ -330,15 +335,21 @@ class ProjectManager:
         target = opened or self._open_dir(info.path, info.id)
         tmp = file.with_name(f".{file.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
+            report = reporter(progress, "backup", target.store.info()["doc_count"] if progress else None)
+            report.set_detail(f"writing {file.name}")
             try:
                 with tmp.open("w", encoding="utf-8") as out:
-                    for chunk in target.db.all_docs_stream(include_docs=True, attachments=True):
+                    # One chunk is the header, then one per document, then the tail.
+                    for count, chunk in enumerate(target.db.all_docs_stream(include_docs=True, attachments=True)):
                         out.write(chunk)
+                        if count and report.total is not None and count <= report.total:
+                            report.update(count)
                 os.replace(tmp, file)
             except OSError as exc:
                 raise BackupError(
                     f"cannot write the backup to {file}: {exc.strerror or exc}; choose another file or folder"
                 ) from None
+            report.finish()
         finally:
             if opened is None:
                 target.close()
@@ -346,19 +357,36 @@ class ProjectManager:
                 tmp.unlink()
         return file
 
-    def restore(self, file: Path | str, name: str | None = None, *, new_id: bool = False) -> Project:
+    def restore(self, file: Path | str, name: str | None = None, *, new_id: bool = False,
+                progress: ProgressCallback | None = None) -> Project:
         """A new project from a Storyloom backup file.
 
         The project keeps the backup's project id and every revision id, unless ``new_id`` (a
         copy: fresh project id, same revisions). Restoring a backup whose project still exists
         here needs ``new_id``. ``name`` defaults to the backup's name (made unique). Drafft
         backups are imported instead (``storyloom import``).
+
+        The file is read twice as a stream, never whole: first to check it (every revision, the
+        settings) and learn what validation asks about other documents (:class:`BulkContext`),
+        then to write it in batches. ``progress`` hears phase ``"restore"``: documents checked,
+        then documents written out of the total.
         """
-        rows = read_dump(file)
-        docs = [row["doc"] for row in rows if isinstance(row.get("doc"), dict)]
-        docs = [d for d in docs if not str(d.get("_id", "")).startswith("_design/")]
-        _check_revisions(file, docs)
-        settings = next((d for d in docs if d.get("_id") == SETTINGS_ID), None)
+        checking = reporter(progress, "restore")
+        checking.set_detail("checking the backup")
+        context = BulkContext(summaries := {})
+        settings: dict[str, Any] | None = None
+        count = 0
+        for doc in _backup_docs(read_dump_rows(file)):
+            _check_revision(file, doc)
+            if settings is None and doc.get("_id") == SETTINGS_ID:
+                settings = doc
+            if isinstance(doc.get("_id"), str):
+                summaries[doc["_id"]] = summary_of(doc) | ({"_deleted": True} if doc.get("_deleted") else {})
+                if doc.get("type") == "Variable":
+                    context.add_variable(doc)
+            count += 1
+            checking.advance()
+        checking.finish()
         if settings is None or not is_uuid(settings.get("projectId")):
             raise BackupError(
                 f"{file}: not a Storyloom backup (no ProjectSettings document with a projectId); "
@@ -379,14 +407,13 @@ class ProjectManager:
                 raise InvalidProjectName(f"{file}: the backup's name cannot be used ({problem}); "
                                          "restore it under another name (--name NAME)")
             name = self.unique_name(name)
+        writing = reporter(progress, "restore", count)
+        writing.set_detail("writing")
         with self.staging(project_id, name) as project:
-            try:
-                _, refused = project.editor.write_many(docs, WriteIntent.RESTORE, new_edits=False)
-            except StoreError as exc:
-                raise BackupError(f"{file}: the backup cannot be restored: {exc.reason}") from None
+            refused = _write_restored(project, file, context, writing)
             if refused:
-                details = "; ".join(str(exc) for _, exc in refused[:5])
-                raise BackupError(f"{file}: {len(refused)} document(s) cannot be restored: {details}")
+                details = "; ".join(str(exc) for exc in refused[1][:5])
+                raise BackupError(f"{file}: {refused[0]} document(s) cannot be restored: {details}")
             current = project.settings()
             changes = {
                 key: value
@@ -397,7 +424,33 @@ class ProjectManager:
                 # A new revision on top of the restored one; a copy gets a new identity, which
                 # only a restore may do (the gate refuses projectId changes otherwise).
                 project.editor.update_settings(changes, intent=WriteIntent.RESTORE)
+        writing.finish()
         return project
+
+
+def _backup_docs(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The documents a restore writes: rows' documents, without PouchDB's design documents."""
+    for row in rows:
+        doc = row.get("doc")
+        if isinstance(doc, dict) and not str(doc.get("_id", "")).startswith("_design/"):
+            yield doc
+
+
+def _write_restored(project: Project, file: Path | str, context: BulkContext,
+                    progress: Any) -> tuple[int, list[Exception]] | None:
+    """Write the backup's documents in batches, each checked against the whole backup;
+    ``(count, first refusals)`` when some are refused, else ``None``."""
+    refused_count = 0
+    first: list[Exception] = []
+    for batch in batches(_backup_docs(read_dump_rows(file))):
+        try:
+            _, refused = project.editor.write_batch_of_many(batch, context, WriteIntent.RESTORE, new_edits=False)
+        except StoreError as exc:
+            raise BackupError(f"{file}: the backup cannot be restored: {exc.reason}") from None
+        refused_count += len(refused)
+        first.extend(exc for _, exc in refused[: max(0, 5 - len(first))])
+        progress.advance(len(batch))
+    return (refused_count, first) if refused_count else None
 
 
 def backup_file_name(name: str) -> str:
@@ -407,21 +460,25 @@ def backup_file_name(name: str) -> str:
     return f"{safe}-{stamp}.json"
 
 
-def _check_revisions(file: Path | str, docs: list[dict[str, Any]]) -> None:
+def _check_revisions(file: Path | str, docs: Iterable[dict[str, Any]]) -> None:
     """Every document of a backup names its revision as ``N-hash`` (it is restored as it is)."""
     for doc in docs:
-        rev = doc.get("_rev")
-        try:
-            pos, _ = parse_rev(rev)  # type: ignore[arg-type]
-        except ValueError:
-            pos = 0
-        if pos < 1:
-            what = "has no _rev" if rev is None else f"has a malformed _rev {rev!r}"
-            raise BackupError(
-                f"{file}: document {doc.get('_id')!r} {what} (a revision is "
-                "<generation>-<hash>, like '3-9b2c...'): the backup is damaged; restore another backup, "
-                "or import the documents without their history"
-            )
+        _check_revision(file, doc)
+
+
+def _check_revision(file: Path | str, doc: dict[str, Any]) -> None:
+    rev = doc.get("_rev")
+    try:
+        pos, _ = parse_rev(rev)  # type: ignore[arg-type]
+    except ValueError:
+        pos = 0
+    if pos < 1:
+        what = "has no _rev" if rev is None else f"has a malformed _rev {rev!r}"
+        raise BackupError(
+            f"{file}: document {doc.get('_id')!r} {what} (a revision is "
+            "<generation>-<hash>, like '3-9b2c...'): the backup is damaged; restore another backup, "
+            "or import the documents without their history"
+        )
 
 
 def _nesting_deeper_than(value: Any, limit: int) -> bool:
@@ -445,9 +502,67 @@ class DumpError(ProjectError):
 def read_dump(file: Path | str) -> list[dict[str, Any]]:
     """The rows of an ``all_docs`` dump file; :class:`DumpError` with a clear message otherwise.
 
-    ``total_rows`` and ``offset`` are ignored (Drafft's are unreliable).
+    ``total_rows`` and ``offset`` are ignored (Drafft's are unreliable). This holds every row in
+    memory: a large backup is read with :func:`read_dump_rows`.
+    """
+    return list(read_dump_rows(file))
+
+
+def read_dump_rows(file: Path | str) -> Iterator[dict[str, Any]]:
+    """The rows of an ``all_docs`` dump file, one at a time, parsed as a stream (``ijson``), so
+    memory stays bounded whatever the file's size; :class:`DumpError` with a clear message when
+    the file is not a dump (raised when the reading gets there: a caller consuming the rows
+    must be ready to undo what it did with the first ones).
+
+    JSON that the streaming parser does not take but Python's does (``NaN`` and ``Infinity``, as
+    JavaScript writes them; numbers out of a double's range) is read whole with Python's parser
+    from where the stream stopped, as is a file that is not JSON at all (for its error message).
     """
     path = Path(file)
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise DumpError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise DumpError(f"{path}: cannot read the file ({exc})") from None
+    with handle:
+        yield from _checked_rows(path, _stream_rows(path, handle))
+
+
+def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
+    import ijson
+
+    start = len(codecs.BOM_UTF8) if handle.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8 else 0
+    handle.seek(start)
+    read = 0
+    try:
+        if _rows_array_follows(handle):
+            handle.seek(start)
+            for row in ijson.items(handle, "rows.item", use_float=True):
+                yield row
+                read += 1
+            return
+    except (ijson.JSONError, UnicodeDecodeError, ValueError):
+        pass
+    # Not JSON the stream takes, or not shaped as a dump: Python's parser reads the file whole
+    # (it says what is wrong, or takes NaN and friends) and the rows go on from where they were.
+    yield from _read_whole(path)[read:]
+
+
+def _rows_array_follows(handle: Any) -> bool:
+    """Whether the JSON on ``handle`` is an object with a ``"rows"`` array (read up to it)."""
+    import ijson
+
+    for prefix, event, _ in ijson.parse(handle):
+        if prefix == "":
+            if event != "start_map" and event != "map_key":
+                return False
+        elif prefix == "rows":
+            return event == "start_array"
+    return False
+
+
+def _read_whole(path: Path) -> list[Any]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -468,20 +583,28 @@ def read_dump(file: Path | str) -> list[dict[str, Any]]:
             f"{path}: not a backup: expected an all_docs dump, a JSON object with a \"rows\" array "
             '({"total_rows", "offset", "rows": [{"id", "key", "value", "doc"}]})'
         )
-    rows = data["rows"]
-    if not rows:
-        raise DumpError(f"{path}: the backup holds no documents (\"rows\" is empty)")
+    return data["rows"]
+
+
+def _checked_rows(path: Path, rows: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    count = 0
+    with_doc = False
     for index, row in enumerate(rows):
         if not isinstance(row, dict) or ("id" not in row and "key" not in row):
             raise DumpError(f"{path}: not a backup: row {index} is not an all_docs row with an id")
-    if not any(isinstance(row.get("doc"), dict) for row in rows):
-        raise DumpError(f"{path}: not a backup: no row carries its document (dump made without include_docs)")
-    for index, row in enumerate(rows):
-        if _nesting_deeper_than(row.get("doc"), MAX_NESTING):
-            doc_id = row["doc"].get("_id") if isinstance(row.get("doc"), dict) else row.get("id")
+        doc = row.get("doc")
+        if isinstance(doc, dict):
+            with_doc = True
+        if _nesting_deeper_than(doc, MAX_NESTING):
+            doc_id = doc.get("_id") if isinstance(doc, dict) else row.get("id")
             raise DumpError(
                 f"{path}: row {index} (document {doc_id!r}) nests arrays or objects more than "
                 f"{MAX_NESTING} levels deep, more than Storyloom can handle; remove that document from "
                 "the file and try again"
             )
-    return rows
+        count += 1
+        yield row
+    if not count:
+        raise DumpError(f"{path}: the backup holds no documents (\"rows\" is empty)")
+    if not with_doc:
+        raise DumpError(f"{path}: not a backup: no row carries its document (dump made without include_docs)")
