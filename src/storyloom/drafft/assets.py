@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from storyloom.drafft.report import (
@@ -24,6 +25,7 @@ from storyloom.project.documents import (
     permalink,
     permalink_target,
 )
+from storyloom.project.spool import Spool
 
 
 def convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:
@@ -67,7 +69,7 @@ def convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportRep
         del doc["_attachments"]
 
 
-def _image_key(att: dict[str, Any]) -> tuple[str, str] | None:
+def image_key(att: Any) -> tuple[str, str] | None:
     """What makes two images the same: the SHA-256 of the bytes and the content type."""
     data = att.get("data") if isinstance(att, dict) else None
     if not isinstance(data, str):
@@ -75,20 +77,19 @@ def _image_key(att: dict[str, Any]) -> tuple[str, str] | None:
     return hashlib.sha256(base64.b64decode(data)).hexdigest(), str(att.get("content_type") or "")
 
 
-def extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
+def extract_expressions(docs: Spool, report: ImportReport, images: dict[tuple[str, str], str],
+                        actors: list[str], keep: Callable[[dict[str, Any]], None]) -> None:
     """v1 actor expression images (``_attachments.expression_<name>``) -> Attachment documents
     listed in ``content.expressions`` (unless the actor already lists that expression).
 
-    An image is stored once: when its bytes (and content type) are those of an Attachment
-    document of the backup, or of one this import already created, the expression points at
-    that document instead of a copy (``report.shared_images`` says which)."""
-    images: dict[tuple[str, str], str] = {}
-    for doc in docs.values():
-        if doc.get("type") == ATTACHMENT_TYPE:
-            key = _image_key((doc.get("_attachments") or {}).get("blob"))
-            if key is not None:
-                images.setdefault(key, doc["_id"])
-    for actor in [d for d in docs.values() if d.get("type") == "Actor"]:
+    ``images`` maps each image of the backup's Attachment documents (:func:`image_key`) to the
+    first such document, ``actors`` lists the actors holding ``expression_`` attachments (both
+    in the backup's order); ``keep`` takes each document this creates. An image is stored once:
+    when its bytes (and content type) are those of an Attachment document of the backup, or of
+    one this import already created, the expression points at that document instead of a copy
+    (``report.shared_images`` says which)."""
+    for actor_id in actors:
+        actor = docs.get(actor_id)
         attachments = actor.get("_attachments") or {}
         content = actor["content"]
         listed = {e.get("name") for e in content.get("expressions", []) if isinstance(e, dict)}
@@ -101,10 +102,10 @@ def extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -
                 continue
             att = attachments.pop(att_name)
             actor_name = str(actor.get("name") or "actor")
-            key = _image_key(att)
+            key = image_key(att)
             existing = images.get(key) if key is not None else None
             if existing is not None:
-                image = docs[existing]
+                image = docs.get(existing)
                 link = image.get("permalink") if permalink_target(image.get("permalink", "")) == existing else None
                 content["expressions"].append(
                     {"name": expression, "permalink": link or permalink(existing), "_id": existing}
@@ -127,7 +128,7 @@ def extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -
                 for date_key in ("created", "modified"):
                     if actor.get(date_key):
                         image[date_key] = actor[date_key]
-                docs[att_id] = image
+                keep(image)
                 if key is not None:
                     images[key] = att_id
                 content["expressions"].append({"name": expression, "permalink": image["permalink"], "_id": att_id})
@@ -145,9 +146,13 @@ def extract_expressions(docs: dict[str, dict[str, Any]], report: ImportReport) -
             if not attachments:
                 actor.pop("_attachments", None)
             note(report, actor["_id"], "expression attachments -> Attachment documents in content.expressions")
+            docs.put(actor)
 
 
-def group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport) -> None:
+def group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport,
+                  keep: Callable[[dict[str, Any]], None]) -> None:
+    """The converted Hotkeys documents (``docs``: their summaries) go into one Misc folder,
+    which ``keep`` takes."""
     hotkeys = [
         d for d in docs.values() if d.get("originalCollection") == HOTKEYS_COLLECTION and d.get("type") == "Misc"
     ]
@@ -155,7 +160,7 @@ def group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport) -> None
         return
     folder_id = stable_id("hotkeys-folder")
     folder = new_document(FOLDER_TYPE, "Hotkeys", collection="Misc", doc_id=folder_id)
-    docs[folder_id] = folder
+    keep(folder)
     for doc in hotkeys:
         doc["parent"] = folder_id
     report.created.append(

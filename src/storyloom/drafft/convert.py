@@ -4,13 +4,15 @@ out): settings, dates, locks, and the steps of :mod:`shapes`, :mod:`assets` and 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from storyloom.drafft.assets import convert_attachments, extract_expressions, group_hotkeys
+from storyloom.drafft.assets import convert_attachments, extract_expressions, group_hotkeys, image_key
 from storyloom.drafft.folders import build_tree
 from storyloom.drafft.report import (
     HOTKEYS_COLLECTION,
@@ -22,7 +24,7 @@ from storyloom.drafft.report import (
     without_rev,
 )
 from storyloom.drafft.shapes import convert_hotkey, convert_v1_shapes, repair_document
-from storyloom.project.collections import SETTINGS_ID
+from storyloom.project.collections import ATTACHMENT_TYPE, SETTINGS_ID
 from storyloom.project.dates import DateFormatError, normalise_date
 from storyloom.project.documents import (
     DATE_FIELDS,
@@ -30,6 +32,7 @@ from storyloom.project.documents import (
     UNLOCKED_BY,
 )
 from storyloom.project.settings import LEGACY_REMOTE_FIELDS, default_settings, fill_defaults
+from storyloom.project.spool import MemorySpool, Spool
 
 # Where the v1 replication settings go: a _local document (never replicated, never exported).
 LEGACY_REMOTE_LOCAL_ID = "_local/drafft-remote"
@@ -57,15 +60,58 @@ class Conversion:
 
 def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, name: str | None = None) -> Conversion:
     """Convert the rows of a Drafft dump into Storyloom documents for a project ``project_id``."""
-    report = ImportReport(source=source, rows=len(rows), project_id=project_id)
-    docs: dict[str, dict[str, Any]] = {}
-    sources: dict[str, dict[str, Any]] = {}
-    labels: dict[str, str] = {}
-    children_of: dict[str, list[str]] = {}
-    local_docs: list[dict[str, Any]] = []
-    saw_v1 = saw_v2 = False
+    converter = Converter(source=source, project_id=project_id, name=name)
+    for row in rows:
+        converter.add(row)
+    converter.finish()
+    return Conversion(list(converter.docs()), converter.local_docs, converter.report, converter.labels)
 
-    for index, row in enumerate(rows):
+
+# What the passes over the whole backup (folders, Hotkeys) read and write of a document: its
+# summary keeps these keys (and any ``originalParent…`` a repair may add), in the document's order.
+SUMMARY_KEYS = frozenset({"_id", "type", "collection", "parent", "name", "sortKey", "originalCollection"})
+# The keys those passes write, copied from a summary into its document when it is written.
+TREE_KEYS = frozenset({"parent", "sortKey"})
+KEPT_PARENT = "originalParent"
+
+
+def _summary(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k in SUMMARY_KEYS or k.startswith(KEPT_PARENT)}
+
+
+class Converter:
+    """The conversion, one row at a time (:meth:`add`), then the passes over the whole backup
+    (:meth:`finish`), then the documents to write (:meth:`docs`).
+
+    Converted documents wait in ``spool`` (a :class:`~storyloom.project.spool.MemorySpool` by
+    default; a :class:`~storyloom.project.spool.FileSpool` keeps memory bounded); what the later
+    passes need stays in memory as small summaries (``summaries``, id to the keys of
+    :data:`SUMMARY_KEYS`): the tree pass runs on them, and :meth:`docs` copies the keys it wrote
+    into each document. A row repeating an id is compared by a digest of its document.
+    """
+
+    def __init__(self, *, source: str, project_id: str, name: str | None = None, spool: Spool | None = None) -> None:
+        self.report = ImportReport(source=source, rows=0, project_id=project_id)
+        self.spool: Spool = spool if spool is not None else MemorySpool()
+        self.summaries: dict[str, dict[str, Any]] = {}
+        self.labels: dict[str, str] = {}
+        self.local_docs: list[dict[str, Any]] = []
+        #: Ids of the Variable documents, in the backup's order.
+        self.variables: list[str] = []
+        self._source = source
+        self._project_id = project_id
+        self._name = name
+        self._digests: dict[str, bytes] = {}
+        self._children_of: dict[str, list[str]] = {}
+        self._images: dict[tuple[str, str], str] = {}
+        self._actors: list[str] = []
+        self._saw_v1 = self._saw_v2 = False
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Convert one row of the dump (the next one)."""
+        report = self.report
+        index = report.rows
+        report.rows += 1
         source_doc = row.get("doc")
         row_id = str(row.get("id") or row.get("key") or (source_doc or {}).get("_id") or f"row {index}")
         if not isinstance(source_doc, dict):
@@ -77,27 +123,28 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
             )
             report.skipped.append(Skipped(row_id, "(none)", reason))
             report.count("(none)").skipped += 1
-            continue
+            return
         label = type_label(source_doc)
         doc_id = source_doc.get("_id")
         if not isinstance(doc_id, str) or not doc_id:
             report.skipped.append(Skipped(row_id, label, "document without an _id", lost=True))
             report.count(label).skipped += 1
-            continue
+            return
         if doc_id.startswith("_design/"):
             report.skipped.append(Skipped(doc_id, label, "design document (a PouchDB index), not project data"))
             report.count(label).skipped += 1
-            continue
+            return
         if doc_id.startswith("_local/"):
             report.skipped.append(Skipped(doc_id, label, "local document (never replicated), not project data"))
             report.count(label).skipped += 1
-            continue
+            return
         if source_doc.get("_deleted"):
             report.skipped.append(Skipped(doc_id, label, "deleted document"))
             report.count(label).skipped += 1
-            continue
-        if doc_id in sources:
-            if without_rev(source_doc) == without_rev(sources[doc_id]):
+            return
+        digest = _digest(source_doc)
+        if doc_id in self._digests:
+            if digest == self._digests[doc_id]:
                 report.skipped.append(Skipped(doc_id, label, "a second row repeating the same document"))
             else:
                 report.skipped.append(
@@ -105,7 +152,7 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
                             lost=True)
                 )
             report.count(label).skipped += 1
-            continue
+            return
         doc = {
             k: copy.deepcopy(v) for k, v in source_doc.items() if not k.startswith("_") or k in ("_id", "_attachments")
         }
@@ -118,52 +165,96 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
             ]
             ids = [i for i in ids if isinstance(i, str)]
             if ids:
-                children_of[doc_id] = ids
+                self._children_of[doc_id] = ids
                 report.folders_converted += 1
         doc.pop("path", None)
         _normalise_dates(doc, report)
         _release_lock(doc, report)
         if doc_id == SETTINGS_ID:
-            local = _convert_settings(doc, notes, project_id, name, source, report)
+            local = _convert_settings(doc, notes, self._project_id, self._name, self._source, report)
             if local:
-                local_docs.append(local)
+                self.local_docs.append(local)
                 report.local_documents.append(local["_id"])
         elif doc.get("type") is None and doc.get("collection") == HOTKEYS_COLLECTION:
             doc = convert_hotkey(doc, notes)
-            saw_v1 = True
+            self._saw_v1 = True
         elif doc.get("type") not in KNOWN_TYPES:
             report.skipped.append(
                 Skipped(doc_id, label, f"unknown document type {doc.get('type')!r}: not a Drafft project document",
                         lost=True)
             )
             report.count(label).skipped += 1
-            continue
+            return
         else:
             v1 = convert_v1_shapes(doc, notes, report)
-            saw_v1 = saw_v1 or v1
-            saw_v2 = saw_v2 or isinstance(source_doc.get("content"), dict)
+            self._saw_v1 = self._saw_v1 or v1
+            self._saw_v2 = self._saw_v2 or isinstance(source_doc.get("content"), dict)
         convert_attachments(doc, notes, report)
         if doc_id != SETTINGS_ID:
             repair_document(doc, notes, report)
-        docs[doc_id] = doc
-        sources[doc_id] = source_doc
-        labels[doc_id] = label
+        self._digests[doc_id] = digest
+        self.labels[doc_id] = label
         report._types[doc_id] = label
         if notes:
             report.conversions[doc_id] = notes
             report.count(label).converted += 1
         report.count(label).imported += 1
+        self._keep(doc)
 
-    extract_expressions(docs, report)
-    group_hotkeys(docs, report)
-    if SETTINGS_ID not in docs:
-        settings = default_settings(name or Path(source).stem or "Imported project", project_id=project_id)
-        docs[SETTINGS_ID] = settings
-        report.created.append(Created(SETTINGS_ID, "ProjectSettings", "the backup had no settings document"))
-    build_tree(docs, children_of, report)
-    report.project_name = docs[SETTINGS_ID]["projectName"]
-    report.format = "v1 and v2 (partially migrated)" if saw_v1 and saw_v2 else ("v1" if saw_v1 else "v2")
-    return Conversion(list(docs.values()), local_docs, report, labels)
+    def _keep(self, doc: dict[str, Any]) -> None:
+        doc_id = doc["_id"]
+        self.spool.put(doc)
+        self.summaries[doc_id] = _summary(doc)
+        doc_type = doc.get("type")
+        if doc_type == ATTACHMENT_TYPE:
+            key = image_key((doc.get("_attachments") or {}).get("blob"))
+            if key is not None:
+                self._images.setdefault(key, doc_id)
+        elif doc_type == "Actor":
+            if any(str(a).startswith("expression_") for a in doc.get("_attachments") or ()):
+                self._actors.append(doc_id)
+        elif doc_type == "Variable":
+            self.variables.append(doc_id)
+
+    def finish(self) -> None:
+        """The passes over the whole backup: expression images, Hotkeys, settings, folders."""
+        report = self.report
+        extract_expressions(self.spool, report, self._images, self._actors, self._keep)
+        group_hotkeys(self.summaries, report, self._keep)
+        if SETTINGS_ID not in self.spool:
+            name = self._name or Path(self._source).stem or "Imported project"
+            settings = default_settings(name, project_id=self._project_id)
+            self._keep(settings)
+            report.created.append(Created(SETTINGS_ID, "ProjectSettings", "the backup had no settings document"))
+        build_tree(self.summaries, self._children_of, report)
+        report.project_name = self.spool.get(SETTINGS_ID)["projectName"]
+        report.format = "v1 and v2 (partially migrated)" if self._saw_v1 and self._saw_v2 else (
+            "v1" if self._saw_v1 else "v2")
+        self._digests.clear()
+        self._children_of.clear()
+
+    def docs(self) -> Iterator[dict[str, Any]]:
+        """The documents to write, in the backup's order (created ones last), with what the
+        folder and Hotkeys passes wrote into their summaries."""
+        for doc in self.spool.values():
+            yield self._finished(doc)
+
+    def final_doc(self, doc_id: str) -> dict[str, Any] | None:
+        """The document ``doc_id`` as :meth:`docs` gives it (``None``: the import has none)."""
+        return self._finished(self.spool.get(doc_id)) if doc_id in self.spool else None
+
+    def _finished(self, doc: dict[str, Any]) -> dict[str, Any]:
+        for key, value in self.summaries[doc["_id"]].items():
+            if key in TREE_KEYS or key.startswith(KEPT_PARENT):
+                doc[key] = value
+        return doc
+
+
+def _digest(doc: dict[str, Any]) -> bytes:
+    """What two rows with the same id are compared by: their documents without ``_rev``
+    (key order aside, as dicts compare)."""
+    text = json.dumps(without_rev(doc), sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _normalise_dates(doc: dict[str, Any], report: ImportReport) -> None:

@@ -4,42 +4,37 @@ A project of 100,000 documents cannot be held in memory at once, so an import or
 writes it in batches (:func:`batches`, :data:`BATCH_SIZE` documents, one store transaction
 each). Checked against the store plus its own batch, a batch would not see the documents of
 later batches: a parent folder further on in the file would look missing. :class:`BulkContext`
-knows every document of the whole import by a small summary (id, type, collection, parent) and
-the parsed state of every Variable, which is all that validation and the gate ask of other
-documents, so each batch (``Editor.write_batch_of_many``) is checked exactly as one batch of
-everything against an empty project would be.
+answers validation's questions about other documents from the whole import (a document read
+from where the import keeps them, the parsed state of every Variable), so each batch
+(``Editor.write_batch_of_many``) is checked exactly as one batch of everything against an empty
+project would be.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from storyloom.project.validation import Context
 
 BATCH_SIZE = 500
-
-# The fields of a document that other documents' checks read (a parent folder's type and
-# collection, a linked script's type, a document's parent for the cycle check).
-SUMMARY_KEYS = ("_id", "type", "collection", "parent")
-
-
-def summary_of(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of ``doc`` that :class:`BulkContext` keeps (the keys it has of :data:`SUMMARY_KEYS`)."""
-    return {key: doc[key] for key in SUMMARY_KEYS if key in doc}
+# Documents validation asked for recently (parent folders are asked for again and again).
+CACHE_SIZE = 2048
 
 
 class BulkContext(Context):
-    """What validation asks about the other documents of a whole import, from summaries.
+    """What validation asks about the other documents of a whole import.
 
-    ``summaries`` maps each document id to a dict holding at least the document's ``type``,
-    ``collection`` and ``parent`` as written (see :func:`summary_of`; a larger dict does too);
-    :meth:`add_variable` gives it each Variable document. It answers as a store holding nothing
-    but the whole import as one pending batch would (the batch order, ids first seen first).
+    ``load(doc_id)`` gives a document of the import as it is written (``None`` when the import
+    has none); :meth:`add_variable` gives it each Variable document. It answers as a store
+    holding nothing but the whole import as one pending batch would (the batch order, ids first
+    seen first).
     """
 
-    def __init__(self, summaries: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.summaries: Mapping[str, Mapping[str, Any]] = summaries if summaries is not None else {}
+    def __init__(self, load: Callable[[str], dict[str, Any] | None]) -> None:
+        self._load = load
+        self._cache: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
         self._variables: dict[str, dict[str, Any] | None] = {}
         self._by_sid: dict[str, list[str]] | None = None
         self._states: dict[str, dict[str, Any]] | None = None
@@ -63,15 +58,21 @@ class BulkContext(Context):
         self._states = None
 
     def get(self, doc_id: str) -> dict[str, Any] | None:
-        summary = self.summaries.get(doc_id)
-        if summary is None or summary.get("_deleted"):
-            return None
-        return dict(summary)
+        cache = self._cache
+        if doc_id in cache:
+            cache.move_to_end(doc_id)
+            doc = cache[doc_id]
+        else:
+            doc = self._load(doc_id)
+            cache[doc_id] = doc
+            if len(cache) > CACHE_SIZE:
+                cache.popitem(last=False)
+        return None if doc is None or doc.get("_deleted") else doc
 
     def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
-        # Whole documents are what this context does not keep; the lookups built on them are
-        # answered below from the Variables' parsed states.
-        raise NotImplementedError("BulkContext keeps document summaries, not documents")
+        # Every document of a type at once is what a bounded import cannot hold; the lookups
+        # built on it are answered below from the Variables' parsed states.
+        raise NotImplementedError("BulkContext reads documents one at a time")
 
     def variable_sid_owner(self, sid: str, exclude: str | None = None) -> str | None:
         if self._by_sid is None:

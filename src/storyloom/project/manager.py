@@ -39,12 +39,13 @@ from typing import Any
 from storyloom import paths
 from storyloom.errors import StoryloomError
 from storyloom.progress import ProgressCallback, reporter
-from storyloom.project.bulk import BulkContext, batches, summary_of
+from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.names import name_problem
 from storyloom.project.settings import default_settings, is_uuid
+from storyloom.project.spool import FileSpool
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
 from storyloom.project.users import os_username
 from storyloom.store import Database, NotFound, StoreError
@@ -366,25 +367,32 @@ class ProjectManager:
         here needs ``new_id``. ``name`` defaults to the backup's name (made unique). Drafft
         backups are imported instead (``storyloom import``).
 
-        The file is read twice as a stream, never whole: first to check it (every revision, the
-        settings) and learn what validation asks about other documents (:class:`BulkContext`),
-        then to write it in batches. ``progress`` hears phase ``"restore"``: documents checked,
+        The file is read as a stream, never whole: its documents are checked (every revision,
+        the settings) and wait in a temporary file (:class:`~storyloom.project.spool.FileSpool`),
+        from where they are written in batches, each checked against the whole backup
+        (:class:`~storyloom.project.bulk.BulkContext`). ``progress`` hears phase ``"restore"``: documents checked,
         then documents written out of the total.
         """
+        spool = FileSpool()
+        try:
+            return self._restore(file, name, new_id, spool, progress)
+        finally:
+            spool.close()
+
+    def _restore(self, file: Path | str, name: str | None, new_id: bool, spool: FileSpool,
+                 progress: ProgressCallback | None) -> Project:
         checking = reporter(progress, "restore")
         checking.set_detail("checking the backup")
-        context = BulkContext(summaries := {})
+        context = BulkContext(lambda doc_id: spool.get(doc_id) if doc_id in spool else None)
         settings: dict[str, Any] | None = None
-        count = 0
         for doc in _backup_docs(read_dump_rows(file)):
             _check_revision(file, doc)
             if settings is None and doc.get("_id") == SETTINGS_ID:
                 settings = doc
             if isinstance(doc.get("_id"), str):
-                summaries[doc["_id"]] = summary_of(doc) | ({"_deleted": True} if doc.get("_deleted") else {})
+                spool.put(doc)
                 if doc.get("type") == "Variable":
                     context.add_variable(doc)
-            count += 1
             checking.advance()
         checking.finish()
         if settings is None or not is_uuid(settings.get("projectId")):
@@ -407,10 +415,10 @@ class ProjectManager:
                 raise InvalidProjectName(f"{file}: the backup's name cannot be used ({problem}); "
                                          "restore it under another name (--name NAME)")
             name = self.unique_name(name)
-        writing = reporter(progress, "restore", count)
+        writing = reporter(progress, "restore", len(spool))
         writing.set_detail("writing")
         with self.staging(project_id, name) as project:
-            refused = _write_restored(project, file, context, writing)
+            refused = _write_restored(project, file, spool, context, writing)
             if refused:
                 details = "; ".join(str(exc) for exc in refused[1][:5])
                 raise BackupError(f"{file}: {refused[0]} document(s) cannot be restored: {details}")
@@ -436,13 +444,13 @@ def _backup_docs(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield doc
 
 
-def _write_restored(project: Project, file: Path | str, context: BulkContext,
+def _write_restored(project: Project, file: Path | str, spool: FileSpool, context: BulkContext,
                     progress: Any) -> tuple[int, list[Exception]] | None:
     """Write the backup's documents in batches, each checked against the whole backup;
     ``(count, first refusals)`` when some are refused, else ``None``."""
     refused_count = 0
     first: list[Exception] = []
-    for batch in batches(_backup_docs(read_dump_rows(file))):
+    for batch in batches(spool.values()):
         try:
             _, refused = project.editor.write_batch_of_many(batch, context, WriteIntent.RESTORE, new_edits=False)
         except StoreError as exc:
