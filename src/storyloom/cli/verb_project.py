@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from storyloom.cli.main import CliError
+from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
 from storyloom.drafft import DrafftImportError, import_backup
 from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
@@ -92,21 +93,26 @@ def _backup(args: argparse.Namespace) -> int:
     info = manager.find(args.project)
     # A folder given as -o gets the default file name inside it.
     file = Path(args.output) if args.output else Path(backup_file_name(info.name))
-    written = manager.backup(info.id, file)
+    with progress_bars(args) as progress:
+        written = manager.backup(info.id, file, progress=progress)
     print(f"Backed up {info.name!r} to {written}")
     return 0
 
 
 @_run
 def _restore(args: argparse.Namespace) -> int:
-    with _manager().restore(args.file, args.name, new_id=args.new_id) as project:
+    with progress_bars(args) as progress:
+        project = _manager().restore(args.file, args.name, new_id=args.new_id, progress=progress)
+    with project:
         print(f"Restored project {project.name!r} (id {project.id}) from {args.file}")
     return 0
 
 
 @_run
 def _import(args: argparse.Namespace) -> int:
-    project, report = import_backup(_manager(), args.file, args.name, allow_skips=args.allow_skips)
+    with progress_bars(args) as progress:
+        project, report = import_backup(_manager(), args.file, args.name, allow_skips=args.allow_skips,
+                                        progress=progress)
     project.close()
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
@@ -142,6 +148,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output",
                    help="the file to write, or a folder to write <name>-<time>.json into "
                    "(default: <name>-<time>.json here)")
+    add_quiet_option(p)
     p.set_defaults(func=_backup)
 
     p = subparsers.add_parser("restore", help="restore a project from a Storyloom backup file")
@@ -149,6 +156,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="the restored project's name (default: the backup's)")
     p.add_argument("--new-id", action="store_true",
                    help="restore as a copy with a new project id (needed while the original exists here)")
+    add_quiet_option(p)
     p.set_defaults(func=_restore)
 
     p = subparsers.add_parser("import", help="import a Drafft backup (v1 or v2) as a new project")
@@ -160,4 +168,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="import even when some documents cannot be (they are left out and listed in the report)",
     )
+    add_quiet_option(p)
     p.set_defaults(func=_import)

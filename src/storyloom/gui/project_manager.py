@@ -54,6 +54,7 @@ from storyloom.gui import icons, theme
 from storyloom.gui.project_manager_dialogs import ImportReportDialog, ProjectNameDialog, confirm_delete
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
+from storyloom.progress import Progress, ProgressCallback
 from storyloom.project.manager import ProjectExists, backup_file_name
 from storyloom.project.names import display_name
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
@@ -172,6 +173,8 @@ class ProjectManagerWindow(QMainWindow):
     ``last_window_closed`` is emitted when the list closes with no project window open."""
 
     last_window_closed = Signal()
+    # The worker's progress, as banner text (emitted on the worker thread, shown on the GUI's).
+    work_progress = Signal(str)
 
     def __init__(
         self,
@@ -195,6 +198,7 @@ class ProjectManagerWindow(QMainWindow):
         self.resize(1180, 720)
         self._make_actions()
         self._build()
+        self.work_progress.connect(self._show_progress)
         self.refresh()
 
     # ------------------------------------------------------------------ building
@@ -607,6 +611,17 @@ class ProjectManagerWindow(QMainWindow):
         task.start()
         return task
 
+    def _progress(self, label: str) -> ProgressCallback:
+        """A progress callback for the worker: ``label`` and documents done out of the total."""
+        def report(event: Progress) -> None:
+            count = f"{event.done:,}" + (f" of {event.total:,}" if event.total is not None else "")
+            self.work_progress.emit(f"{label} {event.detail or event.phase}: {count} {event.unit}")
+        return report
+
+    def _show_progress(self, text: str) -> None:
+        if self.task is not None:
+            self.banner.show_message("busy", text)
+
     def _task_succeeded(self, result: Any) -> None:
         self._finish_task()
         self._on_done(result)
@@ -656,10 +671,10 @@ class ProjectManagerWindow(QMainWindow):
 
     def start_import(self, file: Path, *, allow_skips: bool = False) -> Task:
         """Import ``file`` on a worker thread; the report dialog follows (or the reason)."""
-        manager = self.manager
+        manager, progress = self.manager, self._progress(f"Importing {file.name}…")
 
         def work() -> tuple[str, ImportReport]:
-            project, report = import_backup(manager, file, allow_skips=allow_skips)
+            project, report = import_backup(manager, file, allow_skips=allow_skips, progress=progress)
             with project:
                 return project.id, report
 
@@ -700,8 +715,8 @@ class ProjectManagerWindow(QMainWindow):
             self.start_backup(summary.info.id, Path(file))
 
     def start_backup(self, project_id: str, file: Path) -> Task:
-        manager = self.manager
-        return self._start(f"Backing up to {file.name}…", lambda: manager.backup(project_id, file),
+        manager, progress = self.manager, self._progress(f"Backing up to {file.name}…")
+        return self._start(f"Backing up to {file.name}…", lambda: manager.backup(project_id, file, progress=progress),
                            lambda written: self.show_success(f"Backed up to {written}."),
                            lambda exc: self.show_error(self._failure_text("Cannot back up the project", exc)))
 
@@ -729,10 +744,10 @@ class ProjectManagerWindow(QMainWindow):
             self.start_restore(Path(file))
 
     def start_restore(self, file: Path, *, new_id: bool = False) -> Task:
-        manager = self.manager
+        manager, progress = self.manager, self._progress(f"Restoring {file.name}…")
 
         def work() -> tuple[str, str]:
-            with manager.restore(file, new_id=new_id) as project:
+            with manager.restore(file, new_id=new_id, progress=progress) as project:
                 return project.id, project.name
 
         return self._start(f"Restoring {file.name}…", work, self._restore_done,
