@@ -94,7 +94,8 @@ class Converter:
         self.report = ImportReport(source=source, rows=0, project_id=project_id)
         self.spool: Spool = spool if spool is not None else MemorySpool()
         self.summaries: dict[str, dict[str, Any]] = {}
-        self.labels: dict[str, str] = {}
+        #: Each imported document's type label (the report keeps the same, so it is shared).
+        self.labels: dict[str, str] = self.report._types
         self.local_docs: list[dict[str, Any]] = []
         #: Ids of the Variable documents, in the backup's order.
         self.variables: list[str] = []
@@ -194,7 +195,6 @@ class Converter:
             repair_document(doc, notes, report)
         self._digests[doc_id] = digest
         self.labels[doc_id] = label
-        report._types[doc_id] = label
         if notes:
             report.conversions[doc_id] = notes
             report.count(label).converted += 1

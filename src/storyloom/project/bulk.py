@@ -64,9 +64,10 @@ class BulkContext(Context):
             doc = cache[doc_id]
         else:
             doc = self._load(doc_id)
-            cache[doc_id] = doc
-            if len(cache) > CACHE_SIZE:
-                cache.popitem(last=False)
+            if doc is None or "_attachments" not in doc:  # a document with its files is not kept
+                cache[doc_id] = doc
+                if len(cache) > CACHE_SIZE:
+                    cache.popitem(last=False)
         return None if doc is None or doc.get("_deleted") else doc
 
     def docs_of_type(self, doc_type: str) -> list[dict[str, Any]]:
@@ -95,8 +96,9 @@ class BulkContext(Context):
         return self._states
 
 
-def batches(docs: Iterable[dict[str, Any]], size: int = BATCH_SIZE) -> Iterator[list[dict[str, Any]]]:
-    """``docs`` in lists of at most ``size``."""
+def batches(docs: Iterable[dict[str, Any]], size: int | None = None) -> Iterator[list[dict[str, Any]]]:
+    """``docs`` in lists of at most ``size`` (default :data:`BATCH_SIZE`)."""
+    size = size or BATCH_SIZE
     batch: list[dict[str, Any]] = []
     for doc in docs:
         batch.append(doc)
