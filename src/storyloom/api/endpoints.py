@@ -125,7 +125,7 @@ def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str
 @route(
     "/game-export",
     summary="The game export of the project",
-    description="The same JSON as `storyloom export` (one code path).",
+    description="The same JSON as `storyloom export` (one code path), streamed.",
     response_model=None,
     responses=_EXPORT_RESPONSES,
     tags=["project"],
@@ -135,8 +135,19 @@ def game_export(
     compat: str | None = _compat_query(),
 ) -> Response:
     project, names, mode = _export_input(request, state)
-    return Response(state.payloads.game_export_json(project, names, state.username(), mode),
-                    media_type="application/json")
+    payloads = state.payloads
+    stream = getattr(payloads, "game_export_stream", None)
+    if stream is None:  # a Payloads that only builds whole answers
+        return Response(payloads.game_export_json(project, names, state.username(), mode),
+                        media_type="application/json")
+    # Built (or found in the cache) here, in the worker thread, so every error is still an error
+    # answer; then sent in pieces from the spools or the cached bytes (memory stays bounded).
+    answer = stream(project, names, state.username(), mode)
+    headers = {"content-length": str(answer.size)}
+    if request.method == "HEAD":
+        answer.close()
+        return StreamingResponse(no_body(), media_type="application/json", headers=headers)
+    return StreamingResponse(iter(answer), media_type="application/json", headers=headers)
 
 
 @route(

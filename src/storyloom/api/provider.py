@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, runtime_checkable
 
@@ -78,19 +78,34 @@ class Payloads(Protocol):
 
 _NEVER_CACHE = 2**62
 
+DEFAULT_CACHE_BYTES = 64 * 2**20
+"""The API's answer cache holds at most this many bytes of answers by default (64 MiB):
+``ApiServer(answer_cache_bytes=…)``. An answer larger than the bound is streamed and never kept."""
+
+_CHUNK = 1 << 20
+
 
 class _TextCache:
-    """A small LRU keyed by the store's state, bounded in entries and total characters.
+    """A small LRU keyed by the store's state, bounded in entries and in total bytes.
 
-    One lock per key, so concurrent requests for the same missing entry build it once.
+    One lock per key, so concurrent requests for the same missing entry build it once (and
+    answers too large to keep are built one at a time, not once per waiting request at once).
     """
 
-    def __init__(self, max_chars: int = 96_000_000, max_entries: int = 8) -> None:
-        self.max_chars = max_chars
+    def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES, max_entries: int = 8) -> None:
+        if max_bytes < 0:
+            raise ValueError(f"the answer cache's bound must be 0 or more bytes, not {max_bytes}")
+        self.max_bytes = max_bytes
         self.max_entries = max_entries
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[Hashable, threading.Lock] = {}
+
+    @property
+    def held_bytes(self) -> int:
+        """The bytes the entries kept now hold (at most ``max_bytes``)."""
+        with self._lock:
+            return sum(entry[1] for entry in self._entries.values())
 
     def _lookup(self, key: Hashable) -> tuple[bool, Any]:
         with self._lock:
@@ -101,6 +116,8 @@ class _TextCache:
             return True, entry[0]
 
     def get_or_build(self, key: Hashable, build: Callable[[], tuple[Any, int]]) -> Any:
+        """The value kept for ``key``, else ``build()``'s value, kept when its size (in bytes)
+        fits the bound (the least recently used entries make room)."""
         found, value = self._lookup(key)
         if found:
             return value
@@ -115,11 +132,11 @@ class _TextCache:
             finally:
                 with self._lock:
                     self._building.pop(key, None)
-            if size <= self.max_chars:
+            if size <= self.max_bytes:
                 with self._lock:
                     self._entries[key] = (value, size)
                     total = sum(entry[1] for entry in self._entries.values())
-                    while len(self._entries) > self.max_entries or total > self.max_chars:
+                    while len(self._entries) > self.max_entries or total > self.max_bytes:
                         _, (_, dropped) = self._entries.popitem(last=False)
                         total -= dropped
             return value
@@ -134,14 +151,22 @@ class StoryloomPayloads:
 
     Both payloads are a function of the store's content (the settings are a document) and of the
     request, except ``_meta.exportedAt``. Their JSON text is therefore kept per (project,
-    database instance, update seq, collections, compatibility mode, exported-by) and reused until the next committed
-    change. A cached game export still gets a fresh ``exportedAt``: its ``_meta`` is serialised
-    again and spliced in front of the cached remainder; when the entry was made, the splice was
-    checked to give exactly ``dumps_export`` of the whole payload (otherwise nothing is cached).
+    database instance, update seq, collections, compatibility mode, exported-by) and reused until
+    the next committed change, within ``cache_bytes`` in all (default :data:`DEFAULT_CACHE_BYTES`;
+    ``cache=False`` keeps nothing). A cached game export still gets a fresh ``exportedAt``: its
+    ``_meta`` is serialised again and spliced in front of the cached remainder. A game export is
+    built streamed (:mod:`storyloom.export.stream`: the documents one at a time, spooled) and
+    answered from its spools when it is too large to keep, so serving a large project holds at
+    most the cache's bound beyond one export's working set.
     """
 
-    def __init__(self, cache: bool = True) -> None:
-        self._cache = _TextCache() if cache else None
+    def __init__(self, cache: bool = True, cache_bytes: int | None = None) -> None:
+        self._cache = _TextCache(DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes) if cache else None
+
+    @property
+    def cache(self) -> _TextCache | None:
+        """The answer cache (``None`` when off)."""
+        return self._cache
 
     def parse_collections(self, values: list[str]) -> list[str]:
         from storyloom.export.collections_filter import UnknownCollections, parse_collections
@@ -165,53 +190,101 @@ class StoryloomPayloads:
         self, project: ProjectLike, collections: list[str] | None, exported_by: str | None,
         compat: str | None = None,
     ) -> bytes:
-        with read_snapshot(project):
-            return self._game_export_json(project, collections, exported_by, compat)
+        return b"".join(self.game_export_stream(project, collections, exported_by, compat))
 
-    def _game_export_json(
+    def game_export_stream(
+        self, project: ProjectLike, collections: list[str] | None, exported_by: str | None,
+        compat: str | None = None,
+    ) -> ExportAnswer:
+        """The game export's bytes as an :class:`ExportAnswer`: built (or found in the cache)
+        now, so every error is raised here, before anything is sent; iterating it gives the
+        bytes in pieces of about a megabyte."""
+        with read_snapshot(project):
+            return self._game_export(project, collections, exported_by, compat)
+
+    def _game_export(
         self, project: ProjectLike, collections: list[str] | None, exported_by: str | None, compat: str | None
-    ) -> bytes:
-        from storyloom.export.game_export import build_game_export, dumps_export
+    ) -> ExportAnswer:
+        from storyloom.export.stream import stream_game_export
 
         if self._cache is None or exported_by is None:
-            return dumps_export(build_game_export(project, collections, exported_by, compat=compat)).encode("utf-8")
+            return _spooled_answer(stream_game_export(project, collections, exported_by, compat=compat))
         # The settings' exportCompat is a document: the update seq covers it; the request's mode is keyed.
         key = ("game", *self._state(project), tuple(collections) if collections else None, compat, exported_by)
+        limit = self._cache.max_bytes
 
         def build() -> tuple[Any, int]:
-            payload = build_game_export(project, collections, exported_by, compat=compat)
-            full = dumps_export(payload).encode("utf-8")
-            meta = payload.get("_meta")
-            rest = {k: v for k, v in payload.items() if k != "_meta"}
-            if isinstance(meta, dict) and rest:
-                rest_bytes = dumps_export(rest).encode("utf-8")
-                if _splice(meta, rest_bytes) == full:
-                    return (full, (meta, rest_bytes)), len(rest_bytes)
-            # Not spliceable: answer it, never cache it (a cached copy would repeat exportedAt).
-            return (full, None), _NEVER_CACHE
+            export = stream_game_export(project, collections, exported_by, compat=compat)
+            # Kept when the export without its _meta fits the cache and _meta sorts first (the
+            # splice below then gives exactly the streamed bytes); otherwise answered from the
+            # spools once, never kept (a kept copy would repeat exportedAt).
+            if export.keys and min(export.keys) > "_meta" and export.size(meta=False) <= limit:
+                with export:
+                    rest = b"".join(export.chunks(meta=False))
+                return (export.meta, rest), len(rest)
+            return export, _NEVER_CACHE
 
-        full, parts = self._cache.get_or_build(key, build)
-        if parts is None:
-            return full
-        meta, rest_bytes = parts
-        return _splice({**meta, "exportedAt": _now_iso()}, rest_bytes)
+        value = self._cache.get_or_build(key, build)
+        if not isinstance(value, tuple):
+            return _spooled_answer(value)
+        meta, rest = value
+        return _spliced_answer({**meta, "exportedAt": _now_iso()}, rest)
 
     def schema_export_json(
         self, project: ProjectLike, collections: list[str] | None, compat: str | None = None
     ) -> bytes:
         from storyloom.export.game_export import dumps_export
-        from storyloom.export.schema_export import build_schema
+        from storyloom.export.stream import stream_schema
 
         with read_snapshot(project):
             if self._cache is None:
-                return dumps_export(build_schema(project, collections, compat)).encode("utf-8")
+                return dumps_export(stream_schema(project, collections, compat)).encode("utf-8")
             key = ("schema", *self._state(project), tuple(collections) if collections else None, compat)
 
             def build() -> tuple[Any, int]:
-                data = dumps_export(build_schema(project, collections, compat)).encode("utf-8")
+                data = dumps_export(stream_schema(project, collections, compat)).encode("utf-8")
                 return data, len(data)
 
             return self._cache.get_or_build(key, build)
+
+
+class ExportAnswer:
+    """The bytes of one game export answer: ``size`` and the pieces (iterate once); ``close()``
+    frees what an answer that is never sent holds (its spools)."""
+
+    def __init__(self, size: int, pieces: Iterator[bytes], close: Callable[[], None] = lambda: None) -> None:
+        self.size = size
+        self._pieces = pieces
+        self._close = close
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._pieces
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._close()
+
+
+def _spooled_answer(export: Any) -> ExportAnswer:
+    return ExportAnswer(export.size(), export.chunks(), export.close)
+
+
+def _spliced_answer(meta: dict[str, Any], rest: bytes) -> ExportAnswer:
+    """``dumps_export({"_meta": meta, **rest})`` from ``rest``'s bytes (``"_meta"`` sorts first),
+    in pieces: the answer of a cached export costs copying it out, not a rebuild."""
+    from storyloom.export.game_export import dumps_export
+
+    head = dumps_export({"_meta": meta}).encode("utf-8")[:-2] + b","  # b'{"_meta":{...},'
+    view = memoryview(rest)
+
+    def pieces() -> Iterator[bytes]:
+        yield head
+        for start in range(1, len(rest), _CHUNK):
+            yield bytes(view[start:start + _CHUNK])
+
+    return ExportAnswer(len(head) + len(rest) - 1, pieces())
 
 
 def read_snapshot(project: ProjectLike) -> AbstractContextManager[Any]:
@@ -229,14 +302,3 @@ def _now_iso() -> str:
     from storyloom.project.dates import now_iso
 
     return now_iso()
-
-
-def _splice(meta: dict[str, Any], rest: bytes) -> bytes:
-    """``dumps_export({"_meta": meta, **rest})`` from ``rest``'s bytes (``"_meta"`` sorts first).
-
-    One copy of ``rest``: the answer of a cached export costs a memory copy, not a rebuild.
-    """
-    from storyloom.export.game_export import dumps_export
-
-    meta_bytes = dumps_export({"_meta": meta}).encode("utf-8")  # b'{"_meta":{...}}\n'
-    return b"".join((memoryview(meta_bytes)[:-2], b",", memoryview(rest)[1:]))

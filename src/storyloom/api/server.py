@@ -23,7 +23,7 @@ from storyloom.api.app import create_app
 from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
-from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, as_provider
+from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, StoryloomPayloads, as_provider
 from storyloom.api.wire import MAX_HEAD_BYTES, JsonH11Protocol
 from storyloom.errors import StoryloomError
 
@@ -185,7 +185,9 @@ class ApiServer:
     ``project_provider`` returns the loaded project (or ``None``: 503); ``options`` supplies
     ``api_key``, ``api_port`` and ``username``; ``navigation`` is the desktop app's port for
     ``/navigate`` (``None`` when headless: 409). ``on_warning`` receives the warning for a
-    non-loopback ``host`` (default: logged).
+    non-loopback ``host`` (default: logged). ``answer_cache_bytes`` bounds the bytes of export
+    answers kept for an unchanged project (default 64 MiB, ``0``: none kept; ignored when
+    ``payloads`` is given).
     """
 
     def __init__(
@@ -201,6 +203,7 @@ class ApiServer:
         heartbeat: float = 15.0,
         graceful_timeout: float = 3.0,
         on_warning: Callable[[str], None] | None = None,
+        answer_cache_bytes: int | None = None,
     ) -> None:
         self.provider = as_provider(project_provider)
         self.options = options
@@ -209,6 +212,9 @@ class ApiServer:
         self.allowed_hosts = tuple(allowed_hosts)
         self.allowed_origins = tuple(allowed_origins)
         self.payloads = payloads
+        # The bound of the export answers' cache (default: provider.DEFAULT_CACHE_BYTES), used
+        # when no ``payloads`` is given.
+        self.answer_cache_bytes = answer_cache_bytes
         self.heartbeat = heartbeat
         self.graceful_timeout = graceful_timeout
         self.on_warning = on_warning or log.warning
@@ -292,7 +298,8 @@ class ApiServer:
                 protection,
                 username=lambda: getattr(self.options, "username", None) or None,
                 navigation=self.navigation,
-                payloads=self.payloads,
+                payloads=self.payloads if self.payloads is not None
+                else StoryloomPayloads(cache_bytes=self.answer_cache_bytes),
                 hub=hub,
             )
             runner = UvicornThread(app, sock, graceful_timeout=self.graceful_timeout,

@@ -1,11 +1,10 @@
 """Qt-free rules of File > Export Game Content and File > Export Schema.
 
 The desktop app exports with the very functions ``storyloom export`` and ``storyloom schema``
-call (:func:`storyloom.export.game_export.build_game_export`,
-:func:`storyloom.export.schema_export.build_export_and_schema`,
-:func:`storyloom.export.schema_export.build_schema`, serialised by
-:func:`storyloom.export.game_export.dumps_export`), so a file exported from the app is the one
-the command line writes for the same selection (``_meta.exportedAt`` aside).
+call (:func:`storyloom.export.stream.stream_game_export` and
+:func:`storyloom.export.stream.stream_schema`: the documents read one at a time, memory bounded),
+so a file exported from the app is the one the command line writes for the same selection
+(``_meta.exportedAt`` aside).
 
 - :func:`collection_choices` lists the collections to tick, with their document counts and the
   project's export sections ticked; :func:`selection` turns the ticks into the export's
@@ -31,8 +30,10 @@ from typing import Any
 from storyloom.errors import StoryloomError
 from storyloom.export.collections_filter import parse_collections
 from storyloom.export.compat import parse_compat
-from storyloom.export.game_export import build_game_export, default_collections, dumps_export
-from storyloom.export.schema_export import build_export_and_schema, build_schema, sidecar_path
+from storyloom.export.game_export import default_collections, dumps_export
+from storyloom.export.schema_export import sidecar_path
+from storyloom.export.stream import ExportStopped, stream_game_export, stream_schema
+from storyloom.progress import ProgressCallback
 from storyloom.project.collections import COLLECTIONS, FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.store import NotFound
@@ -244,11 +245,19 @@ def check_output(output: str) -> Path:
 def write_text(path: Path, text: str) -> int:
     """Write ``text`` as UTF-8 to ``path`` atomically (a temporary file renamed into place);
     returns the bytes written."""
-    data = text.encode("utf-8")
+    return write_chunks(path, [text.encode("utf-8")])
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes]) -> int:
+    """Write ``chunks`` to ``path`` atomically (a temporary file renamed into place); returns the
+    bytes written."""
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    written = 0
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
+                written += len(chunk)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
@@ -257,7 +266,7 @@ def write_text(path: Path, text: str) -> int:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    return len(data)
+    return written
 
 
 Progress = Callable[[str], None]
@@ -270,50 +279,46 @@ def _step(progress: Progress | None, cancelled: Callable[[], bool] | None, text:
         progress(text)
 
 
-def _document_count(export: Mapping[str, Any]) -> int:
-    count = 0
-    for key, value in export.items():
-        if key == "_meta":
-            continue
-        if isinstance(value, list):
-            count += sum(1 for doc in value if not (isinstance(doc, Mapping) and doc.get("type") == FOLDER_TYPE))
-        elif isinstance(value, Mapping):
-            count += 1
-    return count
-
-
 def export_game_content(project: Any, choices: ExportChoices, *, exported_by: str | None,
                         progress: Progress | None = None,
-                        cancelled: Callable[[], bool] | None = None) -> ExportResult:
+                        cancelled: Callable[[], bool] | None = None,
+                        on_progress: ProgressCallback | None = None) -> ExportResult:
     """Build the game export of ``project`` as ``choices`` say and write it (with its schema
     beside it, ``<name>.schema.json``, when asked). Raises :class:`ExportError` for a bad
     choice, :class:`ExportCancelled` when ``cancelled()`` turned true before the writing, and
-    the export's own errors (``UnknownCollections``, ``UnknownCompat``)."""
+    the export's own errors (``UnknownCollections``, ``UnknownCompat``).
+
+    The export is streamed as ``storyloom export`` streams it (the documents read one at a time,
+    memory bounded); ``progress`` gets the steps in words, ``on_progress`` the documents done of
+    the total (:class:`storyloom.progress.Progress`, phase ``"export"``)."""
     target = check_output(choices.output)
     _step(progress, cancelled, "Reading the project and building the export…")
-    schema: dict[str, Any] | None = None
-    if choices.schema_sidecar:  # one reading of the store for both, as the CLI does
-        export, schema = build_export_and_schema(project, choices.collections, exported_by=exported_by,
-                                                 compat=choices.compat)
-    else:
-        export = build_game_export(project, choices.collections, exported_by=exported_by, compat=choices.compat)
     indent = 2 if choices.pretty else None
-    _step(progress, cancelled, f"Writing {target.name}…")
-    files = [(str(target), write_text(target, dumps_export(export, indent)))]
-    if schema is not None:
-        side = Path(sidecar_path(str(target)))
-        files.append((str(side), write_text(side, dumps_export(schema, indent))))
-    meta = export.get("_meta") or {}
-    return ExportResult(GAME, files, list(meta.get("collections") or []), _document_count(export),
-                        list(meta.get("warnings") or []))
+    try:
+        export = stream_game_export(project, choices.collections, exported_by, compat=choices.compat, indent=indent,
+                                    with_schema=choices.schema_sidecar, progress=on_progress, cancelled=cancelled)
+    except ExportStopped:
+        raise ExportCancelled() from None
+    with export:
+        _step(progress, cancelled, f"Writing {target.name}…")
+        files = [(str(target), write_chunks(target, export.chunks()))]
+        if export.schema is not None:
+            side = Path(sidecar_path(str(target)))
+            files.append((str(side), write_text(side, dumps_export(export.schema, indent))))
+        meta = export.meta
+        return ExportResult(GAME, files, list(meta.get("collections") or []), export.documents,
+                            list(meta.get("warnings") or []))
 
 
 def export_schema(project: Any, choices: ExportChoices, *, progress: Progress | None = None,
-                  cancelled: Callable[[], bool] | None = None) -> ExportResult:
-    """Build the JSON Schema of ``project``'s game export for ``choices`` and write it."""
+                  cancelled: Callable[[], bool] | None = None,
+                  on_progress: ProgressCallback | None = None) -> ExportResult:
+    """Build the JSON Schema of ``project``'s game export for ``choices`` and write it (the
+    documents read one at a time; ``on_progress`` as for :func:`export_game_content`, phase
+    ``"schema"``)."""
     target = check_output(choices.output)
     _step(progress, cancelled, "Reading the project and building the schema…")
-    schema = build_schema(project, choices.collections, compat=choices.compat)
+    schema = stream_schema(project, choices.collections, compat=choices.compat, progress=on_progress)
     _step(progress, cancelled, f"Writing {target.name}…")
     files = [(str(target), write_text(target, dumps_export(schema, 2 if choices.pretty else None)))]
     if choices.collections is not None:

@@ -1,17 +1,19 @@
 """``storyloom export``, ``storyloom schema`` and ``storyloom dump``.
 
-- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty]``:
+- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty] [-q]``:
   the game export (``docs/export-format.md``); with ``--schema-sidecar`` also
   ``<FILE>.schema.json`` (``game.json`` -> ``game.schema.json``), the JSON Schema of that very
   export. ``--compat drafft`` adds what Drafft's engine importers check (``none``: the plain
   export even when the project's settings name a mode).
-- ``schema PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--pretty]``: the JSON Schema
+- ``schema PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--pretty] [-q]``: the JSON Schema
   alone (``docs/schema.md``).
 - ``dump PROJECT [-o FILE]``: the raw ``all_docs`` dump with ``include_docs`` and
   ``attachments`` (what ``/db-dump`` serves and what a backup holds).
 
 ``PROJECT`` is a project name or id. Output goes to stdout unless ``-o`` is given; files are
-written atomically (a temporary file renamed into place).
+written atomically (a temporary file renamed into place). ``export`` and ``schema`` read the
+documents one at a time (:mod:`storyloom.export.stream`: memory bounded) and draw a progress bar on
+stderr when it is a terminal (not with ``--quiet``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.cli.main import CliError
+from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import project_session
 
 
@@ -46,6 +49,7 @@ def register(subparsers: Any) -> None:
         help="also write the JSON Schema of the export beside it (FILE.json -> FILE.schema.json); needs -o",
     )
     export.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
+    add_quiet_option(export)
     export.set_defaults(func=run_export)
 
     schema = subparsers.add_parser(
@@ -58,6 +62,7 @@ def register(subparsers: Any) -> None:
     _compat_option(schema)
     schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     schema.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
+    add_quiet_option(schema)
     schema.set_defaults(func=run_schema)
 
     dump = subparsers.add_parser(
@@ -96,16 +101,16 @@ def _compat_option(parser: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _write(chunks: Iterable[str], output: str | None) -> None:
-    """Write text chunks as UTF-8 to ``output`` (atomically) or to stdout."""
+def _write(chunks: Iterable[str | bytes], output: str | None) -> None:
+    """Write chunks (text, written as UTF-8, or bytes) to ``output`` (atomically) or to stdout."""
     if output is None:
         stream = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
         try:
             for chunk in chunks:
                 if stream is not None:
-                    stream.write(chunk.encode("utf-8"))
+                    stream.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
                 else:  # pragma: no cover - a text-only stdout (captured)
-                    sys.stdout.write(chunk)
+                    sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8"))
             if stream is not None:
                 stream.flush()
         except BrokenPipeError:  # the reader stopped early (`storyloom dump P | head`): not an error
@@ -123,7 +128,7 @@ def _write(chunks: Iterable[str], output: str | None) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             for chunk in chunks:
-                handle.write(chunk.encode("utf-8"))
+                handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
@@ -140,29 +145,29 @@ def _selection(args: argparse.Namespace) -> str | None:
 
 def run_export(args: argparse.Namespace) -> int:
     from storyloom.export.collections_filter import UnknownCollections
-    from storyloom.export.game_export import build_game_export, dumps_export
-    from storyloom.export.schema_export import build_export_and_schema, sidecar_path
+    from storyloom.export.game_export import dumps_export
+    from storyloom.export.schema_export import sidecar_path
+    from storyloom.export.stream import stream_game_export
 
     if args.schema_sidecar and not args.output:
         raise CliError("--schema-sidecar needs -o FILE (the schema is written beside the export)")
     indent = 2 if args.pretty else None
-    with project_session(args.project) as session:
+    # Streamed: the documents are read, transformed and spooled one at a time, so memory stays
+    # bounded whatever the project's size; with the sidecar, one reading of the store for both.
+    with progress_bars(args) as progress, project_session(args.project) as session:
         project, user = session.project, session.workspace.user
         try:
-            schema: dict[str, Any] | None = None
-            if args.schema_sidecar:  # one reading of the store for both: they must agree
-                export, schema = build_export_and_schema(
-                    project, _selection(args), exported_by=user, compat=args.compat
-                )
-            else:
-                export = build_game_export(project, _selection(args), exported_by=user, compat=args.compat)
+            export = stream_game_export(project, _selection(args), user, compat=args.compat, indent=indent,
+                                        with_schema=args.schema_sidecar, progress=progress)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
-    _write([dumps_export(export, indent)], args.output)
-    if schema is not None:
-        _write([dumps_export(schema, indent)], sidecar_path(args.output))
-    warnings = export["_meta"]["warnings"]
-    count = export["_meta"].get("warningCount", len(warnings))
+    with export:
+        _write(export.chunks(), args.output)
+        if export.schema is not None:
+            _write([dumps_export(export.schema, indent)], sidecar_path(args.output))
+        meta = export.meta
+    warnings = meta["warnings"]
+    count = meta.get("warningCount", len(warnings))
     if count:
         print(f"storyloom: {count} warning(s) (_meta.warningCount; `storyloom check {shlex.quote(args.project)}` lists "
               "every problem):", file=sys.stderr)
@@ -179,11 +184,11 @@ def run_export(args: argparse.Namespace) -> int:
 def run_schema(args: argparse.Namespace) -> int:
     from storyloom.export.collections_filter import UnknownCollections
     from storyloom.export.game_export import dumps_export
-    from storyloom.export.schema_export import build_schema
+    from storyloom.export.stream import stream_schema
 
-    with project_session(args.project) as session:
+    with progress_bars(args) as progress, project_session(args.project) as session:
         try:
-            schema = build_schema(session.project, _selection(args), compat=args.compat)
+            schema = stream_schema(session.project, _selection(args), compat=args.compat, progress=progress)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     _write([dumps_export(schema, 2 if args.pretty else None)], args.output)

@@ -1,0 +1,399 @@
+"""The game export and its schema, streamed: memory bounded whatever the project's size.
+
+``storyloom export``, ``storyloom schema``, File > Export and ``GET /game-export`` write through
+here. The bytes are exactly ``dumps_export(build_game_export(...))`` (and ``dumps_export`` of
+:func:`~storyloom.export.schema_export.build_schema`): the same per-document steps
+(:class:`~storyloom.export.game_export.ExportPlan`, :class:`~storyloom.export.schema_export.SchemaFacts`)
+run over the documents read one at a time instead of over a list of all of them.
+
+One read transaction (a snapshot of the store), two walks of it:
+
+1. a light pass reads a few fields of every document inside SQLite (``parent``, ``sortKey``,
+   ``collection``, ``type``): the tree (``children``, ``path``), the Variable and Attachment
+   documents (read whole, they are what every other document is checked against) and the total;
+2. the main pass reads every document whole, one at a time, transforms it and writes its JSON to
+   a spool file of its collection (a temporary file; the first megabyte stays in memory).
+
+``_meta`` (warnings, counts, referenced attachments) is known at the end and sorts first among
+the keys, so the answer is ``{"_meta": …`` followed by the spools, copied out in key order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
+
+from storyloom.export.attachments import is_attachment_document
+from storyloom.export.cache import cache_for, gc_paused
+from storyloom.export.game_export import (
+    ExportPlan,
+    _project_attr,
+    collection_of,
+    read_documents,
+)
+from storyloom.export.schema_export import SchemaFacts, schema_from_facts
+from storyloom.progress import ProgressCallback, ProgressReporter
+from storyloom.project.collections import FOLDER_TYPE
+from storyloom.project.protocols import ProjectLike
+from storyloom.project.tree import derive_tree
+from storyloom.store.all_docs import document_fields, live_documents
+from storyloom.store.codec import _has_non_finite
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency
+    orjson = None  # type: ignore[assignment]
+
+CHUNK = 1 << 20
+"""Bytes per chunk copied out of a spool (and per write)."""
+SPOOL_IN_MEMORY = 1 << 20
+"""A collection's spool stays in memory up to this size, then goes to a temporary file."""
+
+# The fields of every document the light pass reads (derive_tree, collection_of,
+# is_attachment_document need nothing else).
+_LIGHT_FIELDS = ("_deleted", "parent", "sortKey", "collection", "type")
+
+# A number orjson spells differently from the stdlib encoder (``json.dumps``, which the export's
+# bytes are defined by): an exponent (``1e-07`` against ``1e-7``, ``1e+16`` against ``1e16``) or
+# a small number written out (``1.5e-05`` against ``0.000015``). Matched after a JSON delimiter;
+# the same text inside a string only costs a fall back to the stdlib for that document.
+_NUMBER_SPELLING = re.compile(rb"[:\[,\s]-?(?:[0-9]+(?:\.[0-9]+)?[eE]|0\.0000)")
+
+
+# --------------------------------------------------------------------------------------
+# JSON of one value, exactly as dumps_export spells it
+
+
+def _stdlib_json(value: Any, indent: int | None) -> bytes:
+    if indent is None:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
+    return text.encode("utf-8")
+
+
+def encode_value(value: Any, indent: int | None = None, *, exact: bool = True) -> bytes:
+    """The JSON of ``value`` exactly as :func:`~storyloom.export.game_export.dumps_export` writes
+    it (without its final newline), through orjson when it spells it the same (about four times
+    faster): the stdlib encoder writes whatever orjson refuses (integers beyond 64 bits, lone
+    surrogates, non-string keys, subclasses) or spells differently (see ``_NUMBER_SPELLING``).
+    ``exact=False`` says ``value`` may hold NaN or infinities (a body the store decoded with the
+    stdlib), which orjson writes as ``null`` and the export refuses (``ValueError``) as the stdlib
+    does; values the export computes (parsed text, script lines) never hold them."""
+    if orjson is None or indent not in (None, 2) or (not exact and _has_non_finite(value)):
+        return _stdlib_json(value, indent)
+    option = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
+    if indent is not None:
+        option |= orjson.OPT_INDENT_2
+    try:
+        data = orjson.dumps(value, option=option)
+    except TypeError:  # orjson.JSONEncodeError
+        return _stdlib_json(value, indent)
+    if _NUMBER_SPELLING.search(data):
+        return _stdlib_json(value, indent)
+    return data
+
+
+# --------------------------------------------------------------------------------------
+# Spools: the documents of one collection, as the JSON array's inside
+
+
+class _Spool:
+    """The JSON of one collection's documents in ``_id`` order, separators included."""
+
+    def __init__(self, indent: int | None) -> None:
+        self.file: IO[bytes] = tempfile.SpooledTemporaryFile(  # noqa: SIM115 - closed by close()
+            max_size=SPOOL_IN_MEMORY, mode="w+b")
+        self.count = 0
+        self.size = 0
+        self._first, self._next = (b"", b",") if indent is None else (b"\n    ", b",\n    ")
+        self._indented = indent is not None
+
+    def add(self, data: bytes) -> None:
+        if self._indented:
+            data = data.replace(b"\n", b"\n    ")  # raw newlines are only layout in JSON text
+        separator = self._next if self.count else self._first
+        self.file.write(separator)
+        self.file.write(data)
+        self.count += 1
+        self.size += len(separator) + len(data)
+
+    def chunks(self) -> Iterator[bytes]:
+        self.file.seek(0)
+        while True:
+            block = self.file.read(CHUNK)
+            if not block:
+                return
+            yield block
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _assemble(parts: list[tuple[str, bytes | _Spool]], indent: int | None, *, spools: bool = True) -> Iterator[bytes]:
+    """The top-level object of ``parts`` (key, JSON of a value or a spool), keys sorted, as
+    ``dumps_export`` lays it out, with its final newline; with ``spools=False`` everything but the
+    spools' contents (to count the bytes)."""
+    parts = sorted(parts, key=lambda part: part[0])
+    if indent is None:
+        yield b"{"
+        for index, (key, value) in enumerate(parts):
+            yield (b"," if index else b"") + json.dumps(key, ensure_ascii=False).encode("utf-8") + b":"
+            if isinstance(value, _Spool):
+                yield b"["
+                if spools:
+                    yield from value.chunks()
+                yield b"]"
+            else:
+                yield value
+        yield b"}\n"
+        return
+    yield b"{"
+    for index, (key, value) in enumerate(parts):
+        yield (b",\n  " if index else b"\n  ") + json.dumps(key, ensure_ascii=False).encode("utf-8") + b": "
+        if isinstance(value, _Spool):
+            if value.count:
+                yield b"["
+                if spools:
+                    yield from value.chunks()
+                yield b"\n  ]"
+            else:
+                yield b"[]"
+        else:
+            yield value.replace(b"\n", b"\n  ")
+    yield b"\n}\n"
+
+
+# --------------------------------------------------------------------------------------
+# Reading the project in one snapshot
+
+
+class _Reading:
+    """The documents of one snapshot of the store: a light pass, then each whole, one at a time.
+    A project whose ``db`` offers no snapshot of the store (a test double) is read as a list."""
+
+    def __init__(self, db: Any, snap: Any) -> None:
+        self.db = db
+        self.snap = snap if hasattr(snap, "conn") else None
+        self._docs: list[dict[str, Any]] | None = None if self.snap is not None else read_documents(db)
+
+    def light(self) -> list[dict[str, Any]]:
+        """Per document ``_id`` and the few fields of :data:`_LIGHT_FIELDS` (missing ones None)."""
+        if self._docs is not None:
+            return [{"_id": d["_id"], **{k: d.get(k) for k in _LIGHT_FIELDS}} for d in self._docs]
+        return [
+            {"_id": doc_id, **dict(zip(_LIGHT_FIELDS, values, strict=True))}
+            for doc_id, values in document_fields(self.snap, _LIGHT_FIELDS)
+        ]
+
+    def whole(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The documents ``ids`` (all live), whole, in the order given."""
+        if not ids:
+            return []
+        if self._docs is not None:
+            wanted = set(ids)
+            return [d for d in self._docs if d["_id"] in wanted]
+        rows = self.db.all_docs(keys=list(ids), include_docs=True)["rows"]
+        return [row["doc"] for row in rows if row.get("doc")]
+
+    def each(self, only: set[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
+        """``(doc, exact)`` for each document (of ``only``), in ``_id`` order."""
+        if self._docs is not None:
+            docs, self._docs = self._docs, []
+            for doc in docs:
+                if only is None or doc["_id"] in only:
+                    yield doc, False
+            return
+        yield from live_documents(self.snap, only)
+
+
+@contextlib.contextmanager
+def _reading(project: ProjectLike) -> Iterator[_Reading]:
+    db = project.db
+    snapshot = getattr(db, "snapshot", None)
+    with (snapshot() if snapshot is not None else contextlib.nullcontext()) as snap:
+        yield _Reading(db, snap)
+
+
+# --------------------------------------------------------------------------------------
+# The game export
+
+
+class StreamedExport:
+    """A game export built into spools: ``meta`` (its ``_meta``), ``documents`` (how many
+    documents, folders left out), ``schema`` (when asked for), and :meth:`chunks`, the bytes of
+    ``dumps_export(build_game_export(…))``. Close it (or use it as a context manager) to free the
+    spools."""
+
+    def __init__(self, meta: dict[str, Any], spools: dict[str, _Spool], indent: int | None,
+                 documents: int, schema: dict[str, Any] | None = None) -> None:
+        self.meta = meta
+        self.documents = documents
+        self.schema = schema
+        self._spools = spools
+        self._indent = indent
+
+    def _parts(self, meta: bool = True) -> list[tuple[str, bytes | _Spool]]:
+        parts: list[tuple[str, bytes | _Spool]] = [("_meta", encode_value(self.meta, self._indent))] if meta else []
+        return parts + list(self._spools.items())
+
+    def chunks(self, *, meta: bool = True) -> Iterator[bytes]:
+        """The export's UTF-8 JSON in pieces of at most about a megabyte (``meta=False``: the
+        same object without ``_meta``)."""
+        yield from _assemble(self._parts(meta), self._indent)
+
+    def size(self, *, meta: bool = True) -> int:
+        """How many bytes :meth:`chunks` gives."""
+        parts = self._parts(meta)
+        framing = sum(len(chunk) for chunk in _assemble(parts, self._indent, spools=False))
+        return framing + sum(spool.size for spool in self._spools.values())
+
+    @property
+    def keys(self) -> list[str]:
+        """The top-level keys but ``_meta``."""
+        return list(self._spools)
+
+    def write_to(self, handle: IO[bytes]) -> int:
+        """Write :meth:`chunks` to ``handle``; returns the bytes written."""
+        written = 0
+        for chunk in self.chunks():
+            handle.write(chunk)
+            written += len(chunk)
+        return written
+
+    def close(self) -> None:
+        for spool in self._spools.values():
+            spool.close()
+
+    def __enter__(self) -> StreamedExport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def stream_game_export(
+    project: ProjectLike,
+    collections: str | Sequence[str] | None = None,
+    exported_by: str | None = None,
+    *,
+    compat: str | None = None,
+    indent: int | None = None,
+    with_schema: bool = False,
+    progress: ProgressCallback | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> StreamedExport:
+    """The game export of ``project`` as :func:`~storyloom.export.game_export.build_game_export`
+    builds it (same arguments, same errors), spooled: memory bounded whatever the project's size.
+    ``indent`` as for ``dumps_export``; ``with_schema`` also builds the schema of this very export
+    from the same reading (``export --schema-sidecar``). Reports phase ``"export"`` to
+    ``progress`` (documents done of the total); ``cancelled()`` is asked between documents and
+    stops the work with :class:`ExportStopped`."""
+    report = ProgressReporter(progress, "export")
+    spools: dict[str, _Spool] = {}
+    try:
+        with _reading(project) as reading, gc_paused():
+            light = reading.light()
+            report.set_total(len(light))
+            settings = dict(project.settings() or {})  # inside the snapshot: the same moment
+            project_name = _project_attr(project, "name")
+            if with_schema:  # as build_export_and_schema names it
+                name = settings.get("projectName")
+                project_name = name if isinstance(name, str) and name else project_name
+            apps = {doc["_id"]: collection_of(doc) for doc in light}
+            attachment_ids = [doc["_id"] for doc in light if is_attachment_document(doc)]
+            variable_ids = [doc_id for doc_id, app in apps.items() if app == "Variable"]
+            wanted = reading.whole(sorted({*variable_ids, *attachment_ids}))  # one read of both
+            by_id = {doc["_id"]: doc for doc in wanted}
+            variables = [by_id[doc_id] for doc_id in variable_ids if doc_id in by_id]
+            attachment_docs = {doc_id: by_id[doc_id] for doc_id in attachment_ids if doc_id in by_id}
+            del wanted, by_id
+            cache = cache_for(project.db)
+            plan = ExportPlan(
+                settings, collections, variable_docs=variables, attachment_docs=attachment_docs,
+                tree=derive_tree(light), cache=cache, compat=compat,
+            )
+            facts = SchemaFacts(set(attachment_ids), cache) if with_schema else None
+            del light
+            spools = {c.export_key: _Spool(indent) for c in plan.chosen}
+            by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
+            documents = 0
+            for doc, exact in reading.each():
+                report.advance()
+                app = collection_of(doc)
+                if facts is not None:
+                    facts.add(doc, app)
+                spool = by_app.get(app) if app is not None else None
+                if spool is None:
+                    continue
+                if cancelled is not None and cancelled():
+                    raise ExportStopped()
+                plan.export_document(doc, app)
+                spool.add(encode_value(doc, indent, exact=exact))
+                if doc.get("type") != FOLDER_TYPE:
+                    documents += 1
+            plan.finish()
+            meta = plan.meta(exported_by=exported_by, project_id=_project_attr(project, "id"),
+                             project_name=project_name)
+            schema = None
+            if facts is not None:
+                schema = schema_from_facts(facts, settings, collections, project_id=_project_attr(project, "id"),
+                                           project_name=project_name, cache=cache, compat=compat)
+        report.finish()
+        return StreamedExport(meta, spools, indent, documents, schema)
+    except BaseException:
+        for spool in spools.values():
+            spool.close()
+        raise
+
+
+class ExportStopped(Exception):
+    """``cancelled()`` turned true while a streamed export ran (nothing was written)."""
+
+
+def write_game_export(handle: IO[bytes], project: ProjectLike, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """:func:`stream_game_export` written to ``handle``; returns the export's ``_meta``."""
+    with stream_game_export(project, *args, **kwargs) as export:
+        export.write_to(handle)
+        return export.meta
+
+
+# --------------------------------------------------------------------------------------
+# The schema
+
+
+def stream_schema(
+    project: ProjectLike,
+    collections: str | Sequence[str] | None = None,
+    compat: str | None = None,
+    *,
+    progress: ProgressCallback | None = None,
+) -> dict[str, Any]:
+    """:func:`~storyloom.export.schema_export.build_schema`, reading the documents one at a time
+    (only those the schema looks into are decoded): memory bounded. Reports phase ``"schema"``."""
+    report = ProgressReporter(progress, "schema")
+    with _reading(project) as reading, gc_paused():
+        light = reading.light()
+        report.set_total(len(light))
+        settings = dict(project.settings() or {})
+        apps = {doc["_id"]: collection_of(doc) for doc in light}
+        cache = cache_for(project.db)
+        facts = SchemaFacts({doc["_id"] for doc in light if is_attachment_document(doc)}, cache)
+        looked_into = {"Variable", "Scenario", "Map", "Actor", "Gdd"}
+        wanted = {doc_id for doc_id, app in apps.items() if app in looked_into}
+        del light
+        skipped = len(apps) - len(wanted)
+        report.advance(skipped)
+        for doc, _ in reading.each(wanted):
+            report.advance()
+            facts.add(doc, apps.get(doc["_id"]))
+        schema = schema_from_facts(facts, settings, collections, project_id=_project_attr(project, "id"),
+                                   project_name=_project_attr(project, "name"), cache=cache, compat=compat)
+    if cache is not None:
+        cache.trim()
+    report.finish()
+    return schema

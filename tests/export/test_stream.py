@@ -1,0 +1,153 @@
+"""The streamed export and schema (storyloom.export.stream) give exactly the bytes of the built
+ones: every fixture project, every selection, compact and indented, compatibility modes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storyloom.drafft import import_backup
+from storyloom.export.cache import cache_for
+from storyloom.export.game_export import build_game_export, dumps_export
+from storyloom.export.schema_export import build_export_and_schema, build_schema
+from storyloom.export.stream import encode_value, stream_game_export, stream_schema, write_game_export
+from storyloom.progress import Progress
+from storyloom.project.collections import EXPORT_NAMES, FOLDER_TYPE
+from storyloom.project.manager import ProjectManager
+from tests.export.helpers import GARDEN, PROJECT_FILES, MemoryProject, doc, settings_doc, variable
+
+_IDS = [f"{p.parent.name}/{p.name}" for p in PROJECT_FILES]
+_EXPORTED_AT = re.compile(r'"exportedAt": ?"[^"]*"')
+
+
+def _without_time(text: str) -> str:
+    blanked, count = _EXPORTED_AT.subn('"exportedAt":""', text)
+    assert count == 1
+    return blanked
+
+
+def _streamed(project: Any, *args: Any, **kwargs: Any) -> str:
+    out = io.BytesIO()
+    write_game_export(out, project, *args, **kwargs)
+    return out.getvalue().decode("utf-8")
+
+
+@pytest.mark.parametrize("path", PROJECT_FILES, ids=_IDS)
+def test_streamed_export_and_schema_equal_the_built_ones(path: Path) -> None:
+    project, _ = import_backup(ProjectManager(), path)
+    try:
+        for collections in (None, ",".join(EXPORT_NAMES), "Scripts,Actors,GDD"):
+            for indent in (None, 2):
+                for cold in (True, False):
+                    if cold:
+                        cache = cache_for(project.db)
+                        assert cache is not None
+                        cache.clear()
+                    built = dumps_export(build_game_export(project, collections, "tester"), indent)
+                    streamed = _streamed(project, collections, "tester", indent=indent)
+                    assert _without_time(streamed) == _without_time(built), (collections, indent, cold)
+            assert stream_schema(project, collections) == build_schema(project, collections)
+        export, schema = build_export_and_schema(project, None, exported_by="tester", compat="drafft")
+        with stream_game_export(project, None, "tester", compat="drafft", with_schema=True) as streamed:
+            text = b"".join(streamed.chunks()).decode("utf-8")
+            assert streamed.schema == schema
+            assert streamed.meta["warningCount"] == export["_meta"]["warningCount"]
+        assert _without_time(text) == _without_time(dumps_export(export))
+    finally:
+        project.close()
+
+
+def test_stream_reports_progress_and_counts_documents() -> None:
+    project, _ = import_backup(ProjectManager(), GARDEN)
+    events: list[Progress] = []
+    try:
+        with stream_game_export(project, ",".join(EXPORT_NAMES), "tester", progress=events.append) as streamed:
+            export = json.loads(b"".join(streamed.chunks()))
+            exported = [d for key, docs in export.items() if key != "_meta" for d in docs]
+            folders = sum(1 for d in exported if d.get("type") == FOLDER_TYPE)
+            listed = len(exported)
+            assert streamed.documents == listed - folders > 0
+        schema_events: list[Progress] = []
+        stream_schema(project, None, progress=schema_events.append)
+    finally:
+        project.close()
+    assert events[-1].phase == "export" and events[-1].finished
+    assert events[-1].done == events[-1].total > 0
+    assert schema_events[-1].phase == "schema" and schema_events[-1].done == schema_events[-1].total > 0
+
+
+def test_a_project_without_a_store_snapshot_streams_the_same() -> None:
+    """A project whose db is a plain Database in memory (the tests' stand-in) streams too."""
+    docs = [
+        settings_doc(),
+        variable("var-1", "_sid: hero\nhp: 3"),
+        doc("Script", "script-1", content={"script": "HERO: hello ${variables.hero.hp}\n@set variables.hero.hp = 4"}),
+        doc(FOLDER_TYPE, "folder-1", collection="Script"),
+        doc("Actor", "actor-1", content={"properties": "a: 1"}),
+    ]
+    project = MemoryProject(docs)
+    built = dumps_export(build_game_export(project, None, "t"))
+    assert _without_time(_streamed(project, None, "t")) == _without_time(built)
+
+
+@pytest.mark.parametrize("value", [
+    {"b": 1, "a": [1.5e-05, 1e16, 0.0001, -0.0, 1e300, 2**70, "é\u2028\x00"]},
+    {"x": {"é": {}, "a": []}, "s": "x,1e5 [0.00001"},
+    {"n": None, "t": True, "f": 0.1},
+])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_encode_value_spells_json_as_the_stdlib(value: Any, indent: int | None) -> None:
+    expected = dumps_export(value, indent)[:-1]
+    assert encode_value(value, indent).decode("utf-8") == expected
+
+
+def test_encode_value_refuses_nan_when_the_value_may_hold_it() -> None:
+    with pytest.raises(ValueError):
+        encode_value({"a": [float("nan")]}, exact=False)
+
+
+@pytest.mark.parametrize("pretty", [False, True])
+def test_cli_export_file_and_app_export_equal_the_built_export(pretty: bool, tmp_path: Path) -> None:
+    from storyloom.app.export_files import ExportChoices, export_game_content, export_schema
+    from storyloom.cli.main import main
+
+    project, _ = import_backup(ProjectManager(), GARDEN, name="Garden")
+    project.close()
+    out = tmp_path / "game.json"
+    args = ["export", "Garden", "-o", str(out), "--collections", ",".join(EXPORT_NAMES), "--quiet"]
+    assert main(args + (["--pretty"] if pretty else [])) == 0
+    schema_out = tmp_path / "schema.json"
+    assert main(["schema", "Garden", "-o", str(schema_out), "-q"] + (["--pretty"] if pretty else [])) == 0
+    indent = 2 if pretty else None
+    project = ProjectManager().open("Garden")
+    try:
+        built = dumps_export(build_game_export(project, list(EXPORT_NAMES), "tester"), indent)
+        assert _without_user(_without_time(out.read_text(encoding="utf-8"))) == _without_user(_without_time(built))
+        assert schema_out.read_text(encoding="utf-8") == dumps_export(build_schema(project, None), indent)
+        events: list[Progress] = []
+        app_out = tmp_path / "app.json"
+        result = export_game_content(project, ExportChoices(str(app_out), list(EXPORT_NAMES), pretty=pretty),
+                                     exported_by="tester", on_progress=events.append)
+        assert _without_time(app_out.read_text(encoding="utf-8")) == _without_time(built)
+        assert result.files == [(str(app_out), app_out.stat().st_size)]
+        assert events[-1].phase == "export" and events[-1].finished and events[-1].done == events[-1].total
+        schema_events: list[Progress] = []
+        export_schema(project, ExportChoices(str(tmp_path / "app.schema.json"), pretty=pretty),
+                      on_progress=schema_events.append)
+        assert (tmp_path / "app.schema.json").read_text(encoding="utf-8") == schema_out.read_text(encoding="utf-8")
+        assert schema_events[-1].phase == "schema" and schema_events[-1].finished
+    finally:
+        project.close()
+
+
+_EXPORTED_BY = re.compile(r'"exportedBy": ?(?:"[^"]*"|null)')
+
+
+def _without_user(text: str) -> str:
+    """The CLI writes the workspace's user name; the built export here names ``tester``."""
+    return _EXPORTED_BY.sub('"exportedBy":""', text)
