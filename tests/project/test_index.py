@@ -232,7 +232,7 @@ def test_index_sees_writes_from_another_thread(tmp_path) -> None:
 
 
 def test_catch_up_reads_only_new_changes(project: Project) -> None:
-    index = ProjectIndex(project.store)
+    index = ProjectIndex(project.store, location=":memory:")  # its own table, not the project's file
     for n in range(5):
         project.editor.create("Item", f"i{n}")
     assert index.refresh() == project.store.info()["doc_count"]

@@ -681,6 +681,14 @@ class Editor:
         """A sort key putting ``doc`` at the end of the siblings under ``parent``, or just
         ``before``/``after`` the named sibling. Rewrites siblings' keys only in the rare case of
         equal keys around the insertion point."""
+        if before is None and after is None:
+            # The usual case, an append, reads the last sibling alone (a top level may hold
+            # thousands); an invalid last key takes the general way below, which respreads.
+            last = self.index.last_sibling(parent, doc.get("collection"), exclude=exclude)
+            if last is None:
+                return key_between(None, None)
+            if is_valid_key(last.sort_key):
+                return key_between(last.sort_key, None)
         siblings = [s for s in self.index.siblings(parent, doc.get("collection")) if s.id != exclude]
         ids = [s.id for s in siblings]
         if before is not None and after is not None:

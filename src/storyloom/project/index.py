@@ -29,12 +29,23 @@ are fresh lists (safe to keep); the parsed Variable states are shared and must n
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.documents import TREE_COLLECTIONS
+from storyloom.project.index_table import (
+    FORMAT,
+    IndexTable,
+    dumps,
+    loads,
+    odd_values,
+    split_odd,
+    storable,
+    table_path,
+)
 from storyloom.project.tree import derive_tree, order_key
 
 DESIGN_PREFIX = "_design/"
@@ -74,10 +85,6 @@ class DocSummary:
     def tree_fields(self) -> dict[str, Any]:
         """The fields :func:`storyloom.project.tree.derive_tree` reads."""
         return {"_id": self.id, "parent": self.parent, "sortKey": self.sort_key}
-
-
-def _hashable_text(value: Any) -> bool:
-    return value is None or isinstance(value, str)
 
 
 def summarize(doc: Mapping[str, Any]) -> DocSummary:
@@ -129,27 +136,51 @@ def _scenario_refs(doc: Mapping[str, Any]) -> frozenset[str] | None:
 class ProjectIndex:
     """Summaries of the current documents of ``db``, caught up from its changes feed on use.
 
-    Building is lazy: the first query reads the whole feed once (O(N)); each later query reads
-    only the changes made since the previous one.
+    The summaries live in an :class:`~storyloom.project.index_table.IndexTable` (by default the
+    file beside the store, see :func:`~storyloom.project.index_table.table_path`; ``location``
+    names another file, or ``":memory:"``). Each query catches the table up first: it reads the
+    changes made since the table's recorded seq, usually none or one, so a project reopened on
+    this machine answers its first question after reading only what changed while it was closed.
+    A table that does not exist yet (a project never opened here, a clone, a lost file) is built
+    from the whole feed once. Queries read the rows they answer with (the siblings under one
+    folder, the owners of one ``_sid``): none reads every summary except :meth:`summaries`,
+    :meth:`tree` and :meth:`check`, which answer about every document.
     """
 
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, location: str | None = None) -> None:
         self.db = db
+        self._location = location
         self._lock = threading.RLock()
+        self._table: IndexTable | None = None
+        self._finalizer: weakref.finalize | None = None
         self._seq: int | str = 0
-        self._docs: dict[str, DocSummary] = {}
-        # Every document with a string parent, by parent (tree or not: derive_tree's children).
-        self._children: dict[str, set[str]] = {}
-        # Parents named by some document but not current (those children count as top level).
-        self._dangling: set[str] = set()
-        # Tree documents with no (string) parent, by collection (str or None; anything else
-        # under _ODD_COLLECTION, compared by value on lookup).
-        self._top: dict[Any, set[str]] = {}
-        self._by_type: dict[Any, set[str]] = {}
-        self._sid_owners: dict[str, set[str]] = {}
-        self._scenario_refs: dict[str, set[str]] = {}
+        # {_sid: state} of the Variables, built on first use; the sids whose Variables changed
+        # since are refreshed on the next call (a copy: a caller may still hold the old dict).
         self._states: dict[str, dict[str, Any]] | None = None
+        self._dirty_sids: set[str] = set()
         self.changes_applied = 0
+
+    # -- the table -------------------------------------------------------------------------
+
+    def _open(self) -> IndexTable:
+        if self._table is None:
+            table = IndexTable(self._location or table_path(self.db))
+            self._table = table
+            self._finalizer = weakref.finalize(self, table.close)
+        return self._table
+
+    def close(self) -> None:
+        """Close the table's connection (the index opens it again if asked anything)."""
+        with self._lock:
+            if self._finalizer is not None:
+                self._finalizer()
+            self._table = self._finalizer = None
+            self._states = None
+
+    @property
+    def location(self) -> str:
+        """Where the table is kept: a file path, or ``":memory:"``."""
+        return self._location or table_path(self.db)
 
     # -- catching up -----------------------------------------------------------------------
 
@@ -160,189 +191,240 @@ class ProjectIndex:
 
     def refresh(self) -> int:
         """Apply every change committed since the last call; returns how many were applied."""
-        applied = 0
         with self._lock:
-            while True:
-                feed = self.db.changes(since=self._seq, include_docs=True, limit=CATCH_UP_BATCH)
-                results = feed.get("results") or []
-                for row in results:
-                    self._apply(row)
-                applied += len(results)
-                if feed.get("last_seq") is not None:
-                    self._seq = feed["last_seq"]
-                if len(results) < CATCH_UP_BATCH:
-                    break
+            table = self._open()
+            first: dict[str, Any] | None = None
+            if self._seq != 0:
+                # Nothing new in the store since this object's seq: then nothing is new for the
+                # table either (it follows the store alone), so no transaction is needed.
+                first = self.db.changes(since=self._seq, include_docs=True, limit=CATCH_UP_BATCH)
+                if not first.get("results"):
+                    return 0
+            with table.writing():
+                applied = self._catch_up_table(table, first)
             self.changes_applied += applied
+            return applied
+
+    def _catch_up_table(self, table: IndexTable, first: dict[str, Any] | None) -> int:
+        """Inside a write transaction: bring the table up to the store (rebuilt when it is not
+        this store's, or stands beyond it), then read the feed from its seq. ``first`` is the
+        first page of the feed from this object's seq, read before the transaction began."""
+        stored_seq = table.meta("seq")
+        if stored_seq is None or stored_seq != str(self._seq) or table.meta("format") != FORMAT:
+            info = self.db.info()
+            instance = str(info.get("instance_uuid") or "")
+            if (table.meta("format") != FORMAT or table.meta("instance") != instance or stored_seq is None
+                    or _seq_number(stored_seq) > _seq_number(info.get("update_seq", 0))):
+                table.clear(instance)
+                stored_seq = "0"
+            # Another index (or process) moved the table, or it is new: forget what was derived.
+            self._states = None
+            self._dirty_sids.clear()
+            first = None
+        seq: int | str = _seq_value(stored_seq)
+        applied = 0
+        # The first build inserts rows in bulk; a document met again in a later page (written
+        # meanwhile) goes the ordinary way.
+        building: set[str] | None = set() if table.is_empty() else None
+        while True:
+            feed = first if first is not None else self.db.changes(since=seq, include_docs=True,
+                                                                   limit=CATCH_UP_BATCH)
+            first = None
+            results = feed.get("results") or []
+            if building is not None:
+                fresh = [row for row in results if row.get("id") not in building]
+                table.add_many([_row_and_refs(s) for s in map(_summary_of_row, fresh) if s is not None])
+                for row in results:
+                    if row.get("id") in building:
+                        self._apply(table, row)
+                building.update(row.get("id") for row in fresh)
+            else:
+                for row in results:
+                    self._apply(table, row)
+            applied += len(results)
+            if feed.get("last_seq") is not None:
+                seq = feed["last_seq"]
+            if len(results) < CATCH_UP_BATCH:
+                break
+        if building is not None:
+            table.settle_top()
+        table.set_meta("seq", str(seq))
+        self._seq = seq
         return applied
 
-    def _apply(self, row: Mapping[str, Any]) -> None:
+    def _apply(self, table: IndexTable, row: Mapping[str, Any]) -> None:
         doc_id = row.get("id")
         if not isinstance(doc_id, str) or doc_id.startswith(DESIGN_PREFIX):
             return
-        doc = row.get("doc")
-        self._remove(doc_id)
-        if row.get("deleted") or not isinstance(doc, dict) or doc.get("_deleted"):
+        old = table.remove(doc_id)
+        if old is not None and old[0] == VARIABLE_TYPE and old[2]:
+            self._variable_changed(old[1])
+        summary = _summary_of_row(row)
+        if summary is None:
             return
-        self._add(summarize(doc))
+        table.add(*_row_and_refs(summary))
+        if summary.type == VARIABLE_TYPE and summary.state is not None:
+            self._variable_changed(summary.sid if isinstance(summary.sid, str) and storable(summary.sid) else None)
 
-    def _remove(self, doc_id: str) -> None:
-        old = self._docs.pop(doc_id, None)
-        if old is None:
+    def _variable_changed(self, sid: str | None) -> None:
+        """A Variable with a parsed state came or went: its ``_sid``'s entry of :meth:`states`
+        is read again (``None``: a ``_sid`` with no column, the whole dict is)."""
+        if self._states is None:
             return
-        if old.parent is not None:
-            bucket = self._children.get(old.parent)
-            if bucket is not None:
-                bucket.discard(doc_id)
-                if not bucket:
-                    del self._children[old.parent]
-                    self._dangling.discard(old.parent)
-        elif old.is_tree:
-            _discard(self._top, _collection_key(old.collection), doc_id)
-        if _hashable(old.type):
-            _discard(self._by_type, old.type, doc_id)
-        if old.sid is not None:
-            _discard(self._sid_owners, old.sid, doc_id)
-        if old.refs:
-            for ref in old.refs:
-                _discard(self._scenario_refs, ref, doc_id)
-        if old.type == VARIABLE_TYPE:
+        if sid is None:
             self._states = None
-        if doc_id in self._children:  # its children now name a parent that is not there
-            self._dangling.add(doc_id)
-
-    def _add(self, summary: DocSummary) -> None:
-        doc_id = summary.id
-        self._docs[doc_id] = summary
-        self._dangling.discard(doc_id)
-        if summary.parent is not None:
-            self._children.setdefault(summary.parent, set()).add(doc_id)
-            if summary.parent not in self._docs:
-                self._dangling.add(summary.parent)
-        elif summary.is_tree:
-            self._top.setdefault(_collection_key(summary.collection), set()).add(doc_id)
-        if _hashable(summary.type):
-            self._by_type.setdefault(summary.type, set()).add(doc_id)
-        if summary.sid is not None:
-            self._sid_owners.setdefault(summary.sid, set()).add(doc_id)
-        if summary.refs:
-            for ref in summary.refs:
-                self._scenario_refs.setdefault(ref, set()).add(doc_id)
-        if summary.type == VARIABLE_TYPE:
-            self._states = None
+        else:
+            self._dirty_sids.add(sid)
 
     # -- queries (each catches up first) ----------------------------------------------------
     #
     # ``catch_up=False`` answers from the state of the last catch-up: for a caller asking many
     # questions about one moment (the validation of one write) after one ``refresh()``.
 
-    def _catch_up(self, catch_up: bool) -> None:
-        if catch_up:
+    def _ready(self, catch_up: bool) -> IndexTable:
+        if catch_up or self._seq == 0:
             self.refresh()
+        return self._open()
 
     def __len__(self) -> int:
         with self._lock:
-            self.refresh()
-            return len(self._docs)
+            return self._ready(True).count()
 
     def __contains__(self, doc_id: object) -> bool:
         return self.get(doc_id) is not None if isinstance(doc_id, str) else False
 
     def get(self, doc_id: str, *, catch_up: bool = True) -> DocSummary | None:
         """The summary of the current document ``doc_id`` (``None``: missing, deleted or design)."""
+        if not isinstance(doc_id, str) or not storable(doc_id):
+            return None
         with self._lock:
-            self._catch_up(catch_up)
-            return self._docs.get(doc_id)
+            row = self._ready(catch_up).row(doc_id)
+            return None if row is None else _from_row(row)
 
     def summaries(self, *, catch_up: bool = True) -> list[DocSummary]:
         """Every current document's summary (in no particular order)."""
         with self._lock:
-            self._catch_up(catch_up)
-            return list(self._docs.values())
+            return [_from_row(row) for row in self._ready(catch_up).rows()]
 
     def ids_of_type(self, doc_type: Any, *, catch_up: bool = True) -> list[str]:
         """Ids of the current documents whose ``type`` is ``doc_type``, in id order."""
         with self._lock:
-            self._catch_up(catch_up)
-            if _hashable(doc_type):
-                return sorted(self._by_type.get(doc_type, ()))
-            return sorted(s.id for s in self._docs.values() if s.type == doc_type)
+            table = self._ready(catch_up)
+            if isinstance(doc_type, str) and storable(doc_type):
+                return table.column("SELECT id FROM summary WHERE type = ? ORDER BY id", (doc_type,))
+            rows = table.rows("type IS NULL", order="id")
+            return [row[0] for row in rows if _from_row(row).type == doc_type]
 
     def children(self, parent_id: str, *, catch_up: bool = True) -> list[DocSummary]:
         """The documents whose parent is ``parent_id`` (the document itself excluded), in order:
         exactly the ``children`` of :func:`storyloom.project.tree.derive_tree`."""
+        if not isinstance(parent_id, str) or not storable(parent_id):
+            return []
         with self._lock:
-            self._catch_up(catch_up)
-            if parent_id not in self._docs:
+            table = self._ready(catch_up)
+            if table.row(parent_id) is None:
                 return []
-            found = [self._docs[i] for i in self._children.get(parent_id, ()) if i != parent_id]
-            return sorted(found, key=_order)
+            rows = table.rows("parent = ? AND id != ?", (parent_id, parent_id), order="ord, id")
+            return [_from_row(row) for row in rows]
 
     def siblings(self, parent: str | None, collection: Any = None, *, catch_up: bool = True) -> list[DocSummary]:
         """The tree documents under ``parent`` in order; for ``parent=None``, the top level of
         ``collection`` (documents whose parent is missing count as top level)."""
         with self._lock:
-            self._catch_up(catch_up)
+            table = self._ready(catch_up)
             if parent is not None:
-                found = [self._docs[i] for i in self._children.get(parent, ()) if self._docs[i].is_tree]
-                return sorted(found, key=_order)
-            if _hashable_text(collection):
-                found = [self._docs[i] for i in self._top.get(collection, ())]
+                if not storable(parent):
+                    return []
+                rows = table.rows("parent = ? AND is_tree = 1", (parent,), order="ord, id")
+                return [_from_row(row) for row in rows]
+            if isinstance(collection, str) and storable(collection):
+                rows = table.rows("top = 1 AND is_tree = 1 AND collection = ?", (collection,), order="ord, id")
+                return [_from_row(row) for row in rows]
+            rows = table.rows("top = 1 AND is_tree = 1 AND collection IS NULL", order="ord, id")
+            return [s for s in map(_from_row, rows) if s.collection == collection]
+
+    def last_sibling(self, parent: str | None, collection: Any = None, *, exclude: str | None = None,
+                     catch_up: bool = True) -> DocSummary | None:
+        """The last of :meth:`siblings` (other than ``exclude``), read alone: where an append goes."""
+        with self._lock:
+            table = self._ready(catch_up)
+            if parent is not None:
+                where, params = "parent = ? AND is_tree = 1", [parent]
+            elif isinstance(collection, str) and storable(collection):
+                where, params = "top = 1 AND is_tree = 1 AND collection = ?", [collection]
             else:
-                found = [self._docs[i] for i in self._top.get(_ODD_COLLECTION, ())
-                         if self._docs[i].collection == collection]
-            for missing in self._dangling:
-                found.extend(
-                    self._docs[i] for i in self._children.get(missing, ())
-                    if self._docs[i].is_tree and self._docs[i].collection == collection
-                )
-            return sorted(found, key=_order)
+                found = [s for s in self.siblings(parent, collection, catch_up=False) if s.id != exclude]
+                return found[-1] if found else None
+            if parent is not None and not storable(parent):
+                return None
+            if exclude is not None:
+                where += " AND id != ?"
+                params.append(exclude)
+            rows = table.rows(where, params, order="ord DESC, id DESC LIMIT 1")
+            return _from_row(rows[0]) if rows else None
 
     def ancestors(self, doc_id: str, limit: int = 10_000, *, catch_up: bool = True) -> list[str]:
         """The ids from ``doc_id``'s parent up to the top (stops at a missing parent or a cycle)."""
         with self._lock:
-            self._catch_up(catch_up)
+            self._ready(catch_up)
             chain: list[str] = []
             seen = {doc_id}
-            current = self._docs.get(doc_id)
+            current = self.get(doc_id, catch_up=False)
             while current is not None and current.parent is not None and len(chain) < limit:
                 chain.append(current.parent)
                 if current.parent in seen:
                     break
                 seen.add(current.parent)
-                current = self._docs.get(current.parent)
+                current = self.get(current.parent, catch_up=False)
             return chain
 
     def sid_owners(self, sid: str, *, catch_up: bool = True) -> list[str]:
         """Ids of the Variable documents whose (parsed) ``_sid`` is ``sid``, in id order."""
+        if not isinstance(sid, str) or not storable(sid):
+            return []
         with self._lock:
-            self._catch_up(catch_up)
-            return sorted(self._sid_owners.get(sid, ()))
+            return self._ready(catch_up).column("SELECT id FROM summary WHERE sid = ? ORDER BY id", (sid,))
 
     def scenarios_using(self, sid: str, *, catch_up: bool = True) -> list[str]:
         """Ids of the Scenario documents whose diff overrides state ``sid``, in id order."""
+        if not isinstance(sid, str) or not storable(sid):
+            return []
         with self._lock:
-            self._catch_up(catch_up)
-            return sorted(self._scenario_refs.get(sid, ()))
+            return self._ready(catch_up).column("SELECT id FROM scenario_refs WHERE ref = ? ORDER BY id", (sid,))
 
     def variables(self, *, catch_up: bool = True) -> list[DocSummary]:
         """The Variable documents' summaries, in id order."""
         with self._lock:
-            self._catch_up(catch_up)
-            return [self._docs[i] for i in sorted(self._by_type.get(VARIABLE_TYPE, ()))]
+            rows = self._ready(catch_up).rows("type = ?", (VARIABLE_TYPE,), order="id")
+            return [_from_row(row) for row in rows]
 
     def states(self, *, catch_up: bool = True) -> dict[str, dict[str, Any]]:
         """``{_sid: state}`` of the Variable documents that parse, the first in id order winning a
         duplicate ``_sid``: :func:`storyloom.project.content.collect_states` without re-parsing.
-        Cached until a Variable changes; do not mutate."""
+        Kept between calls and brought up to date per changed ``_sid``; do not mutate."""
         with self._lock:
-            self._catch_up(catch_up)
+            table = self._ready(catch_up)
             if self._states is None:
                 states: dict[str, dict[str, Any]] = {}
-                for doc_id in sorted(self._by_type.get(VARIABLE_TYPE, ())):
-                    summary = self._docs[doc_id]
-                    if summary.sid is not None and summary.state is not None:
-                        states.setdefault(summary.sid, summary.state)
+                for (state,) in table.conn.execute(
+                        "SELECT state FROM summary WHERE type = ? AND state IS NOT NULL ORDER BY id",
+                        (VARIABLE_TYPE,)):
+                    value = loads(state)
+                    states.setdefault(value["_sid"], value)
                 self._states = states
+                self._dirty_sids.clear()
+            elif self._dirty_sids:
+                states = dict(self._states)
+                for sid in self._dirty_sids:
+                    row = table.conn.execute(
+                        "SELECT state FROM summary WHERE sid = ? AND state IS NOT NULL ORDER BY id LIMIT 1",
+                        (sid,)).fetchone()
+                    if row is None:
+                        states.pop(sid, None)
+                    else:
+                        states[sid] = loads(row[0])
+                self._states = states
+                self._dirty_sids.clear()
             return self._states
 
     def tree(self, *, catch_up: bool = True) -> dict[str, dict[str, Any]]:
@@ -358,43 +440,70 @@ class ProjectIndex:
             if isinstance(d.get("_id"), str) and not d.get("_deleted") and not d["_id"].startswith(DESIGN_PREFIX)
         }
         with self._lock:
-            self.refresh()
-            problems = [f"missing {i}" for i in expected.keys() - self._docs.keys()]
-            problems += [f"extra {i}" for i in self._docs.keys() - expected.keys()]
-            problems += [f"stale {i}: {self._docs[i]} != {s}" for i, s in expected.items()
-                         if i in self._docs and self._docs[i] != s]
+            held = {s.id: s for s in self.summaries()}
+            problems = [f"missing {i}" for i in expected.keys() - held.keys()]
+            problems += [f"extra {i}" for i in held.keys() - expected.keys()]
+            problems += [f"stale {i}: {held[i]} != {s}" for i, s in expected.items()
+                         if i in held and held[i] != s]
+            problems += self._check_top(expected)
             return sorted(problems)
 
-
-class _OddCollection:
-    """The bucket of top-level tree documents whose ``collection`` is not a string or null."""
-
-    def __repr__(self) -> str:
-        return "<non-string collection>"
-
-
-_ODD_COLLECTION = _OddCollection()
+    def _check_top(self, expected: Mapping[str, DocSummary]) -> list[str]:
+        """The ``top`` column against its definition (no string parent, or a parent not current)."""
+        table = self._open()
+        top = {doc_id: bool(flag) for doc_id, flag in table.conn.execute("SELECT id, top FROM summary")}
+        return [f"top {doc_id}: {top[doc_id]}" for doc_id, s in expected.items()
+                if doc_id in top and top[doc_id] != (s.parent is None or s.parent not in expected)]
 
 
-def _collection_key(collection: Any) -> Any:
-    return collection if _hashable_text(collection) else _ODD_COLLECTION
-
-
-def _hashable(value: Any) -> bool:
+def _seq_number(seq: Any) -> int:
     try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
+        return int(str(seq).split("-", 1)[0])
+    except ValueError:
+        return 0
 
 
-def _discard(table: dict[Any, set[str]], key: Any, doc_id: str) -> None:
-    bucket = table.get(key)
-    if bucket is not None:
-        bucket.discard(doc_id)
-        if not bucket:
-            del table[key]
+def _seq_value(text: str) -> int | str:
+    return int(text) if text.isdigit() else text
 
 
-def _order(summary: DocSummary) -> tuple[str, str]:
-    return summary.order
+def _summary_of_row(row: Mapping[str, Any]) -> DocSummary | None:
+    """The summary a changes row leaves in the index (``None``: the document leaves it)."""
+    doc_id = row.get("id")
+    if not isinstance(doc_id, str) or doc_id.startswith(DESIGN_PREFIX):
+        return None
+    doc = row.get("doc")
+    if row.get("deleted") or not isinstance(doc, dict) or doc.get("_deleted"):
+        return None
+    return summarize(doc)
+
+
+def _row_and_refs(summary: DocSummary) -> tuple[tuple[Any, ...], list[str] | None]:
+    columns, odd = split_odd({"type": summary.type, "collection": summary.collection, "parent": summary.parent,
+                              "sort_key": summary.sort_key, "name": summary.name, "sid": summary.sid})
+    refs = None if summary.refs is None else sorted(summary.refs)
+    stored_refs = [ref for ref in refs if storable(ref)] if refs else refs
+    row = (summary.id, summary.rev, columns["type"], columns["collection"], columns["parent"],
+           columns["sort_key"], columns["name"], odd, 1 if summary.is_tree else 0, summary.order[0],
+           columns["sid"], None if summary.state is None else dumps(summary.state),
+           None if refs is None else dumps(refs))
+    return row, stored_refs
+
+
+def _from_row(row: tuple[Any, ...]) -> DocSummary:
+    doc_id = row[0]
+    values = odd_values(row[7]) if row[7] is not None else None
+    doc_type, collection, parent, sort_key, name, sid = row[2], row[3], row[4], row[5], row[6], row[10]
+    if values:
+        doc_type = values.get("type", doc_type)
+        collection = values.get("collection", collection)
+        parent = values.get("parent", parent)
+        sort_key = values.get("sort_key", sort_key)
+        name = values.get("name", name)
+        sid = values.get("sid", sid)
+    return DocSummary(
+        id=doc_id, rev=row[1], type=doc_type, collection=collection, parent=parent, sort_key=sort_key,
+        name=name, is_tree=bool(row[8]), order=(row[9], doc_id), sid=sid,
+        state=None if row[11] is None else loads(row[11]),
+        refs=None if row[12] is None else frozenset(loads(row[12])),
+    )
