@@ -11,12 +11,13 @@ that read what they need from the :class:`~storyloom.api.state.ApiState` kept on
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from fastapi import FastAPI
 
 from storyloom.api.attachments import AttachmentPathMiddleware, attachment
 from storyloom.api.dump import db_dump
-from storyloom.api.endpoints import API_VERSION, events, game_export, info, navigate, schema_export
+from storyloom.api.endpoints import API_VERSION, events, game_export, info, info_answer, navigate, schema_export
 from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.openapi import openapi_document
@@ -67,4 +68,36 @@ def create_app(
     add_error_handlers(app)
     for endpoint in ROUTES:
         add_route(app, endpoint)
-    return ProtectionMiddleware(AttachmentPathMiddleware(app), protection)
+    return ProtectionMiddleware(InfoFastPath(AttachmentPathMiddleware(app), app.state.api), protection)
+
+
+class InfoFastPath:
+    """``GET /info`` without a query string, answered without FastAPI's routing, parameter
+    checks and dependency solving (which cost more than the answer: a game or a tool polls it).
+
+    It sits behind :class:`ProtectionMiddleware` (Host, Origin, key: every check still runs) and
+    answers what the route answers: the same body (:func:`~storyloom.api.endpoints.info_answer`)
+    and headers. Anything else, and any failure (no project, a store error), goes on to the app,
+    which answers it as always, errors included.
+    """
+
+    def __init__(self, app: Any, state: ApiState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if (scope["type"] == "http" and scope["path"] == "/info" and scope["method"] == "GET"
+                and not scope.get("query_string")):
+            try:
+                body = info_answer(self.state)
+            except Exception:  # the route answers it (and its error) as it always has
+                pass
+            else:
+                await send({
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-length", str(len(body)).encode()), (b"content-type", b"application/json")],
+                })
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

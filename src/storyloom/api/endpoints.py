@@ -26,7 +26,7 @@ from storyloom.api.openapi import (
 )
 from storyloom.api.provider import read_snapshot
 from storyloom.api.responses import JsonResponse, no_body
-from storyloom.api.state import State, reject_unknown, route, single
+from storyloom.api.state import ApiState, State, reject_unknown, route, single
 from storyloom.export.compat import COMPAT_VALUES, DRAFFT_VERSION, UnknownCompat, parse_compat
 from storyloom.project import settings as project_settings
 from storyloom.project.collections import EXPORT_NAMES
@@ -50,10 +50,18 @@ def info_settings(settings: dict[str, Any]) -> dict[str, Any]:
     tags=["project"],
 )
 async def info(request: Request, state: State) -> Response:
-    # Small reads of the store, done on the event loop (a worker-thread hop would cost more
-    # than the work; the store's readers never wait for its writer, in WAL mode). The body
-    # is kept until the next committed change (or another user name).
     reject_unknown(request)
+    return Response(info_answer(state), media_type="application/json")
+
+
+def info_answer(state: ApiState) -> bytes:
+    """The ``/info`` body: the route's, and the app's fast path's (``storyloom.api.app``).
+
+    Small reads of the store, done on the event loop (a worker-thread hop would cost more than
+    the work; the store's readers never wait for its writer, in WAL mode). The body is kept
+    until the next committed change (or another user name). Raises what the route answers as
+    an error (``ApiError`` 503 without a project, a ``StoreError``).
+    """
     project = state.project()
     cache = state.info_cache
     with read_snapshot(project):  # the seq of the cache key, the settings and the name: one moment
@@ -62,7 +70,8 @@ async def info(request: Request, state: State) -> Response:
         key = (id(project), project.id, db_state.get("instance_uuid"), db_state.get("update_seq"), user)
         if cache["key"] != key:
             cache["body"], cache["key"] = _info_body(project, user), key
-    return Response(cache["body"], media_type="application/json")
+        body: bytes = cache["body"]
+    return body
 
 
 def _info_body(project: ProjectLike, user: str | None) -> bytes:

@@ -113,11 +113,17 @@ class ProtectionSettings:
 
     @property
     def host_names(self) -> frozenset[str]:
+        # Asked on every request: kept until the bind host or the allowed hosts change.
+        key = (self.bind_host, self.allowed_hosts)
+        cached = self.__dict__.get("_host_names")
+        if cached is not None and cached[0] == key:
+            return cached[1]
         names = set(LOOPBACK_HOSTS) | set(self.allowed_hosts)
         bind = self.bind_host.strip().lower().strip("[]")
         if bind not in WILDCARD_HOSTS:
             names.add(bind)
-        return frozenset(names)
+        self._host_names = (key, frozenset(names))
+        return self._host_names[1]
 
     def host_allowed(self, header: str | None) -> bool:
         if header is None:
@@ -233,8 +239,10 @@ class ProtectionMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", ()))
-                present = {name.lower() for name, _ in headers}
-                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                present = [name.lower() for name, _ in headers]
+                for header in SECURITY_HEADERS:
+                    if header[0] not in present:
+                        headers.append(header)
                 headers.extend(extra_headers)
                 message["headers"] = headers
             await send(message)
