@@ -55,6 +55,8 @@ from storyloom.project.content import (
 from storyloom.project.protocols import ProjectLike
 from storyloom.project.settings import public_settings
 from storyloom.project.tree import derive_tree
+from storyloom.store.all_docs import live_documents
+from storyloom.store.codec import has_unusual_float
 
 FORMAT_VERSION = 2
 """``_meta.formatVersion``: bumped on any change a consumer has to adapt to."""
@@ -107,7 +109,14 @@ _TRANSFORMED: frozenset[str] = frozenset({*PROPERTY_FIELDS, "Script", "Scenario"
 
 def read_documents(db: Any) -> list[dict[str, Any]]:
     """Every live document of the store (winning revisions, attachment stubs), design
-    documents excluded, as fresh dicts the caller may modify."""
+    documents excluded, as fresh dicts the caller may modify: the store's own walk of its live
+    documents (:func:`storyloom.store.all_docs.live_documents`, what the streamed export reads
+    through) in one snapshot, else ``all_docs``."""
+    snapshot = getattr(db, "snapshot", None)
+    if snapshot is not None:
+        with snapshot() as snap:
+            if hasattr(snap, "conn"):
+                return [doc for doc, _ in live_documents(snap)]
     rows = db.all_docs(include_docs=True)["rows"]
     return [row["doc"] for row in rows if row.get("doc") and not row["id"].startswith("_design/")]
 
@@ -414,18 +423,22 @@ class _Exporter:
         elif collection == "Map":
             self.map(doc)
 
-    def cached_transform(self, doc: dict[str, Any], collection: str, cache: ContentCache, key: Any) -> None:
-        """:meth:`transform` through the per-revision memo: ``[has content, content, warnings]``."""
+    def cached_transform(self, doc: dict[str, Any], collection: str, cache: ContentCache, key: Any) -> bool:
+        """:meth:`transform` through the per-revision memo: ``[has content, content, warnings,
+        unusual]``. Returns whether the content holds a float that orjson spells differently from
+        the stdlib (:func:`storyloom.store.codec.has_unusual_float`, looked for once per revision)."""
         hit = cache.get(key)
         if hit is not MISS:
-            has_content, content, warnings = hit
+            has_content, content, warnings, unusual = hit
             if has_content:
                 doc["content"] = content
             self.warnings.extend(warnings)
-            return
+            return bool(unusual)
         before = len(self.warnings)
         self.transform(doc, collection)
-        cache.put(key, ["content" in doc, doc.get("content"), self.warnings[before:]])
+        unusual = has_unusual_float(doc.get("content"))
+        cache.put(key, ["content" in doc, doc.get("content"), self.warnings[before:], unusual])
+        return unusual
 
     def variable(self, doc: dict[str, Any], state: dict[str, Any] | None, error: ContentProblem | None) -> None:
         if error is not None:
@@ -577,26 +590,32 @@ class ExportPlan:
     def warnings(self) -> list[dict[str, Any]]:
         return self.exporter.warnings
 
-    def export_document(self, doc: dict[str, Any], collection: str) -> None:
+    def export_document(self, doc: dict[str, Any], collection: str) -> bool:
         """Turn a freshly read document of a chosen ``collection`` (app name) into its exported
-        form, in place; its warnings and referenced attachments are kept for ``_meta``."""
+        form, in place; its warnings and referenced attachments are kept for ``_meta``. Returns
+        whether the content it computed holds a float that orjson spells differently from the
+        stdlib encoder (see :func:`storyloom.export.stream.encode_value`)."""
         exporter = self.exporter
         rev = doc.get("_rev")
         exporter.base(doc, collection, self.tree)
+        unusual = False
         if doc.get("type") == FOLDER_TYPE:
             pass
         elif collection == "Variable":
             exporter.variable(doc, self.by_doc.get(doc["_id"]), self.failures.get(doc["_id"]))
+            unusual = has_unusual_float(doc.get("content"))
         elif collection in _TRANSFORMED:
             if self.cache is not None and isinstance(rev, str):
-                exporter.cached_transform(doc, collection, self.cache,
-                                          ("export", collection, doc["_id"], rev, self.context))
+                unusual = exporter.cached_transform(doc, collection, self.cache,
+                                                    ("export", collection, doc["_id"], rev, self.context))
             else:
                 exporter.transform(doc, collection)
+                unusual = has_unusual_float(doc.get("content"))
             if collection == "Actor":
                 self.referenced |= link_expressions(doc, self.attachment_docs)
         elif collection == "Gdd":
             self.referenced |= referenced_attachments(doc, collection, self.attachment_docs)
+        return unusual
 
     def finish(self) -> None:
         """The end of the run: the memo forgets what no recent export used."""

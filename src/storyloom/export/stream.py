@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
+import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
@@ -41,7 +41,7 @@ from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.protocols import ProjectLike
 from storyloom.project.tree import derive_tree
 from storyloom.store.all_docs import document_fields, live_documents
-from storyloom.store.codec import _has_non_finite
+from storyloom.store.codec import has_unusual_float
 
 try:
     import orjson
@@ -51,18 +51,12 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 CHUNK = 1 << 20
 """Bytes per chunk copied out of a spool (and per write)."""
 SPOOL_IN_MEMORY = 1 << 20
-"""A collection's spool stays in memory up to this size, then goes to a temporary file."""
+"""A collection's spool gathers this many bytes in memory before it writes them to its
+temporary file."""
 
 # The fields of every document the light pass reads (derive_tree, collection_of,
 # is_attachment_document need nothing else).
 _LIGHT_FIELDS = ("_deleted", "parent", "sortKey", "collection", "type")
-
-# A number orjson spells differently from the stdlib encoder (``json.dumps``, which the export's
-# bytes are defined by): an exponent (``1e-07`` against ``1e-7``, ``1e+16`` against ``1e16``) or
-# a small number written out (``1.5e-05`` against ``0.000015``). Matched after a JSON delimiter;
-# the same text inside a string only costs a fall back to the stdlib for that document.
-_NUMBER_SPELLING = re.compile(rb"[:\[,\s]-?(?:[0-9]+(?:\.[0-9]+)?[eE]|0\.0000)")
-
 
 # --------------------------------------------------------------------------------------
 # JSON of one value, exactly as dumps_export spells it
@@ -76,26 +70,25 @@ def _stdlib_json(value: Any, indent: int | None) -> bytes:
     return text.encode("utf-8")
 
 
-def encode_value(value: Any, indent: int | None = None, *, exact: bool = True) -> bytes:
+def encode_value(value: Any, indent: int | None = None, *, plain: bool | None = None) -> bytes:
     """The JSON of ``value`` exactly as :func:`~storyloom.export.game_export.dumps_export` writes
-    it (without its final newline), through orjson when it spells it the same (about four times
-    faster): the stdlib encoder writes whatever orjson refuses (integers beyond 64 bits, lone
-    surrogates, non-string keys, subclasses) or spells differently (see ``_NUMBER_SPELLING``).
-    ``exact=False`` says ``value`` may hold NaN or infinities (a body the store decoded with the
-    stdlib), which orjson writes as ``null`` and the export refuses (``ValueError``) as the stdlib
-    does; values the export computes (parsed text, script lines) never hold them."""
-    if orjson is None or indent not in (None, 2) or (not exact and _has_non_finite(value)):
+    it (without its final newline), through orjson (about four times faster) when it spells it
+    the same: the stdlib encoder writes whatever orjson refuses (integers beyond 64 bits, lone
+    surrogates, non-string keys, subclasses) and every value holding a float orjson spells
+    otherwise, or a NaN or an infinity (which the export refuses with ``ValueError``, as
+    ``dumps_export`` does). ``plain=True`` says the caller knows ``value`` holds no such float
+    (the streamed export knows it per document); ``None`` looks."""
+    if plain is None:
+        plain = not has_unusual_float(value)
+    if orjson is None or indent not in (None, 2) or not plain:
         return _stdlib_json(value, indent)
     option = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
     if indent is not None:
         option |= orjson.OPT_INDENT_2
     try:
-        data = orjson.dumps(value, option=option)
+        return orjson.dumps(value, option=option)
     except TypeError:  # orjson.JSONEncodeError
         return _stdlib_json(value, indent)
-    if _NUMBER_SPELLING.search(data):
-        return _stdlib_json(value, indent)
-    return data
 
 
 # --------------------------------------------------------------------------------------
@@ -103,11 +96,12 @@ def encode_value(value: Any, indent: int | None = None, *, exact: bool = True) -
 
 
 class _Spool:
-    """The JSON of one collection's documents in ``_id`` order, separators included."""
+    """The JSON of one collection's documents in ``_id`` order, separators included: gathered in
+    memory and moved to a temporary file a megabyte at a time."""
 
     def __init__(self, indent: int | None) -> None:
-        self.file: IO[bytes] = tempfile.SpooledTemporaryFile(  # noqa: SIM115 - closed by close()
-            max_size=SPOOL_IN_MEMORY, mode="w+b")
+        self._buffer = bytearray()
+        self._file: IO[bytes] | None = None
         self.count = 0
         self.size = 0
         self._first, self._next = (b"", b",") if indent is None else (b"\n    ", b",\n    ")
@@ -116,22 +110,38 @@ class _Spool:
     def add(self, data: bytes) -> None:
         if self._indented:
             data = data.replace(b"\n", b"\n    ")  # raw newlines are only layout in JSON text
-        separator = self._next if self.count else self._first
-        self.file.write(separator)
-        self.file.write(data)
+        buffer = self._buffer
+        buffer += self._next if self.count else self._first
+        buffer += data
         self.count += 1
-        self.size += len(separator) + len(data)
+        if len(buffer) >= SPOOL_IN_MEMORY:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+            self._file.write(buffer)
+            self.size += len(buffer)
+            buffer.clear()
 
     def chunks(self) -> Iterator[bytes]:
-        self.file.seek(0)
-        while True:
-            block = self.file.read(CHUNK)
-            if not block:
-                return
-            yield block
+        if self._file is not None:
+            self._file.flush()
+            position = 0
+            while True:  # os.pread: several readers of one kept spool never move each other
+                block = os.pread(self._file.fileno(), CHUNK, position)
+                if not block:
+                    break
+                position += len(block)
+                yield block
+        if self._buffer:
+            yield bytes(self._buffer)
+
+    @property
+    def total(self) -> int:
+        return self.size + len(self._buffer)
 
     def close(self) -> None:
-        self.file.close()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def _assemble(parts: list[tuple[str, bytes | _Spool]], indent: int | None, *, spools: bool = True) -> Iterator[bytes]:
@@ -185,10 +195,9 @@ class _Reading:
         """Per document ``_id`` and the few fields of :data:`_LIGHT_FIELDS` (missing ones None)."""
         if self._docs is not None:
             return [{"_id": d["_id"], **{k: d.get(k) for k in _LIGHT_FIELDS}} for d in self._docs]
-        return [
-            {"_id": doc_id, **dict(zip(_LIGHT_FIELDS, values, strict=True))}
-            for doc_id, values in document_fields(self.snap, _LIGHT_FIELDS)
-        ]
+        keys = ("_id", *_LIGHT_FIELDS)
+        rows = document_fields(self.snap, _LIGHT_FIELDS)
+        return [dict(zip(keys, (doc_id, *values), strict=True)) for doc_id, values in rows]
 
     def whole(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         """The documents ``ids`` (all live), whole, in the order given."""
@@ -201,12 +210,13 @@ class _Reading:
         return [row["doc"] for row in rows if row.get("doc")]
 
     def each(self, only: set[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
-        """``(doc, exact)`` for each document (of ``only``), in ``_id`` order."""
+        """``(doc, plain)`` for each document (of ``only``), in ``_id`` order (``plain``: see
+        :func:`~storyloom.store.all_docs.live_documents`)."""
         if self._docs is not None:
             docs, self._docs = self._docs, []
             for doc in docs:
                 if only is None or doc["_id"] in only:
-                    yield doc, False
+                    yield doc, not has_unusual_float(doc)
             return
         yield from live_documents(self.snap, only)
 
@@ -250,7 +260,7 @@ class StreamedExport:
         """How many bytes :meth:`chunks` gives."""
         parts = self._parts(meta)
         framing = sum(len(chunk) for chunk in _assemble(parts, self._indent, spools=False))
-        return framing + sum(spool.size for spool in self._spools.values())
+        return framing + sum(spool.total for spool in self._spools.values())
 
     @property
     def keys(self) -> list[str]:
@@ -322,7 +332,7 @@ def stream_game_export(
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
             documents = 0
-            for doc, exact in reading.each():
+            for doc, plain in reading.each():
                 report.advance()
                 app = collection_of(doc)
                 if facts is not None:
@@ -332,8 +342,8 @@ def stream_game_export(
                     continue
                 if cancelled is not None and cancelled():
                     raise ExportStopped()
-                plan.export_document(doc, app)
-                spool.add(encode_value(doc, indent, exact=exact))
+                unusual = plan.export_document(doc, app)
+                spool.add(encode_value(doc, indent, plain=plain and not unusual))
                 if doc.get("type") != FOLDER_TYPE:
                     documents += 1
             plan.finish()

@@ -10,7 +10,7 @@ from collections.abc import Container, Iterator
 from typing import Any
 
 from storyloom.store import revtree
-from storyloom.store.codec import dumps
+from storyloom.store.codec import dumps, has_unusual_float
 from storyloom.store.errors import (
     BadRequest,
 )
@@ -224,22 +224,36 @@ def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
     return json.loads(text), False
 
 
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _may_hold_unusual_float(raw: bytes) -> bool:
+    """A quick look at a stored body's text: a float outside ``1e-4 <= |x| < 1e16`` is written
+    with an exponent (a digit then ``e``) or as ``0.0000…``; text without either holds none."""
+    if b"0.0000" in raw:
+        return True
+    digits = raw.translate(_DIGITS_AS_ZERO)
+    return b"0e" in digits or b"0E" in digits
+
+
 def live_documents(
     snap: Snapshot, only: Container[str] | None = None
 ) -> Iterator[tuple[dict[str, Any], bool]]:
-    """``(doc, exact)`` for every live document but design documents, in ``_id`` order: the winning
+    """``(doc, plain)`` for every live document but design documents, in ``_id`` order: the winning
     revision with ``_id``, ``_rev`` and attachment stubs, as ``all_docs(include_docs=True)`` gives
     it. One cursor walks the store and each document is decoded when it is reached, so a caller
-    that keeps no document holds one at a time. ``exact`` as for :func:`decode_body`; with
-    ``only``, the documents whose ids are not in it are skipped without being decoded."""
+    that keeps no document holds one at a time. ``plain`` is True when the document holds no
+    float that orjson spells differently from the stdlib encoder
+    (:func:`storyloom.store.codec.has_unusual_float`, looked for only when the body's text may
+    hold one). With ``only``, the documents whose ids are not in it are skipped undecoded."""
     cursor = snap.conn.execute(
-        "SELECT d.id, d.winning_rev, r.body FROM docs d JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev "
-        "WHERE d.deleted = 0 ORDER BY d.id"
+        "SELECT d.id, d.winning_rev, CAST(r.body AS BLOB) FROM docs d "
+        "JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev WHERE d.deleted = 0 ORDER BY d.id"
     )
-    for doc_id, rev, body_json in cursor:
-        if doc_id.startswith("_design/") or body_json is None or (only is not None and doc_id not in only):
+    for doc_id, rev, raw in cursor:
+        if doc_id.startswith("_design/") or raw is None or (only is not None and doc_id not in only):
             continue
-        body, exact = decode_body(body_json)
+        body, exact = decode_body(raw)
         doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
         doc.update(body)
         atts = doc.get("_attachments")
@@ -248,7 +262,8 @@ def live_documents(
                 name: {**{k: v for k, v in meta.items() if k not in ("stub", "data")}, "stub": True}
                 for name, meta in atts.items()
             }
-        yield doc, exact
+        plain = exact and not (_may_hold_unusual_float(raw) and has_unusual_float(body))
+        yield doc, plain
 
 
 def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:

@@ -56,6 +56,25 @@ def _has_non_finite(value: Any) -> bool:
     return False
 
 
+def has_unusual_float(value: Any) -> bool:
+    """True if ``value`` holds a float that orjson and the stdlib encoder spell differently: a NaN
+    or an infinity (orjson writes null, the stdlib refuses or writes NaN) or a non-zero float
+    outside ``1e-4 <= |x| < 1e16``, which the stdlib writes with an exponent (``1e-05``,
+    ``1e+16``) and orjson otherwise (``0.00001``, ``1e16``). Inside that range both write the
+    same shortest round-trip text."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if item != item or (item != 0.0 and not 1e-4 <= abs(item) < 1e16):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
 try:
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib encoder still works
