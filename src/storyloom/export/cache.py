@@ -24,6 +24,8 @@ import weakref
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
+from storyloom.export.disk_cache import DiskMemo, disk_memo_for
+
 _MISS = object()
 
 
@@ -33,7 +35,10 @@ class ContentCache:
     KEEP_GENERATIONS = 3
     """A result unused by this many exports in a row is forgotten."""
 
-    def __init__(self) -> None:
+    def __init__(self, disk: DiskMemo | None = None) -> None:
+        self.disk = disk
+        """The results kept on disk beside the store (:mod:`storyloom.export.disk_cache`): asked
+        on a miss, given every new result."""
         self._entries: dict[Hashable, bytes] = {}
         self._last_used: dict[Hashable, int] = {}
         self._generation = 0
@@ -54,6 +59,12 @@ class ContentCache:
         with self._lock:
             data = self._entries.get(key)
             self._last_used[key] = self._generation
+        if data is None and self.disk is not None:
+            data = self.disk.get(key)
+            if data is not None:
+                with self._lock:
+                    self._entries[key] = data
+        with self._lock:
             if data is None:
                 self.misses += 1
                 return _MISS
@@ -69,6 +80,8 @@ class ContentCache:
         with self._lock:
             self._entries[key] = data
             self._last_used[key] = self._generation
+        if self.disk is not None:
+            self.disk.put(key, data)
 
     def memo(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per key; later calls return a fresh copy of the stored result."""
@@ -80,7 +93,10 @@ class ContentCache:
 
     def trim(self) -> None:
         """End of an export (or schema export): forget results no recent export used (older
-        revisions of documents, deleted documents, an older set of export mappings)."""
+        revisions of documents, deleted documents, an older set of export mappings); the new
+        results go to disk."""
+        if self.disk is not None:
+            self.disk.flush()
         with self._lock:
             self._generation += 1
             oldest = self._generation - self.KEEP_GENERATIONS
@@ -89,10 +105,14 @@ class ContentCache:
                 self._entries.pop(key, None)
                 del self._last_used[key]
 
-    def clear(self) -> None:
+    def clear(self, *, disk: bool = False) -> None:
+        """Forget every result held in memory (as a new process starts), and with ``disk`` those
+        kept on disk too (as the first export of a project)."""
         with self._lock:
             self._entries.clear()
             self._last_used.clear()
+        if disk and self.disk is not None:
+            self.disk.clear()
 
 
 MISS = _MISS
@@ -103,13 +123,14 @@ _caches_lock = threading.Lock()
 
 
 def cache_for(db: Any) -> ContentCache | None:
-    """The memo of store ``db`` (created on first use, gone with the store object); ``None``
-    for objects that cannot be weakly referenced."""
+    """The memo of store ``db`` (created on first use, gone with the store object, backed by the
+    results kept on disk beside the store's file); ``None`` for objects that cannot be weakly
+    referenced."""
     with _caches_lock:
         try:
             cache = _caches.get(db)
             if cache is None:
-                cache = _caches[db] = ContentCache()
+                cache = _caches[db] = ContentCache(disk_memo_for(db))
         except TypeError:
             return None
     return cache

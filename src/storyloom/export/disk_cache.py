@@ -1,0 +1,187 @@
+"""The exporters' per-revision memo kept on disk, beside the project's store.
+
+Rendering scripts and parsing property text is most of a cold export's cost, and a document's
+content never changes at a given ``_rev``: ``storyloom export`` of a project exported before (by
+the CLI, the app or the API, on this machine) reads the results from ``export-cache.sqlite3`` in
+the project's folder instead of computing them again. It is a cache and nothing else: never
+replicated or backed up, rebuilt from nothing when it is missing, unreadable, or was written by
+another version of the code that computes the results (a fingerprint of those source files, of
+Python and of the ``marshal`` format); any error on it turns it off for the rest of the process,
+never failing an export.
+
+One row per document and kind of result (``export:<collection>``, ``variables``,
+``scenario-parses``, ``map-size``): a new revision or a new context (the export mappings, the
+variables' states) replaces the row, so the file stays about the size of one export's results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import marshal
+import sqlite3
+import sys
+import threading
+from collections.abc import Hashable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "export-cache.sqlite3"
+
+# The code whose results are kept: a change to any of these files makes the kept results stale.
+_SOURCES = ("script", "project/content", "export/game_export.py", "export/schema_export.py",
+            "export/attachments.py", "project/collections.py", "project/settings.py")
+
+
+@cache
+def code_fingerprint() -> str:
+    """A digest of the sources that compute the kept results, of Python's version and of the
+    ``marshal`` format the results are stored in."""
+    import storyloom
+
+    root = Path(storyloom.__file__).resolve().parent
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{sys.version}|{marshal.version}|{storyloom.__version__}".encode())
+    for name in _SOURCES:
+        path = root / name
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            with contextlib.suppress(OSError):
+                digest.update(str(file.relative_to(root)).encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def slot(key: Hashable) -> tuple[str, str] | None:
+    """``(document id, kind)`` of a memo key, or ``None`` for keys not kept on disk:
+    ``("export", collection, id, rev, context)`` and ``(kind, id, rev)``."""
+    if not isinstance(key, tuple) or not key or not isinstance(key[0], str):
+        return None
+    if key[0] == "export" and len(key) == 5 and isinstance(key[2], str):
+        return key[2], f"export:{key[1]}"
+    if len(key) == 3 and isinstance(key[1], str):
+        return key[1], key[0]
+    return None
+
+
+def _key_text(key: Hashable) -> str:
+    return json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class DiskMemo:
+    """The rows of ``export-cache.sqlite3``: :meth:`get` and :meth:`put` the ``marshal`` bytes of a
+    result; writes are gathered and committed by :meth:`flush` (the end of an export)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._pending: list[tuple[str, str, str, bytes]] = []
+        self._conn: sqlite3.Connection | None = None
+        self.broken = False
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._conn is not None or self.broken:
+            return self._conn
+        try:
+            conn = sqlite3.connect(self.path, timeout=0.5, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is a miss, never an error
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+            conn.execute("CREATE TABLE IF NOT EXISTS results (doc_id TEXT, kind TEXT, key TEXT, value BLOB, "
+                         "PRIMARY KEY (doc_id, kind))")
+            fingerprint = code_fingerprint()
+            row = conn.execute("SELECT value FROM meta WHERE name = 'code'").fetchone()
+            if row is None or row[0] != fingerprint:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("DELETE FROM results")
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)", (fingerprint,))
+                conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return None
+        self._conn = conn
+        return conn
+
+    def _fail(self, exc: Exception) -> None:
+        log.warning("the export cache %s is off for this session: %s", self.path, exc)
+        self.broken = True
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+        self._conn = None
+
+    def get(self, key: Hashable) -> bytes | None:
+        where = slot(key)
+        if where is None:
+            return None
+        with self._lock:
+            conn = self._connect()
+            if conn is None:
+                return None
+            try:
+                row = conn.execute("SELECT key, value FROM results WHERE doc_id = ? AND kind = ?", where).fetchone()
+            except sqlite3.Error as exc:
+                self._fail(exc)
+                return None
+        if row is None or row[0] != _key_text(key):
+            return None
+        return bytes(row[1])
+
+    def put(self, key: Hashable, data: bytes) -> None:
+        where = slot(key)
+        if where is None or self.broken:
+            return
+        with self._lock:
+            self._pending.append((*where, _key_text(key), data))
+
+    def flush(self) -> None:
+        """Commit the results :meth:`put` since the last flush (one transaction)."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            if not pending:
+                return
+            conn = self._connect()
+            if conn is None:
+                return
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)", pending)
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                self._fail(exc)
+
+    def clear(self) -> None:
+        """Forget every kept result (the benchmark's first export of a project)."""
+        with self._lock:
+            self._pending.clear()
+            conn = self._connect()
+            if conn is not None:
+                try:
+                    conn.execute("DELETE FROM results")
+                except sqlite3.Error as exc:
+                    self._fail(exc)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()
+            self._conn = None
+
+
+def disk_memo_for(db: Any) -> DiskMemo | None:
+    """The on-disk memo beside ``db``'s store file, ``None`` for a store in memory."""
+    path = getattr(db, "path", None)
+    if not isinstance(path, str) or not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    store = Path(path)
+    if not store.parent.is_dir():
+        return None
+    return DiskMemo(store.parent / FILE_NAME)
