@@ -7,6 +7,7 @@ import copy
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,8 +76,17 @@ TREE_KEYS = frozenset({"parent", "sortKey"})
 KEPT_PARENT = "originalParent"
 
 
+# Summary values that repeat from document to document (a type, a collection, a folder's id) are
+# kept once each (interned), not once per document.
+_SHARED_VALUES = frozenset({"type", "collection", "parent", "originalCollection"})
+
+
 def _summary(doc: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k in SUMMARY_KEYS or k.startswith(KEPT_PARENT)}
+    return {
+        k: sys.intern(v) if k in _SHARED_VALUES and type(v) is str else v
+        for k, v in doc.items()
+        if k in SUMMARY_KEYS or k.startswith(KEPT_PARENT)
+    }
 
 
 class Converter:
@@ -125,7 +135,7 @@ class Converter:
             report.skipped.append(Skipped(row_id, "(none)", reason))
             report.count("(none)").skipped += 1
             return
-        label = type_label(source_doc)
+        label = sys.intern(type_label(source_doc))
         doc_id = source_doc.get("_id")
         if not isinstance(doc_id, str) or not doc_id:
             report.skipped.append(Skipped(row_id, label, "document without an _id", lost=True))

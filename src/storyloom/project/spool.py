@@ -59,6 +59,10 @@ class MemorySpool:
         self._docs.clear()
 
 
+_SIZE_BITS = 40  # a document of up to 1 TiB
+_SIZE_MASK = (1 << _SIZE_BITS) - 1
+
+
 class FileSpool:
     """A :class:`Spool` in an anonymous temporary file (removed by the system when closed, even
     after a crash); a document's newer version is appended and its offset moves to it."""
@@ -66,18 +70,20 @@ class FileSpool:
     def __init__(self) -> None:
         # Open as long as the spool is (closed by close()), so no with-block.
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="storyloom-import-")  # noqa: SIM115
-        self._where: dict[str, tuple[int, int]] = {}
+        # Each document's offset and size packed in one int (one small object per document).
+        self._where: dict[str, int] = {}
         self._end = 0
 
     def put(self, doc: dict[str, Any]) -> None:
         data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
         self._file.seek(self._end)
         self._file.write(data)
-        self._where[doc["_id"]] = (self._end, len(data))
+        self._where[doc["_id"]] = self._end << _SIZE_BITS | len(data)
         self._end += len(data)
 
     def get(self, doc_id: str) -> dict[str, Any]:
-        offset, size = self._where[doc_id]
+        where = self._where[doc_id]
+        offset, size = where >> _SIZE_BITS, where & _SIZE_MASK
         self._file.seek(offset)
         doc: dict[str, Any] = pickle.loads(self._file.read(size))
         return doc
