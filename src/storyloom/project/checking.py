@@ -5,6 +5,7 @@ collects problems while one document is checked. The rules themselves are in ``v
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -204,3 +205,35 @@ def content_module() -> Any:
         return None
     return content
 
+
+
+# A write's Variable or Scenario source is parsed by validation and again when the index
+# summarises the stored revision a moment later; the last few parses are kept, keyed by the
+# text and its language, so the second costs a lookup. The parsed objects are shared: callers
+# read them, never change them.
+_PARSED_LIMIT = 64
+_parsed: dict[tuple[str, str, str | None], Any] = {}
+_parsed_lock = threading.Lock()
+
+
+def parsed_source(module: Any, doc: Mapping[str, Any], kind: str) -> Any:
+    """``module.parse_variables_doc(doc)`` (``kind`` ``"variables"``) or
+    ``module.parse_scenario_doc(doc)`` (``"scenario"``), from the cache when the same text in the
+    same language was parsed lately. Raises what the parser raises (failures are not kept)."""
+    parse = module.parse_variables_doc if kind == "variables" else module.parse_scenario_doc
+    content = doc.get("content")
+    source = content.get(kind) if isinstance(content, Mapping) else None
+    language = doc.get("editorLanguage")
+    if not isinstance(source, str) or not (language is None or isinstance(language, str)):
+        return parse(doc)
+    key = (kind, source, language)
+    with _parsed_lock:
+        found = _parsed.get(key, _parsed_lock)
+    if found is not _parsed_lock:
+        return found
+    value = parse(doc)
+    with _parsed_lock:
+        _parsed[key] = value
+        while len(_parsed) > _PARSED_LIMIT:
+            del _parsed[next(iter(_parsed))]
+    return value

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.documents import is_tree_document, new_document
@@ -168,7 +169,7 @@ class StoreContext(Context):
                 if doc.get("_deleted") or doc.get("type") != "Variable":
                     continue
                 try:
-                    states[doc_id] = content.parse_variables_doc(doc)
+                    states[doc_id] = parsed_source(content, doc, "variables")
                 except content.ContentError:
                     states[doc_id] = None
             self._pending_states = states

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.documents import TREE_COLLECTIONS
 from storyloom.project.index_table import (
@@ -50,6 +51,8 @@ from storyloom.project.tree import derive_tree, order_key
 
 DESIGN_PREFIX = "_design/"
 CATCH_UP_BATCH = 2000
+# Changes applied to the table in memory before it is saved again (besides on close).
+SAVE_AFTER = 5000
 VARIABLE_TYPE = "Variable"
 SCENARIO_TYPE = "Scenario"
 
@@ -117,7 +120,7 @@ def _variable_state(doc: Mapping[str, Any]) -> tuple[str | None, dict[str, Any] 
     from storyloom.project import content
 
     try:
-        state = content.parse_variables_doc(doc)
+        state = parsed_source(content, doc, "variables")
     except Exception:  # a ContentError, or any malformed document the store accepted
         return None, None
     return state["_sid"], state
@@ -127,7 +130,7 @@ def _scenario_refs(doc: Mapping[str, Any]) -> frozenset[str] | None:
     from storyloom.project import content
 
     try:
-        diff = content.parse_scenario_doc(doc)
+        diff = parsed_source(content, doc, "scenario")
     except Exception:  # a ContentError, or any malformed document
         return None
     return frozenset(str(key) for key in diff)
@@ -154,6 +157,7 @@ class ProjectIndex:
         self._table: IndexTable | None = None
         self._finalizer: weakref.finalize | None = None
         self._seq: int | str = 0
+        self._checked = False
         # {_sid: state} of the Variables, built on first use; the sids whose Variables changed
         # since are refreshed on the next call (a copy: a caller may still hold the old dict).
         self._states: dict[str, dict[str, Any]] | None = None
@@ -170,11 +174,13 @@ class ProjectIndex:
         return self._table
 
     def close(self) -> None:
-        """Close the table's connection (the index opens it again if asked anything)."""
+        """Save the table when changes were applied since its last save, and let go of it (the
+        index loads it again if asked anything)."""
         with self._lock:
             if self._finalizer is not None:
                 self._finalizer()
             self._table = self._finalizer = None
+            self._checked = False
             self._states = None
 
     @property
@@ -194,34 +200,39 @@ class ProjectIndex:
         with self._lock:
             table = self._open()
             first: dict[str, Any] | None = None
-            if self._seq != 0:
-                # Nothing new in the store since this object's seq: then nothing is new for the
-                # table either (it follows the store alone), so no transaction is needed.
+            if self._checked:
                 first = self.db.changes(since=self._seq, include_docs=True, limit=CATCH_UP_BATCH)
                 if not first.get("results"):
                     return 0
             with table.writing():
+                built = not self._checked and self._check_table(table)
                 applied = self._catch_up_table(table, first)
             self.changes_applied += applied
+            table.unsaved += applied
+            if built or table.unsaved >= SAVE_AFTER:
+                table.save()
             return applied
 
-    def _catch_up_table(self, table: IndexTable, first: dict[str, Any] | None) -> int:
-        """Inside a write transaction: bring the table up to the store (rebuilt when it is not
-        this store's, or stands beyond it), then read the feed from its seq. ``first`` is the
-        first page of the feed from this object's seq, read before the transaction began."""
+    def _check_table(self, table: IndexTable) -> bool:
+        """Once per index: is the loaded table this store's, in this format, not beyond it?
+        Otherwise it starts empty. Returns whether it is empty (a build from nothing)."""
+        info = self.db.info()
+        instance = str(info.get("instance_uuid") or "")
         stored_seq = table.meta("seq")
-        if stored_seq is None or stored_seq != str(self._seq) or table.meta("format") != FORMAT:
-            info = self.db.info()
-            instance = str(info.get("instance_uuid") or "")
-            if (table.meta("format") != FORMAT or table.meta("instance") != instance or stored_seq is None
-                    or _seq_number(stored_seq) > _seq_number(info.get("update_seq", 0))):
-                table.clear(instance)
-                stored_seq = "0"
-            # Another index (or process) moved the table, or it is new: forget what was derived.
-            self._states = None
-            self._dirty_sids.clear()
-            first = None
-        seq: int | str = _seq_value(stored_seq)
+        if (table.meta("format") != FORMAT or table.meta("instance") != instance or stored_seq is None
+                or _seq_number(stored_seq) > _seq_number(info.get("update_seq", 0))):
+            table.clear(instance)
+            stored_seq = "0"
+        self._seq = _seq_value(stored_seq)
+        self._checked = True
+        self._states = None
+        self._dirty_sids.clear()
+        return table.is_empty()
+
+    def _catch_up_table(self, table: IndexTable, first: dict[str, Any] | None) -> int:
+        """Inside a transaction: read the feed from the table's seq and apply it. ``first`` is
+        the first page of it, read before the transaction began (``None``: read it here)."""
+        seq = self._seq
         applied = 0
         # The first build inserts rows in bulk; a document met again in a later page (written
         # meanwhile) goes the ordinary way.
@@ -256,14 +267,11 @@ class ProjectIndex:
         doc_id = row.get("id")
         if not isinstance(doc_id, str) or doc_id.startswith(DESIGN_PREFIX):
             return
-        old = table.remove(doc_id)
+        summary = _summary_of_row(row)
+        old = table.remove(doc_id) if summary is None else table.put(*_row_and_refs(summary))
         if old is not None and old[0] == VARIABLE_TYPE and old[2]:
             self._variable_changed(old[1])
-        summary = _summary_of_row(row)
-        if summary is None:
-            return
-        table.add(*_row_and_refs(summary))
-        if summary.type == VARIABLE_TYPE and summary.state is not None:
+        if summary is not None and summary.type == VARIABLE_TYPE and summary.state is not None:
             self._variable_changed(summary.sid if isinstance(summary.sid, str) and storable(summary.sid) else None)
 
     def _variable_changed(self, sid: str | None) -> None:
@@ -282,7 +290,7 @@ class ProjectIndex:
     # questions about one moment (the validation of one write) after one ``refresh()``.
 
     def _ready(self, catch_up: bool) -> IndexTable:
-        if catch_up or self._seq == 0:
+        if catch_up or not self._checked:
             self.refresh()
         return self._open()
 

@@ -1,19 +1,25 @@
-"""Where the project index keeps its summaries: an SQLite table beside the store, kept on disk.
+"""Where the project index keeps its summaries: an SQLite table, in memory while the project
+is open and saved beside the store.
 
 The table (one row per current document: :class:`~storyloom.project.index.DocSummary` in
-columns) lives in its own file, ``<store file>-index`` (mode 0600), so that reopening a project
-costs reading the changes made since the table's recorded seq, not reading and decoding every
-document again. It is a cache of the store and nothing else: it holds the store's instance id
-and the seq it has caught up to, and when either does not match the store (a lost or foreign
-file, a format change, a store replaced under it) it is emptied and rebuilt from the feed. It
-is written without fsync (``synchronous=OFF``): a crash may lose its last updates or the whole
-file, never the store's data, and the next catch-up puts it right. A store in memory gets a
-table in memory.
+columns) is saved in its own file, ``<store file>-index`` (mode 0600), so that reopening a
+project costs loading that file (a page copy) and reading the changes made since the table's
+recorded seq, not reading and decoding every document again. While the project is open the
+table lives in memory: a write costs a few statements in memory, no file I/O beside the store's
+own. It is saved whole (a copy renamed over the old file) after it is built, after many
+changes, and when the index closes (:meth:`ProjectIndex.close`, the session's close, or when
+the index is collected or the process exits). It is a cache of the store and nothing else: it
+holds the store's instance id and the seq it has caught up to, and when either does not match
+the store (a foreign file, a format change, a store replaced under it) it is rebuilt from the
+feed; a crash loses the changes since the last save, never the store's data, and the next
+catch-up reads them again. Two processes each keep their own copy; each save is a consistent
+snapshot at its seq.
 
-Columns that hold what a document stores (``type``, ``collection``, ``name``) keep a string as
-text and ``None`` as NULL; any other value (a number, a list: a malformed document) is pickled
-into ``odd`` with a NULL column, and compared by value in Python. ``top`` is 1 for a document
-with no string parent or whose parent is not current (the top level of the folder tree).
+Columns that hold what a document stores (``type``, ``collection``, ``parent``, ``sort_key``,
+``name``, ``sid``) keep text as text and ``None`` as NULL; any other value (a number, a list: a
+malformed document; text SQLite cannot hold) is pickled into ``odd`` with a NULL column, and
+compared by value in Python. ``top`` is 1 for a document with no string parent or whose parent
+is not current (the top level of the folder tree).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import os
 import pickle
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 FORMAT = "1"
@@ -110,49 +117,72 @@ def loads(blob: bytes | None) -> Any:
 
 
 class IndexTable:
-    """The SQLite connection of one :class:`~storyloom.project.index.ProjectIndex`. Not thread
-    safe: the index serialises its use under its own lock."""
+    """The table of one :class:`~storyloom.project.index.ProjectIndex`: an SQLite database in
+    memory, loaded from ``path`` when it opens and written back to it by :meth:`save`. Not
+    thread safe: the index serialises its use under its own lock."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        if path != ":memory:" and not os.path.exists(path):
-            with contextlib.suppress(FileExistsError):  # private, like the store beside it
-                os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-        self.conn = self._connect(path)
+        self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self.loaded = self._load()
+        self.conn.executescript(SCHEMA)
+        #: Changes applied since the table was loaded or saved (the index saves after many).
+        self.unsaved = 0
 
-    @staticmethod
-    def _connect(path: str) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+    def _load(self) -> bool:
+        """Copy the saved table into memory; False when there is none (or it is not one)."""
+        if self.path == ":memory:" or not os.path.exists(self.path):
+            return False
         try:
-            if path != ":memory:":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=OFF")
-            conn.executescript(SCHEMA)
-        except sqlite3.DatabaseError:
-            conn.close()
-            if path == ":memory:":
-                raise
-            # Not a database (a torn write after a crash, another program's file): start again.
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path + suffix)
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=OFF")
-            conn.executescript(SCHEMA)
-        return conn
-
-    def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
+            source = sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                source.backup(self.conn)
+            finally:
+                source.close()
+            self.conn.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.Error:
+            # Not a table of ours (torn by a crash, another program's file): start empty.
             self.conn.close()
+            self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            return False
+        return True
+
+    def save(self) -> None:
+        """Write the table to its file, whole and at once (a copy renamed over the old one, so
+        a crash leaves the previous save); nothing for a table in memory."""
+        if self.path == ":memory:":
+            return
+        temporary = f"{self.path}.{os.getpid()}-{id(self):x}.tmp"
+        try:
+            os.close(os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600))  # private
+            target = sqlite3.connect(temporary)
+            try:
+                self.conn.backup(target)
+            finally:
+                target.close()
+            os.replace(temporary, self.path)
+        except OSError:  # a folder gone (the project deleted) or read-only: the store is what counts
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            return
+        self.unsaved = 0
+
+    def close(self, *, save: bool = True) -> None:
+        """Save (when changes were applied since the last save) and let go of the memory."""
+        try:
+            if save and self.unsaved:
+                with contextlib.suppress(sqlite3.Error):
+                    self.save()
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
 
     # -- transactions and meta ------------------------------------------------------------------
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
-        """One write transaction (taken at once, so a concurrent catch-up waits for this one)."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        """One transaction: a catch-up applies all of its changes or none."""
+        self.conn.execute("BEGIN")
         try:
             yield
         except BaseException:
@@ -168,10 +198,13 @@ class IndexTable:
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def clear(self, instance: str) -> None:
-        """Empty the table for the store ``instance`` (inside a write transaction)."""
-        self.conn.execute("DELETE FROM summary")
-        self.conn.execute("DELETE FROM scenario_refs")
-        self.conn.execute("DELETE FROM meta")
+        """Start afresh for the store ``instance`` (inside a write transaction): the tables made
+        again as this version defines them, empty."""
+        for name in ("summary", "scenario_refs", "meta"):
+            self.conn.execute(f"DROP TABLE IF EXISTS {name}")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                self.conn.execute(statement)
         self.set_meta("format", FORMAT)
         self.set_meta("instance", instance)
         self.set_meta("seq", "0")
@@ -192,6 +225,25 @@ class IndexTable:
         if old[3]:
             self.conn.execute("DELETE FROM scenario_refs WHERE id = ?", (doc_id,))
         self.conn.execute("UPDATE summary SET top = 1 WHERE parent = ? AND top = 0", (doc_id,))
+        return old[0], old[1], bool(old[2])
+
+    def put(self, row: Sequence[Any], refs: Iterable[str] | None) -> tuple[str | None, str | None, bool] | None:
+        """Insert or replace a summary row; returns the old row's ``(type, sid, has a state)``
+        like :meth:`remove`. A replaced document stays current, so its children keep their place."""
+        doc_id, parent = row[0], row[4]
+        old = self.conn.execute("SELECT type, sid, state IS NOT NULL, refs IS NOT NULL FROM summary WHERE id = ?",
+                                (doc_id,)).fetchone()
+        if old is None:
+            self.add(row, refs)
+            return None
+        top = parent is None or (parent != doc_id and self.conn.execute(
+            "SELECT 1 FROM summary WHERE id = ?", (parent,)).fetchone() is None)
+        self.conn.execute(_INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1), (*row, 1 if top else 0))
+        if old[3]:
+            self.conn.execute("DELETE FROM scenario_refs WHERE id = ?", (doc_id,))
+        if refs:
+            self.conn.executemany("INSERT OR IGNORE INTO scenario_refs (ref, id) VALUES (?, ?)",
+                                  [(ref, doc_id) for ref in refs])
         return old[0], old[1], bool(old[2])
 
     def add(self, row: Sequence[Any], refs: Iterable[str] | None) -> None:

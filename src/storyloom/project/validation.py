@@ -32,6 +32,7 @@ from storyloom.project.checking import (
     ValidationError,
     content_module,
     make_problem,
+    parsed_source,
 )
 from storyloom.project.collections import (
     ATTACHMENT_TYPE,
@@ -609,7 +610,7 @@ def _check_variable(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     if module is None:
         return
     try:
-        state = module.parse_variables_doc(doc)
+        state = parsed_source(module, doc, "variables")
     except module.ContentError as exc:
         # The text is kept (the writer may still be typing); the problem is reported.
         _parse_error(ck, module, exc, "content.variables")
@@ -636,7 +637,14 @@ def _check_scenario(ck: Checker, doc: dict[str, Any], context: Context) -> None:
             _parse_error(ck, module, exc, "content.scenario")
         return
     states = context.variable_states()
-    for problem in module.validate_scenario(doc, states):
+    # module.validate_scenario, with the parse shared with the index (see parsed_source).
+    try:
+        diff = parsed_source(module, doc, "scenario")
+    except module.ContentError as exc:
+        problems = [module.content_problem("parse-error", exc.message, "", exc.line, exc.column, doc.get("_id"))]
+    else:
+        problems = module.check_scenario_diff(diff, states, module.scenario_source(doc), doc.get("_id"))[1]
+    for problem in problems:
         _from_content_problem(ck, problem, "content.scenario", WARNING)
 
 
