@@ -349,6 +349,7 @@ class ProjectSession:
             follower.catch_up(timeout=5.0)
             follower.post(lambda: self.events.publish(SessionClosed(self.project.id)))
             follower.stop()
+        self.project.editor.close_index()  # saved, so the next opening reads only what changes until then
         self.project.close()
         self.workspace.session_closed(self)
 

@@ -291,6 +291,12 @@ class Editor:
             self._index = ProjectIndex(self.db)
         return self._index
 
+    def close_index(self) -> None:
+        """Save the project index's table (when it changed since its last save) and let go of
+        it; nothing when the index was never used. The session calls this when it closes."""
+        if self._index is not None:
+            self._index.close()
+
     # -- reading -----------------------------------------------------------------------------
 
     @property

@@ -28,6 +28,7 @@ are fresh lists (safe to keep); the parsed Variable states are shared and must n
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -177,6 +178,10 @@ class ProjectIndex:
         """Save the table when changes were applied since its last save, and let go of it (the
         index loads it again if asked anything)."""
         with self._lock:
+            if self._table is not None and self._checked:
+                # Caught up first, so the save stands at the store's last write.
+                with contextlib.suppress(Exception):  # the store closed already: save what is held
+                    self.refresh()
             if self._finalizer is not None:
                 self._finalizer()
             self._table = self._finalizer = None
@@ -341,8 +346,9 @@ class ProjectIndex:
         with self._lock:
             table = self._ready(catch_up)
             if parent is not None:
-                if not storable(parent):
-                    return []
+                if not storable(parent):  # kept in ``odd``: compared in Python
+                    rows = table.rows("parent IS NULL AND odd IS NOT NULL AND is_tree = 1", order="ord, id")
+                    return [s for s in map(_from_row, rows) if s.parent == parent]
                 rows = table.rows("parent = ? AND is_tree = 1", (parent,), order="ord, id")
                 return [_from_row(row) for row in rows]
             if isinstance(collection, str) and storable(collection):
@@ -356,15 +362,13 @@ class ProjectIndex:
         """The last of :meth:`siblings` (other than ``exclude``), read alone: where an append goes."""
         with self._lock:
             table = self._ready(catch_up)
-            if parent is not None:
+            if parent is not None and storable(parent):
                 where, params = "parent = ? AND is_tree = 1", [parent]
-            elif isinstance(collection, str) and storable(collection):
+            elif parent is None and isinstance(collection, str) and storable(collection):
                 where, params = "top = 1 AND is_tree = 1 AND collection = ?", [collection]
             else:
                 found = [s for s in self.siblings(parent, collection, catch_up=False) if s.id != exclude]
                 return found[-1] if found else None
-            if parent is not None and not storable(parent):
-                return None
             if exclude is not None:
                 where += " AND id != ?"
                 params.append(exclude)
