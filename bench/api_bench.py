@@ -26,12 +26,16 @@ Scenarios:
 * ``/game-export`` rebuilt on every request (cache off): what the first request after each change
   costs. Each client sends ``--cold-requests`` requests instead of running for ``--seconds``.
 
-The process's resident memory is read before the first ``/game-export``, after it, and after the
-last scenario.
+Then the memory scenario: ``storyloom serve`` of the project as its own process (so nothing but
+the server is in it), asked for ``/game-export`` by ``--clients`` clients at once, twice each, in
+``--memory-rounds`` rounds with a committed change after each (so answers come both from the
+answer cache and from rebuilds); its RSS after the first export, after the last, and its peak
+(``VmHWM``). This process's own RSS (generator, both in-process servers) is printed for
+information.
 
-Targets (issue 16): ``/info`` at least 0.8x the reference's requests per second; the server's
-memory grows by at most 150 MB after its first ``/game-export``, however many it serves. Exit
-status 1 when one is missed.
+Targets (issue 16): ``/info`` at least 0.8x the reference's requests per second; the served
+project's memory grows by at most 150 MB after its first ``/game-export`` however many it serves,
+and stays under 600 MB. Exit status 1 when one is missed.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +64,7 @@ from bench.report import Check, check_docs, machine, storyloom_home, verdict  # 
 KEY = "bench-key-" + "0" * 32
 INFO_TARGET = 0.8
 GROWTH_TARGET_MB = 150
+SERVE_PEAK_TARGET_MB = 600
 
 
 # ---------------------------------------------------------------------- client process
@@ -213,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
                                       "deleted at the end)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="measure each scenario (and its reference) this many times; medians are printed")
-    parser.add_argument("--only", choices=["info", "export", "cold"], action="append",
+    parser.add_argument("--only", choices=["info", "export", "cold", "memory"], action="append",
                         help="run only these scenarios (repeatable; default: all)")
+    parser.add_argument("--memory-rounds", type=int, default=4,
+                        help="memory scenario: rounds of 2 x --clients exports, a committed change after each")
     args = parser.parse_args(argv)
     check_docs(args.docs)
     with storyloom_home(args.dir, "storyloom-api-bench-"):
@@ -290,12 +298,97 @@ def report(args: argparse.Namespace, project: Any, api: Any, cold: Any, referenc
         if key == "info":
             checks.append(Check("/info req/s / reference's", ratio["rps"], INFO_TARGET, ">="))
     rss_last = rss_mb()
-    print(f"\nserver process RSS: {rss_before:.0f} MB before the first /game-export, {rss_first:.0f} MB after it, "
-          f"{rss_last:.0f} MB after every scenario")
-    if not args.only or "export" in args.only or "cold" in args.only:
-        checks.append(Check("RSS growth after the first /game-export", rss_last - rss_first, GROWTH_TARGET_MB,
-                            "<=", " MB", note=f"{rss_last:.0f} MB in all"))
+    print(f"\nthis process (benchmark, generator and both servers) RSS: {rss_before:.0f} MB before the first "
+          f"/game-export, {rss_first:.0f} MB after it, {rss_last:.0f} MB after every scenario (information)")
+    if not args.only or "memory" in args.only:
+        checks += serve_memory(args, project)
     return checks
+
+
+def _status_mb(pid: int, field: str) -> float:
+    """``VmRSS`` or ``VmHWM`` (peak) of process ``pid`` in MB (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def serve_memory(args: argparse.Namespace, project: Any) -> list[Check]:
+    """``storyloom serve`` of the project as its own process (nothing else in it), asked for
+    ``/game-export`` again and again: unchanged (the answer cache), after a committed change each
+    round (a rebuild), by ``--clients`` clients at once. Its RSS after the first export, after
+    all of them, and its peak."""
+    import os
+    import tempfile
+
+    import httpx
+
+    import storyloom
+
+    src = str(Path(storyloom.__file__).resolve().parent.parent)
+    home = os.environ.get("STORYLOOM_HOME", "")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, STORYLOOM_API_KEY=KEY, STORYLOOM_HOME=home,
+               PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+    server = subprocess.Popen([sys.executable, "-m", "storyloom", "serve", project.id, "--port", str(port)],
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/game-export"
+    headers = {"x-api-key": KEY}
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/info", headers=headers, timeout=5).raise_for_status()
+                break
+            except (httpx.HTTPError, OSError):
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    output = log.read()[-2000:].decode(errors="replace")
+                    raise SystemExit(f"storyloom serve did not start: {output}") from None
+                time.sleep(0.2)
+        started = _status_mb(server.pid, "VmRSS")
+
+        def fetch() -> int:
+            with httpx.stream("GET", url, headers=headers, timeout=600) as answer:
+                answer.raise_for_status()
+                return sum(len(chunk) for chunk in answer.iter_bytes())
+
+        size = fetch()
+        first = _status_mb(server.pid, "VmRSS")
+        served = 1
+        item = next(row["doc"] for row in project.store.all_docs(include_docs=True)["rows"]
+                    if row["doc"].get("type") == "Item")
+        for round_ in range(args.memory_rounds):
+            with ThreadPoolExecutor(args.clients) as pool:
+                sizes = list(pool.map(lambda _: fetch(), range(args.clients * 2)))
+            served += len(sizes)
+            item["name"] = f"renamed {round_}"  # a committed change: the next answers are rebuilt
+            item["_rev"] = project.store.put(item)["rev"]
+        last = _status_mb(server.pid, "VmRSS")
+        peak = _status_mb(server.pid, "VmHWM")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+    print(f"storyloom serve: {served} /game-export answers of {size / 1e6:.1f} MB ({args.memory_rounds} rounds of "
+          f"{args.clients * 2} by {args.clients} clients, a committed change after each); RSS {started:.0f} MB "
+          f"started, {first:.0f} MB after the first export, {last:.0f} MB after the last, peak {peak:.0f} MB")
+    return [
+        Check("serve: RSS growth after the first /game-export", last - first, GROWTH_TARGET_MB, "<=", " MB",
+              note=f"{first:.0f} -> {last:.0f} MB"),
+        Check("serve: peak RSS", peak, SERVE_PEAK_TARGET_MB, "<=", " MB", note=f"{served} exports"),
+    ]
 
 
 def rss_mb() -> float:

@@ -35,10 +35,20 @@ class ContentCache:
     KEEP_GENERATIONS = 3
     """A result unused by this many exports in a row is forgotten."""
 
-    def __init__(self, disk: DiskMemo | None = None) -> None:
+    MEMORY_BYTES_WITH_DISK = 64 << 20
+    """With results kept on disk, memory holds at most this many bytes of them (the first ones
+    met; the others are read from disk on each use), so a large project's memo stays bounded."""
+
+    def __init__(self, disk: DiskMemo | None = None, max_bytes: int | None = None) -> None:
         self.disk = disk
         """The results kept on disk beside the store (:mod:`storyloom.export.disk_cache`): asked
         on a miss, given every new result."""
+        self.max_bytes = max_bytes if max_bytes is not None else (
+            self.MEMORY_BYTES_WITH_DISK if disk is not None else None)
+        """Bytes of results held in memory at most (``None``: no bound); past it, new results
+        go to disk only. Not least-recently-used: an export walks every document in the same
+        order, which would evict every entry just before its next use."""
+        self._bytes = 0
         self._entries: dict[Hashable, bytes] = {}
         self._last_used: dict[Hashable, int] = {}
         self._generation = 0
@@ -62,8 +72,7 @@ class ContentCache:
         if data is None and self.disk is not None:
             data = self.disk.get(key)
             if data is not None:
-                with self._lock:
-                    self._entries[key] = data
+                self._hold(key, data)
         with self._lock:
             if data is None:
                 self.misses += 1
@@ -77,11 +86,21 @@ class ContentCache:
             data = marshal.dumps(value)
         except ValueError:  # not a plain JSON value: keep it through JSON, as documented
             data = marshal.dumps(json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False)))
-        with self._lock:
-            self._entries[key] = data
-            self._last_used[key] = self._generation
+        self._hold(key, data)
         if self.disk is not None:
             self.disk.put(key, data)
+
+    def _hold(self, key: Hashable, data: bytes) -> None:
+        """Keep ``data`` in memory unless that would pass :attr:`max_bytes` (then it stays on
+        disk only)."""
+        with self._lock:
+            old = self._entries.get(key)
+            grown = len(data) - (len(old) if old is not None else 0)
+            if old is None and self.max_bytes is not None and self._bytes + grown > self.max_bytes:
+                return
+            self._entries[key] = data
+            self._last_used[key] = self._generation
+            self._bytes += grown
 
     def memo(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per key; later calls return a fresh copy of the stored result."""
@@ -102,7 +121,9 @@ class ContentCache:
             oldest = self._generation - self.KEEP_GENERATIONS
             stale = [key for key, used in self._last_used.items() if used < oldest]
             for key in stale:
-                self._entries.pop(key, None)
+                dropped = self._entries.pop(key, None)
+                if dropped is not None:
+                    self._bytes -= len(dropped)
                 del self._last_used[key]
 
     def clear(self, *, disk: bool = False) -> None:
@@ -111,6 +132,7 @@ class ContentCache:
         with self._lock:
             self._entries.clear()
             self._last_used.clear()
+            self._bytes = 0
         if disk and self.disk is not None:
             self.disk.clear()
 

@@ -32,6 +32,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 FILE_NAME = "export-cache.sqlite3"
+PENDING_BYTES = 8 << 20
+"""New results are committed whenever this many bytes of them wait (and at the end of an export)."""
 
 # The code whose results are kept: a change to any of these files makes the kept results stale.
 _SOURCES = ("script", "project/content", "export/game_export.py", "export/schema_export.py",
@@ -81,7 +83,9 @@ class DiskMemo:
         self.path = path
         self._lock = threading.Lock()
         self._pending: list[tuple[str, str, str, bytes]] = []
+        self._pending_bytes = 0
         self._conn: sqlite3.Connection | None = None
+        self._empty = False  # nothing kept yet (a first export): lookups are skipped
         self.broken = False
 
     def _connect(self) -> sqlite3.Connection | None:
@@ -101,6 +105,7 @@ class DiskMemo:
                 conn.execute("DELETE FROM results")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)", (fingerprint,))
                 conn.execute("COMMIT")
+            self._empty = conn.execute("SELECT 1 FROM results LIMIT 1").fetchone() is None
         except sqlite3.Error as exc:
             self._fail(exc)
             return None
@@ -121,7 +126,7 @@ class DiskMemo:
             return None
         with self._lock:
             conn = self._connect()
-            if conn is None:
+            if conn is None or self._empty:
                 return None
             try:
                 row = conn.execute("SELECT key, value FROM results WHERE doc_id = ? AND kind = ?", where).fetchone()
@@ -138,11 +143,16 @@ class DiskMemo:
             return
         with self._lock:
             self._pending.append((*where, _key_text(key), data))
+            self._pending_bytes += len(data)
+            full = self._pending_bytes >= PENDING_BYTES
+        if full:  # the first export of a large project: written as it goes, not held to the end
+            self.flush()
 
     def flush(self) -> None:
         """Commit the results :meth:`put` since the last flush (one transaction)."""
         with self._lock:
             pending, self._pending = self._pending, []
+            self._pending_bytes = 0
             if not pending:
                 return
             conn = self._connect()
@@ -152,6 +162,7 @@ class DiskMemo:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)", pending)
                 conn.execute("COMMIT")
+                self._empty = False
             except sqlite3.Error as exc:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
@@ -161,10 +172,12 @@ class DiskMemo:
         """Forget every kept result (the benchmark's first export of a project)."""
         with self._lock:
             self._pending.clear()
+            self._pending_bytes = 0
             conn = self._connect()
             if conn is not None:
                 try:
                     conn.execute("DELETE FROM results")
+                    self._empty = True
                 except sqlite3.Error as exc:
                     self._fail(exc)
 

@@ -77,6 +77,8 @@ LEGACY_EDITOR_FIELDS: dict[str, tuple[str, ...]] = {
 # ``_revs_info``, ``_local_seq``) is stripped too.
 STRIPPED_FIELDS: frozenset[str] = frozenset({"_rev", "locked", "lockedBy", "lockedAt", "lockBroken"})
 
+_KEPT_UNDERSCORED = frozenset({"_id", "_attachments"})
+
 # Per-machine fields of ProjectSettings that old files still carry (Drafft 1.x kept the remote
 # database, password included, in the replicated settings) are never exported: one rule,
 # :func:`storyloom.project.settings.public_settings`, shared with the API's ``/info``.
@@ -330,7 +332,7 @@ class _Exporter:
     def base(self, doc: dict[str, Any], collection: str, tree: Mapping[str, Any]) -> dict[str, Any]:
         """Strip revision, lock and local fields; add ``collection``, ``children``, ``path``;
         attachments as stubs. Works in place on the freshly read document."""
-        for key in [k for k in doc if (k[:1] == "_" and k != "_id" and k != "_attachments") or k in STRIPPED_FIELDS]:
+        for key in [k for k in doc if k in STRIPPED_FIELDS or (k[:1] == "_" and k not in _KEPT_UNDERSCORED)]:
             del doc[key]
         if collection == SETTINGS_ID:
             public = public_settings(doc)
