@@ -35,8 +35,8 @@ class ContentCache:
     KEEP_GENERATIONS = 3
     """A result unused by this many exports in a row is forgotten."""
 
-    MEMORY_BYTES_WITH_DISK = 64 << 20
-    """With results kept on disk, memory holds at most this many bytes of them (the first ones
+    MEMORY_BYTES_WITH_DISK = 32 << 20
+    """With results kept on disk, memory holds at most this many bytes of them (32 MiB) (the first ones
     met; the others are read from disk on each use), so a large project's memo stays bounded."""
 
     def __init__(self, disk: DiskMemo | None = None, max_bytes: int | None = None) -> None:
@@ -68,7 +68,8 @@ class ContentCache:
         """The stored result (a fresh copy), or :data:`MISS`."""
         with self._lock:
             data = self._entries.get(key)
-            self._last_used[key] = self._generation
+            if data is not None:  # only what memory holds is aged (see trim)
+                self._last_used[key] = self._generation
         if data is None and self.disk is not None:
             data = self.disk.get(key)
             if data is not None:

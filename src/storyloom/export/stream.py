@@ -328,7 +328,7 @@ def stream_game_export(
                 tree=derive_tree(light), cache=cache, compat=compat,
             )
             facts = SchemaFacts(set(attachment_ids), cache) if with_schema else None
-            del light
+            del light, apps, variables, variable_ids
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
             documents = 0
