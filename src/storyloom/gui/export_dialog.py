@@ -58,6 +58,7 @@ from storyloom.export.game_export import default_collections
 from storyloom.gui import theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role
+from storyloom.progress import Progress
 from storyloom.project.settings import EXPORT_COMPAT
 
 _TEXT = {
@@ -312,11 +313,16 @@ class ExportDialog(QDialog):
         self._cancel = False
         project, user, progress = self.session.project, self.user, self._progress.step.emit
 
+        def counted(event: Progress) -> None:  # documents done of the total, thinned by the reporter
+            if event.total and not event.finished:
+                progress(f"{event.done:,} of {event.total:,} documents…")
+
         def work() -> ExportResult:
             if self.kind == SCHEMA:
-                return export_schema(project, choices, progress=progress, cancelled=lambda: self._cancel)
+                return export_schema(project, choices, progress=progress, cancelled=lambda: self._cancel,
+                                     on_progress=counted)
             return export_game_content(project, choices, exported_by=user, progress=progress,
-                                       cancelled=lambda: self._cancel)
+                                       cancelled=lambda: self._cancel, on_progress=counted)
 
         task = Task(work, _TEXT[self.kind][0], self)
         task.succeeded.connect(self._done)
