@@ -354,6 +354,8 @@ def test_t24_missing_stub_is_recovered_with_full_data(
     rev2 = a.put(doc)["rev"]
     # The target claims to hold 2-… as an ancestor: the source sends f.bin as a stub, which the
     # server cannot resolve (it has never seen these bytes): 412, then a full resend.
+    # (into a database that holds something: a first push into an empty one asks no _revs_diff)
+    couch.put_doc(name, {"_id": "already-there"})
     target = InjectAncestors(remote, [rev2])
     source = RecordingFetch(a)
     bulk_docs_answers: list[tuple[int, str]] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.sync.errors import (
@@ -26,6 +26,16 @@ from storyloom.sync.errors import (
     RemoteUnauthorized,
     RequestTooLarge,
     SyncError,
+)
+
+# FetchResult, match_fetched, clean_doc and take_included_docs are imported from here too.
+from storyloom.sync.fetched import (  # noqa: F401
+    FetchResult,
+    clean_doc,
+    collect_bulk_get,
+    match_fetched,
+    rev_ancestry,
+    take_included_docs,
 )
 from storyloom.sync.remote import RemoteDatabase, dumps
 
@@ -63,59 +73,6 @@ class ChangesPage:
     pending: int | None = None
 
 
-@dataclass
-class FetchResult:
-    docs: list[dict[str, Any]] = field(default_factory=list)
-    #: ``(id, rev, error, reason)`` for requested revisions the source did not return.
-    unresolved: list[tuple[str, str, str, str]] = field(default_factory=list)
-
-
-def rev_ancestry(doc: dict[str, Any]) -> set[str]:
-    """The revs a fetched document proves (its ``_rev`` and its ``_revisions`` path)."""
-    revs = {doc.get("_rev", "")}
-    revisions = doc.get("_revisions")
-    if isinstance(revisions, dict):
-        start = revisions.get("start")
-        ids = revisions.get("ids") or []
-        if isinstance(start, int):
-            revs.update(f"{start - i}-{h}" for i, h in enumerate(ids))
-    return revs
-
-
-def match_fetched(
-    requested: dict[str, list[str]],
-    found: Iterable[tuple[str, dict[str, Any]]],
-    errors: dict[tuple[str, str], tuple[str, str]],
-) -> FetchResult:
-    """Match fetched documents to the requested ``(id, rev)`` pairs by id and rev.
-
-    A request is satisfied by a document with that rev or, because fetches use
-    ``latest=true``, by a newer leaf whose history contains it. Duplicates are dropped.
-    """
-    by_key: dict[tuple[str, str], dict[str, Any]] = {}
-    ancestry: dict[str, set[str]] = {}
-    for doc_id, doc in found:
-        key = (doc_id, doc.get("_rev", ""))
-        if key in by_key:
-            continue
-        by_key[key] = doc
-        ancestry.setdefault(doc_id, set()).update(rev_ancestry(doc))
-    result = FetchResult(docs=list(by_key.values()))
-    for doc_id, revs in requested.items():
-        proven = ancestry.get(doc_id, set())
-        for rev in revs:
-            if rev not in proven:
-                error, reason = errors.get((doc_id, rev), errors.get((doc_id, ""), ("not_found", "missing")))
-                result.unresolved.append((doc_id, rev, error, reason))
-    return result
-
-
-def clean_doc(doc: dict[str, Any]) -> dict[str, Any]:
-    """Drop the read-only meta fields a peer may add; keep what ``new_edits=false`` needs."""
-    for key in ("_conflicts", "_deleted_conflicts", "_revs_info", "_local_seq"):
-        doc.pop(key, None)
-    return doc
-
 
 class Peer:
     """One end of a replication."""
@@ -134,7 +91,21 @@ class Peer:
     def update_seq(self) -> Any:
         return None
 
-    def changes(self, since: Any, limit: int, doc_ids: list[str] | None = None) -> ChangesPage:
+    def count_changes(self, since: Any) -> int | None:
+        """How many changes rows follow ``since``, when the peer can tell cheaply (None if not):
+        the total of a replication's progress."""
+        return None
+
+    def is_empty(self) -> bool:
+        """Whether the database has never held a document (False when the peer cannot tell)."""
+        return False
+
+    def changes(
+        self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
+    ) -> ChangesPage:
+        """A page of the changes feed (``style=all_docs``). With ``include_docs`` a peer may put
+        each row's winning revision in ``doc`` (only a remote one does: see
+        :func:`take_included_docs`)."""
         raise NotImplementedError
 
     def wait_changes(
@@ -204,7 +175,18 @@ class LocalPeer(Peer):
     def update_seq(self) -> Any:
         return _local_read(self.db.info)["update_seq"]
 
-    def changes(self, since: Any, limit: int, doc_ids: list[str] | None = None) -> ChangesPage:
+    def count_changes(self, since: Any) -> int | None:
+        try:
+            seq = int(since or 0)
+        except (TypeError, ValueError):
+            return None
+        return int(_local_read(self.db.changes_count, seq))
+
+    def changes(
+        self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
+    ) -> ChangesPage:
+        # No included documents: reading them here costs what ``fetch`` costs, for documents
+        # the target may have already.
         result = _local_read(self.db.changes, since=since, limit=limit, style="all_docs", doc_ids=doc_ids)
         return ChangesPage(result["results"], result["last_seq"])
 
@@ -242,7 +224,7 @@ class LocalPeer(Peer):
                     item["atts_since"] = since
                 requests.append(item)
         reply = _local_read(self.db.bulk_get, requests, revs=True, latest=True, attachments=True)
-        return _collect_bulk_get(missing, reply)
+        return collect_bulk_get(missing, reply)
 
     def write(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         from storyloom.store import MissingStub, StoreError
@@ -289,26 +271,6 @@ class LocalPeer(Peer):
             self._unsubscribe()
             self._unsubscribe = None
 
-
-def _collect_bulk_get(missing: dict[str, list[str]], reply: dict[str, Any]) -> FetchResult:
-    found: list[tuple[str, dict[str, Any]]] = []
-    errors: dict[tuple[str, str], tuple[str, str]] = {}
-    for item in reply.get("results") or []:
-        doc_id = item.get("id")
-        for entry in item.get("docs") or []:
-            if "ok" in entry and isinstance(entry["ok"], dict):
-                doc = entry["ok"]
-                found.append((doc.get("_id", doc_id), clean_doc(doc)))
-            elif "error" in entry and isinstance(entry["error"], dict):
-                err = entry["error"]
-                errors[(err.get("id", doc_id), err.get("rev") or "")] = (
-                    str(err.get("error", "error")),
-                    str(err.get("reason", "")),
-                )
-            elif "missing" in entry:
-                errors[(doc_id, str(entry["missing"]))] = ("not_found", "missing")
-            # ``{}``: pouchdb-server's answer for a missing document; matched as unresolved.
-    return match_fetched(missing, found, errors)
 
 
 # -- remote --------------------------------------------------------------------------------------
@@ -436,10 +398,29 @@ class RemotePeer(Peer):
     def update_seq(self) -> Any:
         return self.remote.info().get("update_seq")
 
+    def is_empty(self) -> bool:
+        info = self.remote.info()
+        seq = info.get("update_seq")
+        # CouchDB 2+ seqs are opaque strings that start with the number ("0-g1AAAA...").
+        fresh = seq == 0 or (isinstance(seq, str) and seq.split("-", 1)[0] == "0")
+        return fresh and info.get("doc_count") == 0 and not info.get("doc_del_count")
+
+    def count_changes(self, since: Any) -> int | None:
+        # From the start, the feed has one row per document, deleted ones included; later
+        # seqs are opaque, and the pages' ``pending`` says what is left (CouchDB 2 and later).
+        if since not in (0, "0", None):
+            return None
+        info = self.remote.info()
+        count, deleted = info.get("doc_count"), info.get("doc_del_count") or 0
+        return count + deleted if isinstance(count, int) and isinstance(deleted, int) else None
+
     # changes ------------------------------------------------------------------------------------
 
-    def changes(self, since: Any, limit: int, doc_ids: list[str] | None = None) -> ChangesPage:
-        result = self.remote.changes(since, limit=limit, style="all_docs", doc_ids=doc_ids)
+    def changes(
+        self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
+    ) -> ChangesPage:
+        extra = {"include_docs": True} if include_docs else {}
+        result = self.remote.changes(since, limit=limit, style="all_docs", doc_ids=doc_ids, **extra)
         pending = result.get("pending")
         last_seq = result.get("last_seq")
         return ChangesPage(
@@ -495,8 +476,15 @@ class RemotePeer(Peer):
         return _split_on_413(self.remote.revs_diff, revs)
 
     def fetch(self, missing: dict[str, list[str]], atts_since: dict[str, list[str]] | None = None) -> FetchResult:
+        """The missing revisions with their history and attachments: ``_bulk_get`` where the
+        server has it; otherwise, as PouchDB, ``_all_docs?keys`` for first-generation revisions
+        (``first_generation_fast_path``) and ``open_revs`` GETs for the rest."""
         if not missing:
             return FetchResult()
+        if self.remote.bulk_get_supported is not False:
+            fetched = self._fetch_bulk_get(missing, atts_since or {})
+            if fetched is not None:
+                return fetched
         result = FetchResult()
         rest = dict(missing)
         if self.first_generation_fast_path:
@@ -506,7 +494,7 @@ class RemotePeer(Peer):
                 result.docs.extend(got.values())
                 rest = {doc_id: revs for doc_id, revs in missing.items() if doc_id not in got}
         if rest:
-            more = self._fetch_revisions(rest, atts_since or {})
+            more = self._fetch_open_revs(rest, atts_since or {})
             result.docs.extend(more.docs)
             result.unresolved.extend(more.unresolved)
         return result
@@ -531,27 +519,27 @@ class RemotePeer(Peer):
             got[doc_id] = clean_doc(doc)
         return got
 
-    def _fetch_revisions(self, missing: dict[str, list[str]], atts_since: dict[str, list[str]]) -> FetchResult:
-        if self.remote.bulk_get_supported is not False:
-            items: list[dict[str, Any]] = []
-            for doc_id, revs in missing.items():
-                for rev in revs:
-                    item: dict[str, Any] = {"id": doc_id, "rev": rev}
-                    if atts_since.get(doc_id):
-                        item["atts_since"] = atts_since[doc_id]
-                    items.append(item)
-            try:
-                reply = _split_on_413(self.remote.bulk_get, items)
-            except RemoteError as exc:
-                # Only "no such endpoint" downgrades, and only this client: a 400 or a 5xx
-                # says nothing about the server lacking _bulk_get.
-                if exc.status not in BULK_GET_MISSING_STATUSES:
-                    raise
-                self.remote.bulk_get_supported = False
-            else:
-                self.remote.bulk_get_supported = True
-                return _collect_bulk_get(missing, reply)
-        return self._fetch_open_revs(missing, atts_since)
+    def _fetch_bulk_get(self, missing: dict[str, list[str]], atts_since: dict[str, list[str]]) -> FetchResult | None:
+        """``_bulk_get``, or None when the server has no such endpoint (this client then stops
+        asking)."""
+        items: list[dict[str, Any]] = []
+        for doc_id, revs in missing.items():
+            for rev in revs:
+                item: dict[str, Any] = {"id": doc_id, "rev": rev}
+                if atts_since.get(doc_id):
+                    item["atts_since"] = atts_since[doc_id]
+                items.append(item)
+        try:
+            reply = _split_on_413(self.remote.bulk_get, items)
+        except RemoteError as exc:
+            # Only "no such endpoint" downgrades, and only this client: a 400 or a 5xx
+            # says nothing about the server lacking _bulk_get.
+            if exc.status not in BULK_GET_MISSING_STATUSES:
+                raise
+            self.remote.bulk_get_supported = False
+            return None
+        self.remote.bulk_get_supported = True
+        return collect_bulk_get(missing, reply)
 
     def _fetch_open_revs(self, missing: dict[str, list[str]], atts_since: dict[str, list[str]]) -> FetchResult:
         """Fallback: ``GET /db/id?open_revs=[…]`` per document, 6 at a time, at most 50 revs
@@ -714,4 +702,5 @@ __all__ = [
     "RemotePeer",
     "StubsUnresolved",
     "match_fetched",
+    "take_included_docs",
 ]

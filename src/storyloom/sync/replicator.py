@@ -30,9 +30,11 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from storyloom.progress import ProgressCallback, reporter
 from storyloom.sync.backoff import BackoffFunction, default_backoff
 from storyloom.sync.checkpoint import Checkpointer, CheckpointMode, replication_id
 from storyloom.sync.errors import (
@@ -44,8 +46,25 @@ from storyloom.sync.errors import (
     RemoteUnauthorized,
     SyncError,
 )
+
+# FAILED_DOCS_PREFIX and failed_docs_id are imported from here by callers of this module.
+from storyloom.sync.failed_docs import (  # noqa: F401
+    FAILED_DOCS_PREFIX,
+    TOO_LARGE_REMEDY,
+    DocFailure,
+    FailedDocs,
+    denied_failures,
+    failed_docs_id,
+)
 from storyloom.sync.identity import IdentityDoc, check_peers
-from storyloom.sync.peers import DEFAULT_MAX_REQUEST_BYTES, FetchResult, Peer, StubsUnresolved
+from storyloom.sync.peers import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    ChangesPage,
+    FetchResult,
+    Peer,
+    StubsUnresolved,
+    take_included_docs,
+)
 
 log = logging.getLogger("storyloom.sync")
 
@@ -57,22 +76,16 @@ EventType = Literal["active", "paused", "change", "denied", "error", "complete"]
 #: counters keep counting).
 MAX_FAILURES_KEPT = 1000
 
-#: ``_local`` id prefix of the per-replication list of documents refused as too large.
-FAILED_DOCS_PREFIX = "_local/storyloom-failed-"
-
-TOO_LARGE_REMEDY = (
-    "raise the proxy's request body limit (nginx: client_max_body_size) or the server's "
-    "[couchdb] max_document_size / [chttpd] max_http_request_size, or make the document "
-    "smaller; it is sent again on the next sync"
-)
 
 
 @dataclass
 class ReplicationOptions:
     """How a replication runs. The defaults suit a one-shot CLI run."""
 
-    #: Changes read per batch (PouchDB's ``batch_size``).
-    batch_size: int = 100
+    #: Changes read per batch (PouchDB's ``batch_size``; CouchDB's replicator reads 500).
+    #: Performance (bench/sync_bench.py): pouchdb-server spends about a third less per
+    #: document on pages of 500 than of 100, and the batches in memory stay small.
+    batch_size: int = 500
     #: Batches read, diffed and fetched ahead of the one being written.
     prefetch_batches: int = 2
     #: Upper bound of one ``_bulk_docs`` request body; larger batches are split.
@@ -93,6 +106,11 @@ class ReplicationOptions:
     doc_ids: list[str] | None = None
     #: Longpoll heartbeat of the live pull, in milliseconds.
     heartbeat_ms: int = 10_000
+    #: Read first-generation documents with the changes feed of a remote source
+    #: (``include_docs``, see ``peers.take_included_docs``) instead of fetching them: True,
+    #: False, or None (the default): from the start of a first pull, and afterwards while
+    #: most of the last batch was missing on the target.
+    include_docs: bool | None = None
     #: Where both sides keep their project identity: a remote database of another project
     #: is refused (``ProjectMismatch``) before anything is written. None: no check.
     identity: IdentityDoc | None = None
@@ -110,31 +128,6 @@ class ReplicationOptions:
             raise ValueError("max_request_bytes must be at least 1024")
 
 
-@dataclass
-class DocFailure:
-    """A document that could not be written (denied by the server, or too large)."""
-
-    id: str
-    rev: str | None
-    error: str
-    reason: str
-    size: int | None = None
-    remedy: str | None = None
-
-    @property
-    def message(self) -> str:
-        text = f"{self.id} ({self.rev}): {self.error}"
-        if self.size is not None:
-            text += f", {self.size} bytes"
-        if self.reason:
-            text += f": {self.reason}"
-        if self.remedy:
-            text += f"; {self.remedy}"
-        return text
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
 
 @dataclass
 class ReplicationStatus:
@@ -151,6 +144,10 @@ class ReplicationStatus:
     start_seq: Any = None
     last_seq: Any = None
     pending: int | None = None
+    #: Changes rows handled (documents looked at, whether or not the target lacked them), and
+    #: how many this run has in all when a peer says (the figures of ``progress``).
+    handled: int = 0
+    total: int | None = None
     batches: int = 0
     retries: int = 0
     replication_id: str | None = None
@@ -188,6 +185,8 @@ class ReplicationStatus:
             "start_seq": self.start_seq,
             "last_seq": self.last_seq,
             "pending": self.pending,
+            "handled": self.handled,
+            "total": self.total,
             "batches": self.batches,
             "retries": self.retries,
             "replication_id": self.replication_id,
@@ -227,7 +226,11 @@ class _Batch:
     missing: dict[str, list[str]] = field(default_factory=dict)
     ancestors: dict[str, list[str]] = field(default_factory=dict)
     fetched: FetchResult = field(default_factory=FetchResult)
+    #: Missing revisions the changes page carried already (``include_docs``).
+    included: list[dict[str, Any]] = field(default_factory=list)
     pending: int | None = None
+    #: Share of the page's revisions the target lacked (decides ``include_docs`` next).
+    missing_share: float = 0.0
 
 
 @dataclass
@@ -255,73 +258,6 @@ class _EitherSet:
     def is_set(self) -> bool:
         return self.first.is_set() or self.second.is_set()
 
-
-def failed_docs_id(rep_id: str) -> str:
-    """The ``_local`` id of the "failed documents" list of a replication."""
-    return FAILED_DOCS_PREFIX + rep_id.removeprefix("_local/")
-
-
-class FailedDocs:
-    """The persistent list of documents a replication could not send (too large, or refused):
-    ``{"docs": {id: {"revs": [...], "size": n, "error": "too_large" | "forbidden", "reason"}}}``
-    in a ``_local`` document of ``peer`` (the local store). Written only when it changes."""
-
-    def __init__(self, peer: Peer, rep_id: str) -> None:
-        self.peer = peer
-        self.id = failed_docs_id(rep_id)
-        self.entries: dict[str, dict[str, Any]] = {}
-        self._rev: str | None = None
-        self._loaded = False
-
-    def load(self) -> dict[str, dict[str, Any]]:
-        doc = self.peer.get_checkpoint(self.id)
-        self._rev = None if doc is None else doc.get("_rev")
-        docs = (doc or {}).get("docs")
-        self.entries = {
-            str(k): dict(v) for k, v in (docs.items() if isinstance(docs, dict) else []) if isinstance(v, dict)
-        }
-        self._loaded = True
-        return self.entries
-
-    def add(self, failures: list[DocFailure]) -> None:
-        if not self._loaded:
-            self.load()
-        for failure in failures:
-            entry = self.entries.setdefault(failure.id, {})
-            revs = entry["revs"] = [r for r in entry.get("revs") or [] if isinstance(r, str)]
-            if failure.rev and failure.rev not in revs:
-                revs.append(failure.rev)
-            entry["size"] = failure.size
-            entry["error"] = failure.error
-            entry["reason"] = failure.reason
-            entry["failed_at"] = time.time()
-        self.save()
-
-    def remove(self, doc_ids: list[str]) -> None:
-        changed = False
-        for doc_id in doc_ids:
-            changed = self.entries.pop(doc_id, None) is not None or changed
-        if changed:
-            self.save()
-
-    def save(self) -> None:
-        body: dict[str, Any] = {"_id": self.id, "docs": self.entries, "replicator": "storyloom", "version": 1}
-        for _attempt in range(5):
-            if self._rev:
-                body["_rev"] = self._rev
-            else:
-                body.pop("_rev", None)
-            try:
-                self._rev = self.peer.put_checkpoint(dict(body))
-                return
-            except Exception as exc:  # the store's or the server's 409: take the current rev
-                if getattr(exc, "status", None) != 409:
-                    raise
-                current = self.peer.get_checkpoint(self.id)
-                self._rev = None if current is None else current.get("_rev")
-        raise BatchFailed(f"the list of failed documents {self.id} kept conflicting")
-
-
 class Replicator:
     """Replicates ``source`` into ``target`` once, or continuously with ``live=True``."""
 
@@ -333,12 +269,15 @@ class Replicator:
         *,
         direction: Direction = "replicate",
         on_event: EventCallback | None = None,
+        progress: ProgressCallback | None = None,
     ) -> None:
         self.source = source
         self.target = target
         self.options = options or ReplicationOptions()
         self.direction = direction
         self.on_event = on_event
+        #: Changes rows handled out of the total when a peer says it (``storyloom.progress``).
+        self.progress = reporter(progress, "replicate" if direction == "replicate" else direction)
         self._status = ReplicationStatus(direction=direction, live=self.options.live)
         self._lock = threading.RLock()
         self._cancel = threading.Event()
@@ -349,6 +288,7 @@ class Replicator:
         self._progress = False
         self._failed: FailedDocs | None = None
         self._failed_retried = False
+        self._all_missing = False
 
     # -- public API ------------------------------------------------------------------------------
 
@@ -402,6 +342,11 @@ class Replicator:
             self.on_event(event)
         except Exception:  # a listener's bug must not stop the replication
             log.exception("sync event listener failed")
+
+    def _set_total(self, total: int) -> None:
+        with self._lock:
+            self._status.total = total
+        self.progress.set_total(total)
 
     def _set_state(self, state: State) -> None:
         with self._lock:
@@ -480,6 +425,7 @@ class Replicator:
         with self._lock:
             self._status.state = state
             self._status.ended_at = time.time()
+        self.progress.finish()
         self.close()
         self._emit("complete", error=self._status.last_error if state == "error" else None)
 
@@ -520,6 +466,19 @@ class Replicator:
             if self._status.start_seq is None:
                 self._status.start_seq = since
             self._status.last_seq = since
+        # Into a database that has never held a document, every revision is missing: a one-shot
+        # first push sends them without asking ``_revs_diff`` (writing a revision the target got
+        # meanwhile with ``new_edits=false`` changes nothing). Not in live mode, where the pull
+        # brings the target's documents into the source and they must not go back as new.
+        # Performance (bench/sync_bench.py): pouchdb-server's part of a first push is about a
+        # sixth less.
+        self._all_missing = (not opts.live and since in (0, "0", None) and self.target.is_remote
+                             and self.target.is_empty())
+        if self.progress.active:
+            # (a retry from a later checkpoint may not know: the total stays what it was)
+            left = self.source.count_changes(since)
+            if left is not None:
+                self._set_total(self.progress.done + left)
         if opts.checkpoint is not False:
             # Without checkpoints every run starts from 0 and sends everything anyway.
             local = next((p for p in (self.source, self.target) if not p.is_remote), self.source)
@@ -542,6 +501,10 @@ class Replicator:
             while True:
                 item = self._next(batches)
                 if item is _END:
+                    # Counted from a server's document counts, the total is an estimate
+                    # (pouchdb-server gives no deleted count): at the end it is what was done.
+                    if self.progress.total != self.progress.done:
+                        self._set_total(self.progress.done)
                     return
                 if item is _CAUGHT_UP:
                     self._caught_up()
@@ -576,24 +539,40 @@ class Replicator:
         return False
 
     def _read_batches(self, since: Any, batches: queue.Queue[Any], stop: threading.Event) -> None:
-        """Reader thread: changes → revs_diff → fetch, one batch at a time, into the queue."""
+        """Reader thread: changes → revs_diff → fetch, one batch at a time, into the queue.
+
+        After a full page of a remote source, the next one is requested at once, in a helper
+        thread, while this one is diffed and fetched. Performance (bench/sync_bench.py): the server then always
+        has the next page to prepare, instead of waiting for this process between pages."""
         opts = self.options
         live_waiting = False
         stopped = _EitherSet(self._cancel, stop)
+        # A first pull (nothing read yet) lacks every document; later, the last batch tells.
+        include = self.source.is_remote and opts.include_docs is not False and (
+            opts.include_docs is True or since in (0, "0", None))
+        ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"storyloom-sync-{self.direction}-changes")
+        next_page: Future[ChangesPage] | None = None
         try:
             while not stop.is_set() and not self._cancel.is_set():
                 if live_waiting:
                     page = self.source.wait_changes(since, opts.batch_size, opts.doc_ids, stopped)
+                elif next_page is not None:
+                    page, next_page = next_page.result(), None
                 else:
-                    page = self.source.changes(since, opts.batch_size, opts.doc_ids)
+                    page = self._read_page(since, include)
+                full = len(page.results) >= opts.batch_size
+                if full and self.source.is_remote:  # (the local store answers in milliseconds)
+                    next_page = ahead.submit(self._read_page, page.last_seq, include)
                 if page.results or page.last_seq != since:
                     batch = _Batch(rows=page.results, last_seq=page.last_seq, pending=page.pending)
                     if page.results:
                         self._prepare_batch(batch)
+                        if self.source.is_remote and opts.include_docs is None:
+                            include = batch.missing_share >= 0.5
                     if not self._put(batches, batch, stop):
                         return
                 since = page.last_seq
-                if len(page.results) >= opts.batch_size:
+                if full:
                     live_waiting = False  # there may be more right away
                     continue
                 if not opts.live:
@@ -605,6 +584,15 @@ class Replicator:
         except BaseException as exc:  # handed to the writer, which raises it
             item: BaseException = Cancelled("the replication was cancelled") if self._cancel.is_set() else exc
             self._put(batches, item, stop)
+        finally:
+            # A page still being read is dropped (a cancel aborts its request).
+            ahead.shutdown(wait=False, cancel_futures=True)
+
+    def _read_page(self, since: Any, include: bool) -> ChangesPage:
+        opts = self.options
+        if include:
+            return self.source.changes(since, opts.batch_size, opts.doc_ids, include_docs=True)
+        return self.source.changes(since, opts.batch_size, opts.doc_ids)
 
     def _prepare_batch(self, batch: _Batch) -> None:
         revs: dict[str, list[str]] = {}
@@ -617,13 +605,19 @@ class Replicator:
                 rev = change.get("rev")
                 if rev and rev not in revs[doc_id]:
                     revs[doc_id].append(rev)
-        diff = self.target.revs_diff(revs) if revs else {}
+        if self._all_missing:
+            diff: dict[str, Any] = {doc_id: {"missing": r} for doc_id, r in revs.items() if r}
+        else:
+            diff = self.target.revs_diff(revs) if revs else {}
         for doc_id, entry in diff.items():
             missing = list(entry.get("missing") or [])
             if missing:
                 batch.missing[doc_id] = missing
                 if entry.get("possible_ancestors"):
                     batch.ancestors[doc_id] = list(entry["possible_ancestors"])
+        asked = sum(len(r) for r in revs.values())
+        batch.missing_share = sum(len(r) for r in batch.missing.values()) / asked if asked else 0.0
+        batch.included = take_included_docs(batch.rows, batch.missing)
         if batch.missing:
             batch.fetched = self.source.fetch(batch.missing, batch.ancestors)
 
@@ -634,7 +628,7 @@ class Replicator:
         failures, ``denied`` event). Raises nothing for per-document failures: the caller
         decides what they mean."""
         fetched = batch.fetched
-        docs = fetched.docs
+        docs = batch.included + fetched.docs if batch.included else fetched.docs
         failures: list[dict[str, Any]] = []
         if docs:
             try:
@@ -642,7 +636,7 @@ class Replicator:
             except StubsUnresolved as exc:
                 log.info("%s: %s; fetching full attachments", self.direction, exc.message)
                 fetched = self.source.fetch(batch.missing, None)
-                docs = fetched.docs
+                docs = batch.included + fetched.docs
                 failures = self.target.write(docs)
         self._check_cancel()
         written = _Written(fetched=fetched, docs=docs)
@@ -709,8 +703,15 @@ class Replicator:
             )
         if (too_large or denied) and self._failed is not None:
             # Recorded before the checkpoint moves past them: the next run sends them first.
-            self._failed.add(too_large + [d for f in denied for d in _denied_failures(f, written.docs)])
+            self._failed.add(too_large + [d for f in denied for d in denied_failures(f, written.docs)])
         checkpointer.write(batch.last_seq)
+        with self._lock:
+            self._status.handled += len(batch.rows)
+        self.progress.advance(len(batch.rows))
+        if batch.pending is not None and self.progress.total != self.progress.done + batch.pending:
+            self._set_total(self.progress.done + batch.pending)
+        elif self.progress.total is not None and self.progress.done > self.progress.total:
+            self._set_total(self.progress.done)
         with self._lock:
             self._status.last_seq = batch.last_seq
             self._status.pending = batch.pending
@@ -778,14 +779,6 @@ class Replicator:
             self._status.state = "paused"
         self._emit("paused")
 
-
-def _denied_failures(failure: dict[str, Any], sent: list[dict[str, Any]]) -> list[DocFailure]:
-    """A ``forbidden`` refusal per revision (pouchdb-server names no rev: every one sent for the
-    id); an ``unauthorized`` one (a member's design document) is not kept, as before."""
-    doc_id = str(failure.get("id"))
-    revs = [failure["rev"]] if failure.get("rev") else [d.get("_rev") for d in sent if d.get("_id") == doc_id]
-    return [DocFailure(id=doc_id, rev=rev, error="forbidden", reason=str(failure.get("reason") or ""))
-            for rev in revs or [None]] if str(failure.get("error")).lower() == "forbidden" else []
 
 
 def _snapshot(status: ReplicationStatus) -> ReplicationStatus:

@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from storyloom.progress import ProgressCallback
 from storyloom.sync.errors import AccessDenied, SyncError
 from storyloom.sync.peers import LocalPeer, RemotePeer
 from storyloom.sync.remote import AuthMode, RemoteDatabase
@@ -52,10 +53,14 @@ def make_push(
     remote: RemoteDatabase,
     options: ReplicationOptions | None = None,
     on_event: EventCallback | None = None,
+    *,
+    progress: ProgressCallback | None = None,
 ) -> Replicator:
-    """A replicator from the local store to the remote database (not started)."""
+    """A replicator from the local store to the remote database (not started); ``progress``
+    hears of the documents handled (phase ``"push"``)."""
     opts = options or ReplicationOptions()
-    return Replicator(LocalPeer(db), _remote_peer(remote, opts), opts, direction="push", on_event=on_event)
+    return Replicator(LocalPeer(db), _remote_peer(remote, opts), opts, direction="push", on_event=on_event,
+                      progress=progress)
 
 
 def make_pull(
@@ -63,10 +68,14 @@ def make_pull(
     db: Database,
     options: ReplicationOptions | None = None,
     on_event: EventCallback | None = None,
+    *,
+    progress: ProgressCallback | None = None,
 ) -> Replicator:
-    """A replicator from the remote database to the local store (not started)."""
+    """A replicator from the remote database to the local store (not started); ``progress``
+    hears of the documents handled (phase ``"pull"``, with the total the server gives)."""
     opts = options or ReplicationOptions()
-    return Replicator(_remote_peer(remote, opts), LocalPeer(db), opts, direction="pull", on_event=on_event)
+    return Replicator(_remote_peer(remote, opts), LocalPeer(db), opts, direction="pull", on_event=on_event,
+                      progress=progress)
 
 
 def push(
@@ -75,10 +84,11 @@ def push(
     options: ReplicationOptions | None = None,
     *,
     on_event: EventCallback | None = None,
+    progress: ProgressCallback | None = None,
     **overrides: Any,
 ) -> ReplicationStatus:
     """Replicate the local store into the remote database once; return the final status."""
-    return make_push(db, remote, _options(options, overrides), on_event).run()
+    return make_push(db, remote, _options(options, overrides), on_event, progress=progress).run()
 
 
 def pull(
@@ -87,10 +97,11 @@ def pull(
     options: ReplicationOptions | None = None,
     *,
     on_event: EventCallback | None = None,
+    progress: ProgressCallback | None = None,
     **overrides: Any,
 ) -> ReplicationStatus:
     """Replicate the remote database into the local store once; return the final status."""
-    return make_pull(remote, db, _options(options, overrides), on_event).run()
+    return make_pull(remote, db, _options(options, overrides), on_event, progress=progress).run()
 
 
 @dataclass
@@ -143,6 +154,7 @@ class Sync:
         options: ReplicationOptions | None = None,
         *,
         on_event: EventCallback | None = None,
+        progress: ProgressCallback | None = None,
         **overrides: Any,
     ) -> None:
         opts = _options(options, overrides)
@@ -150,8 +162,8 @@ class Sync:
         self.db = db
         self.remote = remote
         self.on_event = on_event
-        self.push_replicator = make_push(db, remote, opts, on_event)
-        self.pull_replicator = make_pull(remote, db, opts, on_event)
+        self.push_replicator = make_push(db, remote, opts, on_event, progress=progress)
+        self.pull_replicator = make_pull(remote, db, opts, on_event, progress=progress)
         self._thread: threading.Thread | None = None
         self._cancelled = threading.Event()
         self._done = threading.Event()
