@@ -9,8 +9,10 @@ and kept). Then, each as its own process, as a user runs them:
 
 * ``storyloom backup`` of the project (the backup file is an ``all_docs`` dump with attachments);
 * ``storyloom restore`` of that file as a copy (``--new-id``);
-* ``storyloom import`` of the same file: a Drafft v2 backup is the same ``allDocs`` dump, so the
-  import reads, converts, repairs and writes every document of it as it would a Drafft file's.
+* ``storyloom import`` of a Drafft v2 backup made from that file (:func:`drafft_backup`: the same
+  ``allDocs`` dump as Drafft writes it, with PouchDB's design document, each folder's
+  ``children`` array, some documents locked and some dates in epoch milliseconds), so the import
+  reads, converts, repairs and writes every document as it does a Drafft file's.
 
 Each process's peak RSS is read by a small wrapper process (forked straight from this process, a
 child would be charged this process's pages until it execs; see docs/benchmarks.md), with its
@@ -79,14 +81,17 @@ def run(args: argparse.Namespace, home: Path) -> int:
     print(machine())
     print(f"project: {count:,} documents (written in {written:.1f}s)")
     backup = home / "memory-bench-backup.json"
+    drafft = home / "memory-bench-drafft.json"
     checks: list[Check] = []
-    for verb, argv in (
-        ("backup", ["backup", name, "-o", str(backup)]),
-        ("restore", ["restore", str(backup), "--new-id", "--name", f"{name}-restored"]),
-        ("import", ["import", str(backup), "--name", f"{name}-imported", "--json"]),
+    for verb, argv, file in (
+        ("backup", ["backup", name, "-o", str(backup)], backup),
+        ("restore", ["restore", str(backup), "--new-id", "--name", f"{name}-restored"], backup),
+        ("import", ["import", str(drafft), "--name", f"{name}-imported", "--json"], drafft),
     ):
+        if verb == "import":
+            drafft_backup(backup, drafft)
         code, out, peak, elapsed = _measure(argv)
-        size = backup.stat().st_size / 1e6 if backup.exists() else 0.0
+        size = file.stat().st_size / 1e6 if file.exists() else 0.0
         print(f"storyloom {verb}: {elapsed:.1f}s, {size:.1f} MB file, peak RSS {peak:.0f} MB"
               + ("" if code == 0 else f", FAILED (exit {code})"))
         checks.append(Check(f"storyloom {verb}: peak RSS", peak if code == 0 else float("inf"), RSS_TARGET_MB,
@@ -97,6 +102,38 @@ def run(args: argparse.Namespace, home: Path) -> int:
                                 "==", ""))
     checks.append(Check("restore: documents restored = the project's", _count(f"{name}-restored"), count, "==", ""))
     return verdict("memory", checks)
+
+
+def drafft_backup(source: Path, target: Path) -> None:
+    """Write ``source`` (a Storyloom backup) as Drafft 2 writes a project's backup: a PouchDB
+    design document first, every folder's ``children`` (``{_id}`` objects, in the folder's order),
+    every 50th document locked and every 10th one's ``created`` in epoch milliseconds."""
+    import datetime
+
+    import ijson
+
+    children: dict[str, list[tuple[str, str]]] = {}
+    with source.open("rb") as handle:
+        for row in ijson.items(handle, "rows.item", use_float=True):
+            doc = row["doc"]
+            if isinstance(doc.get("parent"), str):
+                children.setdefault(doc["parent"], []).append((str(doc.get("sortKey")), doc["_id"]))
+    design = {"_id": "_design/idx-type", "_rev": "1-0", "language": "query",
+              "views": {"idx-type": {"map": {"fields": {"type": "asc"}}, "reduce": "_count"}}}
+    with source.open("rb") as handle, target.open("w", encoding="utf-8") as out:
+        out.write('{"total_rows":0,"offset":0,"rows":[\n')
+        out.write(json.dumps({"id": design["_id"], "key": design["_id"], "value": {"rev": "1-0"}, "doc": design}))
+        for index, row in enumerate(ijson.items(handle, "rows.item", use_float=True)):
+            doc = row["doc"]
+            if doc["_id"] in children:
+                doc["children"] = [{"_id": child} for _, child in sorted(children[doc["_id"]])]
+            if index % 50 == 1:
+                doc.update(locked=True, lockedBy="writer")
+            if index % 10 == 1 and isinstance(doc.get("created"), str):
+                moment = datetime.datetime.fromisoformat(doc["created"].replace("Z", "+00:00"))
+                doc["created"] = int(moment.timestamp() * 1000)
+            out.write(",\n" + json.dumps(row, ensure_ascii=False))
+        out.write("\n]}\n")
 
 
 def _env() -> dict[str, str]:
