@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from storyloom.store import Database, NotFound
 from storyloom.sync import RemoteDatabase
-from tests.support.couch import CouchServer
+from tests.support.couch import CouchServer, stop_process_group
 from tests.sync.pouch_peer import PouchError, PouchPeer
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -88,3 +99,38 @@ def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 0.0
             return time.monotonic() - started
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout}s")
+
+
+def run_storyloom(args: list[str], *, terminal: bool, env: dict[str, str]) -> tuple[int, str]:
+    """``storyloom ARGS`` as a process with ``env`` added; stderr to a pseudo-terminal or a pipe.
+    Returns the exit status and what reached stderr."""
+    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'src'}", COLUMNS="100", **env)
+    command = [sys.executable, "-m", "storyloom", *args]
+    if not terminal:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+        return done.returncode, done.stderr
+    leader, follower = pty.openpty()
+    # The size of a terminal window (a fresh pseudo-terminal has 0 rows, and tqdm shows no bar
+    # on a screen without rows).
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=follower, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    os.close(follower)
+    chunks: list[bytes] = []
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 60)
+            if not ready:
+                break
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        code = proc.wait(timeout=60)
+    finally:
+        stop_process_group(proc)
+        os.close(leader)
+    return code, b"".join(chunks).decode("utf-8", "replace")

@@ -6,14 +6,6 @@ progress bar on a terminal and its absence when piped."""
 from __future__ import annotations
 
 import base64
-import fcntl
-import os
-import pty
-import select
-import struct
-import subprocess
-import sys
-import termios
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +15,8 @@ from storyloom.progress import Progress
 from storyloom.store import Database
 from storyloom.sync import ReplicationOptions, SyncEvent, make_pull, pull, push
 from storyloom.sync.peers import take_included_docs
-from tests.support.couch import CouchServer, stop_process_group
-from tests.sync.helpers import admin_client, local_ids, local_state, remote_ids, remote_state
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.couch import CouchServer
+from tests.sync.helpers import admin_client, local_ids, local_state, remote_ids, remote_state, run_storyloom
 
 
 def _mixed_database(couch: CouchServer) -> tuple[str, list[str]]:
@@ -179,54 +169,20 @@ def test_an_interrupted_first_pull_resumes_from_its_last_checkpoint(couch: Couch
         remote.close()
 
 
-def _run_sync(args: list[str], *, terminal: bool, password: str) -> tuple[int, str]:
-    """``storyloom sync`` as a process; stderr to a pseudo-terminal or a pipe. Returns the exit
-    status and what reached stderr."""
-    env = dict(os.environ, STORYLOOM_REMOTE_PASSWORD=password, PYTHONPATH=f"{ROOT / 'src'}", COLUMNS="100")
-    command = [sys.executable, "-m", "storyloom", "sync", *args]
-    if not terminal:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
-        return done.returncode, done.stderr
-    leader, follower = pty.openpty()
-    # The size of a terminal window (a fresh pseudo-terminal has 0 rows, and tqdm shows no bar
-    # on a screen without rows).
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=follower, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
-    os.close(follower)
-    chunks: list[bytes] = []
-    try:
-        while True:
-            ready, _, _ = select.select([leader], [], [], 60)
-            if not ready:
-                break
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal closed with the process
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        code = proc.wait(timeout=60)
-    finally:
-        stop_process_group(proc)
-        os.close(leader)
-    return code, b"".join(chunks).decode("utf-8", "replace")
-
-
 def test_sync_draws_a_bar_on_a_terminal_and_nothing_when_piped(couch: CouchServer, tmp_path: Path) -> None:
     name = couch.create_db()
     couch.bulk_docs(name, [{"_id": f"doc-{i:03d}", "n": i} for i in range(300)])
     base = ["--remote", couch.db_url(name), "-u", couch.admin[0], "--direction", "pull"]
     for path in ("a", "b", "c"):
         Database(tmp_path / f"{path}.sqlite").close()  # sync takes an existing store file
-    code, err = _run_sync([str(tmp_path / "a.sqlite"), *base], terminal=True, password=couch.admin[1])
+    env = {"STORYLOOM_REMOTE_PASSWORD": couch.admin[1]}
+    code, err = run_storyloom(["sync", str(tmp_path / "a.sqlite"), *base], terminal=True, env=env)
     assert code == 0, err
     assert "Pulling" in err and "300/300" in err, err
-    code, err = _run_sync([str(tmp_path / "b.sqlite"), *base], terminal=False, password=couch.admin[1])
+    code, err = run_storyloom(["sync", str(tmp_path / "b.sqlite"), *base], terminal=False, env=env)
     assert code == 0, err
     assert err == ""
-    code, err = _run_sync([str(tmp_path / "c.sqlite"), *base, "--quiet"], terminal=True, password=couch.admin[1])
+    code, err = run_storyloom(["sync", str(tmp_path / "c.sqlite"), *base, "--quiet"], terminal=True, env=env)
     assert code == 0, err
     assert "Pulling" not in err
     for path in ("a", "b", "c"):

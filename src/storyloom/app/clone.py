@@ -10,6 +10,7 @@ more. A failed pull leaves nothing behind (the project is built in the manager's
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import threading
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from storyloom.app.remote import RemoteAccess, build_settings
 from storyloom.app.secrets import PasswordStore
 from storyloom.errors import StoryloomError
+from storyloom.progress import Progress
+from storyloom.progress import ProgressCallback as ProgressEvents
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.manager import ProjectExists
 from storyloom.project.names import name_problem
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from storyloom.sync.replicator import SyncEvent
 
 #: ``on_progress(documents_written, documents_expected)``; the second is the remote's count when known.
+#: (The older form; ``progress`` takes the shared :class:`storyloom.progress.Progress` events.)
 ProgressCallback = Callable[[int, int | None], None]
 
 
@@ -99,12 +103,14 @@ def clone_project(
     *,
     passwords: PasswordStore | None = None,
     cancel: threading.Event | None = None,
+    progress: ProgressEvents | None = None,
     **client_options: Any,
 ) -> CloneResult:
     """Make a new local project from the remote database at ``url`` (``http(s)://host[:port]/db``)
     as ``username``; see the module. ``name`` renames the clone (the name is part of the shared
     settings: the rename reaches the team on the next sync). Setting ``cancel`` (from any thread)
-    stops the first pull within a second and keeps nothing. Returns what was made; raises
+    stops the first pull within a second and keeps nothing. ``progress`` hears of the first pull
+    (phase ``"clone"``: documents handled out of the remote's count). Returns what was made; raises
     :class:`CloneError`, ``InvalidRemote`` or a project error (``ProjectExists``) otherwise."""
     parsed = parse_remote_url(url)
     if parsed.password is not None:
@@ -135,7 +141,7 @@ def clone_project(
         local_name = manager.check_new_name(name) if name is not None else _remote_name(manager, remote_name)
         total = _expected(remote)
         with manager.staging(project_id, local_name) as project:
-            written = _pull(remote, project.store, on_progress, total, cancel)
+            written = _pull(remote, project.store, on_progress, total, cancel, progress)
             if not isinstance(project.settings().get("projectId"), str):
                 raise CloneError("the pulled ProjectSettings has no project id")
             if local_name != remote_name:
@@ -173,7 +179,7 @@ def _expected(remote: RemoteDatabase) -> int | None:
 
 
 def _pull(remote: RemoteDatabase, store: Any, on_progress: ProgressCallback | None, total: int | None,
-          cancel: threading.Event | None = None) -> int:
+          cancel: threading.Event | None = None, progress: ProgressEvents | None = None) -> int:
     options = ReplicationOptions(
         retry=True,
         max_retries=3,
@@ -188,7 +194,10 @@ def _pull(remote: RemoteDatabase, store: Any, on_progress: ProgressCallback | No
 
     if cancel is not None and cancel.is_set():
         raise CloneError("the clone was cancelled, nothing was kept")
-    replicator = make_pull(remote, store, options, on_event)
+    def as_clone(event: Progress) -> None:
+        progress(dataclasses.replace(event, phase="clone"))  # type: ignore[misc]
+
+    replicator = make_pull(remote, store, options, on_event, progress=None if progress is None else as_clone)
     if cancel is None:
         status = replicator.run()
     else:  # run in the background, so that setting ``cancel`` stops it at once

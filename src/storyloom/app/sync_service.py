@@ -56,6 +56,7 @@ from storyloom.sync import (
     LocalPeer,
     RemotePeer,
     ReplicationOptions,
+    ReplicationStatus,
     Replicator,
     SyncEvent,
     default_backoff,
@@ -555,7 +556,7 @@ class SyncService:
                     # (provisional locks) still runs when it catches up, as in _caught_up.
                     self._after_pull_force = True
                 direction.kind, direction.cause, direction.next_retry = "syncing", None, None
-                direction.progress = SyncProgress(name, status.docs_written - direction.base, status.pending)
+                direction.progress = _round_progress(name, status.docs_written - direction.base, status)
                 self._note_too_large(event)
             elif event.type == "paused" and event.error is None:
                 synced = direction.kind != "idle"  # the time of the last sync moves on
@@ -724,3 +725,11 @@ class SyncService:
         unsent = f", {self._pending} local change(s) not sent yet" if self._pending else ""
         return replace(base, kind="idle", detail=f"up to date{unsent}", last_sync=self._last_sync)
 
+
+def _round_progress(name: str, done: int, status: ReplicationStatus) -> SyncProgress:
+    """A direction's progress in this round: what it moved, and what is left when the server
+    says (``pending``) or the replication knows its total (a first pull)."""
+    left = status.pending
+    if left is None and status.total is not None:
+        left = max(status.total - status.handled, 0)
+    return SyncProgress(name, done, left, None if left is None else done + left)

@@ -35,14 +35,16 @@ COUCHDB_SETTING = "CouchDB's [couchdb] max_document_size and [chttpd] max_http_r
 
 @dataclass(frozen=True, slots=True)
 class SyncProgress:
-    """Documents moved in the current round of one direction (``left`` when the server says)."""
+    """Documents moved in the current round of one direction (``left`` and ``total`` when the
+    server says: the counts a progress bar shows, as ``storyloom.progress`` events carry them)."""
 
     direction: str
     done: int
     left: int | None = None
+    total: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"direction": self.direction, "done": self.done, "left": self.left}
+        return {"direction": self.direction, "done": self.done, "left": self.left, "total": self.total}
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from storyloom.cli.main import CliError
+from storyloom.cli.progress import add_quiet_option, progress_bars
 
 
 def register(subparsers: Any) -> None:
@@ -30,6 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--username", "-u", required=True, metavar="USER", help="your user name on the server")
     parser.add_argument("--name", metavar="NAME", help="a local name, when the project's own is taken here "
                         "(the name is shared: the team sees it after your next sync)")
+    add_quiet_option(parser)
     parser.set_defaults(func=run_clone)
 
 
@@ -49,19 +50,11 @@ def run_clone(args: argparse.Namespace) -> int:
         raise CliError("do not put the password in the URL (other users can see command lines); "
                        "set STORYLOOM_REMOTE_PASSWORD or type it at the prompt", code=2)
     password = read_password(args.username)
-    last = [0.0]
-
-    def progress(done: int, total: int | None) -> None:
-        now = time.monotonic()
-        if now - last[0] < 0.5:
-            return
-        last[0] = now
-        of = f" of about {total}" if total else ""
-        print(f"pulled {done}{of} documents...", file=sys.stderr, flush=True)
-
     try:
-        result = clone_project(open_workspace(), args.url, args.username, password, name=args.name,
-                               on_progress=progress)
+        # A bar on a terminal (documents pulled out of the remote's count); nothing when piped.
+        with progress_bars(args) as progress:
+            result = clone_project(open_workspace(), args.url, args.username, password, name=args.name,
+                                   progress=progress)
     except InvalidRemote as exc:
         raise CliError(str(exc), code=2) from None
     except StoryloomError as exc:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from storyloom.cli.main import CliError
+from storyloom.cli.progress import add_quiet_option, progress_bars
 
 if TYPE_CHECKING:
     from storyloom.sync import IdentityDoc
@@ -79,7 +80,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--live", action="store_true", help="keep syncing changes until interrupted (Ctrl-C)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--batch-size", type=int, default=100, metavar="N", help="changes per batch (default 100)")
+    parser.add_argument("--batch-size", type=int, metavar="N",
+                        help="changes per batch (default: the replicator's, 500)")
     parser.add_argument(
         "--max-request-bytes",
         type=int,
@@ -95,6 +97,7 @@ def register(subparsers: Any) -> None:
         help="retries after network errors, with backoff (default 3; unlimited with --live)",
     )
     parser.add_argument("--verbose", "-v", action="store_true", help="print progress events to stderr")
+    add_quiet_option(parser)
     parser.set_defaults(func=run_sync)
 
 
@@ -163,10 +166,10 @@ def _password(username: str | None, from_url: str | None) -> str | None:
 
 
 def run_sync(args: argparse.Namespace) -> int:
-    from storyloom.sync import InvalidRemote, Sync, make_pull, make_push, parse_remote_url
+    from storyloom.sync import InvalidRemote, parse_remote_url
     from storyloom.sync.remote import RemoteDatabase
 
-    if args.batch_size < 1:
+    if args.batch_size is not None and args.batch_size < 1:
         raise CliError("--batch-size must be at least 1")
     if args.max_request_bytes < 1024:
         raise CliError("--max-request-bytes must be at least 1024")
@@ -183,25 +186,36 @@ def run_sync(args: argparse.Namespace) -> int:
     on_event = _event_printer(args.verbose)
 
     remote = RemoteDatabase(url, username=username, password=password, auth=args.auth)
-    with _open_store(args.project) as db, remote:
-        if args.direction == "both":
-            runner: Any = Sync(db, remote, options, on_event=on_event)
-        elif args.direction == "push":
-            runner = make_push(db, remote, options, on_event)
-        else:
-            runner = make_pull(remote, db, options, on_event)
+    with _open_store(args.project) as db, remote, progress_bars(_QUIET if args.live else args) as progress:
+        runner = _runner(args.direction, db, remote, options, on_event, progress)
         _run_interruptible(runner)
         status = runner.status
 
     return _report(status, args.direction, args.json, url.db_url)
 
 
+#: What ``progress_bars`` is given for ``--live``: a replication that never ends draws no bar.
+_QUIET = argparse.Namespace(quiet=True)
+
+
+def _runner(direction: str, db: Any, remote: Any, options: Any, on_event: Any, progress: Any) -> Any:
+    """The replication a one-shot ``sync`` runs; ``progress`` draws its bars (pull, push)."""
+    from storyloom.sync import Sync, make_pull, make_push
+
+    if direction == "both":
+        return Sync(db, remote, options, on_event=on_event, progress=progress)
+    if direction == "push":
+        return make_push(db, remote, options, on_event, progress=progress)
+    return make_pull(remote, db, options, on_event, progress=progress)
+
+
 def _replication_options(args: argparse.Namespace) -> Any:
     from storyloom.sync import ReplicationOptions
     from storyloom.sync.backoff import capped_backoff
 
+    sizes = {} if args.batch_size is None else {"batch_size": args.batch_size}
     return ReplicationOptions(
-        batch_size=args.batch_size,
+        **sizes,
         max_request_bytes=args.max_request_bytes,
         live=args.live,
         retry=args.live or args.retries > 0,
@@ -230,7 +244,6 @@ def _run_stored(args: argparse.Namespace) -> int:
     """``storyloom sync PROJECT`` without ``--remote``: the project's stored remote settings."""
     from storyloom.cli.workspace import project_session
     from storyloom.errors import StoryloomError
-    from storyloom.sync import Sync, make_pull, make_push
 
     if is_store_path(args.project):
         raise CliError(
@@ -254,14 +267,9 @@ def _run_stored(args: argparse.Namespace) -> int:
         db = session.project.store  # replication writes revisions as they are, past the gate
         options = _replication_options(args)
         on_event = _event_printer(args.verbose)
-        with remote:
+        with remote, progress_bars(args) as progress:
             before = db.update_seq
-            if args.direction == "both":
-                runner: Any = Sync(db, remote, options, on_event=on_event)
-            elif args.direction == "push":
-                runner = make_push(db, remote, options, on_event)
-            else:
-                runner = make_pull(remote, db, options, on_event)
+            runner = _runner(args.direction, db, remote, options, on_event, progress)
             _run_interruptible(runner)
             status = runner.status
             pulled = status.pull if args.direction == "both" else status
