@@ -1,7 +1,8 @@
 """Sync benchmark: Storyloom against PouchDB 9 on the same pouchdb-server, in the same run.
 
-    scripts/bench sync [--docs 10000] [--rounds 3] [--dir DIR]
+    scripts/bench sync [--docs 10000] [--rounds 3] [--dir DIR] [--server memory|disk]
     .venv/bin/python bench/sync_bench.py [same options]
+    .venv/bin/python bench/sync_bench.py --memory [--docs 100000]
 
 The documents are those of a generated project (``bench/generate.py``). For each of two
 pouchdb-server 4.2.0 processes, one in memory and one on disk (LevelDB under ``--dir``):
@@ -19,6 +20,11 @@ nothing, so neither side is charged for durability the other skips. Each figure 
 
 Targets (issue 16): push and pull each at most 0.5x PouchDB's time, against both servers.
 Exit status 1 when one is missed.
+
+``--memory`` measures something else: the peak RSS of a first pull of ``--docs`` documents. The
+documents go to an in-memory pouchdb-server in batches (never all in this process), then a
+separate process pulls them into an empty store (``storyloom.sync.pull``) and its peak RSS is
+read from the kernel (``wait4``). Target: under 300 MB, whatever the size.
 """
 
 from __future__ import annotations
@@ -44,6 +50,32 @@ from storyloom.store import Database  # noqa: E402
 from storyloom.sync import RemoteDatabase, pull, push  # noqa: E402
 
 TARGET = 0.5
+RSS_TARGET_MB = 300.0
+
+# The pulling process of --memory: a first pull into an empty store; prints what it wrote.
+_PULL_CHILD = """
+import sys, time
+from storyloom.store import Database
+from storyloom.sync import RemoteDatabase, pull
+url, user, password, path = sys.argv[1:5]
+started = time.perf_counter()
+with RemoteDatabase(url, username=user, password=password) as remote:
+    db = Database(path)
+    status = pull(remote, db)
+    db.close()
+print(status.state, status.docs_written, round(time.perf_counter() - started, 2))
+"""
+
+# Runs a command and prints its peak RSS (KiB) once it ends. Started from this small wrapper, not
+# forked from the benchmark process: a fork of a big process is charged that process's pages
+# until it execs (as bench/export_bench.py does).
+_PEAK_RSS = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(proc.pid, 0)
+print(usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def make_docs(count: int) -> list[dict]:
@@ -111,8 +143,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="where both sides keep their local data (default: /dev/shm when there is one)")
     parser.add_argument("--server", choices=["memory", "disk"], action="append",
                         help="which pouchdb-server to measure against (repeatable; default: both)")
+    parser.add_argument("--memory", action="store_true",
+                        help="measure the peak RSS of a first pull of --docs documents instead")
     args = parser.parse_args(argv)
     check_docs(args.docs)
+    if args.memory:
+        return memory(args.docs, args.dir)
     docs = make_docs(args.docs)
     size = sum(len(json.dumps(d)) for d in docs) / len(docs)
     print(machine())
@@ -164,6 +200,41 @@ def _rounds(kind: str, server: CouchServer, peer: PouchPeer, docs: list[dict], d
     total_ours, total_theirs = min(sl_push) + min(sl_pull), min(pd_push) + min(pd_pull)
     print(f"{'total':10}{total_ours:>11.2f}s{total_theirs:>11.2f}s{total_ours / total_theirs:>8.2f}")
     return checks
+
+
+def memory(count: int, directory: str | None) -> int:
+    """Peak RSS of a first pull of ``count`` generated documents, in a process of its own."""
+    import subprocess
+
+    import storyloom
+
+    print(machine())
+    src = str(Path(storyloom.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p))
+    with tempfile.TemporaryDirectory(prefix="sync-bench-memory-", dir=directory) as tmp:
+        workdir = Path(tmp)
+        server = CouchServer(workdir / "server")
+        server.start()
+        try:
+            name = server.create_db(unique_db_name("bench-mem"))
+            started = time.perf_counter()
+            for batch in generate(count).batches(500):
+                server.bulk_docs(name, batch)
+            print(f"{count:,} generated documents on pouchdb-server 4.2.0 (in memory) in "
+                  f"{time.perf_counter() - started:.1f}s; pulling them into an empty store")
+            command = [sys.executable, "-c", _PEAK_RSS, sys.executable, "-c", _PULL_CHILD, server.db_url(name),
+                       *server.admin, str(workdir / "pulled.sqlite")]
+            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        finally:
+            server.stop()
+    lines = result.stdout.split()
+    if result.returncode != 0 or len(lines) < 4 or lines[0] != "complete" or int(lines[1]) != count:
+        print(f"the pull failed ({result.returncode}): {result.stdout[-500:]} {result.stderr[-2000:]}")
+        return 1
+    peak = int(lines[-1]) / 1024
+    print(f"first pull: {int(lines[1]):,} documents in {lines[2]}s, peak RSS {peak:.0f} MB")
+    return verdict("sync --memory", [Check(f"first pull of {count:,} documents: peak RSS", peak, RSS_TARGET_MB,
+                                           "<=", " MB", note=f"{lines[2]}s")])
 
 
 if __name__ == "__main__":
