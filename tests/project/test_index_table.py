@@ -202,3 +202,39 @@ def test_an_index_in_memory_for_a_store_in_memory() -> None:
         editor.close_index()
     finally:
         db.close()
+
+
+class WithoutSnapshots:
+    """The store without ``snapshot``: the index builds from the changes feed."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "snapshot":
+            raise AttributeError(name)
+        return getattr(self._db, name)
+
+
+def test_the_build_from_a_snapshot_equals_the_build_from_the_feed(project: Project) -> None:
+    fill(project, 120)
+    db = project.store
+    db.put({"_id": "odd", "type": ["x"], "collection": 7, "parent": 3, "sortKey": "V", "name": {"a": 1}})
+    db.put(doc_of("Scenario", "sc", content={"scenario": "{v1: {level: 3}}"}))
+    db.put(doc_of("Item", "big", sort_key="W") | {"weight": 2**70})
+    db.remove(db.get("odd")["_id"], db.get("odd")["_rev"])
+    db.put({"_id": "odd2", "type": "Script", "collection": None, "name": 1.5, "parent": "gone"})
+    from_snapshot = ProjectIndex(db, location=":memory:")
+    from_feed = ProjectIndex(WithoutSnapshots(db), location=":memory:")
+    assert from_snapshot.refresh() == from_feed.refresh() - 1  # the feed also lists the deleted one
+    assert sorted(from_snapshot.summaries(), key=lambda s: s.id) == sorted(from_feed.summaries(), key=lambda s: s.id)
+    assert from_snapshot.check(all_current(db)) == [] and from_feed.check(all_current(db)) == []
+    assert from_snapshot.last_seq == from_feed.last_seq == db.info()["update_seq"]
+    assert from_snapshot.states() == from_feed.states()
+
+
+def test_a_body_sqlite_cannot_read_builds_from_the_feed(project: Project) -> None:
+    project.store.put(doc_of("Item", "not a number") | {"weight": float("nan")})
+    index = ProjectIndex(project.store, location=":memory:")
+    assert index.refresh() == project.store.info()["doc_count"]
+    assert index.check(all_current(project.store)) == []

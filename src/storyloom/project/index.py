@@ -29,6 +29,7 @@ are fresh lists (safe to keep); the parsed Variable states are shared and must n
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -54,6 +55,8 @@ DESIGN_PREFIX = "_design/"
 CATCH_UP_BATCH = 2000
 # Changes applied to the table in memory before it is saved again (besides on close).
 SAVE_AFTER = 5000
+# The fields a summary is made of (Variables and Scenarios are read whole, to parse their text).
+_SUMMARY_FIELDS = ("type", "collection", "parent", "sortKey", "name")
 VARIABLE_TYPE = "Variable"
 SCENARIO_TYPE = "Scenario"
 
@@ -211,7 +214,8 @@ class ProjectIndex:
                     return 0
             with table.writing():
                 built = not self._checked and self._check_table(table)
-                applied = self._catch_up_table(table, first)
+                applied = self._build_from_snapshot(table) if built else 0
+                applied += self._catch_up_table(table, first)
             self.changes_applied += applied
             table.unsaved += applied
             if built or table.unsaved >= SAVE_AFTER:
@@ -233,6 +237,39 @@ class ProjectIndex:
         self._states = None
         self._dirty_sids.clear()
         return table.is_empty()
+
+    def _build_from_snapshot(self, table: IndexTable) -> int:
+        """Fill an empty table from one snapshot of the store: the summary fields read in SQLite
+        (:func:`storyloom.store.fields.winning_fields`), whole bodies decoded only for Variables
+        and Scenarios, whose text is parsed; the table's seq is the snapshot's. Returns the
+        documents read, 0 when the store offers no snapshot or a body is not JSON SQLite reads
+        (the feed then builds it, decoding every document)."""
+        snapshot = getattr(self.db, "snapshot", None)
+        if snapshot is None:
+            return 0
+        from storyloom.store.fields import winning_fields
+
+        rows: list[tuple[tuple[Any, ...], list[str] | None]] = []
+        try:
+            with snapshot() as snap:
+                seq = int(snap.meta("update_seq", "0") or 0)
+                for doc_id, rev, values in winning_fields(snap, _SUMMARY_FIELDS):
+                    if doc_id.startswith(DESIGN_PREFIX):
+                        continue
+                    doc: dict[str, Any] = dict(zip(_SUMMARY_FIELDS, values, strict=True))
+                    if doc["type"] in (VARIABLE_TYPE, SCENARIO_TYPE):
+                        found = snap.body(doc_id, rev)
+                        if found is None:  # a winner always keeps its body; should it not, skip it
+                            continue
+                        doc = dict(found[0])
+                    doc["_id"], doc["_rev"] = doc_id, rev
+                    rows.append(_row_and_refs(summarize(doc)))
+        except sqlite3.Error:
+            return 0
+        table.add_many(rows)
+        table.settle_top()
+        self._seq = seq
+        return len(rows)
 
     def _catch_up_table(self, table: IndexTable, first: dict[str, Any] | None) -> int:
         """Inside a transaction: read the feed from the table's seq and apply it. ``first`` is
