@@ -76,3 +76,41 @@ def test_a_served_project_keeps_at_most_the_bound_in_its_cache(garden) -> None:
             assert api.get("/game-export", params=params).status_code == 200
             assert api.get("/schema-export", params=params).status_code == 200
             assert payloads.cache is not None and payloads.cache.held_bytes <= 64 * 1024
+
+
+def test_an_export_too_large_to_keep_is_answered_from_its_spools_until_a_change(garden, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from storyloom.export import stream
+
+    builds: list[int] = []
+    real = stream.stream_game_export
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        builds.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream, "stream_game_export", counting)
+    with running_server(garden, answer_cache_bytes=0) as api:
+        answers: list[Any] = []
+
+        def fetch() -> None:
+            answers.append(api.get("/game-export", params={"collections": "Scripts,Items"}))
+
+        threads = [threading.Thread(target=fetch) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        fetch()
+        assert len(answers) == 5
+        for answer in answers:
+            _check(answer, garden, ["Scripts", "Items"])
+        assert len(builds) == 1  # one build, answered five times from its spools
+        item = next(row["doc"] for row in garden.store.all_docs(include_docs=True)["rows"]
+                    if row["doc"].get("type") == "Item")
+        item["name"] = "Changed"
+        garden.store.put(item)
+        changed = api.get("/game-export", params={"collections": "Scripts,Items"})
+        _check(changed, garden, ["Scripts", "Items"])
+        assert b'"name":"Changed"' in changed.content and len(builds) == 2

@@ -162,6 +162,10 @@ class StoryloomPayloads:
 
     def __init__(self, cache: bool = True, cache_bytes: int | None = None) -> None:
         self._cache = _TextCache(DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes) if cache else None
+        # The last game export too large for the cache: its spools (on disk) are answered again
+        # while the project is unchanged, to every request that asks for it meanwhile.
+        self._large: tuple[Hashable, _Shared] | None = None
+        self._large_lock = threading.Lock()
 
     @property
     def cache(self) -> _TextCache | None:
@@ -212,23 +216,44 @@ class StoryloomPayloads:
         # The settings' exportCompat is a document: the update seq covers it; the request's mode is keyed.
         key = ("game", *self._state(project), tuple(collections) if collections else None, compat, exported_by)
         limit = self._cache.max_bytes
+        shared = self._large_export(key)
+        if shared is not None:
+            return _shared_answer(shared)
 
         def build() -> tuple[Any, int]:
+            shared = self._large_export(key)  # built meanwhile by the request this one waited for
+            if shared is not None:
+                return shared, _NEVER_CACHE
             export = stream_game_export(project, collections, exported_by, compat=compat)
             # Kept when the export without its _meta fits the cache and _meta sorts first (the
-            # splice below then gives exactly the streamed bytes); otherwise answered from the
-            # spools once, never kept (a kept copy would repeat exportedAt).
+            # splice below then gives exactly the streamed bytes); otherwise its spools are kept
+            # (on disk) as the one large export, answered from there until the project changes.
             if export.keys and min(export.keys) > "_meta" and export.size(meta=False) <= limit:
                 with export:
                     rest = b"".join(export.chunks(meta=False))
                 return (export.meta, rest), len(rest)
-            return export, _NEVER_CACHE
+            shared = _Shared(export)  # held by the slot
+            shared.acquire()  # and by this answer
+            with self._large_lock:
+                previous, self._large = self._large, (key, shared)
+            if previous is not None:
+                previous[1].release()
+            return shared, _NEVER_CACHE
 
         value = self._cache.get_or_build(key, build)
-        if not isinstance(value, tuple):
-            return _spooled_answer(value)
+        if isinstance(value, _Shared):
+            return _shared_answer(value)
         meta, rest = value
         return _spliced_answer({**meta, "exportedAt": _now_iso()}, rest)
+
+    def _large_export(self, key: Hashable) -> _Shared | None:
+        """The kept large export of ``key``, acquired for one answer; ``None`` when there is none."""
+        with self._large_lock:
+            if self._large is None or self._large[0] != key:
+                return None
+            shared = self._large[1]
+            shared.acquire()
+            return shared
 
     def schema_export_json(
         self, project: ProjectLike, collections: list[str] | None, compat: str | None = None
@@ -250,12 +275,12 @@ class StoryloomPayloads:
 
 class ExportAnswer:
     """The bytes of one game export answer: ``size`` and the pieces (iterate once); ``close()``
-    frees what an answer that is never sent holds (its spools)."""
+    frees what an answer that is never sent holds (its spools, or its hold on a kept export)."""
 
     def __init__(self, size: int, pieces: Iterator[bytes], close: Callable[[], None] = lambda: None) -> None:
         self.size = size
         self._pieces = pieces
-        self._close = close
+        self._close: Callable[[], None] | None = close
 
     def __iter__(self) -> Iterator[bytes]:
         try:
@@ -264,7 +289,37 @@ class ExportAnswer:
             self.close()
 
     def close(self) -> None:
-        self._close()
+        close, self._close = self._close, None
+        if close is not None:
+            close()
+
+
+class _Shared:
+    """A streamed export answered to several requests: its spools are closed when the last
+    holder (the kept slot, each answer being sent) releases it."""
+
+    def __init__(self, export: Any) -> None:
+        self.export = export
+        self._holders = 1
+        self._lock = threading.Lock()
+
+    def acquire(self) -> None:
+        with self._lock:
+            self._holders += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            last = self._holders == 0
+        if last:
+            self.export.close()
+
+
+def _shared_answer(shared: _Shared) -> ExportAnswer:
+    """An answer from a kept large export, with a fresh ``_meta.exportedAt``."""
+    at = _now_iso()
+    export = shared.export
+    return ExportAnswer(export.size(exported_at=at), export.chunks(exported_at=at), shared.release)
 
 
 def _spooled_answer(export: Any) -> ExportAnswer:

@@ -123,7 +123,6 @@ class _Spool:
 
     def chunks(self) -> Iterator[bytes]:
         if self._file is not None:
-            self._file.flush()
             position = 0
             while True:  # os.pread: several readers of one kept spool never move each other
                 block = os.pread(self._file.fileno(), CHUNK, position)
@@ -133,6 +132,11 @@ class _Spool:
                 yield block
         if self._buffer:
             yield bytes(self._buffer)
+
+    def seal(self) -> None:
+        """The last document was added: what is in the file is flushed for the readers."""
+        if self._file is not None:
+            self._file.flush()
 
     @property
     def total(self) -> int:
@@ -247,18 +251,22 @@ class StreamedExport:
         self._spools = spools
         self._indent = indent
 
-    def _parts(self, meta: bool = True) -> list[tuple[str, bytes | _Spool]]:
-        parts: list[tuple[str, bytes | _Spool]] = [("_meta", encode_value(self.meta, self._indent))] if meta else []
-        return parts + list(self._spools.items())
+    def _parts(self, meta: bool, exported_at: str | None) -> list[tuple[str, bytes | _Spool]]:
+        parts: list[tuple[str, bytes | _Spool]] = list(self._spools.items())
+        if meta:
+            value = self.meta if exported_at is None else {**self.meta, "exportedAt": exported_at}
+            parts.append(("_meta", encode_value(value, self._indent)))
+        return parts
 
-    def chunks(self, *, meta: bool = True) -> Iterator[bytes]:
+    def chunks(self, *, meta: bool = True, exported_at: str | None = None) -> Iterator[bytes]:
         """The export's UTF-8 JSON in pieces of at most about a megabyte (``meta=False``: the
-        same object without ``_meta``)."""
-        yield from _assemble(self._parts(meta), self._indent)
+        same object without ``_meta``; ``exported_at``: another ``_meta.exportedAt``). Several
+        threads may read one export's chunks at once."""
+        yield from _assemble(self._parts(meta, exported_at), self._indent)
 
-    def size(self, *, meta: bool = True) -> int:
+    def size(self, *, meta: bool = True, exported_at: str | None = None) -> int:
         """How many bytes :meth:`chunks` gives."""
-        parts = self._parts(meta)
+        parts = self._parts(meta, exported_at)
         framing = sum(len(chunk) for chunk in _assemble(parts, self._indent, spools=False))
         return framing + sum(spool.total for spool in self._spools.values())
 
@@ -346,6 +354,8 @@ def stream_game_export(
                 spool.add(encode_value(doc, indent, plain=plain and not unusual))
                 if doc.get("type") != FOLDER_TYPE:
                     documents += 1
+            for spool in spools.values():
+                spool.seal()
             plan.finish()
             meta = plan.meta(exported_by=exported_by, project_id=_project_attr(project, "id"),
                              project_name=project_name)
