@@ -33,8 +33,7 @@ import sqlite3
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE
@@ -61,9 +60,9 @@ VARIABLE_TYPE = "Variable"
 SCENARIO_TYPE = "Scenario"
 
 
-@dataclass(frozen=True, slots=True)
-class DocSummary:
-    """What the index keeps of one current document.
+class DocSummary(NamedTuple):
+    """What the index keeps of one current document (immutable; a named tuple, which is four
+    times quicker to make than a frozen dataclass: ``summaries()`` makes one per document).
 
     ``parent`` is the stored parent when it is a string, else ``None`` (a non-string parent
     means "top level" everywhere in the tree code). ``sort_key`` is the stored ``sortKey``
@@ -166,6 +165,9 @@ class ProjectIndex:
         # since are refreshed on the next call (a copy: a caller may still hold the old dict).
         self._states: dict[str, dict[str, Any]] | None = None
         self._dirty_sids: set[str] = set()
+        # Every summary by id, made on the first summaries() (the desktop app draws its trees
+        # from it after each change) and kept up to date by each catch-up from then on.
+        self._all: dict[str, DocSummary] | None = None
         self.changes_applied = 0
 
     # -- the table -------------------------------------------------------------------------
@@ -190,6 +192,7 @@ class ProjectIndex:
             self._table = self._finalizer = None
             self._checked = False
             self._states = None
+            self._all = None
 
     @property
     def location(self) -> str:
@@ -236,6 +239,7 @@ class ProjectIndex:
         self._checked = True
         self._states = None
         self._dirty_sids.clear()
+        self._all = None
         return table.is_empty()
 
     def _build_from_snapshot(self, table: IndexTable) -> int:
@@ -268,6 +272,7 @@ class ProjectIndex:
             return 0
         table.add_many(rows)
         table.settle_top()
+        self._all = None
         self._seq = seq
         return len(rows)
 
@@ -285,6 +290,7 @@ class ProjectIndex:
             first = None
             results = feed.get("results") or []
             if building is not None:
+                self._all = None
                 fresh = [row for row in results if row.get("id") not in building]
                 table.add_many([_row_and_refs(s) for s in map(_summary_of_row, fresh) if s is not None])
                 for row in results:
@@ -311,6 +317,11 @@ class ProjectIndex:
             return
         summary = _summary_of_row(row)
         old = table.remove(doc_id) if summary is None else table.put(*_row_and_refs(summary))
+        if self._all is not None:
+            if summary is None:
+                self._all.pop(doc_id, None)
+            else:
+                self._all[doc_id] = summary
         if old is not None and old[0] == VARIABLE_TYPE and old[2]:
             self._variable_changed(old[1])
         if summary is not None and summary.type == VARIABLE_TYPE and summary.state is not None:
@@ -348,13 +359,19 @@ class ProjectIndex:
         if not isinstance(doc_id, str) or not storable(doc_id):
             return None
         with self._lock:
-            row = self._ready(catch_up).row(doc_id)
+            table = self._ready(catch_up)
+            if self._all is not None:
+                return self._all.get(doc_id)
+            row = table.row(doc_id)
             return None if row is None else _from_row(row)
 
     def summaries(self, *, catch_up: bool = True) -> list[DocSummary]:
         """Every current document's summary (in no particular order)."""
         with self._lock:
-            return [_from_row(row) for row in self._ready(catch_up).rows()]
+            table = self._ready(catch_up)
+            if self._all is None:
+                self._all = {row[0]: _from_row(row) for row in table.rows()}
+            return list(self._all.values())
 
     def ids_of_type(self, doc_type: Any, *, catch_up: bool = True) -> list[str]:
         """Ids of the current documents whose ``type`` is ``doc_type``, in id order."""
@@ -489,8 +506,13 @@ class ProjectIndex:
             if isinstance(d.get("_id"), str) and not d.get("_deleted") and not d["_id"].startswith(DESIGN_PREFIX)
         }
         with self._lock:
-            held = {s.id: s for s in self.summaries()}
+            table = self._ready(True)
+            held = {row[0]: _from_row(row) for row in table.rows()}
             problems = [f"missing {i}" for i in expected.keys() - held.keys()]
+            if self._all is not None and self._all != held:  # the summaries kept in memory
+                problems += [f"cached {i}" for i in self._all.keys() ^ held.keys()]
+                problems += [f"cached {i}: {s} != {held[i]}" for i, s in self._all.items()
+                             if i in held and s != held[i]]
             problems += [f"extra {i}" for i in held.keys() - expected.keys()]
             problems += [f"stale {i}: {held[i]} != {s}" for i, s in expected.items()
                          if i in held and held[i] != s]
