@@ -293,6 +293,9 @@ class ExportAnswer:
         if close is not None:
             close()
 
+    def __del__(self) -> None:  # an answer never sent (the client went away first) still lets go
+        self.close()
+
 
 class _Shared:
     """A streamed export answered to several requests: its spools are closed when the last
