@@ -175,6 +175,10 @@ class LocalPeer(Peer):
     def update_seq(self) -> Any:
         return _local_read(self.db.info)["update_seq"]
 
+    def is_empty(self) -> bool:
+        info = _local_read(self.db.info)
+        return info["update_seq"] == 0
+
     def count_changes(self, since: Any) -> int | None:
         try:
             seq = int(since or 0)

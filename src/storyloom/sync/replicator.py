@@ -467,13 +467,12 @@ class Replicator:
                 self._status.start_seq = since
             self._status.last_seq = since
         # Into a database that has never held a document, every revision is missing: a one-shot
-        # first push sends them without asking ``_revs_diff`` (writing a revision the target got
-        # meanwhile with ``new_edits=false`` changes nothing). Not in live mode, where the pull
-        # brings the target's documents into the source and they must not go back as new.
-        # Performance (bench/sync_bench.py): pouchdb-server's part of a first push is about a
-        # sixth less.
-        self._all_missing = (not opts.live and since in (0, "0", None) and self.target.is_remote
-                             and self.target.is_empty())
+        # first push or pull sends them without asking ``_revs_diff`` (writing a revision the
+        # target got meanwhile with ``new_edits=false`` changes nothing). Not in live mode,
+        # where the other direction brings the target's documents into the source and they must
+        # not go back as new. Performance (bench/sync_bench.py): pouchdb-server's part of a
+        # first push is about a sixth less.
+        self._all_missing = not opts.live and since in (0, "0", None) and self.target.is_empty()
         if self.progress.active:
             # (a retry from a later checkpoint may not know: the total stays what it was)
             left = self.source.count_changes(since)
