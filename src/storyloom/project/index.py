@@ -1,4 +1,5 @@
-"""A project's in-memory index: a summary of every document, kept current from the changes feed.
+"""A project's index: a summary of every document, kept beside the store and current from the
+changes feed.
 
 The editing service needs a few facts about *other* documents on every write: the siblings
 under a folder (to pick a sort key), a folder's children (to delete it), the ancestors of a
@@ -6,13 +7,16 @@ folder (to refuse a parent cycle), which Variable already uses a ``_sid`` and th
 variable states (to check a Scenario). Reading every document of the store for each of these
 makes every write O(N). :class:`ProjectIndex` keeps, for each current document, a small
 :class:`DocSummary` (id, rev, type, collection, parent, sortKey, name; the parsed ``_sid`` and
-state of a Variable; the state ids a Scenario overrides) plus the lookup tables built on them,
-so those questions cost O(answer).
+state of a Variable; the state ids a Scenario overrides) as rows of an SQLite table with indexes
+for those questions, so they cost O(answer), and so does reopening the project: the table is
+saved beside the store (:mod:`storyloom.project.index_table`) with the seq it stands at, and a
+new index loads it and reads only the changes since.
 
 **Freshness.** The index follows the store's changes feed: before answering anything it reads
 ``db.changes(since=last_seq, include_docs=True)`` and applies the rows (usually none or one).
 Every write is therefore seen, whoever made it: the editor, a direct ``db.put``, a replication
-(``bulk_docs(new_edits=False)``), another thread, or another process writing the same file.
+(``bulk_docs(new_edits=False)``), another thread, or another process writing the same file,
+while the project is open or closed.
 ``db.subscribe`` is not used: it only reports writes made through this ``Database`` object.
 The feed gives each document's winning revision, so after a conflict the index holds the
 winner, and a deleted winner is replaced by the next one (or the document leaves the index).
@@ -22,8 +26,9 @@ winner, and a deleted winner is replaced by the next one (or the document leaves
 pending write the editor is validating: :class:`storyloom.project.editor.StoreContext` lays the
 pending batch over the index.
 
-Thread safety: one lock guards the tables; every query catches up and answers under it. Results
-are fresh lists (safe to keep); the parsed Variable states are shared and must not be mutated.
+Thread safety: one lock guards the table; every query catches up and answers under it. Results
+are fresh lists (safe to keep); summaries are immutable; the parsed Variable states are shared
+and must not be mutated.
 """
 
 from __future__ import annotations
@@ -148,9 +153,11 @@ class ProjectIndex:
     changes made since the table's recorded seq, usually none or one, so a project reopened on
     this machine answers its first question after reading only what changed while it was closed.
     A table that does not exist yet (a project never opened here, a clone, a lost file) is built
-    from the whole feed once. Queries read the rows they answer with (the siblings under one
-    folder, the owners of one ``_sid``): none reads every summary except :meth:`summaries`,
-    :meth:`tree` and :meth:`check`, which answer about every document.
+    once, from one snapshot of the store (the summary fields read in SQLite, Variables and
+    Scenarios decoded whole), or from the whole feed when the store offers no snapshot.
+    Queries read the rows they answer with (the siblings under one folder, the owners of one
+    ``_sid``): none reads every summary except :meth:`summaries`, :meth:`tree` and
+    :meth:`check`, which answer about every document.
     """
 
     def __init__(self, db: Any, location: str | None = None) -> None:
