@@ -3,6 +3,8 @@
 Makes a new local project from the remote database at URL (the project's id and name come from
 the remote ProjectSettings), keeps the remote settings and the password, and pulls everything.
 The password comes from ``STORYLOOM_REMOTE_PASSWORD`` or a prompt, never from the command line.
+On a terminal the pull draws a progress bar on stderr (documents of the remote's count); with
+``--quiet``, or when stderr is not a terminal, only the result is printed.
 
 Exit codes: 0 cloned; 1 failed (no Storyloom project there, no access, the project is here
 already, the pull failed: nothing is left behind); 2 bad usage or input (a malformed URL).

@@ -2,6 +2,8 @@
 
 Runs one push and then one pull (or only one direction with ``--direction``; or keeps
 following both with ``--live`` until Ctrl-C) and prints a summary (``--json`` for machines).
+On a terminal a one-shot sync draws a progress bar per direction on stderr (documents done of
+the total the server gives); with ``--quiet``, or when stderr is not a terminal, only the result.
 
 Without ``--remote`` the project's stored remote settings are used (``storyloom remote set``:
 server, database, user, the password kept for them): after the pull, what a team project needs
