@@ -336,13 +336,13 @@ def stream_game_export(
                 tree=derive_tree(light), cache=cache, compat=compat,
             )
             facts = SchemaFacts(set(attachment_ids), cache) if with_schema else None
-            del light, apps, variables, variable_ids
+            del light, variables, variable_ids
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
             documents = 0
             for doc, plain in reading.each():
                 report.advance()
-                app = collection_of(doc)
+                app = apps.get(doc["_id"])  # the light pass read what collection_of reads
                 if facts is not None:
                     facts.add(doc, app)
                 spool = by_app.get(app) if app is not None else None
