@@ -60,6 +60,9 @@ PROJECT_DIR_MODE = 0o700
 # Deeper documents are refused when a backup is read: Python's recursion (copies, encoders)
 # cannot handle them reliably, and no Drafft or Storyloom document nests more than a dozen levels.
 MAX_NESTING = 200
+# JSON nested deeper than this anywhere in a dump is read by Python's parser (which refuses it:
+# deeper than it can follow) rather than streamed.
+STREAM_DEPTH = 1000
 
 
 class ProjectError(StoryloomError):
@@ -544,7 +547,7 @@ def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
     handle.seek(start)
     read = 0
     try:
-        if _rows_array_follows(handle):
+        if _streamable(handle):
             handle.seek(start)
             for row in ijson.items(handle, "rows.item", use_float=True):
                 yield row
@@ -552,22 +555,32 @@ def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
             return
     except (ijson.JSONError, UnicodeDecodeError, ValueError):
         pass
-    # Not JSON the stream takes, or not shaped as a dump: Python's parser reads the file whole
-    # (it says what is wrong, or takes NaN and friends) and the rows go on from where they were.
+    # Not JSON the stream takes, not shaped as a dump, or nested deeper than the stream should
+    # go: Python's parser reads the file whole (it says what is wrong, or takes NaN and
+    # friends) and the rows go on from where they were.
     yield from _read_whole(path)[read:]
 
 
-def _rows_array_follows(handle: Any) -> bool:
-    """Whether the JSON on ``handle`` is an object with a ``"rows"`` array (read up to it)."""
+def _streamable(handle: Any) -> bool:
+    """Whether the JSON on ``handle`` is an object with a ``"rows"`` array, nested at most
+    :data:`STREAM_DEPTH` levels anywhere (a quick pass of the C parser's events, no values kept:
+    the stream's item parser would spend time and memory quadratic in a file's depth)."""
     import ijson
 
-    for prefix, event, _ in ijson.parse(handle):
-        if prefix == "":
-            if event != "start_map" and event != "map_key":
+    depth = 0
+    rows = key_is_rows = False
+    for event, value in ijson.basic_parse(handle, use_float=True):
+        if event == "start_map" or event == "start_array":
+            if depth == 0 and event != "start_map":
                 return False
-        elif prefix == "rows":
-            return event == "start_array"
-    return False
+            rows = rows or (key_is_rows and event == "start_array")
+            depth += 1
+            if depth > STREAM_DEPTH:
+                return False
+        elif event == "end_map" or event == "end_array":
+            depth -= 1
+        key_is_rows = depth == 1 and event == "map_key" and value == "rows"
+    return rows
 
 
 def _read_whole(path: Path) -> list[Any]:
