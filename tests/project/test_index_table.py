@@ -238,3 +238,28 @@ def test_a_body_sqlite_cannot_read_builds_from_the_feed(project: Project) -> Non
     index = ProjectIndex(project.store, location=":memory:")
     assert index.refresh() == project.store.info()["doc_count"]
     assert index.check(all_current(project.store)) == []
+
+
+def test_the_editors_own_writes_are_not_read_back(project: Project) -> None:
+    fill(project, 40)
+    calls: list[bool] = []
+    original = project.store.changes
+
+    def changes(**options: Any) -> Any:
+        calls.append(bool(options.get("include_docs")))
+        return original(**options)
+
+    project.store.changes = changes  # type: ignore[method-assign]
+    try:
+        editor = project.editor
+        for n in range(5):
+            editor.create("Item", f"mine {n}")
+            editor.rename(editor.index.siblings(None, "Item")[-1].id, f"renamed {n}")
+        assert calls and not any(calls), calls  # every catch-up found the summary it needed
+        # A write by someone else is read with its document.
+        project.store.put(doc_of("Item", "theirs", sort_key="zz"))
+        assert editor.index.siblings(None, "Item")[-1].name == "theirs"
+        assert calls[-1] is True
+    finally:
+        del project.store.changes
+    assert_index_exact(editor)

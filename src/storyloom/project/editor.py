@@ -639,6 +639,8 @@ class Editor:
             with self._writing_as(intent, [doc["_id"]]):
                 result = self.db.put(doc)
         stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
+        if self._index is not None:
+            self._index.note_written(stored)
         return WriteResult(result["id"], result["rev"], stored, intent, warnings)
 
     # -- helpers -----------------------------------------------------------------------------

@@ -59,6 +59,8 @@ DESIGN_PREFIX = "_design/"
 CATCH_UP_BATCH = 2000
 # Changes applied to the table in memory before it is saved again (besides on close).
 SAVE_AFTER = 5000
+# Summaries of the editor's own writes kept until the next catch-up applies them.
+HINTS_KEPT = 64
 # The fields a summary is made of (Variables and Scenarios are read whole, to parse their text).
 _SUMMARY_FIELDS = ("type", "collection", "parent", "sortKey", "name")
 VARIABLE_TYPE = "Variable"
@@ -175,6 +177,8 @@ class ProjectIndex:
         # Every summary by id, made on the first summaries() (the desktop app draws its trees
         # from it after each change) and kept up to date by each catch-up from then on.
         self._all: dict[str, DocSummary] | None = None
+        # Summaries of this editor's last writes, by id (see note_written).
+        self._hints: dict[str, DocSummary] = {}
         self.changes_applied = 0
 
     # -- the table -------------------------------------------------------------------------
@@ -219,9 +223,12 @@ class ProjectIndex:
             table = self._open()
             first: dict[str, Any] | None = None
             if self._checked:
-                first = self.db.changes(since=self._seq, include_docs=True, limit=CATCH_UP_BATCH)
+                first = self.db.changes(since=self._seq, limit=CATCH_UP_BATCH)
                 if not first.get("results"):
                     return 0
+                # This editor's own writes come summarised already; any other change makes the
+                # catch-up read the feed again with the documents.
+                first = self._with_hints(first)
             with table.writing():
                 built = not self._checked and self._check_table(table)
                 applied = self._build_from_snapshot(table) if built else 0
@@ -231,6 +238,33 @@ class ProjectIndex:
             if built or table.unsaved >= SAVE_AFTER:
                 table.save()
             return applied
+
+    def note_written(self, doc: Mapping[str, Any]) -> None:
+        """The editor wrote ``doc`` (with its new ``_rev``): its summary, made now, saves the
+        next catch-up reading and decoding it again when the feed lists that very revision."""
+        if not self._checked or not isinstance(doc.get("_id"), str) or not isinstance(doc.get("_rev"), str):
+            return
+        summary = summarize(doc)
+        with self._lock:
+            self._hints[summary.id] = summary
+            while len(self._hints) > HINTS_KEPT:
+                del self._hints[next(iter(self._hints))]
+
+    def _with_hints(self, feed: dict[str, Any]) -> dict[str, Any] | None:
+        """``feed`` (read without documents) with each row's summary from the hints, or ``None``
+        when some live row was not written by this editor at that revision."""
+        rows = []
+        for row in feed.get("results") or []:
+            if not row.get("deleted"):
+                hint = self._hints.get(row.get("id"))
+                changes = row.get("changes") or [{}]
+                if hint is None or hint.rev != changes[0].get("rev"):
+                    self._hints.clear()
+                    return None
+                row = dict(row, _summary=hint)
+            rows.append(row)
+        self._hints.clear()
+        return dict(feed, results=rows)
 
     def _check_table(self, table: IndexTable) -> bool:
         """Once per index: is the loaded table this store's, in this format, not beyond it?
@@ -546,10 +580,13 @@ def _seq_value(text: str) -> int | str:
 
 
 def _summary_of_row(row: Mapping[str, Any]) -> DocSummary | None:
-    """The summary a changes row leaves in the index (``None``: the document leaves it)."""
+    """The summary a changes row leaves in the index (``None``: the document leaves it); a row
+    of this editor's own write carries it already (``_summary``, see ``note_written``)."""
     doc_id = row.get("id")
     if not isinstance(doc_id, str) or doc_id.startswith(DESIGN_PREFIX):
         return None
+    if "_summary" in row:
+        return row["_summary"]
     doc = row.get("doc")
     if row.get("deleted") or not isinstance(doc, dict) or doc.get("_deleted"):
         return None
