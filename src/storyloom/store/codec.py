@@ -56,22 +56,39 @@ def _has_non_finite(value: Any) -> bool:
     return False
 
 
+def _unusual(number: float) -> bool:
+    return number != number or (number != 0.0 and not 1e-4 <= abs(number) < 1e16)
+
+
 def has_unusual_float(value: Any) -> bool:
     """True if ``value`` holds a float that orjson and the stdlib encoder spell differently: a NaN
     or an infinity (orjson writes null, the stdlib refuses or writes NaN) or a non-zero float
     outside ``1e-4 <= |x| < 1e16``, which the stdlib writes with an exponent (``1e-05``,
     ``1e+16``) and orjson otherwise (``0.00001``, ``1e16``). Inside that range both write the
     same shortest round-trip text."""
-    stack = [value]
+    if isinstance(value, float):
+        return _unusual(value)
+    if not isinstance(value, (dict, list, tuple)):
+        return False
+    # Containers only go on the stack; the scalars of each are looked at in place (most are
+    # strings and integers: one type check each).
+    stack: list[Any] = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, float):
-            if item != item or (item != 0.0 and not 1e-4 <= abs(item) < 1e16):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+        for child in (item.values() if isinstance(item, dict) else item):
+            kind = type(child)
+            if kind is str or kind is int or child is None or kind is bool:
+                continue
+            if kind is float:
+                if _unusual(child):
+                    return True
+            elif kind is dict or kind is list or kind is tuple:
+                stack.append(child)
+            elif isinstance(child, float):
+                if _unusual(child):
+                    return True
+            elif isinstance(child, (dict, list, tuple)):
+                stack.append(child)
     return False
 
 
