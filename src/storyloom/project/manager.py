@@ -33,6 +33,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import accumulate
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -547,7 +549,9 @@ def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
     handle.seek(start)
     read = 0
     try:
-        if _streamable(handle):
+        shallow = _depth(handle) <= STREAM_DEPTH
+        handle.seek(start)
+        if shallow and _rows_array_follows(handle):
             handle.seek(start)
             for row in ijson.items(handle, "rows.item", use_float=True):
                 yield row
@@ -561,26 +565,32 @@ def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
     yield from _read_whole(path)[read:]
 
 
-def _streamable(handle: Any) -> bool:
-    """Whether the JSON on ``handle`` is an object with a ``"rows"`` array, nested at most
-    :data:`STREAM_DEPTH` levels anywhere (a quick pass of the C parser's events, no values kept:
-    the stream's item parser would spend time and memory quadratic in a file's depth)."""
+# How each event of the C parser moves the depth (the events of every JSON value).
+_DEPTH_STEP = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1, "map_key": 0, "null": 0,
+               "boolean": 0, "integer": 0, "double": 0, "number": 0, "string": 0}
+
+
+def _depth(handle: Any) -> int:
+    """How deep the JSON on ``handle`` nests, from a pass of the C parser's events counted in C
+    (no Python step per event). Streamed items of a deeper file would cost time and memory
+    quadratic in its depth."""
     import ijson
 
-    depth = 0
-    rows = key_is_rows = False
-    for event, value in ijson.basic_parse(handle, use_float=True):
-        if event == "start_map" or event == "start_array":
-            if depth == 0 and event != "start_map":
+    events = ijson.basic_parse(handle, use_float=True)
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, map(itemgetter(0), events))), default=0)
+
+
+def _rows_array_follows(handle: Any) -> bool:
+    """Whether the JSON on ``handle`` is an object with a ``"rows"`` array (read up to it)."""
+    import ijson
+
+    for prefix, event, _ in ijson.parse(handle):
+        if prefix == "":
+            if event != "start_map" and event != "map_key":
                 return False
-            rows = rows or (key_is_rows and event == "start_array")
-            depth += 1
-            if depth > STREAM_DEPTH:
-                return False
-        elif event == "end_map" or event == "end_array":
-            depth -= 1
-        key_is_rows = depth == 1 and event == "map_key" and value == "rows"
-    return rows
+        elif prefix == "rows":
+            return event == "start_array"
+    return False
 
 
 def _read_whole(path: Path) -> list[Any]:
