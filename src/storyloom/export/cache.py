@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from storyloom.export.disk_cache import DiskMemo, disk_memo_for
+from storyloom.export.disk_cache import NOT_KEPT, DiskMemo, ReadAhead, disk_memo_for
 
 _MISS = object()
 
@@ -53,6 +53,7 @@ class ContentCache:
         self._last_used: dict[Hashable, int] = {}
         self._generation = 0
         self._lock = threading.Lock()
+        self._thread = threading.local()  # the ReadAhead of the export running on this thread
         self.hits = 0
         self.misses = 0
 
@@ -71,7 +72,12 @@ class ContentCache:
             if data is not None:  # only what memory holds is aged (see trim)
                 self._last_used[key] = self._generation
         if data is None and self.disk is not None:
-            data = self.disk.get(key)
+            ahead = getattr(self._thread, "ahead", None)
+            found = ahead.lookup(key) if ahead is not None else None
+            if found is None:
+                data = self.disk.get(key)
+            elif found is not NOT_KEPT:
+                data = found  # type: ignore[assignment]
             if data is not None:
                 self._hold(key, data)
         with self._lock:
@@ -110,6 +116,24 @@ class ContentCache:
             value = compute()
             self.put(key, value)
         return value
+
+    @contextlib.contextmanager
+    def reading_ahead(self) -> Iterator[ReadAhead | None]:
+        """``with cache.reading_ahead() as ahead:`` for an export that walks its documents in
+        ``_id`` order on this thread: ``ahead.advance(doc_id)`` before each, and this thread's
+        lookups of that document's results are answered from one ordered scan of the disk
+        (``None`` without a disk)."""
+        if self.disk is None:
+            yield None
+            return
+        self.disk.flush()
+        ahead = ReadAhead(self.disk.scan())
+        self._thread.ahead = ahead
+        try:
+            yield ahead
+        finally:
+            self._thread.ahead = None
+            ahead.close()
 
     def trim(self) -> None:
         """End of an export (or schema export): forget results no recent export used (older

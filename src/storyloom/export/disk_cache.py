@@ -24,7 +24,7 @@ import marshal
 import sqlite3
 import sys
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -181,6 +181,29 @@ class DiskMemo:
                 except sqlite3.Error as exc:
                     self._fail(exc)
 
+    def scan(self) -> Iterator[tuple[str, str, str, bytes]]:
+        """Every kept row, ``(doc_id, kind, key, value)`` in ``doc_id`` order (the store's order
+        of ``_id``s), read by a connection of its own: an export that walks its documents in
+        ``_id`` order reads its results beside them, one sequential pass instead of a lookup
+        per result (:class:`ReadAhead`)."""
+        with self._lock:
+            if self._connect() is None or self._empty:
+                return
+        try:
+            conn = sqlite3.connect(self.path, timeout=0.5)
+        except sqlite3.Error as exc:
+            log.warning("the export cache %s cannot be read: %s", self.path, exc)
+            return
+        try:
+            for doc_id, kind, key, value in conn.execute(
+                "SELECT doc_id, kind, key, value FROM results ORDER BY doc_id, kind"
+            ):
+                yield doc_id, kind, key, bytes(value)
+        except sqlite3.Error as exc:
+            log.warning("the export cache %s cannot be read: %s", self.path, exc)
+        finally:
+            conn.close()
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
@@ -198,3 +221,45 @@ def disk_memo_for(db: Any) -> DiskMemo | None:
     if not store.parent.is_dir():
         return None
     return DiskMemo(store.parent / FILE_NAME)
+
+
+NOT_KEPT = object()
+"""What :meth:`ReadAhead.lookup` answers for a result the scan shows is not on disk."""
+
+
+class ReadAhead:
+    """The kept rows of one document at a time, from :meth:`DiskMemo.scan`, for an export that
+    reads its documents in ``_id`` order: :meth:`advance` to each document, then
+    :meth:`lookup` answers its results from the rows read (``None`` for other documents)."""
+
+    def __init__(self, rows: Iterator[tuple[str, str, str, bytes]]) -> None:
+        self._rows = rows
+        self._next = next(rows, None)
+        self._doc_id: str | None = None
+        self._current: dict[str, tuple[str, bytes]] = {}
+
+    def advance(self, doc_id: str) -> None:
+        self._doc_id = doc_id
+        self._current = {}
+        rows, row = self._rows, self._next
+        while row is not None and row[0] < doc_id:
+            row = next(rows, None)
+        while row is not None and row[0] == doc_id:
+            self._current[row[1]] = (row[2], row[3])
+            row = next(rows, None)
+        self._next = row
+
+    def lookup(self, key: Hashable) -> bytes | object | None:
+        """The kept bytes of ``key``, :data:`NOT_KEPT`, or ``None`` (not the current document)."""
+        where = slot(key)
+        if where is None or where[0] != self._doc_id:
+            return None
+        row = self._current.get(where[1])
+        if row is None or row[0] != _key_text(key):
+            return NOT_KEPT
+        return row[1]
+
+    def close(self) -> None:
+        close = getattr(self._rows, "close", None)
+        if close is not None:
+            close()

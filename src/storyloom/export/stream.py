@@ -340,20 +340,10 @@ def stream_game_export(
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
             documents = 0
-            for doc, plain in reading.each():
-                report.advance()
-                app = apps.get(doc["_id"])  # the light pass read what collection_of reads
-                if facts is not None:
-                    facts.add(doc, app)
-                spool = by_app.get(app) if app is not None else None
-                if spool is None:
-                    continue
-                if cancelled is not None and cancelled():
-                    raise ExportStopped()
-                unusual = plan.export_document(doc, app)
-                spool.add(encode_value(doc, indent, plain=plain and not unusual))
-                if doc.get("type") != FOLDER_TYPE:
-                    documents += 1
+            ahead_scan = cache.reading_ahead() if cache is not None else contextlib.nullcontext()
+            with ahead_scan as ahead:
+                for doc, plain in reading.each():
+                    documents += _export_one(doc, plain, apps, by_app, plan, facts, ahead, indent, report, cancelled)
             for spool in spools.values():
                 spool.seal()
             plan.finish()
@@ -369,6 +359,27 @@ def stream_game_export(
         for spool in spools.values():
             spool.close()
         raise
+
+
+def _export_one(doc: dict[str, Any], plain: bool, apps: dict[str, str | None], by_app: dict[str, _Spool],
+                plan: ExportPlan, facts: SchemaFacts | None, ahead: Any, indent: int | None,
+                report: ProgressReporter, cancelled: Callable[[], bool] | None) -> int:
+    """One document of the main pass: its schema facts, its export into its spool; 1 when it
+    counts as an exported document (not a folder)."""
+    report.advance()
+    app = apps.get(doc["_id"])  # the light pass read what collection_of reads
+    if ahead is not None:
+        ahead.advance(doc["_id"])
+    if facts is not None:
+        facts.add(doc, app)
+    spool = by_app.get(app) if app is not None else None
+    if spool is None:
+        return 0
+    if cancelled is not None and cancelled():
+        raise ExportStopped()
+    unusual = plan.export_document(doc, app)
+    spool.add(encode_value(doc, indent, plain=plain and not unusual))
+    return 0 if doc.get("type") == FOLDER_TYPE else 1
 
 
 class ExportStopped(Exception):
