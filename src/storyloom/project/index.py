@@ -53,7 +53,7 @@ from storyloom.project.index_table import (
     storable,
     table_path,
 )
-from storyloom.project.tree import derive_tree, order_key
+from storyloom.project.tree import derive_tree, order_key, sort_position
 
 DESIGN_PREFIX = "_design/"
 CATCH_UP_BATCH = 2000
@@ -300,6 +300,10 @@ class ProjectIndex:
                 seq = int(snap.meta("update_seq", "0") or 0)
                 for doc_id, rev, values in winning_fields(snap, _SUMMARY_FIELDS):
                     if doc_id.startswith(DESIGN_PREFIX):
+                        continue
+                    row = _plain_row(doc_id, rev, values)
+                    if row is not None:
+                        rows.append((row, None))
                         continue
                     doc: dict[str, Any] = dict(zip(_SUMMARY_FIELDS, values, strict=True))
                     if doc["type"] in (VARIABLE_TYPE, SCENARIO_TYPE):
@@ -591,6 +595,21 @@ def _summary_of_row(row: Mapping[str, Any]) -> DocSummary | None:
     if row.get("deleted") or not isinstance(doc, dict) or doc.get("_deleted"):
         return None
     return summarize(doc)
+
+
+def _plain_row(doc_id: str, rev: str, values: list[Any]) -> tuple[Any, ...] | None:
+    """The table row of a document whose summary fields are all text or null, made straight from
+    them (what ``_row_and_refs(summarize(doc))`` gives, without the dict and the summary); ``None``
+    for a Variable, a Scenario or any other value (they take the general way)."""
+    doc_type, collection, parent, sort_key, name = values
+    for value in values:
+        if value is not None and not (type(value) is str and (value.isascii() or storable(value))):
+            return None
+    if doc_type in (VARIABLE_TYPE, SCENARIO_TYPE):
+        return None
+    is_tree = doc_type == FOLDER_TYPE or doc_type in TREE_COLLECTIONS
+    return (doc_id, rev, doc_type, collection, parent, sort_key, name, None, 1 if is_tree else 0,
+            sort_position(sort_key), None, None, None)
 
 
 def _row_and_refs(summary: DocSummary) -> tuple[tuple[Any, ...], list[str] | None]:

@@ -158,8 +158,13 @@ def keys_after(last: str | None, count: int) -> list[str]:
 
 def order_key(doc: Mapping[str, Any]) -> tuple[str, str]:
     """How siblings are ordered: by ``sortKey`` (missing or invalid keys last), then by ``_id``."""
-    key = doc.get("sortKey")
-    return (key if is_valid_key(key) else _NO_KEY, str(doc.get("_id", "")))
+    return (sort_position(doc.get("sortKey")), str(doc.get("_id", "")))
+
+
+def sort_position(key: object) -> str:
+    """The first part of :func:`order_key`: the key when it is valid, else a string that sorts
+    after every valid key."""
+    return key if isinstance(key, str) and is_valid_key(key) else _NO_KEY
 
 
 def derive_tree(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
