@@ -58,3 +58,22 @@ def test_a_change_is_seen_at_once(api):
     before = api.get("/info").json()["project"]["description"]
     api.project.editor.update_settings({"projectDescription": "changed " + str(before)})
     assert api.get("/info").json()["project"]["description"] == "changed " + str(before)
+
+
+def test_allowed_host_values_kept_between_requests_follow_the_settings():
+    from storyloom.api.protection import KEPT_HOSTS, ProtectionSettings
+
+    settings = ProtectionSettings(api_key=KEY, port=9001)
+    assert settings.host_header_allowed(b"127.0.0.1:9001") and settings.host_header_allowed(b"127.0.0.1:9001")
+    assert not settings.host_header_allowed(b"evil.example:9001") and not settings.host_header_allowed(None)
+    settings.port = 9002  # the server bound another port: what was allowed is checked again
+    assert not settings.host_header_allowed(b"127.0.0.1:9001")
+    assert settings.host_header_allowed(b"localhost:9002")
+    settings.allowed_hosts = frozenset({"storyloom.test"})
+    assert settings.host_header_allowed(b"storyloom.test:9002")
+    settings.allowed_hosts = frozenset()
+    assert not settings.host_header_allowed(b"storyloom.test:9002")
+    for port in range(KEPT_HOSTS * 2):  # many allowed values: only a few are remembered
+        settings.port = 10_000 + port
+        assert settings.host_header_allowed(f"[::1]:{10_000 + port}".encode())
+    assert len(settings._allowed_raw[1]) <= KEPT_HOSTS

@@ -64,14 +64,28 @@ def info_answer(state: ApiState) -> bytes:
     """
     project = state.project()
     cache = state.info_cache
-    with read_snapshot(project):  # the seq of the cache key, the settings and the name: one moment
-        db_state = project.db.info()
+    # The seq of the cache key, the settings and the name: one moment.
+    with read_snapshot(project) as snapshot:
         user = state.username()
-        key = (id(project), project.id, db_state.get("instance_uuid"), db_state.get("update_seq"), user)
+        key = (id(project), project.id, *_store_state(project, snapshot), user)
         if cache["key"] != key:
             cache["body"], cache["key"] = _info_body(project, user), key
         body: bytes = cache["body"]
     return body
+
+
+def _store_state(project: ProjectLike, snapshot: Any) -> tuple[Any, int]:
+    """The store's instance and update sequence: what tells whether ``/info``'s body may be kept.
+
+    Read from the snapshot the answer is read in (the two values ``Database.info`` reads, without
+    the counts it reads too: this runs on every request); a store whose snapshot reads no
+    metadata answers through ``info()``.
+    """
+    meta = getattr(snapshot, "meta", None)
+    if meta is None:
+        db_state = project.db.info()
+        return db_state.get("instance_uuid"), db_state.get("update_seq")
+    return meta("instance_uuid"), int(meta("update_seq", "0") or 0)
 
 
 def _info_body(project: ProjectLike, user: str | None) -> bytes:

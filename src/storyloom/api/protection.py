@@ -55,6 +55,8 @@ PUBLIC_PATHS = frozenset({"/openapi.json"})
 MAX_QUERY_BYTES = 16 * 1024
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::"})
+# Allowed Host header values remembered between requests (the loopback names with the port).
+KEPT_HOSTS = 16
 
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cache-control", b"no-store"),
@@ -136,6 +138,21 @@ class ProtectionSettings:
             return False
         return port == self.port or (port is None and self.port == 80)
 
+    def host_header_allowed(self, raw: bytes | None) -> bool:
+        """:meth:`host_allowed` of a raw ``Host`` header. Every request asks, with one of a few
+        values: the values found allowed are kept (at most :data:`KEPT_HOSTS`, for the settings
+        they were checked under), so the usual one is a set lookup; others are checked in full."""
+        settings_key = (self.port, self.bind_host, self.allowed_hosts)
+        kept = self.__dict__.get("_allowed_raw")
+        if kept is None or kept[0] != settings_key:
+            kept = self._allowed_raw = (settings_key, set())
+        if raw in kept[1]:
+            return True
+        allowed = self.host_allowed(None if raw is None else raw.decode("latin-1"))
+        if allowed and raw is not None and len(kept[1]) < KEPT_HOSTS:
+            kept[1].add(raw)
+        return allowed
+
     def origin_allowed(self, origin: str) -> bool:
         return normalize_origin(origin) in self.allowed_origins
 
@@ -193,8 +210,8 @@ class ProtectionMiddleware:
                 path,
             ))
             return
-        host = _header(scope, b"host")
-        if not settings.host_allowed(host):
+        if not settings.host_header_allowed(_header_bytes(scope, b"host")):
+            host = _header(scope, b"host")
             shown = f"Host {host!r} is not allowed" if host is not None else "The request has no Host header"
             await send_json(send, 403, error_body(
                 FORBIDDEN_HOST,
