@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import Header, Query, Request
@@ -170,7 +171,14 @@ def game_export(
     if request.method == "HEAD":
         answer.close()
         return StreamingResponse(no_body(), media_type="application/json", headers=headers)
+    if getattr(answer, "in_memory", False):  # cached bytes: sent from the event loop, no thread hop per piece
+        return StreamingResponse(_pieces_of(answer), media_type="application/json", headers=headers)
     return StreamingResponse(iter(answer), media_type="application/json", headers=headers)
+
+
+async def _pieces_of(answer: Any) -> AsyncIterator[bytes]:
+    for piece in answer:
+        yield piece
 
 
 @route(

@@ -277,10 +277,13 @@ class ExportAnswer:
     """The bytes of one game export answer: ``size`` and the pieces (iterate once); ``close()``
     frees what an answer that is never sent holds (its spools, or its hold on a kept export)."""
 
-    def __init__(self, size: int, pieces: Iterator[bytes], close: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, size: int, pieces: Iterator[bytes], close: Callable[[], None] = lambda: None,
+                 *, in_memory: bool = False) -> None:
         self.size = size
         self._pieces = pieces
         self._close: Callable[[], None] | None = close
+        self.in_memory = in_memory
+        """The pieces come from memory (the answer cache): reading them never blocks."""
 
     def __iter__(self) -> Iterator[bytes]:
         try:
@@ -340,9 +343,9 @@ def _spliced_answer(meta: dict[str, Any], rest: bytes) -> ExportAnswer:
     def pieces() -> Iterator[bytes]:
         yield head
         for start in range(1, len(rest), _CHUNK):
-            yield bytes(view[start:start + _CHUNK])
+            yield view[start:start + _CHUNK]  # type: ignore[misc]  # a view: the cached bytes are not copied
 
-    return ExportAnswer(len(head) + len(rest) - 1, pieces())
+    return ExportAnswer(len(head) + len(rest) - 1, pieces(), in_memory=True)
 
 
 def read_snapshot(project: ProjectLike) -> AbstractContextManager[Any]:
