@@ -92,3 +92,16 @@ def test_the_stream_reads_a_byte_order_mark_and_says_what_is_wrong(tmp_path: Pat
     rows = read_dump_rows(path)
     with pytest.raises(Exception, match="the file is not JSON"):
         list(rows)
+
+
+def test_a_backup_document_without_an_id_is_refused_as_before(manager: ProjectManager, tmp_path: Path) -> None:
+    project = manager.create("Source")
+    backup = manager.backup(project, tmp_path / "source.json")
+    project.close()
+    dump = json.loads(backup.read_text(encoding="utf-8"))
+    dump["rows"].append({"id": "x", "key": "x", "value": {"rev": "1-a"},
+                         "doc": {"_rev": "1-a", "type": "Script", "collection": "Script", "name": "no id"}})
+    backup.write_text(json.dumps(dump), encoding="utf-8")
+    with pytest.raises(BackupError, match="1 document\\(s\\) cannot be restored"):
+        manager.restore(backup, "Copy", new_id=True)
+    assert [p.name for p in manager.list()] == ["Source"]

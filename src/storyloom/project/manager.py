@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -390,6 +390,7 @@ class ProjectManager:
         checking.set_detail("checking the backup")
         context = BulkContext(lambda doc_id: spool.get(doc_id) if doc_id in spool else None)
         settings: dict[str, Any] | None = None
+        unkeyed: list[dict[str, Any]] = []
         for doc in _backup_docs(read_dump_rows(file)):
             _check_revision(file, doc)
             if settings is None and doc.get("_id") == SETTINGS_ID:
@@ -398,6 +399,8 @@ class ProjectManager:
                 spool.put(doc)
                 if doc.get("type") == "Variable":
                     context.add_variable(doc)
+            else:  # kept to be refused by the gate as a document without an id (few, if any)
+                unkeyed.append(doc)
             checking.advance()
         checking.finish()
         if settings is None or not is_uuid(settings.get("projectId")):
@@ -420,10 +423,10 @@ class ProjectManager:
                 raise InvalidProjectName(f"{file}: the backup's name cannot be used ({problem}); "
                                          "restore it under another name (--name NAME)")
             name = self.unique_name(name)
-        writing = reporter(progress, "restore", len(spool))
+        writing = reporter(progress, "restore", len(spool) + len(unkeyed))
         writing.set_detail("writing")
         with self.staging(project_id, name) as project:
-            refused = _write_restored(project, file, spool, context, writing)
+            refused = _write_restored(project, file, chain(spool.values(), unkeyed), context, writing)
             if refused:
                 details = "; ".join(str(exc) for exc in refused[1][:5])
                 raise BackupError(f"{file}: {refused[0]} document(s) cannot be restored: {details}")
@@ -449,13 +452,13 @@ def _backup_docs(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield doc
 
 
-def _write_restored(project: Project, file: Path | str, spool: FileSpool, context: BulkContext,
+def _write_restored(project: Project, file: Path | str, docs: Iterable[dict[str, Any]], context: BulkContext,
                     progress: Any) -> tuple[int, list[Exception]] | None:
     """Write the backup's documents in batches, each checked against the whole backup;
     ``(count, first refusals)`` when some are refused, else ``None``."""
     refused_count = 0
     first: list[Exception] = []
-    for batch in batches(spool.values()):
+    for batch in batches(docs):
         try:
             _, refused = project.editor.write_batch_of_many(batch, context, WriteIntent.RESTORE, new_edits=False)
         except StoreError as exc:
