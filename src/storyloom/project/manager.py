@@ -395,11 +395,11 @@ class ProjectManager:
             _check_revision(file, doc)
             if settings is None and doc.get("_id") == SETTINGS_ID:
                 settings = doc
-            if isinstance(doc.get("_id"), str):
+            if isinstance(doc.get("_id"), str) and doc["_id"] not in spool:
                 spool.put(doc)
                 if doc.get("type") == "Variable":
                     context.add_variable(doc)
-            else:  # kept to be refused by the gate as a document without an id (few, if any)
+            else:  # no id (the gate refuses it) or a second row of an id: written too, after the rest
                 unkeyed.append(doc)
             checking.advance()
         checking.finish()
