@@ -352,9 +352,9 @@ class RecordingLocalPeer(LocalPeer):
         super().__init__(db)
         self.reads: list[tuple[threading.Thread, Any]] = []
 
-    def changes(self, since: Any, limit: int, doc_ids: list[str] | None = None) -> Any:
+    def changes(self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False) -> Any:
         self.reads.append((threading.current_thread(), since))
-        return super().changes(since, limit, doc_ids)
+        return super().changes(since, limit, doc_ids, include_docs)
 
 
 def test_one_shot_network_error_retries_from_the_checkpoint(make_store: StoreFactory, couch: CouchServer) -> None:

@@ -103,9 +103,8 @@ class Peer:
     def changes(
         self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
     ) -> ChangesPage:
-        """A page of the changes feed (``style=all_docs``). With ``include_docs`` a peer may put
-        each row's winning revision in ``doc`` (only a remote one does: see
-        :func:`take_included_docs`)."""
+        """A page of the changes feed (``style=all_docs``). With ``include_docs`` each row's
+        winning revision is in its ``doc`` (see :func:`take_included_docs`)."""
         raise NotImplementedError
 
     def wait_changes(
@@ -189,9 +188,8 @@ class LocalPeer(Peer):
     def changes(
         self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
     ) -> ChangesPage:
-        # No included documents: reading them here costs what ``fetch`` costs, for documents
-        # the target may have already.
-        result = _local_read(self.db.changes, since=since, limit=limit, style="all_docs", doc_ids=doc_ids)
+        result = _local_read(self.db.changes, since=since, limit=limit, style="all_docs", doc_ids=doc_ids,
+                             include_docs=include_docs)
         return ChangesPage(result["results"], result["last_seq"])
 
     def _on_change(self, _change: dict[str, Any]) -> None:

@@ -106,10 +106,12 @@ class ReplicationOptions:
     doc_ids: list[str] | None = None
     #: Longpoll heartbeat of the live pull, in milliseconds.
     heartbeat_ms: int = 10_000
-    #: Read first-generation documents with the changes feed of a remote source
-    #: (``include_docs``, see ``peers.take_included_docs``) instead of fetching them: True,
-    #: False, or None (the default): from the start of a first pull, and afterwards while
-    #: most of the last batch was missing on the target.
+    #: Read first-generation documents with the source's changes feed (``include_docs``, see
+    #: ``fetched.take_included_docs``) instead of fetching them: True, False, or None (the
+    #: default): from the start of a first replication, and afterwards while most of the
+    #: last batch was missing on the target. Performance (bench/sync_bench.py): a page with
+    #: its documents costs pouchdb-server about a third of the page plus ``_bulk_get``, and
+    #: the local store about half of the page plus ``bulk_get``.
     include_docs: bool | None = None
     #: Where both sides keep their project identity: a remote database of another project
     #: is refused (``ProjectMismatch``) before anything is written. None: no check.
@@ -547,8 +549,7 @@ class Replicator:
         live_waiting = False
         stopped = _EitherSet(self._cancel, stop)
         # A first pull (nothing read yet) lacks every document; later, the last batch tells.
-        include = self.source.is_remote and opts.include_docs is not False and (
-            opts.include_docs is True or since in (0, "0", None))
+        include = opts.include_docs is not False and (opts.include_docs is True or since in (0, "0", None))
         ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"storyloom-sync-{self.direction}-changes")
         next_page: Future[ChangesPage] | None = None
         try:
@@ -566,7 +567,7 @@ class Replicator:
                     batch = _Batch(rows=page.results, last_seq=page.last_seq, pending=page.pending)
                     if page.results:
                         self._prepare_batch(batch)
-                        if self.source.is_remote and opts.include_docs is None:
+                        if opts.include_docs is None:
                             include = batch.missing_share >= 0.5
                     if not self._put(batches, batch, stop):
                         return
