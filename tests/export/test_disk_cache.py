@@ -30,6 +30,7 @@ def test_a_new_process_reads_the_results_kept_on_disk(storyloom_home: Path) -> N
         computed = _export(project, first)
         first.trim()  # the end of the export: its results are committed
         assert path.is_file()
+        assert path.stat().st_mode & 0o077 == 0  # private, as the store is
         with sqlite3.connect(path) as conn:
             kinds = {row[0] for row in conn.execute("SELECT kind FROM results")}
         assert {"export:Script", "variables"} <= kinds

@@ -21,6 +21,7 @@ import hashlib
 import json
 import logging
 import marshal
+import os
 import sqlite3
 import sys
 import threading
@@ -92,6 +93,9 @@ class DiskMemo:
         if self._conn is not None or self.broken:
             return self._conn
         try:
+            # Private as the store is (it holds the project's content); SQLite gives its -wal and
+            # -shm files the same mode.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
             conn = sqlite3.connect(self.path, timeout=0.5, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is a miss, never an error
@@ -106,7 +110,7 @@ class DiskMemo:
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)", (fingerprint,))
                 conn.execute("COMMIT")
             self._empty = conn.execute("SELECT 1 FROM results LIMIT 1").fetchone() is None
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             self._fail(exc)
             return None
         self._conn = conn
