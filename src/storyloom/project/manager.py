@@ -125,6 +125,8 @@ class Project:
         return self.db.get(SETTINGS_ID)
 
     def close(self) -> None:
+        # The index is saved first, so the next opening reads only what changes until then.
+        self.editor.close_index()
         self.store.close()
 
     def __enter__(self) -> Project:
