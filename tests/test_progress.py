@@ -6,6 +6,7 @@ import argparse
 import io
 import os
 import pty
+import select
 
 from storyloom.cli.progress import progress_bars, wants_bars
 from storyloom.progress import Progress, ProgressReporter
@@ -62,6 +63,17 @@ def test_no_bars_when_stderr_is_not_a_terminal_or_quiet() -> None:
     assert not wants_bars(argparse.Namespace(quiet=True), piped)
 
 
+def _drain(controller: int) -> bytes:
+    """Everything the pseudo-terminal holds: the kernel hands a pty's output over in pieces."""
+    chunks = []
+    while select.select([controller], [], [], 0.5)[0]:
+        chunk = os.read(controller, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def test_bars_on_a_terminal_show_count_total_and_close_per_phase() -> None:
     controller, terminal = pty.openpty()
     try:
@@ -74,7 +86,7 @@ def test_bars_on_a_terminal_show_count_total_and_close_per_phase() -> None:
             callback(Progress("export", 200, 200, finished=True))
             callback(Progress("schema", 3, 15, "collections", "Scripts"))
         stream.flush()
-        output = os.read(controller, 65536).decode("utf-8", "replace")
+        output = _drain(controller).decode("utf-8", "replace")
     finally:
         os.close(controller)
         os.close(terminal)

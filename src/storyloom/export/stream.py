@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
+from storyloom.errors import StoryloomError
 from storyloom.export.attachments import is_attachment_document
 from storyloom.export.cache import cache_for, gc_paused
 from storyloom.export.game_export import (
@@ -382,8 +383,11 @@ def _export_one(doc: dict[str, Any], plain: bool, apps: dict[str, str | None], b
     return 0 if doc.get("type") == FOLDER_TYPE else 1
 
 
-class ExportStopped(Exception):
+class ExportStopped(StoryloomError):
     """``cancelled()`` turned true while a streamed export ran (nothing was written)."""
+
+    def __init__(self) -> None:
+        super().__init__("The export was stopped before it finished; nothing was written. Run it again to export.")
 
 
 def write_game_export(handle: IO[bytes], project: ProjectLike, *args: Any, **kwargs: Any) -> dict[str, Any]:
