@@ -38,21 +38,29 @@ def _make_fast_dumps() -> Callable[[Any], str] | None:
 _std_dumps: Callable[[Any], str] = _make_fast_dumps() or _ENCODER.encode
 
 
-_INF = float("inf")
-
-
 def _has_non_finite(value: Any) -> bool:
     """True if ``value`` holds a NaN or an infinite float anywhere (which orjson writes as null)."""
-    stack = [value]
+    if isinstance(value, float):
+        return value - value != 0.0  # NaN and the infinities give NaN, every finite float 0.0
+    if not isinstance(value, (dict, list, tuple)):
+        return False
+    # Performance (bench/sync_bench.py, a pull runs this on every document holding a null): only
+    # containers go on the stack and the scalars of each are looked at in place, most of them
+    # strings, integers and None with one type check each.
+    stack: list[Any] = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, float):
-            if item != item or item in (_INF, -_INF):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+        for child in (item.values() if isinstance(item, dict) else item):
+            kind = type(child)
+            if kind is str or child is None or kind is int or kind is bool:
+                continue
+            if kind is dict or kind is list:
+                stack.append(child)
+            elif isinstance(child, float):
+                if child - child != 0.0:
+                    return True
+            elif isinstance(child, (dict, list, tuple)):
+                stack.append(child)
     return False
 
 
