@@ -263,3 +263,25 @@ def test_the_editors_own_writes_are_not_read_back(project: Project) -> None:
     finally:
         del project.store.changes
     assert_index_exact(editor)
+
+
+def test_a_restored_project_opens_with_its_index_already_built(manager: ProjectManager, tmp_path) -> None:
+    # A restore (as an import or a clone) builds the index in its own work: the first opening,
+    # on the app's GUI thread, reads no document to build it.
+    project = manager.create("Original")
+    layout = fill(project, 80)
+    backup = manager.backup(project, tmp_path / "original.json")
+    project.close()
+    copy = manager.restore(backup, "Copy", new_id=True)
+    assert os.path.exists(table_path(copy.store))
+    copy.close()
+    copy = manager.open("Copy")
+    try:
+        counting = CountingDb(copy.store)
+        editor = Editor(counting, "tester")
+        assert [s.id for s in editor.index.children(layout["folders"][0])] == layout["scripts"][0::5]
+        assert counting.reads == 0, counting.calls
+        assert_index_exact(editor)
+        editor.close_index()
+    finally:
+        copy.close()

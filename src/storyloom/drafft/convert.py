@@ -243,6 +243,16 @@ class Converter:
         self._digests.clear()
         self._children_of.clear()
 
+    def release(self) -> None:
+        """Let go of what the conversion holds per document (the report stays): once every
+        document is written, before the project index is built."""
+        self.summaries.clear()
+        self.variables.clear()
+        self.local_docs.clear()
+        self._images.clear()
+        self._actors.clear()
+        self.spool.close()
+
     def docs(self) -> Iterator[dict[str, Any]]:
         """The documents to write, in the backup's order (created ones last), with what the
         folder and Hotkeys passes wrote into their summaries."""

@@ -111,6 +111,10 @@ def _import(manager: ProjectManager, path: Path, converter: Converter, name: str
         report.warnings.extend(warnings)
         for local in converter.local_docs:
             project.editor.write_local(local, WriteIntent.IMPORT)
+        # The staging's end builds the project index: the conversion's memory goes first.
+        del context
+        converter.release()
+        writing.set_detail("indexing")
     writing.finish()
     return project, report
 
