@@ -73,3 +73,13 @@ def test_a_store_in_memory_has_no_disk_memo() -> None:
     assert disk_cache.slot(("export", "Script", "doc-1", "1-a", ("x", "y"))) == ("doc-1", "export:Script")
     assert disk_cache.slot(("variables", "doc-2", "2-b")) == ("doc-2", "variables")
     assert disk_cache.slot(("anything",)) is None
+
+
+def test_key_text_is_the_json_of_the_key() -> None:
+    import json
+
+    keys = [("json", "Script", "doc-1", "1-a", (("x", "y"),)), ("variables", "é\n\"\u2028\x00", "2-b"),
+            ("export", "Map", "m", "3-c", ("", "")), ("a", 1, None, 2.5, True, float("nan"), [1, {"k": 2}]), "alone"]
+    for key in keys:
+        assert disk_cache._key_text(key) == json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)
+

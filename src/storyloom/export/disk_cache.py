@@ -25,7 +25,7 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -72,8 +72,30 @@ def slot(key: Hashable) -> tuple[str, str] | None:
     return None
 
 
-def _key_text(key: Hashable) -> str:
-    return json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)
+def _make_key_text() -> Callable[[Hashable], str]:
+    """``json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)`` with the stdlib's
+    C encoder built once: built per call (as ``json.dumps`` does) it is most of a lookup's cost,
+    one per exported document. The plain call when the C encoder is missing."""
+    def plain(key: Hashable) -> str:
+        return json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)
+
+    try:
+        from json.encoder import c_make_encoder, encode_basestring
+    except ImportError:  # pragma: no cover
+        return plain
+    if c_make_encoder is None:  # pragma: no cover
+        return plain
+    # No markers (no check for cycles, which keys never hold): a dict shared by threads would
+    # see another thread's key as a cycle.
+    encode = c_make_encoder(None, str, encode_basestring, None, ":", ",", False, False, True)
+
+    def fast(key: Hashable) -> str:
+        return "".join(encode(key, 0))
+
+    return fast
+
+
+_key_text = _make_key_text()
 
 
 class DiskMemo:
