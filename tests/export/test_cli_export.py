@@ -9,6 +9,7 @@ import pytest
 
 from storyloom.cli.main import main
 from storyloom.drafft import import_backup
+from storyloom.export import stream
 from storyloom.project.manager import ProjectManager
 from tests.export import validators
 from tests.export.helpers import GARDEN
@@ -83,30 +84,12 @@ def test_dump_verb(garden_project: str, tmp_path: Path, capsys: pytest.CaptureFi
     assert json.loads(out.read_text(encoding="utf-8"))["rows"] == expected["rows"]
 
 
-class _EditsAfterFirstRead:
-    """A store that sees a concurrent edit land right after its first ``all_docs`` reading."""
-
-    def __init__(self, db, edit) -> None:
-        self._db = db
-        self._edit = edit
-        self.readings = 0
-
-    def all_docs(self, *args, **kwargs):
-        result = self._db.all_docs(*args, **kwargs)
-        self.readings += 1
-        if self.readings == 1:
-            self._edit(self._db)
-        return result
-
-    def __getattr__(self, name: str):
-        return getattr(self._db, name)
-
-
 def test_schema_sidecar_and_export_come_from_one_reading(
     garden_project: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An edit between two readings (here: the player's ``courage`` turned into text) must not
-    make the sidecar describe another state than the export beside it."""
+    """An edit between two readings (here: the player's ``courage`` turned into text, landing
+    right after the export's first reading, its light pass) must not make the sidecar describe
+    another state than the export beside it."""
 
     def edit(db) -> None:
         [row] = [r for r in db.all_docs(include_docs=True)["rows"] if "_sid: player" in str(r["doc"])]
@@ -115,22 +98,30 @@ def test_schema_sidecar_and_export_come_from_one_reading(
         doc["content"]["variables"] = doc["content"]["variables"].replace("courage: 5", "courage: high")
         db.put(doc)
 
-    stores: list[_EditsAfterFirstRead] = []
+    stores: list = []
+    readings: list[int] = []
     real_open = ProjectManager.open
+    real_fields = stream.document_fields
 
-    def open_with_edit(self, name_or_id):
+    def open_keeping_store(self, name_or_id):
         project = real_open(self, name_or_id)
-        # the export reads through project.db; the edit writes to the store underneath
-        project.db = _EditsAfterFirstRead(project.store, edit)
-        stores.append(project.db)
+        stores.append(project.store)
         return project
 
-    monkeypatch.setattr(ProjectManager, "open", open_with_edit)
+    def fields_then_edit(snap, fields):
+        rows = list(real_fields(snap, fields))
+        readings.append(1)
+        if len(readings) == 1:
+            edit(stores[0])  # written by the store's writer, outside the export's snapshot
+        return iter(rows)
+
+    monkeypatch.setattr(stream, "document_fields", fields_then_edit)
+    monkeypatch.setattr(ProjectManager, "open", open_keeping_store)
     out = tmp_path / "game.json"
     assert main(["export", garden_project, "-o", str(out), "--schema-sidecar"]) == 0
     export = json.loads(out.read_text(encoding="utf-8"))
     schema = json.loads((tmp_path / "game.schema.json").read_text(encoding="utf-8"))
-    assert [s.readings for s in stores] == [1]
+    assert readings == [1] and len(stores) == 1
     [player] = [v for v in export["variables"] if v["content"]["variables"].get("_sid") == "player"]
     assert player["content"]["variables"]["courage"] == 5  # the state as first read
     assert validators.messages(schema, export) == []

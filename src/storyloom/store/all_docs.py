@@ -266,6 +266,36 @@ def live_documents(
         yield doc, plain
 
 
+def live_document(snap: Snapshot, doc_id: str, rev: str | None = None) -> tuple[dict[str, Any], bool] | None:
+    """``(doc, plain)`` of revision ``rev`` of ``doc_id`` (``None``: its winning revision, when
+    the document is live) exactly as :func:`live_documents` gives it; ``None`` when the store
+    holds no such revision."""
+    if rev is None:
+        row = snap.conn.execute(
+            "SELECT d.winning_rev, CAST(r.body AS BLOB) FROM docs d JOIN revs r ON r.doc_id = d.id "
+            "AND r.rev = d.winning_rev WHERE d.id = ? AND d.deleted = 0", (doc_id,)
+        ).fetchone()
+    else:
+        row = snap.conn.execute(
+            "SELECT rev, CAST(body AS BLOB) FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
+        ).fetchone()
+    if row is None or row[1] is None:
+        return None
+    rev, raw = row
+    # The same steps as the loop of live_documents, which keeps them inline: it is the walk the
+    # export benchmark's reference times, and a call per document there would slow it.
+    body, exact = decode_body(raw)
+    doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
+    doc.update(body)
+    atts = doc.get("_attachments")
+    if atts:
+        doc["_attachments"] = {
+            name: {**{k: v for k, v in meta.items() if k not in ("stub", "data")}, "stub": True}
+            for name, meta in atts.items()
+        }
+    return doc, exact and not (_may_hold_unusual_float(raw) and has_unusual_float(body))
+
+
 def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
     """``(id, [value of each top-level field or None])`` for every live document but design
     documents, in ``_id`` order, without decoding whole bodies (SQLite's ``json_extract`` reads the
