@@ -88,7 +88,7 @@ class ContentCache:
         return marshal.loads(data)
 
     def put(self, key: Hashable, value: Any) -> None:
-        """Store a JSON-able ``value`` (dicts, lists, strings, numbers, booleans, None)."""
+        """Store a JSON-able ``value`` (dicts, lists, strings, numbers, booleans, None; bytes too)."""
         try:
             data = marshal.dumps(value)
         except ValueError:  # not a plain JSON value: keep it through JSON, as documented
@@ -118,16 +118,17 @@ class ContentCache:
         return value
 
     @contextlib.contextmanager
-    def reading_ahead(self) -> Iterator[ReadAhead | None]:
+    def reading_ahead(self, kind_prefix: str = "") -> Iterator[ReadAhead | None]:
         """``with cache.reading_ahead() as ahead:`` for an export that walks its documents in
         ``_id`` order on this thread: ``ahead.advance(doc_id)`` before each, and this thread's
-        lookups of that document's results are answered from one ordered scan of the disk
-        (``None`` without a disk)."""
+        lookups of that document's results (of the kinds starting with ``kind_prefix``; others
+        are looked up one by one) are answered from one ordered scan of the disk (``None``
+        without a disk)."""
         if self.disk is None:
             yield None
             return
         self.disk.flush()
-        ahead = ReadAhead(self.disk.scan())
+        ahead = ReadAhead(self.disk.scan(kind_prefix), kind_prefix)
         self._thread.ahead = ahead
         try:
             yield ahead

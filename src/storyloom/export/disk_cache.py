@@ -38,7 +38,8 @@ PENDING_BYTES = 8 << 20
 
 # The code whose results are kept: a change to any of these files makes the kept results stale.
 _SOURCES = ("script", "project/content", "export/game_export.py", "export/schema_export.py",
-            "export/attachments.py", "project/collections.py", "project/settings.py")
+            "export/attachments.py", "export/stream.py", "project/collections.py", "project/settings.py",
+            "store/all_docs.py")
 
 
 @cache
@@ -62,11 +63,12 @@ def code_fingerprint() -> str:
 
 def slot(key: Hashable) -> tuple[str, str] | None:
     """``(document id, kind)`` of a memo key, or ``None`` for keys not kept on disk:
-    ``("export", collection, id, rev, context)`` and ``(kind, id, rev)``."""
+    ``("export", collection, id, rev, context)``, ``("json", collection, id, rev, deps)`` and
+    ``(kind, id, rev)``."""
     if not isinstance(key, tuple) or not key or not isinstance(key[0], str):
         return None
-    if key[0] == "export" and len(key) == 5 and isinstance(key[2], str):
-        return key[2], f"export:{key[1]}"
+    if key[0] in ("export", "json") and len(key) == 5 and isinstance(key[2], str):
+        return key[2], f"{key[0]}:{key[1]}"
     if len(key) == 3 and isinstance(key[1], str):
         return key[1], key[0]
     return None
@@ -207,11 +209,11 @@ class DiskMemo:
                 except sqlite3.Error as exc:
                     self._fail(exc)
 
-    def scan(self) -> Iterator[tuple[str, str, str, bytes]]:
-        """Every kept row, ``(doc_id, kind, key, value)`` in ``doc_id`` order (the store's order
-        of ``_id``s), read by a connection of its own: an export that walks its documents in
-        ``_id`` order reads its results beside them, one sequential pass instead of a lookup
-        per result (:class:`ReadAhead`)."""
+    def scan(self, kind_prefix: str = "") -> Iterator[tuple[str, str, str, bytes]]:
+        """Every kept row (whose kind starts with ``kind_prefix``), ``(doc_id, kind, key, value)``
+        in ``doc_id`` order (the store's order of ``_id``s), read by a connection of its own: an
+        export that walks its documents in ``_id`` order reads its results beside them, one
+        sequential pass instead of a lookup per result (:class:`ReadAhead`)."""
         with self._lock:
             if self._connect() is None or self._empty:
                 return
@@ -221,8 +223,10 @@ class DiskMemo:
             log.warning("the export cache %s cannot be read: %s", self.path, exc)
             return
         try:
+            # The kind is compared before the value is read: the other rows' values are skipped.
             for doc_id, kind, key, value in conn.execute(
-                "SELECT doc_id, kind, key, value FROM results ORDER BY doc_id, kind"
+                "SELECT doc_id, kind, key, value FROM results WHERE substr(kind, 1, ?) = ? ORDER BY doc_id, kind",
+                (len(kind_prefix), kind_prefix),
             ):
                 yield doc_id, kind, key, bytes(value)
         except sqlite3.Error as exc:
@@ -258,8 +262,9 @@ class ReadAhead:
     reads its documents in ``_id`` order: :meth:`advance` to each document, then
     :meth:`lookup` answers its results from the rows read (``None`` for other documents)."""
 
-    def __init__(self, rows: Iterator[tuple[str, str, str, bytes]]) -> None:
+    def __init__(self, rows: Iterator[tuple[str, str, str, bytes]], kind_prefix: str = "") -> None:
         self._rows = rows
+        self._prefix = kind_prefix
         self._next = next(rows, None)
         self._doc_id: str | None = None
         self._current: dict[str, tuple[str, bytes]] = {}
@@ -276,9 +281,10 @@ class ReadAhead:
         self._next = row
 
     def lookup(self, key: Hashable) -> bytes | object | None:
-        """The kept bytes of ``key``, :data:`NOT_KEPT`, or ``None`` (not the current document)."""
+        """The kept bytes of ``key``, :data:`NOT_KEPT`, or ``None`` (not the current document, or
+        a kind the scan did not read)."""
         where = slot(key)
-        if where is None or where[0] != self._doc_id:
+        if where is None or where[0] != self._doc_id or not where[1].startswith(self._prefix):
             return None
         row = self._current.get(where[1])
         if row is None or row[0] != _key_text(key):

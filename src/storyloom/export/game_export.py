@@ -22,6 +22,7 @@ from typing import Any
 import storyloom
 from storyloom.export.attachments import (
     META_ATTACHMENTS_KEY,
+    REFERENCING_COLLECTIONS,
     attachment_entry,
     attachment_stubs,
     is_attachment_document,
@@ -585,6 +586,7 @@ class ExportPlan:
                 fingerprint(states) if chosen_apps & {"Scenario", "Script"} else "",
             )
         self.attachment_docs = attachment_docs
+        self._attachments_print: str | None = None
         self.tree = tree
         self.referenced: set[str] = set()
 
@@ -597,27 +599,58 @@ class ExportPlan:
         form, in place; its warnings and referenced attachments are kept for ``_meta``. Returns
         whether the content it computed holds a float that orjson spells differently from the
         stdlib encoder (see :func:`storyloom.export.stream.encode_value`)."""
+        return self.export_one(doc, collection)[0]
+
+    def export_one(self, doc: dict[str, Any], collection: str, *, memo: bool = True) -> tuple[bool, set[str]]:
+        """:meth:`export_document`, returning ``(unusual, the Attachment ids this document
+        references)``. ``memo=False`` transforms the content without the per-revision memo of
+        content (a caller that keeps the whole document's JSON per revision instead)."""
         exporter = self.exporter
         rev = doc.get("_rev")
         exporter.base(doc, collection, self.tree)
         unusual = False
+        referenced: set[str] = set()
         if doc.get("type") == FOLDER_TYPE:
             pass
         elif collection == "Variable":
             exporter.variable(doc, self.by_doc.get(doc["_id"]), self.failures.get(doc["_id"]))
             unusual = has_unusual_float(doc.get("content"))
         elif collection in _TRANSFORMED:
-            if self.cache is not None and isinstance(rev, str):
+            if memo and self.cache is not None and isinstance(rev, str):
                 unusual = exporter.cached_transform(doc, collection, self.cache,
                                                     ("export", collection, doc["_id"], rev, self.context))
             else:
                 exporter.transform(doc, collection)
                 unusual = has_unusual_float(doc.get("content"))
             if collection == "Actor":
-                self.referenced |= link_expressions(doc, self.attachment_docs)
+                referenced = link_expressions(doc, self.attachment_docs)
         elif collection == "Gdd":
-            self.referenced |= referenced_attachments(doc, collection, self.attachment_docs)
-        return unusual
+            referenced = referenced_attachments(doc, collection, self.attachment_docs)
+        if referenced:
+            self.referenced |= referenced
+        return unusual, referenced
+
+    def document_key(self, doc_id: str, rev: str, collection: str) -> tuple[Any, ...]:
+        """A key naming everything the exported form of revision ``rev`` of ``doc_id`` (of the chosen
+        ``collection``) depends on but its place in the tree (``children``, ``path``): for a memo
+        of exported documents. Transformed content depends on the export context (mappings,
+        default language and mode, the variables' states), a Variable on its fate among the
+        other Variables, Actors and GDD pages on which Attachment documents exist."""
+        deps: tuple[Any, ...] = ()
+        if collection == "Variable":
+            failure = self.failures.get(doc_id)
+            if failure is not None:
+                warning = _problem_warning(failure, "Variable", "content.variables")
+                deps = ("failed", json.dumps(warning, sort_keys=True, ensure_ascii=False, default=str))
+            else:
+                deps = ("parsed" if doc_id in self.by_doc else "none",)
+        elif collection in _TRANSFORMED:
+            deps = (self.context or ("", ""),)
+        if collection in REFERENCING_COLLECTIONS:
+            if self._attachments_print is None:
+                self._attachments_print = fingerprint(sorted(self.attachment_docs))
+            deps = (*deps, self._attachments_print)
+        return ("json", collection, doc_id, rev, deps)
 
     def finish(self) -> None:
         """The end of the run: the memo forgets what no recent export used."""

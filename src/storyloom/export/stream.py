@@ -29,7 +29,7 @@ from typing import IO, Any
 
 from storyloom.errors import StoryloomError
 from storyloom.export.attachments import is_attachment_document
-from storyloom.export.cache import cache_for, gc_paused
+from storyloom.export.cache import MISS, ContentCache, cache_for, gc_paused
 from storyloom.export.game_export import (
     ExportPlan,
     _project_attr,
@@ -41,7 +41,7 @@ from storyloom.progress import ProgressCallback, ProgressReporter
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.protocols import ProjectLike
 from storyloom.project.tree import PATH_SEPARATOR, sort_position
-from storyloom.store.all_docs import document_fields, live_document, live_documents
+from storyloom.store.all_docs import document_fields, live_document, live_documents, live_revisions
 from storyloom.store.codec import has_unusual_float
 
 try:
@@ -54,6 +54,15 @@ CHUNK = 1 << 20
 SPOOL_IN_MEMORY = 1 << 20
 """A collection's spool gathers this many bytes in memory before it writes them to its
 temporary file."""
+
+# Where ``children`` and ``path`` go in a document's JSON kept per revision: orjson writes a
+# Fragment's bytes as they are and never writes a raw NUL byte otherwise (it escapes U+0000 in
+# strings), so the JSON of a document holding these two has exactly two NULs, ``children``'s
+# first (the keys are sorted). ``None`` when orjson has no Fragment: nothing is kept then.
+_FRAGMENT = getattr(orjson, "Fragment", None)
+_TREE_MARK = _FRAGMENT(b"\x00") if _FRAGMENT is not None else None
+_ORJSON_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
+                   if orjson is not None else 0)
 
 # The fields of every document the light pass reads (derive_tree, collection_of,
 # is_attachment_document need nothing else), in the order _Reading.light unpacks them.
@@ -83,7 +92,7 @@ def encode_value(value: Any, indent: int | None = None, *, plain: bool | None = 
         plain = not has_unusual_float(value)
     if orjson is None or indent not in (None, 2) or not plain:
         return _stdlib_json(value, indent)
-    option = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
+    option = _ORJSON_OPTIONS
     if indent is not None:
         option |= orjson.OPT_INDENT_2
     try:
@@ -116,11 +125,24 @@ class _Spool:
         buffer += data
         self.count += 1
         if len(buffer) >= SPOOL_IN_MEMORY:
-            if self._file is None:
-                self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-            self._file.write(buffer)
-            self.size += len(buffer)
-            buffer.clear()
+            self._spill()
+
+    def add_parts(self, parts: Sequence[bytes]) -> None:
+        """One compact document's JSON given in pieces (joined here rather than copied once more)."""
+        buffer = self._buffer
+        buffer += self._next if self.count else self._first
+        for part in parts:
+            buffer += part
+        self.count += 1
+        if len(buffer) >= SPOOL_IN_MEMORY:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        self._file.write(self._buffer)
+        self.size += len(self._buffer)
+        self._buffer.clear()
 
     def chunks(self) -> Iterator[bytes]:
         if self._file is not None:
@@ -214,6 +236,17 @@ class _Reading:
             return [d for d in self._docs if d["_id"] in wanted]
         found = (live_document(self.snap, doc_id) for doc_id in ids)
         return [doc for doc, _ in filter(None, found)]
+
+    def revisions(self) -> Iterator[tuple[str, str]]:
+        """``(id, rev)`` of each document :meth:`each` gives, in the same order, bodies unread
+        (only with a snapshot)."""
+        assert self.snap is not None
+        return live_revisions(self.snap)
+
+    def document(self, doc_id: str, rev: str) -> tuple[dict[str, Any], bool] | None:
+        """``(doc, plain)`` of one document of :meth:`revisions`, as :meth:`each` gives it."""
+        assert self.snap is not None
+        return live_document(self.snap, doc_id, rev)
 
     def each(self, only: set[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
         """``(doc, plain)`` for each document (of ``only``), in ``_id`` order (``plain``: see
@@ -374,6 +407,7 @@ def stream_game_export(
                 name = settings.get("projectName")
                 project_name = name if isinstance(name, str) and name else project_name
             apps = {doc["_id"]: collection_of(doc) for doc in light}
+            folders = {doc["_id"] for doc in light if doc["type"] == FOLDER_TYPE}
             attachment_ids = [doc["_id"] for doc in light if is_attachment_document(doc)]
             variable_ids = [doc_id for doc_id, app in apps.items() if app == "Variable"]
             wanted = reading.whole(sorted({*variable_ids, *attachment_ids}))  # one read of both
@@ -390,11 +424,16 @@ def stream_game_export(
             del light, variables, variable_ids
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
-            documents = 0
-            ahead_scan = cache.reading_ahead() if cache is not None else contextlib.nullcontext()
-            with ahead_scan as ahead:
-                for doc, plain in reading.each():
-                    documents += _export_one(doc, plain, apps, by_app, plan, facts, ahead, indent, report, cancelled)
+            if cache is not None and facts is None and indent is None and reading.snap is not None \
+                    and _TREE_MARK is not None:
+                documents = _export_by_revision(reading, apps, folders, by_app, plan, cache, report, cancelled)
+            else:
+                documents = 0
+                ahead_scan = cache.reading_ahead() if cache is not None else contextlib.nullcontext()
+                with ahead_scan as ahead:
+                    for doc, plain in reading.each():
+                        documents += _export_one(doc, plain, apps, by_app, plan, facts, ahead, indent, report,
+                                                 cancelled)
             for spool in spools.values():
                 spool.seal()
             plan.finish()
@@ -431,6 +470,92 @@ def _export_one(doc: dict[str, Any], plain: bool, apps: dict[str, str | None], b
     unusual = plan.export_document(doc, app)
     spool.add(encode_value(doc, indent, plain=plain and not unusual))
     return 0 if doc.get("type") == FOLDER_TYPE else 1
+
+
+def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders: set[str],
+                        by_app: dict[str, _Spool], plan: ExportPlan, cache: ContentCache,
+                        report: ProgressReporter, cancelled: Callable[[], bool] | None) -> int:
+    """The main pass of a compact export with a memo: each exported document's JSON is kept per
+    revision (:meth:`~storyloom.export.game_export.ExportPlan.document_key`, with its warnings
+    and the attachments it references), with marks where its tree fields go; a document whose
+    JSON is kept is copied with its current ``children`` and ``path`` and its body is not read.
+    Returns the documents exported (folders left out)."""
+    documents = 0
+    warnings = plan.warnings
+    tree = plan.tree
+    with cache.reading_ahead("json:") as ahead:
+        for doc_id, rev in reading.revisions():
+            report.advance()
+            app = apps.get(doc_id)  # the light pass read what collection_of reads
+            spool = by_app.get(app) if app is not None else None
+            if spool is None:
+                continue  # not exported: not even read
+            if ahead is not None:
+                ahead.advance(doc_id)
+            if cancelled is not None and cancelled():
+                raise ExportStopped()
+            key = plan.document_key(doc_id, rev, app)  # type: ignore[arg-type]
+            kept = cache.get(key)
+            if kept is MISS:
+                data = _export_and_keep(reading, doc_id, rev, app, plan, cache, key)  # type: ignore[arg-type]
+                if data is None:
+                    continue
+            else:
+                data, doc_warnings, referenced = kept
+                if doc_warnings:
+                    warnings.extend(doc_warnings)
+                if referenced:
+                    plan.referenced.update(referenced)
+            if type(data) is bytes:
+                spool.add(data)  # written by the stdlib's encoder, tree fields included
+            else:
+                head, middle, tail = data
+                node = tree.get(doc_id)
+                children, path = _tree_json(node["children"], node["path"]) if node else (b"[]", _json_text(doc_id))
+                spool.add_parts((head, children, middle, path, tail))
+            if doc_id not in folders:
+                documents += 1
+    return documents
+
+
+def _export_and_keep(reading: _Reading, doc_id: str, rev: str, app: str, plan: ExportPlan, cache: ContentCache,
+                     key: tuple[Any, ...]) -> bytes | list[bytes] | None:
+    """Read, transform and encode one document of :func:`_export_by_revision`: its JSON in three
+    pieces around its tree fields, kept in ``cache``; or, when orjson does not write it as
+    ``dumps_export`` does, its whole JSON by the stdlib's encoder (not kept)."""
+    found = reading.document(doc_id, rev)
+    if found is None:  # pragma: no cover - the snapshot listed this revision
+        return None
+    doc, plain = found
+    warnings = plan.warnings
+    before = len(warnings)
+    unusual, referenced = plan.export_one(doc, app, memo=False)
+    if plain and not unusual:
+        tree_fields = doc["children"], doc["path"]
+        doc["children"] = doc["path"] = _TREE_MARK
+        try:
+            data = orjson.dumps(doc, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError: what only the stdlib writes
+            pass
+        else:
+            pieces = data.split(b"\x00")
+            if len(pieces) == 3:
+                cache.put(key, [pieces, warnings[before:], sorted(referenced)])
+                return pieces
+        doc["children"], doc["path"] = tree_fields
+    return encode_value(doc, plain=False)
+
+
+def _tree_json(children: list[str], path: str) -> tuple[bytes, bytes]:
+    """The JSON of a document's ``children`` and ``path`` as ``dumps_export`` writes them."""
+    try:
+        return (orjson.dumps(children) if children else b"[]"), orjson.dumps(path)
+    except TypeError:  # pragma: no cover - ids are text SQLite holds, which orjson writes
+        return _stdlib_json(children, None), _stdlib_json(path, None)
+
+
+def _json_text(text: str) -> bytes:
+    return _tree_json([], text)[1]
 
 
 class ExportStopped(StoryloomError):
