@@ -285,3 +285,49 @@ def test_a_restored_project_opens_with_its_index_already_built(manager: ProjectM
         editor.close_index()
     finally:
         copy.close()
+
+
+def test_a_build_straight_into_the_file_equals_the_build_in_memory(manager: ProjectManager, monkeypatch) -> None:
+    from storyloom.project import index as index_module
+
+    # Chunks of 7 rows: the build adds rows as they come, never the whole project at once.
+    monkeypatch.setattr(index_module, "BUILD_CHUNK", 7)
+    previous = os.umask(0o022)
+    project = manager.create("On disk")
+    try:
+        layout = fill(project, 60)
+        project.editor.close_index()
+        os.unlink(table_path(project.store))
+        assert index_module.build_index_file(project.store) == 1 + 5 + 30 + 15 + 6  # with the settings
+        assert stat.S_IMODE(os.stat(table_path(project.store)).st_mode) == 0o600
+        assert not [p for p in os.listdir(project.path) if p.endswith((".build", ".tmp"))]
+        counting = CountingDb(project.store)
+        editor = Editor(counting, "tester")
+        assert [s.id for s in editor.index.children(layout["folders"][1])] == layout["scripts"][1::5]
+        assert counting.reads == 0, counting.calls
+        assert_index_exact(editor)
+        editor.close_index()
+    finally:
+        os.umask(previous)
+        project.close()
+
+
+def test_a_build_into_the_file_that_fails_leaves_no_file(manager: ProjectManager, monkeypatch) -> None:
+    from storyloom.project import index as index_module
+
+    project = manager.create("Broken build")
+    try:
+        fill(project, 20)
+        project.editor.close_index()
+        os.unlink(table_path(project.store))
+
+        def broken(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("disk gone")
+
+        monkeypatch.setattr(index_module.IndexTable, "settle_top", broken)
+        with pytest.raises(RuntimeError, match="disk gone"):
+            index_module.build_index_file(project.store)
+        assert not os.path.exists(table_path(project.store))
+        assert not [p for p in os.listdir(project.path) if p.endswith((".build", ".tmp"))]
+    finally:
+        project.close()

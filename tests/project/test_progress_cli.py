@@ -82,7 +82,8 @@ def test_import_backup_restore_draw_bars_on_a_terminal(tmp_path: Path) -> None:
     code, out, shown = run_on_terminal(home, "import", str(fixture_path("garden")), "--name", "Garden")
     assert code == 0, shown
     assert out.startswith("Imported the-garden-of-fading-memories.json")
-    assert "Importing" in shown and "reading" in shown and "writing" in shown
+    # reading, then writing (drawn when a redraw falls in it), then indexing (the last detail)
+    assert "Importing" in shown and "reading" in shown and "indexing" in shown
     assert _complete_bar(shown, "Importing"), shown
     assert "Imported " not in shown  # the report goes to stdout only
 

@@ -291,6 +291,11 @@ class Editor:
             self._index = ProjectIndex(self.db)
         return self._index
 
+    @property
+    def index_loaded(self) -> bool:
+        """Whether the project index holds its table in memory now."""
+        return self._index is not None and self._index.loaded
+
     def close_index(self) -> None:
         """Save the project index's table (when it changed since its last save) and let go of
         it; nothing when the index was never used. The session calls this when it closes."""

@@ -57,6 +57,8 @@ from storyloom.project.tree import derive_tree, order_key, sort_position
 
 DESIGN_PREFIX = "_design/"
 CATCH_UP_BATCH = 2000
+# Rows a build from a snapshot adds at a time.
+BUILD_CHUNK = 5000
 # Changes applied to the table in memory before it is saved again (besides on close).
 SAVE_AFTER = 5000
 # Summaries of the editor's own writes kept until the next catch-up applies them.
@@ -162,9 +164,12 @@ class ProjectIndex:
     :meth:`check`, which answer about every document.
     """
 
-    def __init__(self, db: Any, location: str | None = None) -> None:
+    def __init__(self, db: Any, location: str | None = None, *, on_disk: bool = False) -> None:
         self.db = db
         self._location = location
+        # Build the table straight into its file (see IndexTable): for a build that is saved
+        # and closed at once, whose memory must not grow with the project.
+        self._on_disk = on_disk
         self._lock = threading.RLock()
         self._table: IndexTable | None = None
         self._finalizer: weakref.finalize | None = None
@@ -185,7 +190,7 @@ class ProjectIndex:
 
     def _open(self) -> IndexTable:
         if self._table is None:
-            table = IndexTable(self._location or table_path(self.db))
+            table = IndexTable(self._location or table_path(self.db), on_disk=self._on_disk)
             self._table = table
             self._finalizer = weakref.finalize(self, table.close)
         return self._table
@@ -204,6 +209,11 @@ class ProjectIndex:
             self._checked = False
             self._states = None
             self._all = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the table is open (in memory) now."""
+        return self._table is not None
 
     @property
     def location(self) -> str:
@@ -295,6 +305,7 @@ class ProjectIndex:
         from storyloom.store.fields import winning_fields
 
         rows: list[tuple[tuple[Any, ...], list[str] | None]] = []
+        count = 0
         try:
             with snapshot() as snap:
                 seq = int(snap.meta("update_seq", "0") or 0)
@@ -304,22 +315,29 @@ class ProjectIndex:
                     row = _plain_row(doc_id, rev, values)
                     if row is not None:
                         rows.append((row, None))
-                        continue
-                    doc: dict[str, Any] = dict(zip(_SUMMARY_FIELDS, values, strict=True))
-                    if doc["type"] in (VARIABLE_TYPE, SCENARIO_TYPE):
-                        found = snap.body(doc_id, rev)
-                        if found is None:  # a winner always keeps its body; should it not, skip it
-                            continue
-                        doc = dict(found[0])
-                    doc["_id"], doc["_rev"] = doc_id, rev
-                    rows.append(_row_and_refs(summarize(doc)))
+                    else:
+                        doc: dict[str, Any] = dict(zip(_SUMMARY_FIELDS, values, strict=True))
+                        if doc["type"] in (VARIABLE_TYPE, SCENARIO_TYPE):
+                            found = snap.body(doc_id, rev)
+                            if found is None:  # a winner always keeps its body; should it not, skip it
+                                continue
+                            doc = dict(found[0])
+                        doc["_id"], doc["_rev"] = doc_id, rev
+                        rows.append(_row_and_refs(summarize(doc)))
+                    if len(rows) >= BUILD_CHUNK:  # added as they come: memory stays flat
+                        table.add_many(rows)
+                        count += len(rows)
+                        rows.clear()
+                if rows:
+                    table.add_many(rows)
+                    count += len(rows)
         except sqlite3.Error:
+            table.remove_all()  # the feed builds it instead, from an empty table
             return 0
-        table.add_many(rows)
         table.settle_top()
         self._all = None
         self._seq = seq
-        return len(rows)
+        return count
 
     def _catch_up_table(self, table: IndexTable, first: dict[str, Any] | None) -> int:
         """Inside a transaction: read the feed from the table's seq and apply it. ``first`` is
@@ -641,3 +659,16 @@ def _from_row(row: tuple[Any, ...]) -> DocSummary:
         state=None if row[11] is None else loads(row[11]),
         refs=None if row[12] is None else frozenset(loads(row[12])),
     )
+
+
+def build_index_file(db: Any) -> int:
+    """Build ``db``'s index table from nothing straight into its file beside the store and close
+    it (memory bounded by SQLite's page cache, whatever the project's size); returns the
+    documents it holds. What a new project (an import, a restore, a clone) runs before it is
+    first opened."""
+    index = ProjectIndex(db, on_disk=True)
+    try:
+        index.refresh()
+        return len(index)
+    finally:
+        index.close()

@@ -34,6 +34,8 @@ from typing import Any
 
 FORMAT = "1"
 SUFFIX = "-index"
+#: SQLite's page cache of an on-disk build, in KiB.
+SCRATCH_CACHE_KIB = 16 * 1024
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -121,10 +123,26 @@ class IndexTable:
     memory, loaded from ``path`` when it opens and written back to it by :meth:`save`. Not
     thread safe: the index serialises its use under its own lock."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, on_disk: bool = False) -> None:
         self.path = path
-        self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        self.loaded = self._load()
+        #: ``on_disk``: a table built from nothing straight into a private scratch file beside
+        #: ``path`` (SQLite's page cache in memory, not the table) and renamed over ``path`` by
+        #: the first :meth:`save`: a build whose memory does not grow with the project (an
+        #: import, restore or clone builds one before it closes the project).
+        self._scratch: str | None = None
+        self._in_place = False
+        if on_disk and path != ":memory:":
+            self._scratch = f"{path}.{os.getpid()}-{id(self):x}.build"
+            os.close(os.open(self._scratch, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600))  # private
+            self.conn = sqlite3.connect(self._scratch, isolation_level=None, check_same_thread=False)
+            # A scratch file is worth nothing after a crash: no journal, no syncs until the rename.
+            self.conn.execute("PRAGMA journal_mode = OFF")
+            self.conn.execute("PRAGMA synchronous = OFF")
+            self.conn.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
+            self.loaded = False
+        else:
+            self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            self.loaded = self._load()
         self.conn.executescript(SCHEMA)
         #: Changes applied since the table was loaded or saved (the index saves after many).
         self.unsaved = 0
@@ -152,6 +170,12 @@ class IndexTable:
         a crash leaves the previous save); nothing for a table in memory."""
         if self.path == ":memory:":
             return
+        if self._scratch is not None:
+            self._save_scratch()
+            return
+        if self._in_place:  # the table is its file: each transaction is saved as it commits
+            self.unsaved = 0
+            return
         temporary = f"{self.path}.{os.getpid()}-{id(self):x}.tmp"
         try:
             os.close(os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600))  # private
@@ -167,6 +191,28 @@ class IndexTable:
             return
         self.unsaved = 0
 
+    def _save_scratch(self) -> None:
+        """An on-disk build's save: its file synced and renamed over ``path``, whole. The table
+        then stays in that file (a rollback journal from now on), so its memory stays bounded;
+        later saves have nothing to do."""
+        scratch = self._scratch
+        assert scratch is not None
+        self._scratch = None
+        self.conn.close()
+        try:
+            with open(scratch, "rb+") as handle:
+                os.fsync(handle.fileno())
+            os.replace(scratch, self.path)
+            target = self.path
+        except OSError:  # a folder gone (the project deleted) or read-only: the store is what counts
+            target = ":memory:"
+            with contextlib.suppress(OSError):
+                os.unlink(scratch)
+        self.conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+        self.conn.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
+        self._in_place = True
+        self.unsaved = 0
+
     def close(self, *, save: bool = True) -> None:
         """Save (when changes were applied since the last save) and let go of the memory."""
         try:
@@ -176,6 +222,10 @@ class IndexTable:
         finally:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.close()
+            if self._scratch is not None:  # a build never saved: nothing of it is kept
+                with contextlib.suppress(OSError):
+                    os.unlink(self._scratch)
+                self._scratch = None
 
     # -- transactions and meta ------------------------------------------------------------------
 
@@ -208,6 +258,11 @@ class IndexTable:
         self.set_meta("format", FORMAT)
         self.set_meta("instance", instance)
         self.set_meta("seq", "0")
+
+    def remove_all(self) -> None:
+        """Drop every row (inside a write transaction): a build that stopped half-way."""
+        self.conn.execute("DELETE FROM summary")
+        self.conn.execute("DELETE FROM scenario_refs")
 
     def is_empty(self) -> bool:
         return self.conn.execute("SELECT 1 FROM summary LIMIT 1").fetchone() is None

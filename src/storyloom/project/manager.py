@@ -45,6 +45,7 @@ from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project.index import build_index_file
 from storyloom.project.names import name_problem
 from storyloom.project.settings import default_settings, is_uuid
 from storyloom.project.spool import FileSpool
@@ -127,9 +128,14 @@ class Project:
     def build_index(self) -> None:
         """Catch the project index up with the store and save it beside the store, then let go
         of it: the next opening loads it instead of building it from every document (about
-        5 s at 100,000 documents, which a first opening would pay on the app's GUI thread)."""
-        self.editor.index.refresh()
-        self.editor.close_index()
+        5 s at 100,000 documents, which a first opening would pay on the app's GUI thread).
+        Unless the editor holds it already, it is built straight into its file, in memory that
+        does not grow with the project."""
+        if self.editor.index_loaded:
+            self.editor.index.refresh()
+            self.editor.close_index()
+        else:
+            build_index_file(self.store)
 
     def close(self) -> None:
         # The index is saved first, so the next opening reads only what changes until then.
