@@ -328,3 +328,16 @@ def test_a_recursive_delete_refused_by_a_lock_deletes_nothing(project: Project) 
     assert all(project.db.get(doc_id)["_id"] == doc_id for doc_id in [folder, *items])
     results = Editor(project.store, "bruno", lock_policy=LockedBy()).delete(folder, recursive=True)
     assert [r.id for r in results][-1] == folder and len(results) == 4
+
+
+def test_copy_document_copies_every_container_and_keeps_the_values() -> None:
+    from storyloom.project.documents import copy_document
+
+    nested = {"a": [1, 2.5, None, True, "x", {"b": [{"c": "d"}]}], "bytes": b"\x00", "t": (1, [2])}
+    copied = copy_document(nested)
+    assert copied == nested
+    assert copied["a"] is not nested["a"] and copied["a"][5] is not nested["a"][5]
+    assert copied["a"][5]["b"][0] is not nested["a"][5]["b"][0]
+    assert copied["t"] == (1, [2]) and copied["t"][1] is not nested["t"][1]  # other types: deepcopy
+    copied["a"][5]["b"][0]["c"] = "changed"
+    assert nested["a"][5]["b"][0]["c"] == "d"

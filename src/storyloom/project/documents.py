@@ -69,6 +69,35 @@ def permalink_target(link: str) -> str | None:
     return match["id"] if match else None
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def copy_document(value: Any) -> Any:
+    """A deep copy of a document (or any JSON value): every dict and list copied, strings,
+    numbers, booleans and None shared (they cannot change), anything else deep-copied.
+
+    Performance (bench/edit_bench.py: each editor write copies what it is given): about four
+    times faster than ``copy.deepcopy`` on a document, which looks up a copier and keeps a memo
+    for every value. Unlike it, a list or dict reached twice is copied twice (a stored document
+    never shares one)."""
+    kind = type(value)
+    if kind is dict:
+        copied = dict(value)
+        for key, item in copied.items():
+            if type(item) not in _ATOMS:
+                copied[key] = copy_document(item)
+        return copied
+    if kind is list:
+        items = list(value)
+        for index, item in enumerate(items):
+            if type(item) not in _ATOMS:
+                items[index] = copy_document(item)
+        return items
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
+
+
 def new_id() -> str:
     return str(uuid.uuid4())
 

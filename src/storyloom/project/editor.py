@@ -18,7 +18,6 @@ not re-stamped, so the original timestamps survive.
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import threading
 from collections import Counter
@@ -30,7 +29,7 @@ from typing import Any
 from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
-from storyloom.project.documents import is_tree_document, new_document
+from storyloom.project.documents import copy_document, is_tree_document, new_document
 from storyloom.project.index import DocSummary, ProjectIndex
 from storyloom.project.locks import LockPolicy, NoLocks
 from storyloom.project.tree import is_valid_key, key_between, order_key, spread_keys
@@ -367,7 +366,7 @@ class Editor:
                         after: str | None = None) -> WriteResult:
         """Create ``doc`` as given (a complete document without ``_rev``); a tree document with
         no ``sortKey`` is placed at the end of its siblings (or ``before``/``after`` one)."""
-        doc = copy.deepcopy(doc)
+        doc = copy_document(doc)
         if "_rev" in doc:
             raise ValidationError.single(doc.get("_id"), "_rev", "no _rev on a new document", doc["_rev"])
         if is_tree_document(doc) and ("sortKey" not in doc or before or after):
@@ -380,7 +379,7 @@ class Editor:
     def update(self, doc: dict[str, Any], *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
         """Replace a document with ``doc`` (which carries the ``_rev`` it was based on; a conflict
         leaf's rev writes on that leaf)."""
-        doc = copy.deepcopy(doc)
+        doc = copy_document(doc)
         doc_id = doc.get("_id")
         if not isinstance(doc_id, str):
             raise ValidationError.single(None, "_id", "the id of an existing document", doc_id)
@@ -400,19 +399,19 @@ class Editor:
               *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
         """Set top-level fields of the current document (a value of ``None`` is stored as null)."""
         previous = self._current(doc_id)
-        doc = copy.deepcopy(previous)
+        doc = copy_document(previous)
         if rev is not None:
             doc["_rev"] = rev
         for key, value in changes.items():
             if key in ("_id", "_rev"):
                 continue
-            doc[key] = copy.deepcopy(value)
+            doc[key] = copy_document(value)
         return self._commit(doc, intent, previous)
 
     def rename(self, doc_id: str, name: str, rev: str | None = None) -> WriteResult:
         """Change a document's ``name`` (``projectName`` for the settings document)."""
         previous = self._current(doc_id)
-        doc = copy.deepcopy(previous)
+        doc = copy_document(previous)
         if rev is not None:
             doc["_rev"] = rev
         doc["projectName" if doc_id == SETTINGS_ID else "name"] = name
@@ -430,7 +429,7 @@ class Editor:
             target = self._get_or_none(parent)
             if target is None:
                 raise ValidationError.single(doc_id, "parent", "an existing folder", parent, "missing-parent")
-        doc = copy.deepcopy(previous)
+        doc = copy_document(previous)
         if rev is not None:
             doc["_rev"] = rev
         doc["parent"] = parent
@@ -491,7 +490,7 @@ class Editor:
 
     def create_settings(self, settings: dict[str, Any]) -> WriteResult:
         """Write the first ProjectSettings document of a new project."""
-        doc = copy.deepcopy(settings)
+        doc = copy_document(settings)
         now = self._clock()
         doc.setdefault("createdAt", now)
         return self._commit(doc, WriteIntent.CREATE, previous=None, now=now)
@@ -543,7 +542,7 @@ class Editor:
         the documents keep their ``_rev`` (a restore).
         """
         with self._gate_lock:
-            return self._write_many([copy.deepcopy(doc) for doc in docs], intent, new_edits)
+            return self._write_many([copy_document(doc) for doc in docs], intent, new_edits)
 
     def write_batch_of_many(self, docs: Iterable[dict[str, Any]], context: Context,
                             intent: WriteIntent = WriteIntent.IMPORT, *, new_edits: bool = True
@@ -555,7 +554,7 @@ class Editor:
         as the whole import in one batch would be, without holding it all in memory.
         """
         with self._gate_lock:
-            return self._write_many([copy.deepcopy(doc) for doc in docs], intent, new_edits, context)
+            return self._write_many([copy_document(doc) for doc in docs], intent, new_edits, context)
 
     def _write_many(self, batch: list[dict[str, Any]], intent: WriteIntent, new_edits: bool,
                     context: Context | None = None
@@ -736,7 +735,7 @@ class Editor:
             sibling = docs.get(doc_id)
             if sibling is None:  # deleted meanwhile (another writer): its key no longer matters
                 continue
-            doc = copy.deepcopy(sibling)
+            doc = copy_document(sibling)
             doc["sortKey"] = key
             self._commit(doc, WriteIntent.MOVE, sibling)
         return keys
