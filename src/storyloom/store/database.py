@@ -293,6 +293,8 @@ class Database:
         for doc in docs:
             if not isinstance(doc, dict):
                 raise BadRequest("Each document must be a JSON object")
+        # Each revision as checked here, handed to the writer (not parsed a second time).
+        revisions: list[tuple[str, int, list[str]]] = []
         if not new_edits:
             for doc in docs:
                 check_special_fields(doc)
@@ -303,7 +305,7 @@ class Database:
                 validate_doc_id(doc.get("_id"))
                 if doc["_id"].startswith(LOCAL_PREFIX):
                     raise BadRequest("_local documents cannot be replicated")
-                replicated_revision(doc)
+                revisions.append(replicated_revision(doc))
         with self._write_lock:
             if self._closed:
                 raise DatabaseClosed()
@@ -316,8 +318,8 @@ class Database:
                     results = writer.write_all_interactive(docs)
                 else:
                     results = []
-                    for doc in docs:
-                        failure = writer.write_replicated(doc)
+                    for doc, revision in zip(docs, revisions, strict=True):
+                        failure = writer.write_replicated(doc, revision)
                         if failure:
                             results.append(failure)
                 writer.finish()

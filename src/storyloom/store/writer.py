@@ -303,10 +303,13 @@ class Writer:
 
     # Replicated writes -------------------------------------------------------------------------
 
-    def write_replicated(self, doc: dict[str, Any]) -> dict[str, Any] | None:
+    def write_replicated(self, doc: dict[str, Any],
+                         revision: tuple[str, int, list[str]] | None = None) -> dict[str, Any] | None:
+        """Merge one ``new_edits=False`` revision; ``revision`` is ``replicated_revision(doc)``
+        when the caller has it already."""
         doc_id = doc["_id"]
         deleted = bool(doc.get("_deleted"))
-        rev, start, ids = replicated_revision(doc)
+        rev, start, ids = revision if revision is not None else replicated_revision(doc)
         if (start == 1 and self.db.validator is None and self.rows.get(doc_id, _ABSENT) is None
                 and "_attachments" not in doc and ids[0] and not ids[0].strip(_HEX_DIGITS)):
             # Performance (bench/sync_bench.py): most revisions of a first pull are the first
