@@ -82,4 +82,6 @@ def test_key_text_is_the_json_of_the_key() -> None:
             ("export", "Map", "m", "3-c", ("", "")), ("a", 1, None, 2.5, True, float("nan"), [1, {"k": 2}]), "alone"]
     for key in keys:
         assert disk_cache._key_text(key) == json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)
+    for doc_id in ("doc-1", "é\n\"\\\u2028\x00"):
+        assert disk_cache.revision_key_text("light", doc_id, "1-a") == disk_cache._key_text(("light", doc_id, "1-a"))
 

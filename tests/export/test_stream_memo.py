@@ -131,3 +131,42 @@ def test_a_kept_document_is_not_read_again(project: Any, monkeypatch: pytest.Mon
     cache.clear(disk=True)
     _streamed(project)  # the first export ever: everything is read
     assert {"script-1", "actor-1", "var-2", "folder-a"} <= set(read)
+
+
+def test_the_light_fields_kept_per_revision_follow_the_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    project = ProjectManager(username="tester").create("Light")
+    try:
+        folders = [doc(FOLDER_TYPE, f"folder-{i:02}", collection="Item", sortKey="V") for i in range(10)]
+        pages = [doc("Item", f"page-{i:03}", parent=f"folder-{i % 10:02}", sortKey="abcdefgh"[i % 8],
+                     content={"item": f"weight: {i}"}) for i in range(120)]
+        for item in folders + pages:
+            project.store.put(item)
+        cache = cache_for(project.db)
+        assert cache is not None
+        calls = {"all": 0, "one": 0}
+        real_all, real_one = stream.document_fields, stream.revision_fields
+
+        def every(*args: Any) -> Any:
+            calls["all"] += 1
+            return real_all(*args)
+
+        def one(*args: Any) -> Any:
+            calls["one"] += 1
+            return real_one(*args)
+
+        monkeypatch.setattr(stream, "document_fields", every)
+        monkeypatch.setattr(stream, "revision_fields", one)
+        _same_as_built(project)  # the first export reads every document's fields in one pass
+        assert calls == {"all": 1, "one": 0}
+        _same_as_built(project)  # then every revision's fields are kept
+        assert calls == {"all": 1, "one": 0}
+        for doc_id, parent in (("page-007", "folder-03"), ("page-050", None), ("folder-01", "folder-02")):
+            moved = project.store.get(doc_id)
+            moved["parent"] = parent
+            project.store.put(moved)
+        project.store.put(doc("Item", "page-999", parent="folder-01", sortKey="0z"))
+        text = _same_as_built(project)  # the four new revisions' fields are read one by one
+        assert calls == {"all": 1, "one": 4}
+        assert '"path":"folder-02.folder-01.page-999"' in text
+    finally:
+        project.close()

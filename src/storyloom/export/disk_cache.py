@@ -27,6 +27,7 @@ import sys
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from functools import cache
+from json.encoder import encode_basestring as _quoted  # how the key text's encoder writes strings
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,12 @@ def _make_key_text() -> Callable[[Hashable], str]:
 
 
 _key_text = _make_key_text()
+
+
+def revision_key_text(kind: str, doc_id: str, rev: str) -> str:
+    """``_key_text((kind, doc_id, rev))``, the key text of a per-revision result, written directly
+    (a scan compares one per document)."""
+    return f"[{_quoted(kind)},{_quoted(doc_id)},{_quoted(rev)}]"
 
 
 class DiskMemo:

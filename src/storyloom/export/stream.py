@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from storyloom.errors import StoryloomError
 from storyloom.export.attachments import is_attachment_document
 from storyloom.export.cache import MISS, ContentCache, cache_for, gc_paused
+from storyloom.export.disk_cache import DiskMemo, revision_key_text
 from storyloom.export.game_export import (
     ExportPlan,
     _project_attr,
@@ -41,7 +43,13 @@ from storyloom.progress import ProgressCallback, ProgressReporter
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.protocols import ProjectLike
 from storyloom.project.tree import PATH_SEPARATOR, sort_position
-from storyloom.store.all_docs import document_fields, live_document, live_documents, live_revisions
+from storyloom.store.all_docs import (
+    document_fields,
+    live_document,
+    live_documents,
+    live_revisions,
+    revision_fields,
+)
 from storyloom.store.codec import has_unusual_float
 
 try:
@@ -67,6 +75,8 @@ _ORJSON_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjs
 # The fields of every document the light pass reads (derive_tree, collection_of,
 # is_attachment_document need nothing else), in the order _Reading.light unpacks them.
 _LIGHT_FIELDS = ("_deleted", "parent", "sortKey", "collection", "type")
+_LIGHT_KIND = "light"
+"""The kind of the rows of the export's memo on disk that keep a revision's light fields."""
 
 # --------------------------------------------------------------------------------------
 # JSON of one value, exactly as dumps_export spells it
@@ -217,15 +227,54 @@ class _Reading:
         self.db = db
         self.snap = snap if hasattr(snap, "conn") else None
         self._docs: list[dict[str, Any]] | None = None if self.snap is not None else read_documents(db)
+        self._revisions: list[tuple[str, str]] | None = None
 
-    def light(self) -> list[dict[str, Any]]:
-        """Per document ``_id`` and the few fields of :data:`_LIGHT_FIELDS` (missing ones None)."""
+    def light(self, disk: DiskMemo | None = None) -> list[dict[str, Any]]:
+        """Per document ``_id`` and the few fields of :data:`_LIGHT_FIELDS` (missing ones None).
+        With ``disk``, the fields of each revision are kept there and read back from it."""
         if self._docs is not None:
             return [{"_id": d["_id"], **{k: d.get(k) for k in _LIGHT_FIELDS}} for d in self._docs]
-        rows = document_fields(self.snap, _LIGHT_FIELDS)  # a dict display: a third of dict(zip(...))'s cost
+        rows = self._kept_fields(disk) if disk is not None else document_fields(self.snap, _LIGHT_FIELDS)
+        # A dict display: a third of dict(zip(...))'s cost.
         return [{"_id": doc_id, "_deleted": deleted, "parent": parent, "sortKey": sort_key,
                  "collection": collection, "type": doc_type}
                 for doc_id, (deleted, parent, sort_key, collection, doc_type) in rows]
+
+    def _kept_fields(self, disk: DiskMemo) -> Iterable[tuple[str, list[Any]]]:
+        """:func:`~storyloom.store.all_docs.document_fields` through the fields kept per revision
+        (kind ``light``): the ids and revisions are read (no body), then the kept rows in one
+        ordered scan; the fields of the other revisions are read in SQLite and kept. Those of
+        every document when most are not kept (the first export)."""
+        snap = self.snap
+        self._revisions = revisions = list(live_revisions(snap))
+        found: list[Any] = [None] * len(revisions)
+        missing: list[int] = []
+        rows = disk.scan(_LIGHT_KIND)
+        try:
+            row = next(rows, None)
+            for index, (doc_id, rev) in enumerate(revisions):
+                while row is not None and row[0] < doc_id:
+                    row = next(rows, None)
+                if row is not None and row[0] == doc_id and row[2] == revision_key_text(_LIGHT_KIND, doc_id, rev):
+                    found[index] = marshal.loads(row[3])
+                else:
+                    missing.append(index)
+        finally:
+            rows.close()
+        if len(missing) > 64 + len(revisions) // 16:
+            fields = dict(document_fields(snap, _LIGHT_FIELDS))
+            for index in missing:
+                found[index] = fields.get(revisions[index][0])
+        else:
+            for index in missing:
+                found[index] = revision_fields(snap, *revisions[index], _LIGHT_FIELDS)
+        for index in missing:
+            if found[index] is not None:
+                doc_id, rev = revisions[index]
+                disk.put((_LIGHT_KIND, doc_id, rev), marshal.dumps(found[index]))
+        # A document the walk of bodies would not list (no fields: not JSON SQLite reads) is left
+        # out, as document_fields leaves it out.
+        return [(doc_id, values) for (doc_id, _), values in zip(revisions, found, strict=True) if values is not None]
 
     def whole(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         """The documents ``ids`` (all live), whole, in the order given."""
@@ -241,7 +290,7 @@ class _Reading:
         """``(id, rev)`` of each document :meth:`each` gives, in the same order, bodies unread
         (only with a snapshot)."""
         assert self.snap is not None
-        return live_revisions(self.snap)
+        return iter(self._revisions) if self._revisions is not None else live_revisions(self.snap)
 
     def document(self, doc_id: str, rev: str) -> tuple[dict[str, Any], bool] | None:
         """``(doc, plain)`` of one document of :meth:`revisions`, as :meth:`each` gives it."""
@@ -399,7 +448,9 @@ def stream_game_export(
     spools: dict[str, _Spool] = {}
     try:
         with _reading(project) as reading, gc_paused():
-            light = reading.light()
+            cache = cache_for(project.db)
+            disk = cache.disk if cache is not None and indent is None and not with_schema else None
+            light = reading.light(disk if disk is not None and not disk.broken else None)
             report.set_total(len(light))
             settings = dict(project.settings() or {})  # inside the snapshot: the same moment
             project_name = _project_attr(project, "name")
@@ -415,7 +466,6 @@ def stream_game_export(
             variables = [by_id[doc_id] for doc_id in variable_ids if doc_id in by_id]
             attachment_docs = {doc_id: by_id[doc_id] for doc_id in attachment_ids if doc_id in by_id}
             del wanted, by_id
-            cache = cache_for(project.db)
             plan = ExportPlan(
                 settings, collections, variable_docs=variables, attachment_docs=attachment_docs,
                 tree=light_tree(light), cache=cache, compat=compat,

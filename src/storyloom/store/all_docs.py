@@ -325,3 +325,17 @@ def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[s
         if doc_id.startswith("_design/") or values is None:
             continue
         yield doc_id, decode_body(values)[0]
+
+
+def revision_fields(snap: Snapshot, doc_id: str, rev: str, fields: tuple[str, ...]) -> list[Any] | None:
+    """The values :func:`document_fields` gives for revision ``rev`` of ``doc_id`` (``None`` when the
+    store holds no such revision): the same fields of the few documents a reader has not kept."""
+    if not fields or not all(name.isidentifier() for name in fields):
+        raise ValueError(f"revision_fields: plain field names expected, got {fields!r}")
+    paths = ", ".join(f"'$.{name}'" for name in fields)
+    extract = f"json_extract(body, {paths})" if len(fields) > 1 else f"json_array(json_extract(body, {paths}))"
+    row = snap.conn.execute(f"SELECT {extract} FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return decode_body(row[0])[0]
+
