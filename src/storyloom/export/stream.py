@@ -538,16 +538,16 @@ def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders:
             report.advance()
             app = apps.get(doc_id)  # the light pass read what collection_of reads
             spool = by_app.get(app) if app is not None else None
-            if spool is None:
+            if spool is None or app is None:
                 continue  # not exported: not even read
             if ahead is not None:
                 ahead.advance(doc_id)
             if cancelled is not None and cancelled():
                 raise ExportStopped()
-            key = plan.document_key(doc_id, rev, app)  # type: ignore[arg-type]
+            key = plan.document_key(doc_id, rev, app)
             kept = cache.get(key)
             if kept is MISS:
-                data = _export_and_keep(reading, doc_id, rev, app, plan, cache, key)  # type: ignore[arg-type]
+                data = _export_and_keep(reading, doc_id, rev, app, plan, cache, key)
                 if data is None:
                     continue
             else:
