@@ -53,7 +53,7 @@ def project() -> Any:
         variable("var-2", "_sid: hero\nhp: 9"),
         # Stored values orjson writes otherwise than the stdlib (a tiny float, an integer beyond
         # 64 bits), and a parsed property text with a float the stdlib writes with an exponent.
-        doc("Grid", "grid-1", content={"x": 1.5e-07, "big": 2**70, "y": [0.5, 1e20]}),
+        doc("Grid", "grid-1", content={"x": 1.5e-07, "big": 2**70, "low": -(2**63) - 1, "y": [0.5, 1e20]}),
         doc("Misc", "misc-1", content={"properties": "small: 0.00001\nlarge: 1e+17"}),
         doc("Item", "item-1", content={"item": "weight: 2"}),
     ]
@@ -82,6 +82,8 @@ def test_kept_documents_follow_what_they_depend_on(project: Any) -> None:
     text = _same_as_built(project)
     assert '"children":["script-1","script-2"]' in text
     assert "1.5e-07" in text and "1e+20" in text and "1e+17" in text
+    # Integers beyond 64 bits stay exact (orjson would read them as floats).
+    assert f'"big":{2**70}' in text and f'"low":{-(2**63) - 1}' in text
     assert "duplicate-sid" in text and '"attachmentId"' not in text
 
     script = project.store.get("script-1")  # moved: folder-a and folder-b keep their revisions

@@ -421,3 +421,13 @@ def test_other_httpx_errors_are_typed() -> None:
         with pytest.raises(SyncError) as info:
             remote.info()
         assert isinstance(info.value, (NetworkError, RemoteTimeout)) and info.value.retryable
+
+
+@pytest.mark.parametrize("number", [2**64, 2**70, -(2**63) - 1, -(2**70), 2**64 - 1, -(2**63)])
+def test_answers_keep_integers_beyond_64_bits_exact(number: int) -> None:
+    # orjson reads an integer beyond 64 bits as a float without an error: such a body is read by
+    # the stdlib.
+    from storyloom.sync.remote import loads
+
+    value = loads(f'{{"n": {number}, "text": "x"}}'.encode())
+    assert value["n"] == number and type(value["n"]) is int

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import sqlite3
 from collections.abc import Container, Iterator
 from typing import Any
@@ -211,12 +212,21 @@ except ImportError:  # pragma: no cover - orjson is a dependency
     _fast_loads = None
 
 
+# A run of 19 digits: a number orjson may read as a float. It reads an integer beyond 64 bits
+# (below -2**63 or above 2**64 - 1) as a float without an error, and such an integer has at
+# least 19 digits; a body holding such a run is read by the stdlib, which keeps it exact.
+_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+
+
 def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
     """``(body, exact)``: a stored body decoded by orjson (several times faster than the stdlib),
     else by the stdlib decoder. orjson refuses what the stdlib accepts beyond JSON (``NaN``,
-    ``Infinity``, numbers that overflow a double, lone surrogates, integers beyond 64 bits); such a
-    body is decoded by the stdlib as before and ``exact`` is False: it may hold non-finite floats."""
-    if _fast_loads is not None:
+    ``Infinity``, numbers that overflow a double, lone surrogates) and reads an integer beyond 64
+    bits as a float; such a body (any holding 19 digits in a row) is decoded by the stdlib as
+    before and ``exact`` is False: it may hold non-finite floats."""
+    long_digits = _LONG_DIGITS_BYTES if isinstance(text, bytes) else _LONG_DIGITS
+    if _fast_loads is not None and not long_digits.search(text):
         try:
             return _fast_loads(text), True
         except ValueError:  # orjson.JSONDecodeError

@@ -57,8 +57,9 @@ _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]+>")
 
 
-# A run of 20 digits: a number orjson would read as a float (it holds integers up to 64 bits).
-_LONG_NUMBER = re.compile(rb"\d{20}")
+# A run of 19 digits: a number orjson may read as a float. It holds integers from -2**63 to
+# 2**64 - 1 and reads one beyond as a float without an error; such an integer has 19 digits or more.
+_LONG_NUMBER = re.compile(rb"\d{19}")
 
 
 def dumps(obj: Any) -> bytes:
