@@ -40,6 +40,9 @@ def test_clone_reports_progress_events(shared_url: str, couch: CouchServer, tmp_
     assert seen and {e.phase for e in seen} == {"clone"}
     assert seen[0].total == result.docs_written  # the server's count, known from the start
     assert seen[-1].finished and seen[-1].done == seen[-1].total == result.docs_written
+    # Before it, the project index is built (under the same bar), as the clone's last step.
+    assert seen[-2].detail == "indexing" and not seen[-2].finished
+    assert [e for e in seen if e.finished] == [seen[-1]]
 
 
 def test_clone_draws_a_bar_on_a_terminal_only(shared_url: str, couch: CouchServer, tmp_path: Path) -> None:

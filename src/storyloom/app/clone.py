@@ -140,8 +140,17 @@ def clone_project(
             )
         local_name = manager.check_new_name(name) if name is not None else _remote_name(manager, remote_name)
         total = _expected(remote)
+        held: list[Progress] = []
+
+        def pulling(event: Progress) -> None:
+            # The pull's last event waits for the project index, built as the staging ends.
+            if event.finished:
+                held.append(event)
+                event = dataclasses.replace(event, finished=False, detail="indexing")
+            progress(event)  # type: ignore[misc]
+
         with manager.staging(project_id, local_name) as project:
-            written = _pull(remote, project.store, on_progress, total, cancel, progress)
+            written = _pull(remote, project.store, on_progress, total, cancel, None if progress is None else pulling)
             if not isinstance(project.settings().get("projectId"), str):
                 raise CloneError("the pulled ProjectSettings has no project id")
             if local_name != remote_name:
@@ -153,6 +162,8 @@ def clone_project(
             notes += [n for n in more if not n.startswith("warning:")]
             RemoteAccess(project, passwords).save(settings, password)
         project.close()
+    if progress is not None and held:
+        progress(held[-1])
     return CloneResult(project_id, local_name, parsed.db_url, username, mode, written, notes)
 
 
