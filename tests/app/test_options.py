@@ -10,6 +10,7 @@ import pytest
 
 from storyloom import paths
 from storyloom.app.options import (
+    DEFAULT_ANSWER_CACHE_MB,
     DEFAULT_API_PORT,
     AppOptions,
     OptionsError,
@@ -23,6 +24,7 @@ def test_defaults() -> None:
     assert options.username == default_username() and options.username
     assert options.api_enabled is False and options.api_key == ""
     assert options.api_port == DEFAULT_API_PORT == 9001
+    assert options.api_answer_cache_mb == DEFAULT_ANSWER_CACHE_MB == 64
 
 
 def test_enabling_the_api_with_an_empty_key_generates_a_strong_one() -> None:
@@ -56,8 +58,44 @@ def test_save_and_load_in_the_config_dir() -> None:
     file = options.save()
     assert file.parent == paths.config_dir()
     saved = json.loads(file.read_text())
-    assert saved == {"username": "ana", "api_enabled": True, "api_key": options.api_key, "api_port": 9100}
+    assert saved == {"username": "ana", "api_enabled": True, "api_key": options.api_key, "api_port": 9100,
+                     "api_answer_cache_mb": 64}
     assert AppOptions.load() == options
+    options.set_answer_cache_mb(0)
+    options.save()
+    assert json.loads(file.read_text())["api_answer_cache_mb"] == 0
+    assert AppOptions.load().api_answer_cache_mb == 0
+
+
+@pytest.mark.parametrize("megabytes", [0, 1, 128, 4096])
+def test_the_answer_cache_takes_whole_megabytes_from_0_to_4096(megabytes: int) -> None:
+    assert AppOptions(username="ana", api_answer_cache_mb=megabytes).api_answer_cache_mb == megabytes
+
+
+@pytest.mark.parametrize("megabytes", [-1, 4097, 2**40, 64.0, 12.5, "64", True, None])
+def test_a_wrong_answer_cache_size_says_what_is_expected(megabytes: object) -> None:
+    with pytest.raises(OptionsError) as info:
+        AppOptions(username="ana", api_answer_cache_mb=megabytes)  # type: ignore[arg-type]
+    assert info.value.field == "api_answer_cache_mb"
+    assert str(info.value) == (
+        "api_answer_cache_mb: expected a whole number of MiB from 0 to 4096 (0 keeps no answers: each "
+        f"request builds its export), got {megabytes!r}"
+    )
+    options = AppOptions(username="ana", api_answer_cache_mb=32)
+    with pytest.raises(OptionsError):
+        options.set_answer_cache_mb(megabytes)  # type: ignore[arg-type]
+    assert options.api_answer_cache_mb == 32
+
+
+def test_an_options_file_from_before_the_answer_cache_loads_with_its_default() -> None:
+    AppOptions.path().write_text(json.dumps({"username": "ana", "api_enabled": False, "api_key": "",
+                                             "api_port": 9100}))
+    options = AppOptions.load()
+    assert options.api_port == 9100 and options.api_answer_cache_mb == 64
+    AppOptions.path().write_text(json.dumps({"username": "ana", "api_answer_cache_mb": -5}))
+    with pytest.raises(OptionsError) as info:
+        AppOptions.load()
+    assert info.value.field == "api_answer_cache_mb" and "got -5" in str(info.value)
 
 
 def test_a_broken_options_file_is_a_clear_error() -> None:

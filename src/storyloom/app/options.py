@@ -4,6 +4,9 @@
 - ``api_enabled``, ``api_key``, ``api_port``: the local REST API. Enabling the API with an empty
   key generates a strong random one (:func:`generate_api_key`, ``secrets.token_urlsafe(32)``):
   the API never runs open.
+- ``api_answer_cache_mb``: the MiB of export answers the API keeps in memory for an unchanged
+  project, to answer repeated ``/game-export`` and ``/schema-export`` requests at once
+  (:data:`DEFAULT_ANSWER_CACHE_MB`; 0 keeps none: each request builds and streams its answer).
 
 The file is created with mode 0600 (owner only) and replaced atomically (:meth:`AppOptions.save`).
 """
@@ -25,6 +28,12 @@ from storyloom.project.users import os_username
 
 OPTIONS_FILE = "options.json"
 DEFAULT_API_PORT = 9001
+DEFAULT_ANSWER_CACHE_MB = 64
+# A bound beyond this is more memory than a local tool's answers should hold: 4 GiB.
+MAX_ANSWER_CACHE_MB = 4096
+ANSWER_CACHE_EXPECTED = (
+    f"a whole number of MiB from 0 to {MAX_ANSWER_CACHE_MB} (0 keeps no answers: each request builds its export)"
+)
 
 
 class OptionsError(StoryloomError, ValueError):
@@ -41,6 +50,13 @@ def default_username() -> str:
     return os_username()
 
 
+def check_answer_cache_mb(megabytes: object) -> int:
+    """``megabytes`` when it is a valid ``api_answer_cache_mb``, else :class:`OptionsError`."""
+    if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 0 <= megabytes <= MAX_ANSWER_CACHE_MB:
+        raise OptionsError("api_answer_cache_mb", ANSWER_CACHE_EXPECTED, megabytes)
+    return megabytes
+
+
 # The options file holds the API key: only its owner may read it, from the moment it exists.
 OPTIONS_FILE_MODE = 0o600
 
@@ -51,6 +67,7 @@ class AppOptions:
     api_enabled: bool = False
     api_key: str = ""
     api_port: int = DEFAULT_API_PORT
+    api_answer_cache_mb: int = DEFAULT_ANSWER_CACHE_MB
 
     def __post_init__(self) -> None:
         if not self.username:
@@ -69,6 +86,7 @@ class AppOptions:
             raise OptionsError("api_key", "a string", self.api_key)
         if isinstance(self.api_port, bool) or not isinstance(self.api_port, int) or not 1 <= self.api_port <= 65535:
             raise OptionsError("api_port", "a port number from 1 to 65535", self.api_port)
+        check_answer_cache_mb(self.api_answer_cache_mb)
         if self.api_enabled and not self.api_key:
             self.api_key = generate_api_key()
 
@@ -87,6 +105,15 @@ class AppOptions:
             self.validate()
         except OptionsError:
             self.api_port = previous
+            raise
+
+    def set_answer_cache_mb(self, megabytes: int) -> None:
+        previous = self.api_answer_cache_mb
+        self.api_answer_cache_mb = megabytes
+        try:
+            self.validate()
+        except OptionsError:
+            self.api_answer_cache_mb = previous
             raise
 
     # -- persistence -------------------------------------------------------------------------
