@@ -283,3 +283,33 @@ def test_controller_serves_the_current_project_and_ends_streams_on_switch(garden
     finally:
         controller.shutdown()
         other.close()
+
+
+def test_the_answer_cache_bound_follows_the_options_and_a_change_restarts(garden):
+    options = _app_options(api_enabled=True, api_key=KEY, api_port=free_port(), api_answer_cache_mb=0)
+    assert ApiServer(StaticProjectProvider(garden), _app_options()).cache_bytes == 64 * 2**20
+    assert ApiServer(StaticProjectProvider(garden), options, answer_cache_bytes=5).cache_bytes == 5  # given wins
+    controller = ApiController(options)
+    try:
+        status = controller.project_opened(garden)
+        assert status.running, status.error
+        cache = controller.server.answer_cache
+        assert cache is not None and cache.max_bytes == 0
+        for _ in range(2):
+            answer = httpx.get(status.url + "/game-export", headers={"x-api-key": KEY}, timeout=DEADLINE)
+            assert answer.status_code == 200
+        assert cache.held_bytes == 0  # 0 keeps no answer
+        # Unchanged: no restart. A new bound: restarted with it, on the same URL.
+        runner = controller.server._runner
+        controller.options_changed()
+        assert controller.server._runner is runner
+        options.api_answer_cache_mb = 3
+        assert controller.options_changed() == status
+        assert controller.server._runner is not runner
+        cache = controller.server.answer_cache
+        assert cache is not None and cache.max_bytes == 3 * 2**20
+        answer = httpx.get(status.url + "/game-export", headers={"x-api-key": KEY}, timeout=DEADLINE)
+        assert answer.status_code == 200 and cache.held_bytes > 0
+    finally:
+        controller.shutdown()
+    assert controller.server.answer_cache is None

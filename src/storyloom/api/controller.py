@@ -5,7 +5,8 @@ The app tells the controller what happened (``project_opened``, ``project_closed
 
 - running when a project is open, ``api_enabled`` is true and the key is not empty;
 - stopped when the project closes or the option is switched off;
-- restarted when the port or the key changes (a new project only ends the open event streams).
+- restarted when the port, the key or the answer cache's bound changes (a new project only
+  ends the open event streams).
 
 It never raises to the app: a failure to start (port in use, empty key) is kept in
 ``status.error`` and passed to ``on_status``, so the app shows it and keeps working.
@@ -48,7 +49,7 @@ class ApiController:
         self._project: ProjectLike | None = None
         self._on_status = on_status
         self._lock = threading.RLock()
-        self._applied: tuple[str, int] | None = None  # (key, port) of the running server
+        self._applied: tuple[str, int, int] | None = None  # (key, port, cache bytes) of the running server
         self._status = ApiStatus(running=False)
         self.server = ApiServer(self, options, navigation, **server_options)
 
@@ -101,11 +102,12 @@ class ApiController:
             self._set_status(ApiStatus(running=False))
 
     # ------------------------------------------------------------------ state machine
-    def _wanted(self) -> tuple[str, int] | None:
+    def _wanted(self) -> tuple[str, int, int] | None:
         options = self._options
         if self._project is None or not getattr(options, "api_enabled", False):
             return None
-        return (getattr(options, "api_key", "") or "", getattr(options, "api_port", 9001))
+        key = getattr(options, "api_key", "") or ""
+        return (key, getattr(options, "api_port", 9001), self.server.cache_bytes)
 
     def _reconcile(self) -> ApiStatus:
         wanted = self._wanted()

@@ -2,8 +2,8 @@
 
 The listening socket is bound in the caller's thread by :meth:`ApiServer.start`, so a port
 already in use raises :class:`ApiStartError` with a message for a person, right away, and the
-caller (the desktop app, the CLI) keeps working. The port, key and bind address are read from
-the options at each start; ``restart()`` applies changed options.
+caller (the desktop app, the CLI) keeps working. The port, key and answer cache bound (from the
+options) and the bind address are read at each start; ``restart()`` applies changed options.
 """
 
 from __future__ import annotations
@@ -23,7 +23,15 @@ from storyloom.api.app import create_app
 from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
-from storyloom.api.provider import Payloads, ProjectLike, ProjectProvider, StoryloomPayloads, as_provider
+from storyloom.api.provider import (
+    DEFAULT_CACHE_BYTES,
+    Payloads,
+    ProjectLike,
+    ProjectProvider,
+    StoryloomPayloads,
+    _TextCache,
+    as_provider,
+)
 from storyloom.api.wire import MAX_HEAD_BYTES, JsonH11Protocol
 from storyloom.errors import StoryloomError
 
@@ -31,10 +39,15 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 9001
+MIB = 2**20
 
 
 class ApiOptions(Protocol):
-    """The part of ``storyloom.project.options.AppOptions`` the server reads."""
+    """The part of ``storyloom.app.options.AppOptions`` the server reads.
+
+    Also read when present: ``api_answer_cache_mb``, the bound of the answer cache in MiB (see
+    :attr:`ApiServer.cache_bytes`).
+    """
 
     api_key: str
     api_port: int
@@ -186,8 +199,8 @@ class ApiServer:
     ``api_key``, ``api_port`` and ``username``; ``navigation`` is the desktop app's port for
     ``/navigate`` (``None`` when headless: 409). ``on_warning`` receives the warning for a
     non-loopback ``host`` (default: logged). ``answer_cache_bytes`` bounds the bytes of export
-    answers kept for an unchanged project (default 64 MiB, ``0``: none kept; ignored when
-    ``payloads`` is given).
+    answers kept for an unchanged project (default: the options' ``api_answer_cache_mb`` MiB when
+    they have it, else 64 MiB; ``0``: none kept; ignored when ``payloads`` is given).
     """
 
     def __init__(
@@ -212,9 +225,10 @@ class ApiServer:
         self.allowed_hosts = tuple(allowed_hosts)
         self.allowed_origins = tuple(allowed_origins)
         self.payloads = payloads
-        # The bound of the export answers' cache (default: provider.DEFAULT_CACHE_BYTES), used
-        # when no ``payloads`` is given.
+        # The bound of the export answers' cache, used when no ``payloads`` is given; ``None``
+        # follows the options (see cache_bytes).
         self.answer_cache_bytes = answer_cache_bytes
+        self._cache: _TextCache | None = None  # the running server's answer cache
         self.heartbeat = heartbeat
         self.graceful_timeout = graceful_timeout
         self.on_warning = on_warning or log.warning
@@ -246,6 +260,20 @@ class ApiServer:
     def key(self) -> str | None:
         """The key the running server checks (a snapshot of the options at start)."""
         return self._key if self.running else None
+
+    @property
+    def cache_bytes(self) -> int:
+        """The answer cache's bound the next start uses: ``answer_cache_bytes`` when given, else
+        the options' ``api_answer_cache_mb`` in bytes, else :data:`DEFAULT_CACHE_BYTES`."""
+        if self.answer_cache_bytes is not None:
+            return self.answer_cache_bytes
+        megabytes = getattr(self.options, "api_answer_cache_mb", None)
+        return DEFAULT_CACHE_BYTES if megabytes is None else int(megabytes) * MIB
+
+    @property
+    def answer_cache(self) -> _TextCache | None:
+        """The running server's answer cache (``None`` when stopped or given ``payloads``)."""
+        return self._cache if self.running else None
 
     @property
     def open_event_streams(self) -> int:
@@ -293,13 +321,17 @@ class ApiServer:
                 allowed_origins=frozenset(self.allowed_origins),
             )
             hub = EventHub(self.provider, heartbeat=self.heartbeat, statuses=dict(self._statuses))
+            payloads = self.payloads
+            self._cache = None
+            if payloads is None:
+                payloads = StoryloomPayloads(cache_bytes=self.cache_bytes)
+                self._cache = payloads.cache
             app = create_app(
                 self.provider,
                 protection,
                 username=lambda: getattr(self.options, "username", None) or None,
                 navigation=self.navigation,
-                payloads=self.payloads if self.payloads is not None
-                else StoryloomPayloads(cache_bytes=self.answer_cache_bytes),
+                payloads=payloads,
                 hub=hub,
             )
             runner = UvicornThread(app, sock, graceful_timeout=self.graceful_timeout,
@@ -330,7 +362,7 @@ class ApiServer:
         self._port = self._key = None
 
     def restart(self) -> str:
-        """Stop, then start with the current options (port and key)."""
+        """Stop, then start with the current options (port, key and answer cache bound)."""
         with self._lock:
             self._stop_locked(timeout=5.0)
             return self.start()
