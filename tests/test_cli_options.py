@@ -22,12 +22,14 @@ def _show(capsys, *flags: str) -> dict:  # type: ignore[no-untyped-def]
 
 def test_show_prints_every_option_with_the_defaults(capsys) -> None:  # type: ignore[no-untyped-def]
     values = _show(capsys)
-    assert set(values) == {"username", "api.enabled", "api.key", "api.port"}
+    assert list(values) == ["username", "api.enabled", "api.key", "api.port", "api.answer_cache_mb"]
     assert values["api.enabled"] is False and values["api.key"] == "" and values["api.port"] == 9001
+    assert values["api.answer_cache_mb"] == 64
     assert values["username"]
     assert main(["options"]) == 0
     out = capsys.readouterr().out
-    assert "api.port     9001" in out and "api.key      (none)" in out and str(AppOptions.path()) in out
+    assert "\napi.port             9001\n" in out and "\napi.key              (none)\n" in out
+    assert "\napi.answer_cache_mb  64\n" in out and str(AppOptions.path()) in out
 
 
 def test_the_key_is_masked_unless_asked_for(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -44,6 +46,9 @@ def test_the_key_is_masked_unless_asked_for(capsys) -> None:  # type: ignore[no-
     ("api.port", "8080", "api_port", 8080),
     ("api.enabled", "off", "api_enabled", False),
     ("API.ENABLED", "True", "api_enabled", True),
+    ("api.answer_cache_mb", "128", "api_answer_cache_mb", 128),
+    ("api.answer_cache_mb", " 0 ", "api_answer_cache_mb", 0),
+    ("api.answer_cache_mb", "4096", "api_answer_cache_mb", 4096),
 ])
 def test_set_saves_one_option(capsys, name, value, field, expected) -> None:  # type: ignore[no-untyped-def]
     assert main(["options", "set", name, value]) == 0
@@ -84,7 +89,13 @@ def test_the_key_comes_from_stdin_or_is_generated_never_from_the_command_line(
     ("api.port", "http", "api.port: expected a port number from 1 to 65535, got 'http'"),
     ("api.enabled", "maybe", "api.enabled: expected true or false (also yes/no, on/off, 1/0), got 'maybe'"),
     ("username", "  ", "username: expected a non-empty name"),
-    ("colour", "blue", "unknown option 'colour': choose one of username, api.enabled, api.key, api.port"),
+    ("api.answer_cache_mb", "-1", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096 (0 keeps "
+     "no answers: each request builds its export), got '-1'"),
+    ("api.answer_cache_mb", "4097", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096"),
+    ("api.answer_cache_mb", "64MB", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096"),
+    ("api.answer_cache_mb", "1.5", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096"),
+    ("colour", "blue", "unknown option 'colour': choose one of username, api.enabled, api.key, api.port, "
+     "api.answer_cache_mb"),
 ])
 def test_a_wrong_value_names_the_option_and_the_allowed_values(
         capsys, name, value, message) -> None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,8 @@
 """``storyloom options``: the per-machine app options (the Options dialog, headless).
 
 ``storyloom options [--json] [--show-key]`` prints ``username``, ``api.enabled``, ``api.key``
-(masked: its first 4 characters and ``…``, unless ``--show-key``) and ``api.port``.
+(masked: its first 4 characters and ``…``, unless ``--show-key``), ``api.port`` and
+``api.answer_cache_mb``.
 ``storyloom options set NAME VALUE`` sets one of them, checked by
 :class:`~storyloom.app.AppOptions`' rules, and saves the options file.
 
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from storyloom.app import AppOptions, OptionsError
+from storyloom.app.options import ANSWER_CACHE_EXPECTED, MAX_ANSWER_CACHE_MB
 from storyloom.cli.main import CliError
 
 #: The option names of the command line and the ``AppOptions`` field each one sets.
@@ -30,6 +32,7 @@ NAMES: dict[str, str] = {
     "api.enabled": "api_enabled",
     "api.key": "api_key",
     "api.port": "api_port",
+    "api.answer_cache_mb": "api_answer_cache_mb",
 }
 FIELD_NAMES = {field: name for name, field in NAMES.items()}
 
@@ -74,6 +77,16 @@ def _port(value: str) -> int:
     return port
 
 
+def _answer_cache_mb(value: str) -> int:
+    try:
+        megabytes = int(value.strip())
+    except ValueError:
+        megabytes = -1
+    if not 0 <= megabytes <= MAX_ANSWER_CACHE_MB:
+        raise CliError(f"api.answer_cache_mb: expected {ANSWER_CACHE_EXPECTED}, got {value!r}")
+    return megabytes
+
+
 def _key(value: str) -> str:
     if value == KEY_GENERATE:
         from storyloom.api.keys import generate_api_key
@@ -97,6 +110,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "api.enabled": _enabled,
     "api.key": _key,
     "api.port": _port,
+    "api.answer_cache_mb": _answer_cache_mb,
 }
 
 
@@ -118,6 +132,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="set one option and save the options file",
         description=(
             "Set one option: username NAME; api.enabled true|false; api.port 1-65535; "
+            f"api.answer_cache_mb 0-{MAX_ANSWER_CACHE_MB} (MiB of export answers kept in memory; 0 keeps none); "
             f"api.key {KEY_FROM_STDIN} (read from standard input) or api.key {KEY_GENERATE} (generate one)."
         ),
     )
@@ -180,6 +195,6 @@ def run_set(args: argparse.Namespace) -> int:
     if name == "api.enabled" and options.api_enabled and not had_key:
         print(f"A new API key was generated ({mask_key(options.api_key)}): "
               "see it with `storyloom options --show-key`.")
-    if name in ("api.key", "api.port", "api.enabled"):
+    if name.startswith("api."):
         print("A desktop app that is open keeps its API settings until it is restarted.")
     return 0
