@@ -302,3 +302,53 @@ def test_a_key_on_the_command_line_is_refused_without_echoing_it(served_project)
     assert "--key-file" in result.stderr
     assert "typed-secret" not in result.stderr + result.stdout
     assert "Traceback" not in result.stderr
+
+
+def _served_cache_bounds(monkeypatch, argv: list[str]) -> list[int | None]:
+    """Run `storyloom serve` in process until it serves (then SIGTERM); the answer cache bound
+    each start of the server asked for."""
+    from storyloom.api import server as server_module
+    from storyloom.cli.main import main
+
+    bounds: list[int | None] = []
+    real_payloads, real_bind = server_module.StoryloomPayloads, server_module.bind_socket
+
+    def recording_payloads(*args: Any, **kwargs: Any) -> Any:
+        bounds.append(kwargs.get("cache_bytes"))
+        return real_payloads(*args, **kwargs)
+
+    def bind_then_stop(host: str, port: int) -> socket.socket:
+        signal.raise_signal(signal.SIGTERM)  # stop as soon as it serves: `serve`'s own handler catches it
+        return real_bind(host, port)
+
+    monkeypatch.setattr(server_module, "StoryloomPayloads", recording_payloads)
+    monkeypatch.setattr(server_module, "bind_socket", bind_then_stop)
+    monkeypatch.setenv("STORYLOOM_API_KEY", KEY)
+    assert main(["serve", *argv, "--port", str(free_port())]) == 0
+    return bounds
+
+
+def test_the_answer_cache_bound_comes_from_the_flag_else_the_app_options(served_project, monkeypatch, capsys):
+    from storyloom.app import AppOptions
+
+    assert _served_cache_bounds(monkeypatch, [served_project]) == [64 * 2**20]
+    AppOptions(username="tester", api_answer_cache_mb=12).save()
+    assert _served_cache_bounds(monkeypatch, [served_project]) == [12 * 2**20]
+    assert _served_cache_bounds(monkeypatch, [served_project, "--answer-cache-mb", "7"]) == [7 * 2**20]
+    assert _served_cache_bounds(monkeypatch, [served_project, "--answer-cache-mb", "0"]) == [0]
+    assert AppOptions.load().api_answer_cache_mb == 12  # the flag is never saved
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["-1", "4097", "lots", "1.5", ""])
+def test_a_wrong_answer_cache_bound_is_refused_with_what_is_expected(storyloom_home, monkeypatch, capsys, value):
+    from storyloom.cli.main import main
+
+    monkeypatch.setenv("STORYLOOM_API_KEY", KEY)
+    assert main(["serve", "Garden", "--port", str(free_port()), "--answer-cache-mb", value]) == 2
+    out, err = capsys.readouterr()
+    assert err == (
+        "storyloom: error: --answer-cache-mb: expected a whole number of MiB from 0 to 4096 (0 keeps no answers: "
+        f"each request builds its export), got {value!r}\n"
+    )
+    assert "Serving" not in out

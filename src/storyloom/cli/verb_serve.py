@@ -23,6 +23,12 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from storyloom.app.options import (
+    ANSWER_CACHE_EXPECTED,
+    DEFAULT_ANSWER_CACHE_MB,
+    OptionsError,
+    check_answer_cache_mb,
+)
 from storyloom.cli.main import CliError
 
 KEY_ENV = "STORYLOOM_API_KEY"
@@ -35,6 +41,7 @@ class ServeOptions:
     api_key: str
     api_port: int
     username: str
+    api_answer_cache_mb: int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,11 +52,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Serve the local REST API (see docs/api.md) for PROJECT without the desktop app. "
             f"The API key is read from --key-file, else ${KEY_ENV}, else the app options (never from the "
             "command line, which other users can see); the port is --port, else the port in the app "
-            "options (9001 by default)."
+            "options (9001 by default); the answer cache's bound is --answer-cache-mb, else the app "
+            "options' (64 MiB by default)."
         ),
     )
     parser.add_argument("project", metavar="PROJECT", help="project name or id")
     parser.add_argument("--port", type=int, default=None, help="TCP port (default: the app options' API port)")
+    parser.add_argument(
+        "--answer-cache-mb", default=None, metavar="N",
+        help="keep at most N MiB of export answers in memory, to answer repeated /game-export and "
+        "/schema-export requests at once (0 to 4096; 0 keeps none); default: the app options' value (64)",
+    )
     parser.add_argument(
         "--key-file", default=None, metavar="PATH",
         help=f"read the API key from this file (mode 0600: only you may read it); default: ${KEY_ENV}, "
@@ -115,7 +128,20 @@ def resolve_options(args: argparse.Namespace, app_options: Any) -> ServeOptions:
         )
     port = args.port if args.port is not None else getattr(app_options, "api_port", 9001)
     username = getattr(app_options, "username", "") or os.environ.get("USER", "") or ""
-    return ServeOptions(api_key=key, api_port=int(port), username=username)
+    return ServeOptions(api_key=key, api_port=int(port), username=username,
+                        api_answer_cache_mb=answer_cache_mb(args, app_options))
+
+
+def answer_cache_mb(args: argparse.Namespace, app_options: Any) -> int:
+    """``--answer-cache-mb``, else the app options' ``api_answer_cache_mb``; :class:`CliError`
+    when the flag is not a whole number from 0 to the maximum."""
+    value = getattr(args, "answer_cache_mb", None)
+    if value is None:
+        return int(getattr(app_options, "api_answer_cache_mb", DEFAULT_ANSWER_CACHE_MB))
+    try:
+        return check_answer_cache_mb(int(value.strip()))
+    except (ValueError, OptionsError):
+        raise CliError(f"--answer-cache-mb: expected {ANSWER_CACHE_EXPECTED}, got {value!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -136,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         workspace.options.api_enabled = True
         workspace.options.api_key = options.api_key
         workspace.options.api_port = options.api_port
+        workspace.options.api_answer_cache_mb = options.api_answer_cache_mb
         server_options = {
             "host": args.host,
             "allowed_hosts": args.allow_host,
