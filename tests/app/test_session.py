@@ -307,6 +307,23 @@ def test_a_change_waits_for_the_editor_write_in_flight_then_is_published(session
     assert [(c.id, c.origin) for c in recorder.changes()] == [("in-flight", Origin.REMOTE)]
 
 
+def test_the_sessions_api_keeps_the_answer_cache_the_options_ask_for(workspace: Workspace) -> None:
+    workspace.options.api_enabled = True
+    workspace.options.api_key = "k" * 32
+    workspace.options.api_port = free_port()
+    workspace.options.api_answer_cache_mb = 2
+    workspace.manager.create("Cached").close()
+    with workspace.open_session("Cached") as session:
+        assert session.start_api().running
+        cache = session.api.server.answer_cache
+        assert cache is not None and cache.max_bytes == 2 * 2**20
+        workspace.options.set_answer_cache_mb(0)
+        workspace.save_options()  # what the Options dialog's Save does
+        assert session.api.status.running
+        cache = session.api.server.answer_cache
+        assert cache is not None and cache.max_bytes == 0
+
+
 def test_a_closed_session_keeps_its_api_stopped(workspace: Workspace) -> None:
     workspace.options.api_enabled = True
     workspace.options.api_key = "k" * 32

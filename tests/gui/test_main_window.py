@@ -242,6 +242,32 @@ def test_a_bad_option_is_shown_under_its_field(window) -> None:  # type: ignore[
     assert window.workspace.options.username == "tester"
 
 
+def test_the_answer_cache_option_is_shown_saved_and_served(window, workspace) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.app import AppOptions
+
+    workspace.options.api_answer_cache_mb = 96
+    dialog = window.show_options()
+    spin = dialog.answer_cache
+    assert spin.value() == 96 and spin.text() == "96 MB" and spin.isVisibleTo(dialog)
+    assert "/game-export" in spin.toolTip() and "0 keeps none" in spin.toolTip()
+    dialog.api_enabled.setChecked(True)
+    dialog.api_port.setValue(free_port())
+    dialog.generate_key()
+    spin.setValue(32)
+    assert dialog.save()
+    assert workspace.options.api_answer_cache_mb == 32 and AppOptions.load().api_answer_cache_mb == 32
+    cache = window.session.api.server.answer_cache
+    assert window.session.api.status.running and cache is not None and cache.max_bytes == 32 * 2**20
+    dialog = window.show_options()
+    assert dialog.answer_cache.value() == 32
+    dialog.answer_cache.setValue(0)
+    assert dialog.answer_cache.text() == "Off"
+    assert dialog.save()
+    assert AppOptions.load().api_answer_cache_mb == 0
+    cache = window.session.api.server.answer_cache
+    assert cache is not None and cache.max_bytes == 0
+
+
 def test_closing_the_window_closes_the_session(workspace, garden, qtbot) -> None:  # type: ignore[no-untyped-def]
     from storyloom.gui.main_window import open_project_window
 

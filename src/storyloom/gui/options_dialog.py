@@ -1,4 +1,4 @@
-"""The Options dialog: username, the local API switch, its key and its port.
+"""The Options dialog: username, the local API switch, its key, its port and its answer cache.
 
 Save copies the fields into the workspace's options (each checked by
 :class:`~storyloom.app.AppOptions`' own rules; a wrong value is shown under its field) and
@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
 
 from storyloom.api.keys import generate_api_key
 from storyloom.app import OptionsError, Workspace
+from storyloom.app.options import MAX_ANSWER_CACHE_MB
 from storyloom.errors import StoryloomError
 
-_FIELDS = ("username", "api_key", "api_port", "api_enabled")
+_FIELDS = ("username", "api_key", "api_port", "api_answer_cache_mb", "api_enabled")
 
 
 class OptionsDialog(QDialog):
@@ -36,7 +37,8 @@ class OptionsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("optionsDialog")
         self.setWindowTitle("Options")
-        self.setMinimumWidth(520)
+        # Wide enough that the API key's placeholder shows whole beside the longest label.
+        self.setMinimumWidth(544)
         self.workspace = workspace
         options = workspace.options
         layout = QVBoxLayout(self)
@@ -75,6 +77,19 @@ class OptionsDialog(QDialog):
         self.api_port.setValue(options.api_port)
         self.api_port.setFixedWidth(120)
         self._row(form, "API port", self.api_port, "api_port", "")
+        self.answer_cache = QSpinBox()
+        self.answer_cache.setRange(0, MAX_ANSWER_CACHE_MB)
+        self.answer_cache.setSingleStep(16)
+        self.answer_cache.setSuffix(" MB")
+        self.answer_cache.setSpecialValueText("Off")
+        self.answer_cache.setValue(options.api_answer_cache_mb)
+        self.answer_cache.setFixedWidth(120)
+        self.answer_cache.setToolTip(
+            "Exports kept in memory to answer repeated /game-export and /schema-export requests at "
+            "once, until the project changes. 0 keeps none: each request builds its export."
+        )
+        self._row(form, "Answer cache", self.answer_cache, "api_answer_cache_mb",
+                  "Exports kept in memory for repeated requests. Off keeps none.")
         layout.addLayout(form)
         self.result_label = QLabel()
         self.result_label.setObjectName("optionsResult")
@@ -138,6 +153,7 @@ class OptionsDialog(QDialog):
             options.api_key = self.api_key.text().strip()
             options.api_enabled = self.api_enabled.isChecked()
             options.set_port(self.api_port.value())
+            options.set_answer_cache_mb(self.answer_cache.value())
             options.validate()
         except OptionsError as exc:
             for field in _FIELDS:
