@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import sqlite3
 from collections.abc import Container, Iterator
 from typing import Any
 
 from storyloom.store import revtree
-from storyloom.store.codec import dumps, has_unusual_float
+from storyloom.store.codec import dumps, has_unusual_float, may_hold_long_integer
 from storyloom.store.errors import (
     BadRequest,
 )
@@ -212,21 +211,13 @@ except ImportError:  # pragma: no cover - orjson is a dependency
     _fast_loads = None
 
 
-# A run of 19 digits: a number orjson may read as a float. It reads an integer beyond 64 bits
-# (below -2**63 or above 2**64 - 1) as a float without an error, and such an integer has at
-# least 19 digits; a body holding such a run is read by the stdlib, which keeps it exact.
-_LONG_DIGITS = re.compile(r"\d{19}")
-_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
-
-
 def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
     """``(body, exact)``: a stored body decoded by orjson (several times faster than the stdlib),
     else by the stdlib decoder. orjson refuses what the stdlib accepts beyond JSON (``NaN``,
     ``Infinity``, numbers that overflow a double, lone surrogates) and reads an integer beyond 64
     bits as a float; such a body (any holding 19 digits in a row) is decoded by the stdlib as
     before and ``exact`` is False: it may hold non-finite floats."""
-    long_digits = _LONG_DIGITS_BYTES if isinstance(text, bytes) else _LONG_DIGITS
-    if _fast_loads is not None and not long_digits.search(text):
+    if _fast_loads is not None and not may_hold_long_integer(text):
         try:
             return _fast_loads(text), True
         except ValueError:  # orjson.JSONDecodeError

@@ -4,6 +4,7 @@ encoding and decoding of revision trees."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -38,30 +39,44 @@ def _make_fast_dumps() -> Callable[[Any], str] | None:
 _std_dumps: Callable[[Any], str] = _make_fast_dumps() or _ENCODER.encode
 
 
-def _has_non_finite(value: Any) -> bool:
-    """True if ``value`` holds a NaN or an infinite float anywhere (which orjson writes as null)."""
+def _holds_float(value: Any, test: Callable[[float], bool]) -> bool:
+    """True if ``value`` holds a float anywhere for which ``test`` is true.
+
+    Performance (bench/sync_bench.py and bench/export_bench.py: a write or a pull runs it on
+    every document holding a null, an export on every document that may hold an unusual float):
+    only containers go on the stack and the scalars of each are looked at in place, most of them
+    strings, integers and None with one type check each."""
     if isinstance(value, float):
-        return value - value != 0.0  # NaN and the infinities give NaN, every finite float 0.0
+        return test(value)
     if not isinstance(value, (dict, list, tuple)):
         return False
-    # Performance (bench/sync_bench.py, a pull runs this on every document holding a null): only
-    # containers go on the stack and the scalars of each are looked at in place, most of them
-    # strings, integers and None with one type check each.
     stack: list[Any] = [value]
     while stack:
         item = stack.pop()
         for child in (item.values() if isinstance(item, dict) else item):
             kind = type(child)
-            if kind is str or child is None or kind is int or kind is bool:
+            if kind is str or kind is int or child is None or kind is bool:
                 continue
-            if kind is dict or kind is list:
+            if kind is float:
+                if test(child):
+                    return True
+            elif kind is dict or kind is list or kind is tuple:
                 stack.append(child)
             elif isinstance(child, float):
-                if child - child != 0.0:
+                if test(child):
                     return True
             elif isinstance(child, (dict, list, tuple)):
                 stack.append(child)
     return False
+
+
+def _non_finite(number: float) -> bool:
+    return number - number != 0.0  # NaN and the infinities give NaN, every finite float 0.0
+
+
+def _has_non_finite(value: Any) -> bool:
+    """True if ``value`` holds a NaN or an infinite float anywhere (which orjson writes as null)."""
+    return _holds_float(value, _non_finite)
 
 
 def _unusual(number: float) -> bool:
@@ -74,30 +89,21 @@ def has_unusual_float(value: Any) -> bool:
     outside ``1e-4 <= |x| < 1e16``, which the stdlib writes with an exponent (``1e-05``,
     ``1e+16``) and orjson otherwise (``0.00001``, ``1e16``). Inside that range both write the
     same shortest round-trip text."""
-    if isinstance(value, float):
-        return _unusual(value)
-    if not isinstance(value, (dict, list, tuple)):
-        return False
-    # Containers only go on the stack; the scalars of each are looked at in place (most are
-    # strings and integers: one type check each).
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        for child in (item.values() if isinstance(item, dict) else item):
-            kind = type(child)
-            if kind is str or kind is int or child is None or kind is bool:
-                continue
-            if kind is float:
-                if _unusual(child):
-                    return True
-            elif kind is dict or kind is list or kind is tuple:
-                stack.append(child)
-            elif isinstance(child, float):
-                if _unusual(child):
-                    return True
-            elif isinstance(child, (dict, list, tuple)):
-                stack.append(child)
-    return False
+    return _holds_float(value, _unusual)
+
+
+# A run of 19 digits: a number orjson may read as a float. It holds integers from -2**63 to
+# 2**64 - 1 and reads one beyond as a float without an error; such an integer has at least 19
+# digits, so JSON text without such a run is read exactly by orjson.
+_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+
+
+def may_hold_long_integer(text: str | bytes) -> bool:
+    """Whether JSON ``text`` may hold an integer orjson would read as a float (the stdlib's
+    decoder keeps it exact): the store's bodies and the replicator's answers are read by the
+    stdlib then."""
+    return (_LONG_DIGITS_BYTES if isinstance(text, bytes) else _LONG_DIGITS).search(text) is not None
 
 
 try:

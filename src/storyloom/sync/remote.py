@@ -31,6 +31,7 @@ import httpx
 import orjson
 
 import storyloom
+from storyloom.store.codec import may_hold_long_integer
 from storyloom.sync.errors import (
     STATUS_ERROR_NAMES,
     Cancelled,
@@ -57,11 +58,6 @@ _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]+>")
 
 
-# A run of 19 digits: a number orjson may read as a float. It holds integers from -2**63 to
-# 2**64 - 1 and reads one beyond as a float without an error; such an integer has 19 digits or more.
-_LONG_NUMBER = re.compile(rb"\d{19}")
-
-
 def dumps(obj: Any) -> bytes:
     """Compact JSON as UTF-8 bytes, the way every request body is serialized.
 
@@ -77,7 +73,7 @@ def dumps(obj: Any) -> bytes:
 def loads(content: bytes) -> Any:
     """Parse a JSON answer. orjson where it is exact; ``json`` for a body that may hold an
     integer beyond 64 bits (orjson would turn it into a float) or that orjson refuses."""
-    if not _LONG_NUMBER.search(content):
+    if not may_hold_long_integer(content):
         try:
             return orjson.loads(content)
         except ValueError:  # orjson.JSONDecodeError: let json decide (and word the error)
