@@ -310,14 +310,20 @@ def live_document(snap: Snapshot, doc_id: str, rev: str | None = None) -> tuple[
     return doc, exact and not (_may_hold_unusual_float(raw) and has_unusual_float(body))
 
 
+def fields_extract(fields: tuple[str, ...], column: str, caller: str) -> str:
+    """The SQL that reads ``fields`` (top-level names) of the JSON in ``column`` as one JSON array
+    (``json_extract`` with one path gives the bare value, so a single field is wrapped)."""
+    if not fields or not all(name.isidentifier() for name in fields):
+        raise ValueError(f"{caller}: plain field names expected, got {fields!r}")
+    paths = ", ".join(f"'$.{name}'" for name in fields)
+    return f"json_extract({column}, {paths})" if len(fields) > 1 else f"json_array(json_extract({column}, {paths}))"
+
+
 def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
     """``(id, [value of each top-level field or None])`` for every live document but design
     documents, in ``_id`` order, without decoding whole bodies (SQLite's ``json_extract`` reads the
     few fields in C): the light first pass of a streamed export."""
-    if not fields or not all(name.isidentifier() for name in fields):
-        raise ValueError(f"document_fields: plain field names expected, got {fields!r}")
-    paths = ", ".join(f"'$.{name}'" for name in fields)
-    extract = f"json_extract(r.body, {paths})" if len(fields) > 1 else f"json_array(json_extract(r.body, {paths}))"
+    extract = fields_extract(fields, "r.body", "document_fields")
     cursor = snap.conn.execute(
         f"SELECT d.id, {extract} FROM docs d JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev "
         "WHERE d.deleted = 0 ORDER BY d.id"
@@ -331,12 +337,8 @@ def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[s
 def revision_fields(snap: Snapshot, doc_id: str, rev: str, fields: tuple[str, ...]) -> list[Any] | None:
     """The values :func:`document_fields` gives for revision ``rev`` of ``doc_id`` (``None`` when the
     store holds no such revision): the same fields of the few documents a reader has not kept."""
-    if not fields or not all(name.isidentifier() for name in fields):
-        raise ValueError(f"revision_fields: plain field names expected, got {fields!r}")
-    paths = ", ".join(f"'$.{name}'" for name in fields)
-    extract = f"json_extract(body, {paths})" if len(fields) > 1 else f"json_array(json_extract(body, {paths}))"
+    extract = fields_extract(fields, "body", "revision_fields")
     row = snap.conn.execute(f"SELECT {extract} FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)).fetchone()
     if row is None or row[0] is None:
         return None
     return decode_body(row[0])[0]
-

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from storyloom.store.all_docs import decode_body
+from storyloom.store.all_docs import decode_body, fields_extract
 from storyloom.store.readers import Snapshot
 
 
@@ -17,10 +17,7 @@ def winning_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[st
     (design documents included), in ``_id`` order, within the snapshot ``snap``
     (``with db.snapshot() as snap``). Raises ``sqlite3.Error`` when a body is not JSON that
     SQLite reads (the stdlib's ``NaN``): the caller then reads the documents whole."""
-    if not fields or not all(name.isidentifier() for name in fields):
-        raise ValueError(f"winning_fields: plain field names expected, got {fields!r}")
-    paths = ", ".join(f"'$.{name}'" for name in fields)
-    extract = f"json_extract(r.body, {paths})" if len(fields) > 1 else f"json_array(json_extract(r.body, {paths}))"
+    extract = fields_extract(fields, "r.body", "winning_fields")
     cursor = snap.conn.execute(
         f"SELECT d.id, d.winning_rev, {extract} FROM docs d JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev "
         "WHERE d.deleted = 0 ORDER BY d.id"
