@@ -99,21 +99,19 @@ class AppOptions:
         return self.api_key
 
     def set_port(self, port: int) -> None:
-        previous = self.api_port
-        self.api_port = port
-        try:
-            self.validate()
-        except OptionsError:
-            self.api_port = previous
-            raise
+        self._set_checked("api_port", port)
 
     def set_answer_cache_mb(self, megabytes: int) -> None:
-        previous = self.api_answer_cache_mb
-        self.api_answer_cache_mb = megabytes
+        self._set_checked("api_answer_cache_mb", megabytes)
+
+    def _set_checked(self, name: str, value: object) -> None:
+        """Set one option; a value :meth:`validate` refuses leaves the previous one in place."""
+        previous = getattr(self, name)
+        setattr(self, name, value)
         try:
             self.validate()
         except OptionsError:
-            self.api_answer_cache_mb = previous
+            setattr(self, name, previous)
             raise
 
     # -- persistence -------------------------------------------------------------------------
