@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,10 @@ from storyloom.drafft import import_backup
 from storyloom.export.cache import cache_for
 from storyloom.export.game_export import build_game_export, dumps_export
 from storyloom.export.schema_export import build_export_and_schema, build_schema
-from storyloom.export.stream import encode_value, light_tree, stream_game_export, stream_schema, write_game_export
+from storyloom.export.stream import encode_value, stream_game_export, stream_schema, write_game_export
 from storyloom.progress import Progress
 from storyloom.project.collections import EXPORT_NAMES, FOLDER_TYPE
 from storyloom.project.manager import ProjectManager
-from storyloom.project.tree import derive_tree
 from tests.export.helpers import GARDEN, PROJECT_FILES, MemoryProject, doc, settings_doc, variable
 
 _IDS = [f"{p.parent.name}/{p.name}" for p in PROJECT_FILES]
@@ -160,16 +158,3 @@ _EXPORTED_BY = re.compile(r'"exportedBy": ?(?:"[^"]*"|null)')
 def _without_user(text: str) -> str:
     """The CLI writes the workspace's user name; the built export here names ``tester``."""
     return _EXPORTED_BY.sub('"exportedBy":""', text)
-
-
-def test_light_tree_is_derive_tree() -> None:
-    for seed in range(500):
-        rng = random.Random(seed)
-        ids = [f"d{i}" for i in range(rng.randint(0, 25))]
-        rows = []
-        for doc_id in ids:
-            parent = rng.choice([None, 5, "missing", doc_id, *ids])
-            sort_key = rng.choice([None, "a", "b", "V", "a0", 3, "ab", "", "é", "Z1"])
-            rows.append({"_id": doc_id, "_deleted": rng.random() < 0.05, "parent": parent, "sortKey": sort_key,
-                         "collection": None, "type": None})
-        assert light_tree(rows) == derive_tree(rows), seed

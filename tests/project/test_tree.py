@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -159,3 +161,51 @@ def test_roots_by_collection() -> None:
     assert roots(docs, "Script") == ["lost", "s1", "s2"]
     assert roots(docs, "Dialogue") == ["d1"]
     assert len(roots(docs)) == 4
+
+
+def _plain_tree(docs: list[dict]) -> dict[str, dict]:
+    """What derive_tree gives, derived the plain way: each document's children found among all
+    and sorted by order_key, each path walked up from its document (a cycle is cut at the first
+    document met again; paths found earlier, in the documents' order, are reused)."""
+    by_id = {d["_id"]: d for d in docs
+             if isinstance(d.get("_id"), str) and not d.get("_deleted") and not d["_id"].startswith("_design/")}
+
+    def parent_of(doc_id: str) -> str | None:
+        parent = by_id[doc_id].get("parent")
+        return parent if isinstance(parent, str) and parent in by_id else None
+
+    paths: dict[str, str] = {}
+
+    def path_of(doc_id: str) -> str:
+        chain: list[str] = []
+        current = doc_id
+        while current is not None and current not in paths and current not in chain:
+            chain.append(current)
+            current = parent_of(current)
+        prefix = paths[current] if current is not None and current in paths else ""
+        for node in reversed(chain):
+            prefix = f"{prefix}.{node}" if prefix else node
+            paths[node] = prefix
+        return paths[doc_id]
+
+    return {
+        doc_id: {
+            "children": [c["_id"] for c in sorted(
+                (by_id[i] for i in by_id if parent_of(i) == doc_id and i != doc_id), key=order_key)],
+            "path": path_of(doc_id),
+        }
+        for doc_id in by_id
+    }
+
+
+def test_derive_tree_equals_the_plain_derivation_on_random_trees() -> None:
+    # Dangling and non-text parents, self-parents, cycles, deleted documents, invalid sort keys.
+    for seed in range(500):
+        rng = random.Random(seed)
+        ids = [f"d{i}" for i in range(rng.randint(0, 25))]
+        rows = []
+        for doc_id in ids:
+            parent = rng.choice([None, 5, "missing", doc_id, *ids])
+            sort_key = rng.choice([None, "a", "b", "V", "a0", 3, "ab", "", "é", "Z1"])
+            rows.append({"_id": doc_id, "_deleted": rng.random() < 0.05, "parent": parent, "sortKey": sort_key})
+        assert derive_tree(rows) == _plain_tree(rows), seed

@@ -42,7 +42,7 @@ from storyloom.export.schema_export import SchemaFacts, schema_from_facts
 from storyloom.progress import ProgressCallback, ProgressReporter
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.protocols import ProjectLike
-from storyloom.project.tree import PATH_SEPARATOR, sort_position
+from storyloom.project.tree import derive_tree
 from storyloom.store.all_docs import (
     document_fields,
     live_document,
@@ -317,55 +317,6 @@ def _reading(project: ProjectLike) -> Iterator[_Reading]:
         yield _Reading(db, snap)
 
 
-def light_tree(light: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """:func:`~storyloom.project.tree.derive_tree` of the light pass's rows, the same result
-    reached with less work per document (a light pass row per document, most of them leaves):
-    children are gathered and sorted only under the documents that have some, and each path is
-    built once, from the nearest ancestor whose path is known. ``tests/export/test_stream.py``
-    compares both on trees with dangling parents, cycles and invalid sort keys."""
-    parents: dict[str, Any] = {}
-    for doc in light:
-        doc_id = doc["_id"]
-        if isinstance(doc_id, str) and not doc.get("_deleted") and not doc_id.startswith("_design/"):
-            parents[doc_id] = doc
-    gathered: dict[str, list[tuple[str, str]]] = {}
-    for doc_id, doc in parents.items():
-        parent = doc["parent"]
-        if isinstance(parent, str) and parent != doc_id and parent in parents:
-            gathered.setdefault(parent, []).append((sort_position(doc["sortKey"]), doc_id))
-    for doc_id, doc in parents.items():
-        parent = doc["parent"]
-        parents[doc_id] = parent if isinstance(parent, str) and parent in parents else None
-    paths: dict[str, str] = {}
-    for doc_id in parents:
-        if doc_id in paths:
-            continue
-        # As derive_tree's path_of: up to the first ancestor with a path, a cycle cut where a
-        # document comes round again.
-        chain: list[str] = []
-        seen: set[str] = set()
-        current: str | None = doc_id
-        while current is not None and current not in paths:
-            if current in seen:
-                break
-            seen.add(current)
-            chain.append(current)
-            current = parents[current]
-        prefix = paths[current] if current is not None and current in paths else ""
-        for node in reversed(chain):
-            prefix = f"{prefix}{PATH_SEPARATOR}{node}" if prefix else node
-            paths[node] = prefix
-    tree: dict[str, dict[str, Any]] = {}
-    for doc_id in parents:
-        kids = gathered.get(doc_id)
-        if kids is None:
-            tree[doc_id] = {"children": [], "path": paths[doc_id]}
-        else:
-            kids.sort()
-            tree[doc_id] = {"children": [kid for _, kid in kids], "path": paths[doc_id]}
-    return tree
-
-
 # --------------------------------------------------------------------------------------
 # The game export
 
@@ -468,7 +419,7 @@ def stream_game_export(
             del wanted, by_id
             plan = ExportPlan(
                 settings, collections, variable_docs=variables, attachment_docs=attachment_docs,
-                tree=light_tree(light), cache=cache, compat=compat,
+                tree=derive_tree(light), cache=cache, compat=compat,
             )
             facts = SchemaFacts(set(attachment_ids), cache) if with_schema else None
             del light, variables, variable_ids

@@ -175,6 +175,9 @@ def derive_tree(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     the first document met again, which is then treated as a root. Deleted documents
     (``_deleted``) and design documents are ignored.
     """
+    # Performance (bench/export_bench.py: an export derives the tree of every document):
+    # children are gathered and sorted only under the documents that have some (most are
+    # leaves), and each path is built once, from the nearest ancestor whose path is known.
     by_id: dict[str, Mapping[str, Any]] = {}
     for doc in docs:
         doc_id = doc.get("_id")
@@ -182,15 +185,21 @@ def derive_tree(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             continue
         by_id[doc_id] = doc
 
-    children: dict[str, list[Mapping[str, Any]]] = {doc_id: [] for doc_id in by_id}
+    gathered: dict[str, list[tuple[str, str]]] = {}
+    parents: dict[str, str | None] = {}
     for doc_id, doc in by_id.items():
         parent = doc.get("parent")
-        if isinstance(parent, str) and parent in by_id and parent != doc_id:
-            children[parent].append(doc)
+        if isinstance(parent, str) and parent in by_id:
+            parents[doc_id] = parent
+            if parent != doc_id:
+                gathered.setdefault(parent, []).append((sort_position(doc.get("sortKey")), doc_id))
+        else:
+            parents[doc_id] = None
 
     paths: dict[str, str] = {}
-
-    def path_of(doc_id: str) -> str:
+    for doc_id in by_id:
+        if doc_id in paths:
+            continue
         chain: list[str] = []
         seen: set[str] = set()
         current: str | None = doc_id
@@ -199,18 +208,20 @@ def derive_tree(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
                 break
             seen.add(current)
             chain.append(current)
-            parent = by_id[current].get("parent")
-            current = parent if isinstance(parent, str) and parent in by_id else None
+            current = parents[current]
         prefix = paths[current] if current is not None and current in paths else ""
         for node in reversed(chain):
             prefix = f"{prefix}{PATH_SEPARATOR}{node}" if prefix else node
             paths[node] = prefix
-        return paths[doc_id]
 
     result: dict[str, dict[str, Any]] = {}
     for doc_id in by_id:
-        ordered = sorted(children[doc_id], key=order_key)
-        result[doc_id] = {"children": [str(child["_id"]) for child in ordered], "path": path_of(doc_id)}
+        kids = gathered.get(doc_id)
+        if kids is None:
+            result[doc_id] = {"children": [], "path": paths[doc_id]}
+        else:
+            kids.sort()
+            result[doc_id] = {"children": [kid for _, kid in kids], "path": paths[doc_id]}
     return result
 
 
