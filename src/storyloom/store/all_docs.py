@@ -10,7 +10,7 @@ from collections.abc import Container, Iterator
 from typing import Any
 
 from storyloom.store import revtree
-from storyloom.store.codec import dumps, has_unusual_float, may_hold_long_integer
+from storyloom.store.codec import DIGITS_AS_ZERO, dumps, has_unusual_float, may_hold_long_integer
 from storyloom.store.errors import (
     BadRequest,
 )
@@ -225,15 +225,12 @@ def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
     return json.loads(text), False
 
 
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-
-
 def _may_hold_unusual_float(raw: bytes) -> bool:
     """A quick look at a stored body's text: a float outside ``1e-4 <= |x| < 1e16`` is written
     with an exponent (a digit then ``e``) or as ``0.0000…``; text without either holds none."""
     if b"0.0000" in raw:
         return True
-    digits = raw.translate(_DIGITS_AS_ZERO)
+    digits = raw.translate(DIGITS_AS_ZERO)
     return b"0e" in digits or b"0E" in digits
 
 

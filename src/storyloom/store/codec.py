@@ -4,7 +4,6 @@ encoding and decoding of revision trees."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -94,16 +93,19 @@ def has_unusual_float(value: Any) -> bool:
 
 # A run of 19 digits: a number orjson may read as a float. It holds integers from -2**63 to
 # 2**64 - 1 and reads one beyond as a float without an error; such an integer has at least 19
-# digits, so JSON text without such a run is read exactly by orjson.
-_LONG_DIGITS = re.compile(r"\d{19}")
-_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+# digits, so JSON text without such a run is read exactly by orjson. Looked for as 19 zeros
+# once every digit is a zero (``bytes.translate`` and a substring search run in C: about a
+# tenth of a regex's time, a fifth of orjson's reading of the same body).
+DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
 
 
 def may_hold_long_integer(text: str | bytes) -> bool:
     """Whether JSON ``text`` may hold an integer orjson would read as a float (the stdlib's
     decoder keeps it exact): the store's bodies and the replicator's answers are read by the
     stdlib then."""
-    return (_LONG_DIGITS_BYTES if isinstance(text, bytes) else _LONG_DIGITS).search(text) is not None
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    return _LONG_RUN in raw.translate(DIGITS_AS_ZERO)
 
 
 try:
