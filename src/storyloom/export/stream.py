@@ -130,15 +130,11 @@ class _Spool:
     def add(self, data: bytes) -> None:
         if self._indented:
             data = data.replace(b"\n", b"\n    ")  # raw newlines are only layout in JSON text
-        buffer = self._buffer
-        buffer += self._next if self.count else self._first
-        buffer += data
-        self.count += 1
-        if len(buffer) >= SPOOL_IN_MEMORY:
-            self._spill()
+        self.add_parts((data,))
 
     def add_parts(self, parts: Sequence[bytes]) -> None:
-        """One compact document's JSON given in pieces (joined here rather than copied once more)."""
+        """One document's JSON given in pieces (joined here rather than copied once more); the
+        pieces of a compact export's kept document, or :meth:`add`'s whole document."""
         buffer = self._buffer
         buffer += self._next if self.count else self._first
         for part in parts:
