@@ -57,6 +57,16 @@ def check_answer_cache_mb(megabytes: object) -> int:
     return megabytes
 
 
+def parse_answer_cache_mb(text: str) -> int:
+    """``api_answer_cache_mb`` written as text (the command line's); :class:`OptionsError`
+    when it is not a whole number in range."""
+    try:
+        megabytes = int(text.strip())
+    except ValueError:
+        raise OptionsError("api_answer_cache_mb", ANSWER_CACHE_EXPECTED, text) from None
+    return check_answer_cache_mb(megabytes)
+
+
 # The options file holds the API key: only its owner may read it, from the moment it exists.
 OPTIONS_FILE_MODE = 0o600
 

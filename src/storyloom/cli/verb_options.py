@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from storyloom.app import AppOptions, OptionsError
-from storyloom.app.options import ANSWER_CACHE_EXPECTED, MAX_ANSWER_CACHE_MB
+from storyloom.app.options import ANSWER_CACHE_EXPECTED, MAX_ANSWER_CACHE_MB, parse_answer_cache_mb
 from storyloom.cli.main import CliError
 
 #: The option names of the command line and the ``AppOptions`` field each one sets.
@@ -79,12 +79,9 @@ def _port(value: str) -> int:
 
 def _answer_cache_mb(value: str) -> int:
     try:
-        megabytes = int(value.strip())
-    except ValueError:
-        megabytes = -1
-    if not 0 <= megabytes <= MAX_ANSWER_CACHE_MB:
-        raise CliError(f"api.answer_cache_mb: expected {ANSWER_CACHE_EXPECTED}, got {value!r}")
-    return megabytes
+        return parse_answer_cache_mb(value)
+    except OptionsError:
+        raise CliError(f"api.answer_cache_mb: expected {ANSWER_CACHE_EXPECTED}, got {value!r}") from None
 
 
 def _key(value: str) -> str:

@@ -27,7 +27,7 @@ from storyloom.app.options import (
     ANSWER_CACHE_EXPECTED,
     DEFAULT_ANSWER_CACHE_MB,
     OptionsError,
-    check_answer_cache_mb,
+    parse_answer_cache_mb,
 )
 from storyloom.cli.main import CliError
 
@@ -139,8 +139,8 @@ def answer_cache_mb(args: argparse.Namespace, app_options: Any) -> int:
     if value is None:
         return int(getattr(app_options, "api_answer_cache_mb", DEFAULT_ANSWER_CACHE_MB))
     try:
-        return check_answer_cache_mb(int(value.strip()))
-    except (ValueError, OptionsError):
+        return parse_answer_cache_mb(value)
+    except OptionsError:
         raise CliError(f"--answer-cache-mb: expected {ANSWER_CACHE_EXPECTED}, got {value!r}") from None
 
 
