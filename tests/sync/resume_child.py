@@ -1,7 +1,8 @@
-"""Child process of the resume test: pulls a remote database into a store file, printing one
-line per checkpointed batch (``checkpoint <last_seq>``). After the third checkpoint it blocks
-on stdin (inside the event callback, so the pull cannot write or checkpoint anything more)
-until the parent kills it: the kill always lands mid-pull, whatever the machine's speed."""
+"""Child process of the resume test: pulls a remote database into a store file with a
+checkpoint after every batch, printing one line per batch (``checkpoint <last_seq>``). After
+the third checkpoint it blocks on stdin (inside the event callback, so the pull cannot write
+or checkpoint anything more) until the parent kills it: the kill always lands mid-pull,
+whatever the machine's speed."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def main() -> int:
             if checkpoints == BLOCK_AFTER:
                 sys.stdin.readline()  # until killed (or the parent closes our stdin)
 
-    status = pull(remote, db, ReplicationOptions(batch_size=100), on_event=on_event)
+    status = pull(remote, db, ReplicationOptions(batch_size=100, checkpoint_interval=0), on_event=on_event)
     print(f"done {status.state}", flush=True)
     return 0
 

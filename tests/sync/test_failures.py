@@ -373,7 +373,9 @@ def test_one_shot_network_error_retries_from_the_checkpoint(make_store: StoreFac
     remote = RemoteDatabase(couch.db_url(name), username=couch.admin[0], password=couch.admin[1], transport=transport)
     source = RecordingLocalPeer(a)
     events: list[SyncEvent] = []
-    options = ReplicationOptions(batch_size=100, retry=True, max_retries=3, backoff=lambda previous: 0.01)
+    # A checkpoint after every batch (checkpoint_interval=0), as PouchDB writes them.
+    options = ReplicationOptions(batch_size=100, retry=True, max_retries=3, backoff=lambda previous: 0.01,
+                                 checkpoint_interval=0)
     try:
         status = Replicator(source, RemotePeer(remote), options, direction="push", on_event=events.append).run()
     finally:

@@ -150,7 +150,7 @@ def test_an_interrupted_first_pull_resumes_from_its_last_checkpoint(couch: Couch
                 if changes == 3:
                     replicator.cancel()
 
-        replicator = make_pull(remote, db, ReplicationOptions(batch_size=200), on_event)
+        replicator = make_pull(remote, db, ReplicationOptions(batch_size=200, checkpoint_interval=0), on_event)
         first = replicator.run()
         assert first.state == "cancelled"
         assert first.handled == 600 and db.info()["doc_count"] == 600

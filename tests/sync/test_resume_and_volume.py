@@ -13,6 +13,7 @@ from pathlib import Path
 
 from storyloom.store import Database
 from storyloom.sync import ReplicationOptions, pull, push, replication_id
+from storyloom.sync.replicator import DEFAULT_BATCH_SIZE, DEFAULT_PAGE_BYTES, MAX_PAGE_ROWS
 from tests.support.couch import CouchServer, stop_process_group
 from tests.sync.helpers import admin_client, local_ids, remote_ids
 
@@ -99,8 +100,12 @@ def test_t25_t26_ten_thousand_documents_push_and_pull(make_store: StoreFactory, 
     assert pulled.state == "complete" and pulled.docs_written == 10_000
     assert b.info()["doc_count"] == 10_000  # T25
     assert local_ids(b) == local_ids(a)
-    pages = 10_000 // ReplicationOptions().batch_size
-    assert pages <= pulled.batches <= pages + 1  # _changes pages of the default batch size
+    # Pages of documents sized by bytes: the first of DEFAULT_BATCH_SIZE rows, then about
+    # DEFAULT_PAGE_BYTES each (rows of ~1 KB), never more than MAX_PAGE_ROWS rows.
+    rows = max(1, min(MAX_PAGE_ROWS, DEFAULT_PAGE_BYTES // 1100))
+    pages = 1 + -(-(10_000 - DEFAULT_BATCH_SIZE) // rows)
+    assert pages - 1 <= pulled.batches <= pages + 1
+    assert pulled.batches < 10_000 // DEFAULT_BATCH_SIZE
     print(f"\n10k push {push_time:.2f}s, 10k pull {pull_time:.2f}s")
     assert push_time < 60 and pull_time < 60
     remote.close()

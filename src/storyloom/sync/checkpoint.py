@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -91,6 +92,8 @@ class Checkpointer:
         mode: CheckpointMode = True,
         session_id: str | None = None,
         on_warning: Callable[[str], None] | None = None,
+        interval: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.source = source
         self.target = target
@@ -104,6 +107,13 @@ class Checkpointer:
         self.last_written: Any = None
         self._have_start = False
         self._on_warning = on_warning
+        #: Seconds between writes by :meth:`offer` (0: every offered seq is written).
+        self.interval = interval
+        self._clock = clock
+        self._written_at = clock()
+        #: A seq offered but not written yet (:meth:`flush` writes it).
+        self.pending: Any = None
+        self._has_pending = False
 
     def _peer(self, side: str) -> Peer:
         return self.source if side == "source" else self.target
@@ -120,6 +130,7 @@ class Checkpointer:
         start = self._decide(source_doc, target_doc)
         self.last_written = start
         self._have_start = True
+        self._written_at = self._clock()
         return start
 
     def _decide(self, source_doc: dict[str, Any] | None, target_doc: dict[str, Any] | None) -> Any:
@@ -189,6 +200,7 @@ class Checkpointer:
         """Record ``seq`` on the target, then on the source. False when nothing was written
         (the seq is the one already recorded in this session)."""
         if self._have_start and seq == self.last_written:
+            self.pending, self._has_pending = None, False
             return False
         if self.write_target:
             self._docs["target"] = self._put("target", self._new_doc(seq, self._docs["target"]))
@@ -202,7 +214,23 @@ class Checkpointer:
                 else:
                     raise
         self.last_written = seq
+        self._written_at = self._clock()
+        self.pending, self._has_pending = None, False
         return True
+
+    def offer(self, seq: Any) -> bool:
+        """Record ``seq`` if ``interval`` seconds have passed since the last write, else keep
+        it for later (the next offer, or :meth:`flush`). True when it was written."""
+        if self.interval <= 0 or self._clock() - self._written_at >= self.interval:
+            return self.write(seq)
+        self.pending, self._has_pending = seq, True
+        return False
+
+    def flush(self) -> bool:
+        """Write the seq last offered, if it is not written yet."""
+        if not self._has_pending:
+            return False
+        return self.write(self.pending)
 
     @property
     def documents(self) -> dict[str, dict[str, Any] | None]:

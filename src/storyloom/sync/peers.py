@@ -71,6 +71,8 @@ class ChangesPage:
     last_seq: Any
     #: Rows left after this page, when the source says (CouchDB's ``pending``).
     pending: int | None = None
+    #: Size of the answer's body in bytes (a remote source's; None for the local store).
+    body_bytes: int | None = None
 
 
 
@@ -422,13 +424,14 @@ class RemotePeer(Peer):
         self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
     ) -> ChangesPage:
         extra = {"include_docs": True} if include_docs else {}
-        result = self.remote.changes(since, limit=limit, style="all_docs", doc_ids=doc_ids, **extra)
+        result, size = self.remote.changes_sized(since, limit=limit, style="all_docs", doc_ids=doc_ids, **extra)
         pending = result.get("pending")
         last_seq = result.get("last_seq")
         return ChangesPage(
             result.get("results") or [],
             since if last_seq is None else last_seq,
             pending if isinstance(pending, int) else None,
+            size,
         )
 
     def _longpoll_client(self) -> RemoteDatabase:

@@ -527,6 +527,23 @@ class RemoteDatabase:
     ) -> dict[str, Any]:
         """``_changes``. With ``doc_ids`` it posts ``filter=_doc_ids``. For ``feed=longpoll``
         set ``heartbeat`` (ms) and a ``read_timeout`` above it."""
+        return self.changes_sized(since, limit=limit, style=style, doc_ids=doc_ids, feed=feed, heartbeat=heartbeat,
+                                  read_timeout=read_timeout, **params)[0]
+
+    def changes_sized(
+        self,
+        since: Any = 0,
+        *,
+        limit: int | None = None,
+        style: str = "all_docs",
+        doc_ids: list[str] | None = None,
+        feed: str = "normal",
+        heartbeat: int | None = None,
+        read_timeout: float | None = None,
+        **params: Any,
+    ) -> tuple[dict[str, Any], int]:
+        """:meth:`changes` and the size of its answer's body in bytes (the replicator sizes
+        its pages of documents by it)."""
         query: dict[str, Any] = {"style": style, "since": since, "limit": limit, "feed": feed}
         if feed == "normal":
             del query["feed"]
@@ -548,7 +565,7 @@ class RemoteDatabase:
             )
         else:
             response = self.request("GET", "_changes", params=query, timeout=timeout)
-        return self._json(response)
+        return self._json(response), len(response.content)
 
     def revs_diff(self, revs: Mapping[str, list[str]]) -> dict[str, Any]:
         return self._json(self.request("POST", "_revs_diff", json_body=revs))

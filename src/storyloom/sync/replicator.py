@@ -41,6 +41,7 @@ from storyloom.sync.errors import (
     AccessDenied,
     BatchFailed,
     Cancelled,
+    NetworkError,
     RemoteError,
     RemoteForbidden,
     RemoteUnauthorized,
@@ -75,6 +76,12 @@ EventType = Literal["active", "paused", "change", "denied", "error", "complete"]
 #: At most this many failed documents are kept in ``ReplicationStatus.failures`` (the
 #: counters keep counting).
 MAX_FAILURES_KEPT = 1000
+#: Rows per page of the changes feed (CouchDB's replicator reads 500; PouchDB 100).
+DEFAULT_BATCH_SIZE = 500
+#: About the size of a remote page of documents without an explicit batch size.
+DEFAULT_PAGE_BYTES = 4_000_000
+#: At most this many rows in a page sized by bytes.
+MAX_PAGE_ROWS = 10_000
 
 
 
@@ -82,10 +89,16 @@ MAX_FAILURES_KEPT = 1000
 class ReplicationOptions:
     """How a replication runs. The defaults suit a one-shot CLI run."""
 
-    #: Changes read per batch (PouchDB's ``batch_size``; CouchDB's replicator reads 500).
-    #: Performance (bench/sync_bench.py): pouchdb-server spends about a third less per
-    #: document on pages of 500 than of 100, and the batches in memory stay small.
-    batch_size: int = 500
+    #: Changes read per batch (PouchDB's ``batch_size``). None (the default): pages of
+    #: :data:`DEFAULT_BATCH_SIZE` rows, and pages that carry their documents (``include_docs``)
+    #: sized by ``page_bytes``; a number fixes every page at that many rows.
+    batch_size: int | None = None
+    #: Without a ``batch_size``: about how many bytes a remote page of documents holds. Its
+    #: row count follows the previous page's bytes per row, from 1 to :data:`MAX_PAGE_ROWS`.
+    #: Performance (bench/sync_bench.py): pouchdb-server's cost of a first pull falls by about
+    #: a third from pages of 500 rows to pages of 4 MB; memory stays bounded by bytes however
+    #: large the documents are.
+    page_bytes: int = DEFAULT_PAGE_BYTES
     #: Batches read, diffed and fetched ahead of the one being written.
     prefetch_batches: int = 2
     #: Upper bound of one ``_bulk_docs`` request body; larger batches are split.
@@ -102,6 +115,12 @@ class ReplicationOptions:
     create_target: bool = True
     #: Checkpoints on both sides (True), one side ("source"/"target") or none (False).
     checkpoint: CheckpointMode = True
+    #: Seconds between checkpoints while batches keep coming (0: after every batch, as
+    #: PouchDB does). A checkpoint is always written on catching up and at the end, and
+    #: after a failure the server answered. CouchDB's replicator waits 30 s; here a run that
+    #: stops at worst sends again what it sent in the last few seconds. Performance
+    #: (bench/sync_bench.py): a checkpoint costs pouchdb-server about as much as 25 documents.
+    checkpoint_interval: float = 5.0
     #: Replicate only these documents (``filter=_doc_ids``); part of the replication id.
     doc_ids: list[str] | None = None
     #: Longpoll heartbeat of the live pull, in milliseconds.
@@ -118,12 +137,21 @@ class ReplicationOptions:
     identity: IdentityDoc | None = None
 
     @property
+    def rows_per_page(self) -> int:
+        """Rows of a page without documents (and of the first page with them)."""
+        return DEFAULT_BATCH_SIZE if self.batch_size is None else self.batch_size
+
+    @property
     def should_retry(self) -> bool:
         return self.live if self.retry is None else self.retry
 
     def __post_init__(self) -> None:
-        if self.batch_size < 1:
+        if self.batch_size is not None and self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if self.page_bytes < 1024:
+            raise ValueError("page_bytes must be at least 1024")
+        if not self.checkpoint_interval >= 0:  # (NaN included)
+            raise ValueError("checkpoint_interval must be 0 or more seconds")
         if self.prefetch_batches < 1:
             raise ValueError("prefetch_batches must be at least 1")
         if self.max_request_bytes < 1024:
@@ -286,6 +314,8 @@ class Replicator:
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
         self._checkpointer: Checkpointer | None = None
+        #: Row limit of the next page of documents (follows their size, see ``_read_page``).
+        self._doc_page_rows = self.options.rows_per_page
         self._session_id: str | None = None
         self._progress = False
         self._failed: FailedDocs | None = None
@@ -458,7 +488,8 @@ class Replicator:
         if self._session_id is None:
             self._session_id = uuid.uuid4().hex
         checkpointer = Checkpointer(
-            self.source, self.target, rep_id, mode=opts.checkpoint, session_id=self._session_id, on_warning=self._warn
+            self.source, self.target, rep_id, mode=opts.checkpoint, session_id=self._session_id,
+            on_warning=self._warn, interval=opts.checkpoint_interval,
         )
         self._checkpointer = checkpointer
         since = checkpointer.start_seq()
@@ -502,17 +533,22 @@ class Replicator:
             while True:
                 item = self._next(batches)
                 if item is _END:
+                    checkpointer.flush()
                     # Counted from a server's document counts, the total is an estimate
                     # (pouchdb-server gives no deleted count): at the end it is what was done.
                     if self.progress.total != self.progress.done:
                         self._set_total(self.progress.done)
                     return
                 if item is _CAUGHT_UP:
+                    checkpointer.flush()
                     self._caught_up()
                     continue
                 if isinstance(item, BaseException):
                     raise item
                 self._write_batch(checkpointer, item)
+        except BaseException as exc:
+            self._flush_after_failure(checkpointer, exc)
+            raise
         finally:
             stop_reader.set()
             # The reader stops at its next step. A reader blocked in a live wait (a longpoll
@@ -521,6 +557,18 @@ class Replicator:
             # ``stop_reader`` is set.
             self.source.interrupt_wait()
             reader.join(1.0)
+
+    def _flush_after_failure(self, checkpointer: Checkpointer, exc: BaseException) -> None:
+        """Record the batches written before a failure, so a retry or the next run starts
+        after them. Not after a cancel or a network failure: the server may not answer, and
+        waiting for it would hold back the report of the failure. What is not recorded is
+        sent again (at most ``checkpoint_interval`` seconds of work)."""
+        if self._cancel.is_set() or isinstance(exc, (Cancelled, NetworkError)) or not isinstance(exc, Exception):
+            return
+        try:
+            checkpointer.flush()
+        except Exception as flush_error:  # the failure being reported is ``exc``
+            log.info("%s: could not write the checkpoint after a failure: %s", self.direction, flush_error)
 
     def _next(self, batches: queue.Queue[Any]) -> Any:
         while True:
@@ -551,16 +599,17 @@ class Replicator:
         # A first pull (nothing read yet) lacks every document; later, the last batch tells.
         include = opts.include_docs is not False and (opts.include_docs is True or since in (0, "0", None))
         ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"storyloom-sync-{self.direction}-changes")
-        next_page: Future[ChangesPage] | None = None
+        next_page: Future[tuple[ChangesPage, int]] | None = None
         try:
             while not stop.is_set() and not self._cancel.is_set():
                 if live_waiting:
-                    page = self.source.wait_changes(since, opts.batch_size, opts.doc_ids, stopped)
+                    page = self.source.wait_changes(since, opts.rows_per_page, opts.doc_ids, stopped)
+                    limit = opts.rows_per_page
                 elif next_page is not None:
-                    page, next_page = next_page.result(), None
+                    (page, limit), next_page = next_page.result(), None
                 else:
-                    page = self._read_page(since, include)
-                full = len(page.results) >= opts.batch_size
+                    page, limit = self._read_page(since, include)
+                full = len(page.results) >= limit
                 if full and self.source.is_remote:  # (the local store answers in milliseconds)
                     next_page = ahead.submit(self._read_page, page.last_seq, include)
                 if page.results or page.last_seq != since:
@@ -588,11 +637,19 @@ class Replicator:
             # A page still being read is dropped (a cancel aborts its request).
             ahead.shutdown(wait=False, cancel_futures=True)
 
-    def _read_page(self, since: Any, include: bool) -> ChangesPage:
+    def _read_page(self, since: Any, include: bool) -> tuple[ChangesPage, int]:
+        """A page of changes and the row limit it was asked with. Pages of documents are
+        sized by bytes (``page_bytes``) unless the batch size is fixed. Called by one thread
+        at a time (a page is asked ahead only once the one before it is in)."""
         opts = self.options
-        if include:
-            return self.source.changes(since, opts.batch_size, opts.doc_ids, include_docs=True)
-        return self.source.changes(since, opts.batch_size, opts.doc_ids)
+        if not include:
+            return self.source.changes(since, opts.rows_per_page, opts.doc_ids), opts.rows_per_page
+        limit = self._doc_page_rows
+        page = self.source.changes(since, limit, opts.doc_ids, include_docs=True)
+        if opts.batch_size is None and page.body_bytes and page.results:
+            per_row = page.body_bytes / len(page.results)
+            self._doc_page_rows = max(1, min(MAX_PAGE_ROWS, int(opts.page_bytes / per_row)))
+        return page, limit
 
     def _prepare_batch(self, batch: _Batch) -> None:
         revs: dict[str, list[str]] = {}
@@ -704,7 +761,7 @@ class Replicator:
         if (too_large or denied) and self._failed is not None:
             # Recorded before the checkpoint moves past them: the next run sends them first.
             self._failed.add(too_large + [d for f in denied for d in denied_failures(f, written.docs)])
-        checkpointer.write(batch.last_seq)
+        checkpointer.offer(batch.last_seq)
         with self._lock:
             self._status.handled += len(batch.rows)
         self.progress.advance(len(batch.rows))
