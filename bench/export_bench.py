@@ -100,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measure(args: argparse.Namespace, project: Any) -> int:
-    from storyloom.export.cache import cache_for, gc_paused
+    from storyloom.collector import gc_paused
+    from storyloom.export.cache import cache_for
     from storyloom.export.collections_filter import EXPORT_NAMES
     from storyloom.export.game_export import build_game_export, dumps_export, read_documents
     from storyloom.export.stream import stream_game_export, stream_schema, write_game_export

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import storyloom
+from storyloom.collector import gc_paused
 from storyloom.export.attachments import (
     META_ATTACHMENTS_KEY,
     REFERENCING_COLLECTIONS,
@@ -29,7 +30,7 @@ from storyloom.export.attachments import (
     link_expressions,
     referenced_attachments,
 )
-from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint, gc_paused
+from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint
 from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
 from storyloom.export.compat import apply_to_export, resolve_compat
 from storyloom.project.collections import (

@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import storyloom
+from storyloom.collector import gc_paused
 from storyloom.export.attachments import (
     ATTACHMENT_PERMALINK,
     ATTACHMENT_URL,
@@ -33,7 +34,7 @@ from storyloom.export.attachments import (
     is_attachment_document,
     referenced_attachments,
 )
-from storyloom.export.cache import ContentCache, cache_for, gc_paused
+from storyloom.export.cache import ContentCache, cache_for
 from storyloom.export.collections_filter import parse_collections
 from storyloom.export.compat import apply_to_schema, resolve_compat
 from storyloom.export.game_export import (

@@ -28,9 +28,10 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
+from storyloom.collector import gc_paused
 from storyloom.errors import StoryloomError
 from storyloom.export.attachments import is_attachment_document
-from storyloom.export.cache import MISS, ContentCache, cache_for, gc_paused
+from storyloom.export.cache import MISS, ContentCache, cache_for
 from storyloom.export.disk_cache import DiskMemo, revision_key_text
 from storyloom.export.game_export import (
     ExportPlan,
