@@ -2,7 +2,8 @@
 
 A :class:`Replicator` reads the source's changes from the last checkpoint, asks the target
 which revisions it lacks (``revs_diff``), fetches them with their history and attachments,
-writes them with ``new_edits=false`` and checkpoints after every batch. Reading, diffing and
+writes them with ``new_edits=false`` and checkpoints (at most every ``checkpoint_interval``
+seconds, and always on catching up and at the end). Reading, diffing and
 fetching of the next batches run in a helper thread while the current batch is written, so
 the source and the target work at the same time; batches are still written and
 checkpointed strictly in order.
@@ -23,20 +24,21 @@ and stays listed (``project.conflicts.list_refused``) until it or a newer revisi
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import gc
 import logging
 import queue
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from storyloom.collector import gc_paused
 from storyloom.progress import ProgressCallback, reporter
-from storyloom.sync.backoff import BackoffFunction, default_backoff
-from storyloom.sync.checkpoint import Checkpointer, CheckpointMode, replication_id
+from storyloom.sync.checkpoint import Checkpointer, replication_id
 from storyloom.sync.errors import (
     AccessDenied,
     BatchFailed,
@@ -57,196 +59,32 @@ from storyloom.sync.failed_docs import (  # noqa: F401
     denied_failures,
     failed_docs_id,
 )
-from storyloom.sync.identity import IdentityDoc, check_peers
+from storyloom.sync.identity import check_peers
 from storyloom.sync.peers import (
-    DEFAULT_MAX_REQUEST_BYTES,
     ChangesPage,
     FetchResult,
     Peer,
     StubsUnresolved,
     take_included_docs,
 )
+from storyloom.sync.replication_state import (  # noqa: F401 (imported from here by callers)
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_PAGE_BYTES,
+    MAX_FAILURES_KEPT,
+    MAX_PAGE_ROWS,
+    Direction,
+    EventCallback,
+    EventType,
+    ReplicationOptions,
+    ReplicationStatus,
+    State,
+    SyncEvent,
+)
 
 log = logging.getLogger("storyloom.sync")
 
-Direction = Literal["push", "pull", "replicate"]
-State = Literal["idle", "active", "paused", "complete", "error", "cancelled"]
-EventType = Literal["active", "paused", "change", "denied", "error", "complete"]
-
-#: At most this many failed documents are kept in ``ReplicationStatus.failures`` (the
-#: counters keep counting).
-MAX_FAILURES_KEPT = 1000
-#: Rows per page of the changes feed (CouchDB's replicator reads 500; PouchDB 100).
-DEFAULT_BATCH_SIZE = 500
-#: About the size of a remote page of documents without an explicit batch size.
-DEFAULT_PAGE_BYTES = 4_000_000
-#: At most this many rows in a page sized by bytes.
-MAX_PAGE_ROWS = 10_000
-
-
-
-@dataclass
-class ReplicationOptions:
-    """How a replication runs. The defaults suit a one-shot CLI run."""
-
-    #: Changes read per batch (PouchDB's ``batch_size``). None (the default): pages of
-    #: :data:`DEFAULT_BATCH_SIZE` rows, and pages that carry their documents (``include_docs``)
-    #: sized by ``page_bytes``; a number fixes every page at that many rows.
-    batch_size: int | None = None
-    #: Without a ``batch_size``: about how many bytes a remote page of documents holds. Its
-    #: row count follows the previous page's bytes per row, from 1 to :data:`MAX_PAGE_ROWS`.
-    #: Performance (bench/sync_bench.py): pouchdb-server's cost of a first pull falls by about
-    #: a third from pages of 500 rows to pages of 4 MB; memory stays bounded by bytes however
-    #: large the documents are.
-    page_bytes: int = DEFAULT_PAGE_BYTES
-    #: Batches read, diffed and fetched ahead of the one being written.
-    prefetch_batches: int = 2
-    #: Upper bound of one ``_bulk_docs`` request body; larger batches are split.
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
-    #: Keep following changes after catching up.
-    live: bool = False
-    #: Retry retryable failures (network errors, 5xx, incomplete batches) with backoff.
-    #: None (the default) means: retry in live mode, not in a one-shot run.
-    retry: bool | None = None
-    #: Give up after this many consecutive retries (None: never, the usual live setting).
-    max_retries: int | None = None
-    backoff: BackoffFunction = default_backoff
-    #: Create a missing target database (only possible for a server admin).
-    create_target: bool = True
-    #: Checkpoints on both sides (True), one side ("source"/"target") or none (False).
-    checkpoint: CheckpointMode = True
-    #: Seconds between checkpoints while batches keep coming (0: after every batch, as
-    #: PouchDB does). A checkpoint is always written on catching up and at the end, and
-    #: after a failure the server answered. CouchDB's replicator waits 30 s; here a run that
-    #: stops at worst sends again what it sent in the last few seconds. Performance
-    #: (bench/sync_bench.py): a checkpoint costs pouchdb-server about as much as 25 documents.
-    checkpoint_interval: float = 5.0
-    #: Replicate only these documents (``filter=_doc_ids``); part of the replication id.
-    doc_ids: list[str] | None = None
-    #: Longpoll heartbeat of the live pull, in milliseconds.
-    heartbeat_ms: int = 10_000
-    #: Read first-generation documents with the source's changes feed (``include_docs``, see
-    #: ``fetched.take_included_docs``) instead of fetching them: True, False, or None (the
-    #: default): from the start of a first replication, and afterwards while most of the
-    #: last batch was missing on the target. Performance (bench/sync_bench.py): a page with
-    #: its documents costs pouchdb-server about a third of the page plus ``_bulk_get``, and
-    #: the local store about half of the page plus ``bulk_get``.
-    include_docs: bool | None = None
-    #: Where both sides keep their project identity: a remote database of another project
-    #: is refused (``ProjectMismatch``) before anything is written. None: no check.
-    identity: IdentityDoc | None = None
-
-    @property
-    def rows_per_page(self) -> int:
-        """Rows of a page without documents (and of the first page with them)."""
-        return DEFAULT_BATCH_SIZE if self.batch_size is None else self.batch_size
-
-    @property
-    def should_retry(self) -> bool:
-        return self.live if self.retry is None else self.retry
-
-    def __post_init__(self) -> None:
-        if self.batch_size is not None and self.batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
-        if self.page_bytes < 1024:
-            raise ValueError("page_bytes must be at least 1024")
-        if not self.checkpoint_interval >= 0:  # (NaN included)
-            raise ValueError("checkpoint_interval must be 0 or more seconds")
-        if self.prefetch_batches < 1:
-            raise ValueError("prefetch_batches must be at least 1")
-        if self.max_request_bytes < 1024:
-            raise ValueError("max_request_bytes must be at least 1024")
-
-
-
-@dataclass
-class ReplicationStatus:
-    """Where a replication stands. Every public read returns a copy."""
-
-    direction: str = "replicate"
-    state: State = "idle"
-    live: bool = False
-    docs_read: int = 0
-    docs_written: int = 0
-    doc_write_failures: int = 0
-    denied: int = 0
-    failures: list[DocFailure] = field(default_factory=list)
-    start_seq: Any = None
-    last_seq: Any = None
-    pending: int | None = None
-    #: Changes rows handled (documents looked at, whether or not the target lacked them), and
-    #: how many this run has in all when a peer says (the figures of ``progress``).
-    handled: int = 0
-    total: int | None = None
-    batches: int = 0
-    retries: int = 0
-    replication_id: str | None = None
-    session_id: str | None = None
-    started_at: float | None = None
-    ended_at: float | None = None
-    last_error: SyncError | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Finished (or running) without a fatal error and without failed documents."""
-        return self.state not in ("error", "cancelled") and self.doc_write_failures == 0
-
-    @property
-    def last_error_message(self) -> str | None:
-        return None if self.last_error is None else self.last_error.message
-
-    @property
-    def elapsed(self) -> float | None:
-        if self.started_at is None:
-            return None
-        return (self.ended_at or time.time()) - self.started_at
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "direction": self.direction,
-            "state": self.state,
-            "live": self.live,
-            "docs_read": self.docs_read,
-            "docs_written": self.docs_written,
-            "doc_write_failures": self.doc_write_failures,
-            "denied": self.denied,
-            "failures": [f.to_json() for f in self.failures],
-            "start_seq": self.start_seq,
-            "last_seq": self.last_seq,
-            "pending": self.pending,
-            "handled": self.handled,
-            "total": self.total,
-            "batches": self.batches,
-            "retries": self.retries,
-            "replication_id": self.replication_id,
-            "elapsed": None if self.elapsed is None else round(self.elapsed, 3),
-            "last_error": None if self.last_error is None else self.last_error.to_json(),
-            "warnings": list(self.warnings),
-        }
-
-
-@dataclass(frozen=True)
-class SyncEvent:
-    """One progress event. ``status`` is a snapshot taken when the event was emitted."""
-
-    type: EventType
-    direction: str
-    status: ReplicationStatus
-    error: SyncError | None = None
-    #: For ``denied``: the refused documents; for ``change``: failures of that batch.
-    docs: tuple[dict[str, Any], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": self.type, "direction": self.direction, "status": self.status.to_json()}
-        if self.error is not None:
-            data["error"] = self.error.to_json()
-        if self.docs:
-            data["docs"] = list(self.docs)
-        return data
-
-
-EventCallback = Callable[[SyncEvent], None]
+#: Seconds between full collections of a one-shot run (its collector is paused).
+COLLECT_INTERVAL = 1.0
 
 
 @dataclass
@@ -316,6 +154,7 @@ class Replicator:
         self._checkpointer: Checkpointer | None = None
         #: Row limit of the next page of documents (follows their size, see ``_read_page``).
         self._doc_page_rows = self.options.rows_per_page
+        self._collect_at = 0.0
         self._session_id: str | None = None
         self._progress = False
         self._failed: FailedDocs | None = None
@@ -334,9 +173,16 @@ class Replicator:
         return self._cancel.is_set()
 
     def run(self) -> ReplicationStatus:
-        """Run in the calling thread until complete, failed or cancelled."""
+        """Run in the calling thread until complete, failed or cancelled.
+
+        A one-shot run pauses the cyclic garbage collector (``storyloom.collector``): its
+        batches are acyclic, and every collection would traverse them (and whatever else the
+        process holds) for nothing. Performance (bench/sync_bench.py): a first pull's own CPU
+        time falls by about a third. A live run, which never ends, leaves it alone."""
+        self._collect_at = time.monotonic() + COLLECT_INTERVAL
         try:
-            self._run()
+            with contextlib.nullcontext() if self.options.live else gc_paused():
+                self._run()
         finally:
             self._done.set()
         return self.status
@@ -546,6 +392,7 @@ class Replicator:
                 if isinstance(item, BaseException):
                     raise item
                 self._write_batch(checkpointer, item)
+                self._collect_cycles()
         except BaseException as exc:
             self._flush_after_failure(checkpointer, exc)
             raise
@@ -557,6 +404,20 @@ class Replicator:
             # ``stop_reader`` is set.
             self.source.interrupt_wait()
             reader.join(1.0)
+
+    def _collect_cycles(self) -> None:
+        """While a one-shot run pauses the collector (see :meth:`run`), free the reference
+        cycles its requests leave (an httpx response and its stream refer to each other, and
+        the response keeps its body) with a full collection at most every
+        :data:`COLLECT_INTERVAL` seconds: a younger generation alone would miss the responses
+        still being read at the time, which it promotes. Performance: about 1% of a first
+        pull; memory: what a second of replication reads and sends."""
+        if self.options.live or gc.isenabled():
+            return
+        now = time.monotonic()
+        if now >= self._collect_at:
+            gc.collect()
+            self._collect_at = time.monotonic() + COLLECT_INTERVAL
 
     def _flush_after_failure(self, checkpointer: Checkpointer, exc: BaseException) -> None:
         """Record the batches written before a failure, so a retry or the next run starts
