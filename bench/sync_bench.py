@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -78,31 +79,49 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def make_docs(count: int) -> list[dict]:
-    return list(generate(count).docs())
+def make_sources(count: int, workdir: Path) -> tuple[Path, Path, float]:
+    """The generated documents, streamed into a store (copied for each round) and into a JSON
+    file for PouchDB; returns both and the mean document size. Nothing is kept in this
+    process: a list of every document would make each run of Python's cyclic collector
+    traverse it, a cost no real pulling process has."""
+    template = workdir / "source-template.sqlite"
+    docs_file = workdir / "docs.json"
+    db = Database(template)
+    total = 0
+    with open(docs_file, "w", encoding="utf-8") as out:
+        out.write("[")
+        first = True
+        for batch in generate(count).batches(500):
+            for doc in batch:
+                text = json.dumps(doc)
+                total += len(text)
+                out.write(text if first else "," + text)
+                first = False
+            db.bulk_docs(batch)
+        out.write("]")
+    db.close()
+    if template.with_name(template.name + "-wal").exists():
+        raise RuntimeError("the template store kept a WAL file: it cannot be copied alone")
+    return template, docs_file, total / count
 
 
-def fill_store(db: Database, docs: list[dict]) -> None:
-    for i in range(0, len(docs), 500):
-        db.bulk_docs([dict(d) for d in docs[i : i + 500]])
-
-
-def run_storyloom(server: CouchServer, docs: list[dict], workdir: Path) -> tuple[float, float]:
+def run_storyloom(server: CouchServer, template: Path, count: int, workdir: Path) -> tuple[float, float]:
     name = unique_db_name("bench-sl")
     server.create_db(name)
     remote = RemoteDatabase(server.db_url(name), username=server.admin[0], password=server.admin[1])
-    source = Database(workdir / f"{name}-src.sqlite")
-    fill_store(source, docs)
+    source_path = workdir / f"{name}-src.sqlite"
+    shutil.copyfile(template, source_path)
+    source = Database(source_path)
     started = time.perf_counter()
     status = push(source, remote)
     push_time = time.perf_counter() - started
-    assert status.state == "complete" and status.docs_written == len(docs), status.to_json()
+    assert status.state == "complete" and status.docs_written == count, status.to_json()
     target = Database(workdir / f"{name}-dst.sqlite")
     started = time.perf_counter()
     status = pull(remote, target)
     pull_time = time.perf_counter() - started
-    assert status.state == "complete" and status.docs_written == len(docs), status.to_json()
-    assert target.info()["doc_count"] == len(docs)
+    assert status.state == "complete" and status.docs_written == count, status.to_json()
+    assert target.info()["doc_count"] == count
     source.close()
     target.close()
     remote.close()
@@ -149,14 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     check_docs(args.docs)
     if args.memory:
         return memory(args.docs, args.dir)
-    docs = make_docs(args.docs)
-    size = sum(len(json.dumps(d)) for d in docs) / len(docs)
     print(machine())
     checks: list[Check] = []
     with tempfile.TemporaryDirectory(prefix="sync-bench-", dir=args.dir) as tmp:
         workdir = Path(tmp)
-        docs_file = workdir / "docs.json"
-        docs_file.write_text(json.dumps(docs))
+        template, docs_file, size = make_sources(args.docs, workdir)
         peer = PouchPeer(workdir / "pouch")
         try:
             version = peer.call("ping")["pouchdb"]
@@ -165,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                 server = CouchServer(workdir / f"server-{kind}", persistent=kind == "disk")
                 server.start()
                 try:
-                    checks += _rounds(kind, server, peer, docs, docs_file, workdir, args.rounds)
+                    checks += _rounds(kind, server, peer, template, docs_file, args.docs, workdir, args.rounds)
                 finally:
                     server.stop()
         finally:
@@ -173,19 +189,19 @@ def main(argv: list[str] | None = None) -> int:
     return verdict("sync", checks)
 
 
-def _rounds(kind: str, server: CouchServer, peer: PouchPeer, docs: list[dict], docs_file: Path, workdir: Path,
-            rounds: int) -> list[Check]:
+def _rounds(kind: str, server: CouchServer, peer: PouchPeer, template: Path, docs_file: Path, count: int,
+            workdir: Path, rounds: int) -> list[Check]:
     label = "in memory" if kind == "memory" else "on disk"
     print(f"\n== pouchdb-server 4.2.0 {label} ==")
     sl_push, sl_pull, pd_push, pd_pull = [], [], [], []
     for round_no in range(1, rounds + 1):
         # Alternate who goes first, so neither always meets a fresher server.
         if round_no % 2:
-            a, b = run_storyloom(server, docs, workdir)
-            c, d = run_pouchdb(server, peer, docs_file, len(docs))
+            a, b = run_storyloom(server, template, count, workdir)
+            c, d = run_pouchdb(server, peer, docs_file, count)
         else:
-            c, d = run_pouchdb(server, peer, docs_file, len(docs))
-            a, b = run_storyloom(server, docs, workdir)
+            c, d = run_pouchdb(server, peer, docs_file, count)
+            a, b = run_storyloom(server, template, count, workdir)
         sl_push.append(a)
         sl_pull.append(b)
         pd_push.append(c)
