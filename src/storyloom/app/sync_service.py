@@ -233,6 +233,10 @@ class SyncService:
             with self._lock:
                 self._stopping = True
                 thread = self._thread
+                if thread is not None and self._running:
+                    # What the state says while stopping, so an event of a replication being
+                    # cancelled does not show an "off" that the end of the stop then changes.
+                    self._off_detail = "sync is stopped"
                 self._cancel_all()
                 self._cond.notify_all()
             if thread is not None and thread is not threading.current_thread():
