@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from storyloom.api.provider import StoryloomPayloads, _TextCache
+from storyloom.api.provider import AnswerCache, StoryloomPayloads
 from storyloom.export.game_export import build_game_export, dumps_export
 from storyloom.project.collections import EXPORT_NAMES
 from tests.api.support import running_server
@@ -48,7 +48,7 @@ def test_game_export_without_a_cache_streams_the_same_bytes(garden) -> None:
 
 
 def test_answer_cache_keeps_within_its_byte_bound() -> None:
-    cache = _TextCache(max_bytes=100, max_entries=8)
+    cache = AnswerCache(max_bytes=100, max_entries=8)
     built: list[str] = []
 
     def builder(name: str, size: int):

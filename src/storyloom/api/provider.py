@@ -85,7 +85,7 @@ DEFAULT_CACHE_BYTES = 64 * 2**20
 _CHUNK = 1 << 20
 
 
-class _TextCache:
+class AnswerCache:
     """A small LRU keyed by the store's state, bounded in entries and in total bytes.
 
     One lock per key, so concurrent requests for the same missing entry build it once (and
@@ -161,14 +161,14 @@ class StoryloomPayloads:
     """
 
     def __init__(self, cache: bool = True, cache_bytes: int | None = None) -> None:
-        self._cache = _TextCache(DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes) if cache else None
+        self._cache = AnswerCache(DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes) if cache else None
         # The last game export too large for the cache: its spools (on disk) are answered again
         # while the project is unchanged, to every request that asks for it meanwhile.
         self._large: tuple[Hashable, _Shared] | None = None
         self._large_lock = threading.Lock()
 
     @property
-    def cache(self) -> _TextCache | None:
+    def cache(self) -> AnswerCache | None:
         """The answer cache (``None`` when off)."""
         return self._cache
 

@@ -25,11 +25,11 @@ from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import (
     DEFAULT_CACHE_BYTES,
+    AnswerCache,
     Payloads,
     ProjectLike,
     ProjectProvider,
     StoryloomPayloads,
-    _TextCache,
     as_provider,
 )
 from storyloom.api.wire import MAX_HEAD_BYTES, JsonH11Protocol
@@ -228,7 +228,7 @@ class ApiServer:
         # The bound of the export answers' cache, used when no ``payloads`` is given; ``None``
         # follows the options (see cache_bytes).
         self.answer_cache_bytes = answer_cache_bytes
-        self._cache: _TextCache | None = None  # the running server's answer cache
+        self._cache: AnswerCache | None = None  # the running server's answer cache
         self.heartbeat = heartbeat
         self.graceful_timeout = graceful_timeout
         self.on_warning = on_warning or log.warning
@@ -271,7 +271,7 @@ class ApiServer:
         return DEFAULT_CACHE_BYTES if megabytes is None else int(megabytes) * MIB
 
     @property
-    def answer_cache(self) -> _TextCache | None:
+    def answer_cache(self) -> AnswerCache | None:
         """The running server's answer cache (``None`` when stopped or given ``payloads``)."""
         return self._cache if self.running else None
 
