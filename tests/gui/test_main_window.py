@@ -248,7 +248,7 @@ def test_the_answer_cache_option_is_shown_saved_and_served(window, workspace) ->
     workspace.options.api_answer_cache_mb = 96
     dialog = window.show_options()
     spin = dialog.answer_cache
-    assert spin.value() == 96 and spin.text() == "96 MB" and spin.isVisibleTo(dialog)
+    assert spin.value() == 96 and spin.text() == "96 MiB" and spin.isVisibleTo(dialog)
     assert "/game-export" in spin.toolTip() and "0 keeps none" in spin.toolTip()
     dialog.api_enabled.setChecked(True)
     dialog.api_port.setValue(free_port())

@@ -80,7 +80,7 @@ class OptionsDialog(QDialog):
         self.answer_cache = QSpinBox()
         self.answer_cache.setRange(0, MAX_ANSWER_CACHE_MB)
         self.answer_cache.setSingleStep(16)
-        self.answer_cache.setSuffix(" MB")
+        self.answer_cache.setSuffix(" MiB")
         self.answer_cache.setSpecialValueText("Off")
         self.answer_cache.setValue(options.api_answer_cache_mb)
         self.answer_cache.setFixedWidth(120)
