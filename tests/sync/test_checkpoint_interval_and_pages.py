@@ -20,8 +20,9 @@ from storyloom.sync import (
     make_push,
     replication_id,
 )
+from storyloom.sync import replicator as replicator_module
 from storyloom.sync.checkpoint import Checkpointer
-from storyloom.sync.replicator import DEFAULT_BATCH_SIZE, MAX_PAGE_ROWS
+from storyloom.sync.replicator import DEFAULT_BATCH_SIZE
 from tests.support.couch import CouchServer
 from tests.sync.helpers import admin_client, local_ids, remote_ids, wait_for
 
@@ -120,6 +121,18 @@ def test_offer_writes_once_the_interval_has_passed_and_flush_writes_the_rest(mak
     assert checkpointer.flush() is False and a.get_local("_local/rep")["_rev"] == rev
 
 
+def test_after_a_failure_the_first_offer_is_written_at_once(make_store: StoreFactory) -> None:
+    a, b = make_store("a"), make_store("b")
+    clock = FakeClock()
+    checkpointer = Checkpointer(LocalPeer(a), LocalPeer(b), "_local/rep", interval=5.0, first_at_once=True,
+                                clock=clock)
+    checkpointer.start_seq()
+    assert checkpointer.offer(10) is True  # at once
+    assert checkpointer.offer(20) is False  # then by the interval again
+    clock.now += 5
+    assert checkpointer.offer(30) is True
+
+
 def test_interval_zero_writes_every_offer(make_store: StoreFactory) -> None:
     a, b = make_store("a"), make_store("b")
     checkpointer = Checkpointer(LocalPeer(a), LocalPeer(b), "_local/rep", interval=0, clock=FakeClock())
@@ -209,8 +222,9 @@ def test_after_a_failure_the_server_answered_the_retry_starts_after_the_written_
     options = ReplicationOptions(batch_size=100, retry=True, max_retries=3, backoff=lambda previous: 0.01,
                                  checkpoint_interval=3600)
     source = SinceRecordingLocalPeer(a)
+    target = CountingRemotePeer(remote)
     try:
-        status = Replicator(source, RemotePeer(remote), options, direction="push").run()
+        status = Replicator(source, target, options, direction="push").run()
     finally:
         remote.close()
     assert status.state == "complete" and status.retries == 1, status.to_json()
@@ -220,6 +234,10 @@ def test_after_a_failure_the_server_answered_the_retry_starts_after_the_written_
     assert source.reads[0] == 0 and source.reads.count(0) == (2 if network else 1), source.reads
     assert source.reads.count(200) == 2, source.reads
     assert transport.bulk_docs == 6  # batches 1 to 3, then 3 to 5 (1 and 2 are on the server)
+    # Checkpoints: after the server's error, batches 1 and 2 (200); the retry's first batch at
+    # once (so an attempt on a link failing faster than the interval still records progress),
+    # then the end.
+    assert target.checkpoints == ([100, 500] if network else [200, 300, 500])
     assert a.get_local(rep_id)["last_seq"] == 500 == couch.get_doc(name, rep_id).json()["last_seq"]
     assert len(remote_ids(couch, name)) == 500
 
@@ -272,8 +290,27 @@ def test_small_documents_are_capped_at_max_page_rows_and_a_fixed_batch_size_is_k
             results[label] = [limit for limit, _rows in source.pages]
     finally:
         remote.close()
-    assert results["bytes"][:2] == [DEFAULT_BATCH_SIZE, MAX_PAGE_ROWS]
+    # the rows asked for at most double from one page to the next
+    assert results["bytes"] == [DEFAULT_BATCH_SIZE, 2 * DEFAULT_BATCH_SIZE]
     assert set(results["fixed"]) == {300}
+
+
+def test_page_rows_double_at_most_up_to_max_page_rows(
+    couch: CouchServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replicator_module, "MAX_PAGE_ROWS", 1500)
+    name = couch.create_db()
+    _fill_remote(couch, name, 4000, "")
+    remote = admin_client(couch, name)
+    db = Database(tmp_path / "pulled.sqlite")
+    source = CountingRemotePeer(remote)
+    try:
+        status = Replicator(source, LocalPeer(db), ReplicationOptions(page_bytes=1_000_000_000), direction="pull").run()
+        assert status.state == "complete" and status.docs_written == 4000
+    finally:
+        db.close()
+        remote.close()
+    assert source.pages == [(500, 500), (1000, 1000), (1500, 1500), (1500, 1000)]
 
 
 def test_a_push_cancelled_within_the_interval_resumes_from_the_last_written_checkpoint(

@@ -27,7 +27,9 @@ class Cycle:
 def test_a_one_shot_run_pauses_the_collector_and_frees_cycles_between_batches(
     make_store: StoreFactory, couch: CouchServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(replicator_module, "COLLECT_INTERVAL", 0.0)  # a full collection after every batch
+    # A full collection after every batch.
+    monkeypatch.setattr(replicator_module, "COLLECT_INTERVAL", 0.0)
+    monkeypatch.setattr(replicator_module, "COLLECT_SPACING", 0)
     assert gc.isenabled()
     name = couch.create_db()
     remote = admin_client(couch, name)

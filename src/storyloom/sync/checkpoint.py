@@ -93,6 +93,7 @@ class Checkpointer:
         session_id: str | None = None,
         on_warning: Callable[[str], None] | None = None,
         interval: float = 0.0,
+        first_at_once: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.source = source
@@ -109,6 +110,9 @@ class Checkpointer:
         self._on_warning = on_warning
         #: Seconds between writes by :meth:`offer` (0: every offered seq is written).
         self.interval = interval
+        #: Write the first offered seq at once (an attempt after a failure: on a link that
+        #: fails more often than ``interval``, each attempt still records some progress).
+        self._first_at_once = first_at_once
         self._clock = clock
         self._written_at = clock()
         #: A seq offered but not written yet (:meth:`flush` writes it).
@@ -221,7 +225,8 @@ class Checkpointer:
     def offer(self, seq: Any) -> bool:
         """Record ``seq`` if ``interval`` seconds have passed since the last write, else keep
         it for later (the next offer, or :meth:`flush`). True when it was written."""
-        if self.interval <= 0 or self._clock() - self._written_at >= self.interval:
+        if self.interval <= 0 or self._first_at_once or self._clock() - self._written_at >= self.interval:
+            self._first_at_once = False
             return self.write(seq)
         self.pending, self._has_pending = seq, True
         return False

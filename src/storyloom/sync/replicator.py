@@ -83,8 +83,10 @@ from storyloom.sync.replication_state import (  # noqa: F401 (imported from here
 
 log = logging.getLogger("storyloom.sync")
 
-#: Seconds between full collections of a one-shot run (its collector is paused).
+#: Seconds between full collections of a one-shot run (its collector is paused), at least...
 COLLECT_INTERVAL = 1.0
+#: ...and at least this many times as long as the last full collection took.
+COLLECT_SPACING = 50
 
 
 @dataclass
@@ -178,7 +180,10 @@ class Replicator:
         A one-shot run pauses the cyclic garbage collector (``storyloom.collector``): its
         batches are acyclic, and every collection would traverse them (and whatever else the
         process holds) for nothing. Performance (bench/sync_bench.py): a first pull's own CPU
-        time falls by about a third. A live run, which never ends, leaves it alone."""
+        time falls by about a fifth. The pause is process-wide, as an export's is (counted:
+        the last one out turns the collector on again); the run's own full collections
+        (:meth:`_collect_cycles`) collect for the whole process meanwhile. A live run, which
+        never ends, leaves the collector alone."""
         self._collect_at = time.monotonic() + COLLECT_INTERVAL
         try:
             with contextlib.nullcontext() if self.options.live else gc_paused():
@@ -335,7 +340,7 @@ class Replicator:
             self._session_id = uuid.uuid4().hex
         checkpointer = Checkpointer(
             self.source, self.target, rep_id, mode=opts.checkpoint, session_id=self._session_id,
-            on_warning=self._warn, interval=opts.checkpoint_interval,
+            on_warning=self._warn, interval=opts.checkpoint_interval, first_at_once=self._status.retries > 0,
         )
         self._checkpointer = checkpointer
         since = checkpointer.start_seq()
@@ -408,16 +413,20 @@ class Replicator:
     def _collect_cycles(self) -> None:
         """While a one-shot run pauses the collector (see :meth:`run`), free the reference
         cycles its requests leave (an httpx response and its stream refer to each other, and
-        the response keeps its body) with a full collection at most every
-        :data:`COLLECT_INTERVAL` seconds: a younger generation alone would miss the responses
-        still being read at the time, which it promotes. Performance: about 1% of a first
-        pull; memory: what a second of replication reads and sends."""
+        the response keeps its body) with a full collection, after a batch: a younger
+        generation alone would miss the responses still being read at the time, which it
+        promotes. A full collection traverses the whole process (in the desktop app, the open
+        project's index and caches too), so the next one waits :data:`COLLECT_INTERVAL`
+        seconds or :data:`COLLECT_SPACING` times as long as this one took, whichever is
+        longer: at most about 2% of the time goes to it. Performance: about 1% of a first
+        pull in the CLI; memory: what a second of replication reads and sends."""
         if self.options.live or gc.isenabled():
             return
-        now = time.monotonic()
-        if now >= self._collect_at:
+        started = time.monotonic()
+        if started >= self._collect_at:
             gc.collect()
-            self._collect_at = time.monotonic() + COLLECT_INTERVAL
+            ended = time.monotonic()
+            self._collect_at = ended + max(COLLECT_INTERVAL, COLLECT_SPACING * (ended - started))
 
     def _flush_after_failure(self, checkpointer: Checkpointer, exc: BaseException) -> None:
         """Record the batches written before a failure, so a retry or the next run starts
@@ -509,7 +518,9 @@ class Replicator:
         page = self.source.changes(since, limit, opts.doc_ids, include_docs=True)
         if opts.batch_size is None and page.body_bytes and page.results:
             per_row = page.body_bytes / len(page.results)
-            self._doc_page_rows = max(1, min(MAX_PAGE_ROWS, int(opts.page_bytes / per_row)))
+            # At most twice the rows of this page: a page of small documents (deleted ones, say)
+            # says little about the next, which may hold large ones.
+            self._doc_page_rows = max(1, min(MAX_PAGE_ROWS, 2 * limit, int(opts.page_bytes / per_row)))
         return page, limit
 
     def _prepare_batch(self, batch: _Batch) -> None:
