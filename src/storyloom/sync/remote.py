@@ -18,10 +18,13 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
+import os
 import re
 import socket
+import ssl
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -79,6 +82,20 @@ def loads(content: bytes) -> Any:
         except ValueError:  # orjson.JSONDecodeError: let json decide (and word the error)
             pass
     return json.loads(content)
+
+
+@functools.lru_cache(maxsize=8)
+def _ssl_context(verify: bool | str) -> ssl.SSLContext:
+    """One TLS context per ``verify`` setting for the whole process. httpx builds one for
+    every client, loading the certificate bundle each time (about 17 ms): that was the largest
+    cost of starting a replication, and the sync service starts one per pull. A context is safe
+    to share between clients and threads. A ``verify`` string names a CA bundle file or a
+    directory of certificates."""
+    if isinstance(verify, str):
+        if os.path.isdir(verify):
+            return ssl.create_default_context(capath=verify)
+        return ssl.create_default_context(cafile=verify)
+    return httpx.create_ssl_context(verify=verify)
 
 
 def _query_value(value: Any) -> str:
@@ -226,7 +243,7 @@ class RemoteDatabase:
             headers={"Accept": "application/json", "User-Agent": USER_AGENT},
             timeout=self._timeout,
             transport=transport,
-            verify=verify,
+            verify=_ssl_context(verify),
             follow_redirects=False,
         )
         #: The caller's transport, shared by every clone but closed only by this client.
