@@ -42,3 +42,20 @@ def test_a_nan_or_infinity_anywhere_goes_to_the_stdlib_encoder(value: object) ->
     assert raw is None
     assert "NaN" in text or "Infinity" in text
     assert json.dumps(json.loads(text)) == json.dumps(value)  # the number reads back as it was
+
+
+def test_a_lone_surrogate_is_stored_as_its_escape_and_reads_back(tmp_path) -> None:
+    """UTF-8 cannot hold a lone surrogate (JSON and JavaScript can): the body keeps it as its
+    escape; a put, a replicated write and every read give the same string back."""
+    from storyloom.store import Database
+    from storyloom.store.codec import escape_surrogates
+
+    assert escape_surrogates('{"a":"x\ud800é"}') == '{"a":"x\\ud800é"}'
+    assert escape_surrogates('{"a":"é"}') == '{"a":"é"}'
+    db = Database(tmp_path / "s.sqlite")
+    db.put({"_id": "a", "name": "x\ud800y"})
+    db.bulk_docs([{"_id": "b", "_rev": "1-abc", "name": "\udc00"}], new_edits=False)
+    assert db.get("a")["name"] == "x\ud800y" and db.get("b")["name"] == "\udc00"
+    rows = db.all_docs(include_docs=True)["rows"]
+    assert [row["doc"]["name"] for row in rows] == ["x\ud800y", "\udc00"]
+    db.close()

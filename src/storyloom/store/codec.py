@@ -4,6 +4,7 @@ encoding and decoding of revision trees."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -67,6 +68,23 @@ def _holds_float(value: Any, test: Callable[[float], bool]) -> bool:
             elif isinstance(child, (dict, list, tuple)):
                 stack.append(child)
     return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON ``text`` that UTF-8 can hold: each lone surrogate (a string holding ``\ud800``, which
+    JavaScript and JSON allow and UTF-8 cannot hold; only strings can hold one) becomes its
+    ``\\u`` escape, which reads back as the same string. Other text is returned as it is."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _std_text(value: Any) -> str:
+    """The stdlib encoder's JSON of ``value``, as text that UTF-8 can hold (``escape_surrogates``)."""
+    return escape_surrogates(_std_dumps(value))
 
 
 def _non_finite(number: float) -> bool:
@@ -136,7 +154,7 @@ if orjson is not None:
         try:
             raw = _orjson_dumps(value, option=_ORJSON_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError
-            return _std_dumps(value), None
+            return _std_text(value), None
         text = raw.decode()
         if "null" in text and _has_non_finite(value):
             return _std_dumps(value), None
@@ -147,10 +165,10 @@ if orjson is not None:
         return encode(value)[0]
 
 else:  # pragma: no cover
-    dumps = _std_dumps
+    dumps = _std_text
 
     def encode(value: Any) -> tuple[str, bytes | None]:
-        return _std_dumps(value), None
+        return _std_text(value), None
 
 
 def encode_tree(tree: list) -> str:
