@@ -158,3 +158,20 @@ _EXPORTED_BY = re.compile(r'"exportedBy": ?(?:"[^"]*"|null)')
 def _without_user(text: str) -> str:
     """The CLI writes the workspace's user name; the built export here names ``tester``."""
     return _EXPORTED_BY.sub('"exportedBy":""', text)
+
+
+def test_lone_surrogates_are_exported_as_escapes_in_valid_utf8(tmp_path: Path) -> None:
+    """UTF-8 cannot hold a lone surrogate (JavaScript and JSON can: ``"\\ud800"``): the built and
+    the streamed export write it as its escape, read back as the same string, the rest of the
+    text as UTF-8."""
+    odd = "half \ud800 of a pair, é"
+    manager = ProjectManager(root=tmp_path)
+    project = manager.create("Odd")
+    with project:
+        project.editor.create("Item", odd)
+        built = dumps_export(build_game_export(project, None, "t"))
+        streamed = _streamed(project, None, "t")
+    assert _without_time(streamed) == _without_time(built)
+    assert "\\ud800" in built and "é" in built
+    items = json.loads(built.encode("utf-8"))["items"]
+    assert [item["name"] for item in items] == [odd]

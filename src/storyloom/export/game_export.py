@@ -58,7 +58,7 @@ from storyloom.project.protocols import ProjectLike
 from storyloom.project.settings import public_settings
 from storyloom.project.tree import derive_tree
 from storyloom.store.all_docs import live_documents
-from storyloom.store.codec import has_unusual_float
+from storyloom.store.codec import escape_surrogates, has_unusual_float
 
 FORMAT_VERSION = 2
 """``_meta.formatVersion``: bumped on any change a consumer has to adapt to."""
@@ -782,11 +782,12 @@ def _project_attr(project: Any, name: str) -> str | None:
 
 
 def dumps_export(export: Mapping[str, Any], indent: int | None = None) -> str:
-    """Serialise an export (or a schema) deterministically: keys sorted, UTF-8 text kept as is,
-    compact unless ``indent`` is given, a final newline. NaN and infinities are refused."""
+    """Serialise an export (or a schema) deterministically: keys sorted, UTF-8 text kept as is
+    (a lone surrogate as its ``\\u`` escape, which UTF-8 cannot hold otherwise), compact unless
+    ``indent`` is given, a final newline. NaN and infinities are refused."""
     with gc_paused():
         if indent is None:
             text = json.dumps(export, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
         else:
             text = json.dumps(export, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
-    return text + "\n"
+    return escape_surrogates(text) + "\n"

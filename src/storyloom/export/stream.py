@@ -51,7 +51,7 @@ from storyloom.store.all_docs import (
     live_revisions,
     revision_fields,
 )
-from storyloom.store.codec import has_unusual_float
+from storyloom.store.codec import escape_surrogates, has_unusual_float
 
 try:
     import orjson
@@ -88,7 +88,7 @@ def _stdlib_json(value: Any, indent: int | None) -> bytes:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
     else:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
-    return text.encode("utf-8")
+    return escape_surrogates(text).encode("utf-8")
 
 
 def encode_value(value: Any, indent: int | None = None, *, plain: bool | None = None) -> bytes:
