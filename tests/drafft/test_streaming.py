@@ -106,3 +106,38 @@ def test_a_backup_document_without_an_id_is_refused_as_before(manager: ProjectMa
     with pytest.raises(BackupError, match="1 document\\(s\\) cannot be restored"):
         manager.restore(backup, "Copy", new_id=True)
     assert [p.name for p in manager.list()] == ["Source"]
+
+
+@pytest.mark.parametrize("chunk", [1 << 20, 7])
+def test_lone_surrogates_survive_the_stream(manager: ProjectManager, tmp_path: Path, chunk: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C parser reads a lone surrogate escape as "?": a file holding one is streamed by the
+    Python parser, so the text arrives exactly (JavaScript writes an unpaired half as \\ud800).
+    With chunks of 7 bytes the escapes straddle the reads of the scan."""
+    from storyloom.project import manager as manager_module
+
+    scan = manager_module._holds_surrogate_escape
+    monkeypatch.setattr(manager_module, "_holds_surrogate_escape", lambda handle: scan(handle, chunk))
+    odd = "half \ud800 of a pair, then a whole one \U0001F600 and a low half \udc00"
+    project = manager.create("Source")
+    item_id = project.editor.create("Item", "Cup").doc["_id"]
+    backup = manager.backup(project, tmp_path / "source.json")
+    project.close()
+    dump = json.loads(backup.read_text(encoding="utf-8"))
+    for row in dump["rows"]:
+        if row["id"] == item_id:
+            row["doc"]["name"] = odd
+    text = json.dumps(dump)  # ensure_ascii: every surrogate and the emoji as \u escapes
+    assert "\\ud800" in text
+    backup.write_text(text, encoding="utf-8")
+    assert [row["doc"]["name"] for row in read_dump_rows(backup) if row["id"] == item_id] == [odd]
+    restored = manager.restore(backup, "Copy", new_id=True)
+    with restored:
+        assert restored.db.get(item_id)["name"] == odd
+    # Only a file with a surrogate escape goes to the slower parser.
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"rows": [{"id": "a", "doc": {"_id": "a", "t": "\u00e9\ue000"}}]}), encoding="utf-8")
+    with plain.open("rb") as handle:
+        assert not scan(handle, chunk)
+    with backup.open("rb") as handle:
+        assert scan(handle, chunk)
