@@ -510,3 +510,21 @@ def test_t40_changes_feed_lists_every_leaf(make_store: StoreFactory) -> None:
     rows = a.changes(style="all_docs")["results"]
     assert len(rows) == 1
     assert {c["rev"] for c in rows[0]["changes"]} == {"2-b", "2-c", "3-d"}
+
+
+def test_a_lone_surrogate_goes_through_a_push_and_a_pull(
+    make_store: StoreFactory, remote_db: tuple[RemoteDatabase, str], couch: CouchServer
+) -> None:
+    """A string holding half of a surrogate pair (JSON and JavaScript allow it, UTF-8 cannot hold
+    it) travels as its escape and arrives as the same string; the push used to fail."""
+    remote, name = remote_db
+    a = make_store("a")
+    odd = "half \ud800 of a pair, é"
+    a.put({"_id": "odd", "name": odd})
+    pushed = push(a, remote)
+    assert pushed.state == "complete" and pushed.docs_written == 1, pushed.last_error_message
+    assert couch.get_doc(name, "odd").json()["name"] == odd
+    b = make_store("b")
+    pulled = pull(remote, b)
+    assert pulled.state == "complete" and pulled.docs_written == 1
+    assert b.get("odd")["name"] == odd

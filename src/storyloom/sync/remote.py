@@ -34,7 +34,7 @@ import httpx
 import orjson
 
 import storyloom
-from storyloom.store.codec import may_hold_long_integer
+from storyloom.store.codec import escape_surrogates, may_hold_long_integer
 from storyloom.sync.errors import (
     STATUS_ERROR_NAMES,
     Cancelled,
@@ -66,11 +66,12 @@ def dumps(obj: Any) -> bytes:
 
     orjson writes the same JSON as ``json.dumps(separators=(",", ":"), ensure_ascii=False)`` for
     every document value, several times faster (bench/sync_bench.py); what it refuses (an integer
-    beyond 64 bits) goes through ``json``, which keeps it exact."""
+    beyond 64 bits, a lone surrogate) goes through ``json``, which keeps it exact (a lone
+    surrogate as its ``\\u`` escape, which UTF-8 cannot hold otherwise)."""
     try:
         return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # orjson.JSONEncodeError
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return escape_surrogates(json.dumps(obj, separators=(",", ":"), ensure_ascii=False)).encode("utf-8")
 
 
 def loads(content: bytes) -> Any:
