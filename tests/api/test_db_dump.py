@@ -21,7 +21,16 @@ def dump_api(shared_api):
     db.remove("zz-gone", gone["rev"])
     db.put({"_id": "_design/idx-x", "views": {}})
     db.put_local({"_id": "_local/remote-settings", "password": "hunter2"})
+    db.put({"_id": "zz-odd", "type": "Misc", "name": "half \ud800 of a pair, é"})
     return shared_api
+
+
+def test_a_lone_surrogate_is_dumped_as_its_escape_in_valid_utf8(dump_api) -> None:
+    response = dump_api.get("/db-dump", params={"include_docs": "true", "key": '"zz-odd"'})
+    assert response.status_code == 200
+    body = response.content
+    assert b"\\ud800" in body and "é".encode() in body
+    assert json.loads(body.decode("utf-8"))["rows"][0]["doc"]["name"] == "half \ud800 of a pair, é"
 
 
 def _ids(project: Any) -> list[str]:

@@ -21,6 +21,7 @@ from starlette.responses import Response
 from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
 from storyloom.api.state import ALLOW, ENDPOINTS
+from storyloom.store.codec import escape_surrogates
 from storyloom.store.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -32,9 +33,9 @@ class JsonResponse(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
-            "utf-8"
-        )
+        # (a lone surrogate, which UTF-8 cannot hold, as its \u escape)
+        text = json.dumps(content, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return escape_surrogates(text).encode("utf-8")
 
 
 def error_response(exc: ApiError, path: str | None = None) -> JsonResponse:
