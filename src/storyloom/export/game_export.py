@@ -782,12 +782,18 @@ def _project_attr(project: Any, name: str) -> str | None:
 
 
 def dumps_export(export: Mapping[str, Any], indent: int | None = None) -> str:
-    """Serialise an export (or a schema) deterministically: keys sorted, UTF-8 text kept as is
-    (a lone surrogate as its ``\\u`` escape, which UTF-8 cannot hold otherwise), compact unless
-    ``indent`` is given, a final newline. NaN and infinities are refused."""
+    """Serialise an export (or a schema) deterministically (:func:`export_json_text`), with a
+    final newline."""
     with gc_paused():
-        if indent is None:
-            text = json.dumps(export, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        else:
-            text = json.dumps(export, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
-    return escape_surrogates(text) + "\n"
+        return export_json_text(export, indent) + "\n"
+
+
+def export_json_text(value: Any, indent: int | None = None) -> str:
+    """The JSON of ``value`` as an export spells it: keys sorted, UTF-8 text kept as is (a lone
+    surrogate as its ``\\u`` escape, which UTF-8 cannot hold otherwise), compact unless ``indent``
+    is given. NaN and infinities are refused."""
+    if indent is None:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
+    return escape_surrogates(text)

@@ -37,6 +37,7 @@ from storyloom.export.game_export import (
     ExportPlan,
     _project_attr,
     collection_of,
+    export_json_text,
     read_documents,
 )
 from storyloom.export.schema_export import SchemaFacts, schema_from_facts
@@ -51,7 +52,7 @@ from storyloom.store.all_docs import (
     live_revisions,
     revision_fields,
 )
-from storyloom.store.codec import escape_surrogates, has_unusual_float
+from storyloom.store.codec import has_unusual_float
 
 try:
     import orjson
@@ -84,11 +85,7 @@ _LIGHT_KIND = "light"
 
 
 def _stdlib_json(value: Any, indent: int | None) -> bytes:
-    if indent is None:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    else:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent, allow_nan=False)
-    return escape_surrogates(text).encode("utf-8")
+    return export_json_text(value, indent).encode("utf-8")
 
 
 def encode_value(value: Any, indent: int | None = None, *, plain: bool | None = None) -> bytes:
