@@ -82,8 +82,9 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def _std_text(value: Any) -> str:
-    """The stdlib encoder's JSON of ``value``, as text that UTF-8 can hold (``escape_surrogates``)."""
+def stdlib_text(value: Any) -> str:
+    """The stdlib encoder's compact JSON of ``value`` (non-ASCII kept, NaN written as ``NaN``), as
+    text that UTF-8 can hold (``escape_surrogates``): for what orjson refuses."""
     return escape_surrogates(_std_dumps(value))
 
 
@@ -154,7 +155,7 @@ if orjson is not None:
         try:
             raw = _orjson_dumps(value, option=_ORJSON_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError
-            return _std_text(value), None
+            return stdlib_text(value), None
         text = raw.decode()
         if "null" in text and _has_non_finite(value):
             return _std_dumps(value), None
@@ -165,10 +166,10 @@ if orjson is not None:
         return encode(value)[0]
 
 else:  # pragma: no cover
-    dumps = _std_text
+    dumps = stdlib_text
 
     def encode(value: Any) -> tuple[str, bytes | None]:
-        return _std_text(value), None
+        return stdlib_text(value), None
 
 
 def encode_tree(tree: list) -> str:

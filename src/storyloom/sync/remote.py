@@ -34,7 +34,7 @@ import httpx
 import orjson
 
 import storyloom
-from storyloom.store.codec import escape_surrogates, may_hold_long_integer
+from storyloom.store.codec import may_hold_long_integer, stdlib_text
 from storyloom.sync.errors import (
     STATUS_ERROR_NAMES,
     Cancelled,
@@ -71,7 +71,7 @@ def dumps(obj: Any) -> bytes:
     try:
         return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # orjson.JSONEncodeError
-        return escape_surrogates(json.dumps(obj, separators=(",", ":"), ensure_ascii=False)).encode("utf-8")
+        return stdlib_text(obj).encode("utf-8")
 
 
 def loads(content: bytes) -> Any:
@@ -531,22 +531,9 @@ class RemoteDatabase:
             return self._json(self.request("POST", "_all_docs", params=params, json_body={"keys": keys}))
         return self.get_json("_all_docs", **params)
 
-    def changes(
-        self,
-        since: Any = 0,
-        *,
-        limit: int | None = None,
-        style: str = "all_docs",
-        doc_ids: list[str] | None = None,
-        feed: str = "normal",
-        heartbeat: int | None = None,
-        read_timeout: float | None = None,
-        **params: Any,
-    ) -> dict[str, Any]:
-        """``_changes``. With ``doc_ids`` it posts ``filter=_doc_ids``. For ``feed=longpoll``
-        set ``heartbeat`` (ms) and a ``read_timeout`` above it."""
-        return self.changes_sized(since, limit=limit, style=style, doc_ids=doc_ids, feed=feed, heartbeat=heartbeat,
-                                  read_timeout=read_timeout, **params)[0]
+    def changes(self, since: Any = 0, **options: Any) -> dict[str, Any]:
+        """``_changes``, with the options of :meth:`changes_sized`."""
+        return self.changes_sized(since, **options)[0]
 
     def changes_sized(
         self,
@@ -560,8 +547,9 @@ class RemoteDatabase:
         read_timeout: float | None = None,
         **params: Any,
     ) -> tuple[dict[str, Any], int]:
-        """:meth:`changes` and the size of its answer's body in bytes (the replicator sizes
-        its pages of documents by it)."""
+        """``_changes`` and the size of its answer's body in bytes (the replicator sizes its pages
+        of documents by it). With ``doc_ids`` it posts ``filter=_doc_ids``. For ``feed=longpoll``
+        set ``heartbeat`` (ms) and a ``read_timeout`` above it."""
         query: dict[str, Any] = {"style": style, "since": since, "limit": limit, "feed": feed}
         if feed == "normal":
             del query["feed"]
