@@ -573,15 +573,15 @@ def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
     handle.seek(start)
     read = 0
     try:
-        shallow = _depth(handle) <= STREAM_DEPTH
+        watched = _SurrogateWatch(handle)
+        shallow = _depth(watched) <= STREAM_DEPTH
         handle.seek(start)
         if shallow and _rows_array_follows(handle):
             handle.seek(start)
             # The C parser turns a lone surrogate escape (\ud800, as JavaScript writes an
             # unpaired half of a pair) into "?"; the Python backend keeps it, about ten times
             # slower, so only for a file that holds a surrogate escape at all.
-            parser = ijson.get_backend("python") if _holds_surrogate_escape(handle) else ijson
-            handle.seek(start)
+            parser = ijson.get_backend("python") if watched.found else ijson
             for row in parser.items(handle, "rows.item", use_float=True):
                 yield row
                 read += 1
@@ -614,17 +614,21 @@ def _depth(handle: Any) -> int:
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _holds_surrogate_escape(handle: Any, chunk: int = 1 << 20) -> bool:
-    """Whether the bytes on ``handle`` hold a surrogate escape (read in chunks that overlap by
-    the length of one, to the end)."""
-    tail = b""
-    while True:
-        block = handle.read(chunk)
-        if not block:
-            return False
-        if _SURROGATE_ESCAPE.search(tail + block):
-            return True
-        tail = block[-5:]
+class _SurrogateWatch:
+    """A file's reader (for the depth pass, which reads the whole file) that notes whether the
+    bytes read hold a surrogate escape, also across two reads."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.found = False
+        self._tail = b""
+
+    def read(self, size: int = -1) -> bytes:
+        block = self.handle.read(size)
+        if block and not self.found:
+            self.found = _SURROGATE_ESCAPE.search(self._tail + block) is not None
+            self._tail = block[-5:]  # an escape is 6 bytes: the rest of one begun here
+        return block
 
 
 def _rows_array_follows(handle: Any) -> bool:
