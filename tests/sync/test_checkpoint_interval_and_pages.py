@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -150,17 +151,26 @@ def test_a_negative_or_nan_interval_is_refused(value: float) -> None:
 # -- in a replication --------------------------------------------------------------------------
 
 
-def test_a_one_shot_push_checkpoints_once_at_the_end_within_the_interval(
-    make_store: StoreFactory, couch: CouchServer
-) -> None:
+def _counted_push(make_store: StoreFactory, couch: CouchServer, count: int,
+                  options: ReplicationOptions) -> tuple[Any, CountingRemotePeer, Database]:
+    """A one-shot push of ``count`` small documents into a new database, its checkpoints counted."""
     name = couch.create_db()
     remote = admin_client(couch, name)
     a = make_store("a")
-    a.bulk_docs([{"_id": f"d{i:04d}", "n": i} for i in range(1000)])
+    a.bulk_docs([{"_id": f"d{i:04d}", "n": i} for i in range(count)])
     target = CountingRemotePeer(remote)
+    try:
+        status = Replicator(LocalPeer(a), target, options, direction="push").run()
+    finally:
+        remote.close()
+    return status, target, a
+
+
+def test_a_one_shot_push_checkpoints_once_at_the_end_within_the_interval(
+    make_store: StoreFactory, couch: CouchServer
+) -> None:
     options = ReplicationOptions(batch_size=100, checkpoint_interval=3600)
-    status = Replicator(LocalPeer(a), target, options, direction="push").run()
-    remote.close()
+    status, target, a = _counted_push(make_store, couch, 1000, options)
     assert status.state == "complete" and status.docs_written == 1000 and status.batches == 10
     assert target.checkpoints == [1000]  # one write, at the end, not one per batch
     assert a.get_local(status.replication_id)["last_seq"] == 1000
@@ -169,13 +179,7 @@ def test_a_one_shot_push_checkpoints_once_at_the_end_within_the_interval(
 def test_the_default_interval_writes_fewer_checkpoints_than_batches(
     make_store: StoreFactory, couch: CouchServer
 ) -> None:
-    name = couch.create_db()
-    remote = admin_client(couch, name)
-    a = make_store("a")
-    a.bulk_docs([{"_id": f"d{i:04d}", "n": i} for i in range(600)])
-    target = CountingRemotePeer(remote)
-    status = Replicator(LocalPeer(a), target, ReplicationOptions(batch_size=50), direction="push").run()
-    remote.close()
+    status, target, _a = _counted_push(make_store, couch, 600, ReplicationOptions(batch_size=50))
     assert ReplicationOptions().checkpoint_interval > 0
     assert status.state == "complete" and status.batches == 12
     assert target.checkpoints[-1] == 600 and len(target.checkpoints) < 12
@@ -250,21 +254,31 @@ def _fill_remote(couch: CouchServer, name: str, count: int, text: str) -> None:
         couch.bulk_docs(name, [{"_id": f"doc-{i:05d}", "text": text} for i in range(start, min(count, start + 500))])
 
 
+def _counted_pull(remote: RemoteDatabase, path: Path, options: ReplicationOptions
+                  ) -> tuple[Any, CountingRemotePeer, list[str]]:
+    """A first pull into a new store at ``path``: its status, its source with the pages it
+    asked for, and the ids it wrote."""
+    db = Database(path)
+    source = CountingRemotePeer(remote.clone())
+    try:
+        status = Replicator(source, LocalPeer(db), options, direction="pull").run()
+        return status, source, local_ids(db)
+    finally:
+        db.close()
+
+
 def test_pages_of_documents_follow_page_bytes(couch: CouchServer, tmp_path: Any) -> None:
     """A first pull (pages carrying their documents) asks for DEFAULT_BATCH_SIZE rows, then for
     as many rows as fit ``page_bytes`` at the last page's bytes per row."""
     name = couch.create_db()
     _fill_remote(couch, name, 1500, "x" * 1000)
     remote = admin_client(couch, name)
-    db = Database(tmp_path / "pulled.sqlite")
-    source = CountingRemotePeer(remote)
     try:
-        status = Replicator(source, LocalPeer(db), ReplicationOptions(page_bytes=50_000), direction="pull").run()
-        assert status.state == "complete" and status.docs_written == 1500
-        assert local_ids(db) == remote_ids(couch, name)
+        status, source, ids = _counted_pull(remote, tmp_path / "pulled.sqlite", ReplicationOptions(page_bytes=50_000))
     finally:
-        db.close()
         remote.close()
+    assert status.state == "complete" and status.docs_written == 1500
+    assert ids == remote_ids(couch, name)
     limits = [limit for limit, _rows in source.pages]
     assert limits[0] == DEFAULT_BATCH_SIZE
     # rows of about 1.1 KB: 50,000 bytes hold 40 to 48 of them
@@ -272,7 +286,7 @@ def test_pages_of_documents_follow_page_bytes(couch: CouchServer, tmp_path: Any)
     assert sum(rows for _limit, rows in source.pages) == 1500
 
 
-def test_small_documents_are_capped_at_max_page_rows_and_a_fixed_batch_size_is_kept(
+def test_the_rows_asked_for_at_most_double_and_a_fixed_batch_size_is_kept(
     couch: CouchServer, tmp_path: Any
 ) -> None:
     name = couch.create_db()
@@ -282,11 +296,8 @@ def test_small_documents_are_capped_at_max_page_rows_and_a_fixed_batch_size_is_k
     try:
         for label, options in (("bytes", ReplicationOptions(page_bytes=1_000_000_000)),
                                ("fixed", ReplicationOptions(batch_size=300))):
-            db = Database(tmp_path / f"{label}.sqlite")
-            source = CountingRemotePeer(remote.clone())
-            status = Replicator(source, LocalPeer(db), options, direction="pull").run()
+            status, source, _ids = _counted_pull(remote, tmp_path / f"{label}.sqlite", options)
             assert status.state == "complete" and status.docs_written == 1000
-            db.close()
             results[label] = [limit for limit, _rows in source.pages]
     finally:
         remote.close()
@@ -302,14 +313,12 @@ def test_page_rows_double_at_most_up_to_max_page_rows(
     name = couch.create_db()
     _fill_remote(couch, name, 4000, "")
     remote = admin_client(couch, name)
-    db = Database(tmp_path / "pulled.sqlite")
-    source = CountingRemotePeer(remote)
     try:
-        status = Replicator(source, LocalPeer(db), ReplicationOptions(page_bytes=1_000_000_000), direction="pull").run()
-        assert status.state == "complete" and status.docs_written == 4000
+        status, source, _ids = _counted_pull(remote, tmp_path / "pulled.sqlite",
+                                             ReplicationOptions(page_bytes=1_000_000_000))
     finally:
-        db.close()
         remote.close()
+    assert status.state == "complete" and status.docs_written == 4000
     assert source.pages == [(500, 500), (1000, 1000), (1500, 1500), (1500, 1000)]
 
 
