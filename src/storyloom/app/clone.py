@@ -4,8 +4,9 @@ The remote's ProjectSettings says which project it holds: the local project gets
 id (so later syncs pass the identity guard, and the project is the same one everywhere) and its
 name. A database without a Storyloom ProjectSettings (empty, another program's) is refused before
 anything is created. The remote settings (server, database, user; ``advanced`` mode unless the
-user is a server admin) and the password are kept, so ``storyloom sync PROJECT`` needs nothing
-more. A failed pull leaves nothing behind (the project is built in the manager's staging area).
+user is one of the project's owners or a server admin) and the password are kept, so
+``storyloom sync PROJECT`` needs nothing more. A failed pull leaves nothing behind (the project
+is built in the manager's staging area).
 """
 
 from __future__ import annotations
@@ -86,11 +87,38 @@ def _remote_settings_doc(remote: RemoteDatabase) -> dict[str, Any]:
         ) from None
     if not exists:
         raise CloneError(f"{where} does not exist: check the URL (the last part is the database name)")
+    if _holds_no_documents(remote):
+        raise CloneError(
+            f"{where} is empty: the project's owner has not pushed the project yet. Ask them to sync it "
+            "once (the app syncs by itself; on a terminal: `storyloom sync PROJECT`), then join again"
+        )
     raise CloneError(
         f"{where} holds no Storyloom project (no ProjectSettings document), so there is nothing to clone; "
         "to share one of your projects there instead, run `storyloom remote set PROJECT --server ... "
         "--database ...` and `storyloom sync PROJECT`"
     )
+
+
+def _holds_no_documents(remote: RemoteDatabase) -> bool:
+    """Whether the database holds nothing but design documents (the lock rules set-up installs)."""
+    try:
+        rows = remote.all_docs(limit=2, endkey='"_design/"').get("rows") or []
+        rows += remote.all_docs(limit=2, startkey='"_design0"').get("rows") or []
+    except StoryloomError:
+        return False
+    return not rows
+
+
+def _is_owner(remote: RemoteDatabase, username: str) -> bool:
+    """Whether ``username`` is one of the project's owners (the database's admins); False when
+    ``_security`` cannot be read."""
+    try:
+        security = remote.security() or {}
+    except StoryloomError:
+        return False
+    admins = security.get("admins") if isinstance(security, dict) else None
+    names = admins.get("names") if isinstance(admins, dict) else None
+    return isinstance(names, list) and username in names
 
 
 def clone_project(
@@ -156,7 +184,9 @@ def clone_project(
             if local_name != remote_name:
                 project.editor.rename(SETTINGS_ID, local_name)
                 notes.append(f"renamed to {local_name!r}: the team sees the new name after your next sync")
-            mode = "easy" if admin else "advanced"
+            # An owner (or a server admin) joining on another machine keeps easy mode: set-up and
+            # invitations with an admin's name; a member cannot change the server.
+            mode = "easy" if admin or _is_owner(remote, username) else "advanced"
             settings, more = build_settings(local_name, server=parsed.server, username=username,
                                             database=parsed.db_name, mode=mode)
             notes += [n for n in more if not n.startswith("warning:")]

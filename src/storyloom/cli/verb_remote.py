@@ -25,6 +25,7 @@ from typing import Any
 from storyloom.cli.main import CliError
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
+ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
 CHECK_TIMEOUT = 15.0
 
 
@@ -64,15 +65,24 @@ def register(subparsers: Any) -> None:
                    "_local document")
     p.set_defaults(func=_check)
 
-    p = verbs.add_parser("setup", help="easy mode: create the database, members and lock rules (idempotent); "
-                         "advanced mode: say what an admin must do")
+    p = verbs.add_parser("setup", help="easy mode: create the database, your owner user, members and lock rules, "
+                         "push the project (idempotent); advanced mode: say what an admin must do")
     p.add_argument("project", metavar="PROJECT")
+    p.add_argument("--admin", metavar="ADMIN",
+                   help=f"a server admin's user name, used for this set-up only (password from ${ADMIN_PASSWORD_ENV} "
+                   "or a prompt; never kept)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_setup)
 
     p = verbs.add_parser("invite", help="easy mode: create a server user for a teammate and make them a member")
     p.add_argument("project", metavar="PROJECT")
     p.add_argument("invitee", metavar="USERNAME", help="the teammate's user name on the server")
+    p.add_argument("--admin", metavar="ADMIN",
+                   help=f"a server admin's user name (password from ${ADMIN_PASSWORD_ENV} or a prompt; never kept)")
+    p.add_argument("--reset-password", action="store_true",
+                   help="give an existing user a new generated password (the old one stops working)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"username", "password", "server", "database", "join"} as JSON')
     p.set_defaults(func=_invite)
 
     p = verbs.add_parser("unset", help="forget PROJECT's remote settings and kept password on this machine")
@@ -118,6 +128,27 @@ def read_password(username: str, *, required: bool = True) -> str | None:
         return getpass.getpass(f"Password for {username}: ")
     except (EOFError, KeyboardInterrupt):
         raise CliError("no password given") from None
+
+
+def read_admin(name: str | None) -> Any:
+    """The server admin's login for set-up or an invitation (``--admin NAME``; the password from
+    ``$STORYLOOM_ADMIN_PASSWORD`` or a prompt), or None without ``--admin``."""
+    from storyloom.app.team_setup import AdminLogin
+    from storyloom.sync.urls import check_username
+
+    if name is None:
+        return None
+    check_username(name)
+    password = os.environ.get(ADMIN_PASSWORD_ENV)
+    if password is None:
+        if not sys.stdin.isatty():
+            raise CliError(f"no password for the server admin {name!r}: set {ADMIN_PASSWORD_ENV} (stdin is not a "
+                           "terminal, cannot prompt)")
+        try:
+            password = getpass.getpass(f"Password of the server admin {name} (not kept): ")
+        except (EOFError, KeyboardInterrupt):
+            raise CliError("no password given") from None
+    return AdminLogin(name, password)
 
 
 def _warn(text: str) -> None:
@@ -279,52 +310,68 @@ def _check(args: argparse.Namespace) -> int:
 
 @_errors
 def _setup(args: argparse.Namespace) -> int:
+    from storyloom.app.team_setup import setup_team
     from storyloom.cli.workspace import project_session
-    from storyloom.sync.server_setup import AdvancedCheck, easy_setup
+    from storyloom.sync.server_setup import AdvancedCheck
 
     with project_session(args.project) as session:
         access = _access(session)
         settings = _configured(access, args.project)
         name = session.project.name
-        with access.open(timeout=CHECK_TIMEOUT) as remote:
-            if settings.mode == "advanced":
+        if settings.mode == "advanced":
+            if args.admin is not None:
+                raise CliError("--admin goes with easy mode; in advanced mode an admin runs the requests listed "
+                               "here", code=2)
+            with access.open(timeout=CHECK_TIMEOUT) as remote:
                 check = AdvancedCheck.run(remote)
+            if args.json:
+                print(json.dumps(check.to_json(), indent=2))
             else:
-                report = easy_setup(remote, members=[settings.username])
-    if settings.mode == "advanced":
-        if args.json:
-            print(json.dumps(check.to_json(), indent=2))
-        else:
-            print(check.explain())
-        return 0 if check.ok else 1
+                print(check.explain())
+            return 0 if check.ok else 1
+
+        def show(step: Any) -> None:
+            if not args.json:
+                print(f"{'changed' if step.changed else 'ok':<8} {step.what}: {step.detail}", flush=True)
+
+        outcome = setup_team(session, read_admin(args.admin), on_step=show)
+    report = outcome.report
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps({**report.to_json(), "pushed": outcome.pushed, "notices": outcome.notices}, indent=2))
         return 0
-    for step in report.steps:
-        print(f"{'changed' if step.changed else 'ok':<8} {step.what}: {step.detail}")
+    for notice in outcome.notices:
+        _warn(notice)
+    admin = f" --admin {_quoted(args.admin)}" if args.admin else ""
     print("Set-up complete" + ("" if report.changed else " (nothing needed changing)") +
-          f"; invite teammates with `storyloom remote invite {_quoted(name)} USERNAME`")
+          f"; invite teammates with `storyloom remote invite {_quoted(name)} USERNAME{admin}`")
     return 0
 
 
 @_errors
 def _invite(args: argparse.Namespace) -> int:
+    from storyloom.app.team_setup import invite_teammate
     from storyloom.cli.workspace import project_session
-    from storyloom.sync.server_setup import invite
 
     with project_session(args.project) as session:
-        access = _access(session)
-        settings = _configured(access, args.project)
+        settings = _configured(_access(session), args.project)
         if settings.mode != "easy":
-            raise CliError("inviting needs easy mode (a server admin's credentials); in advanced mode an admin "
-                           "creates the user and adds them to the database's members", code=2)
-        with access.open(timeout=CHECK_TIMEOUT) as remote:
-            invitation = invite(remote, args.invitee)
-    if invitation.password is not None:
+            raise CliError("inviting needs easy mode (the project's owner, with a server admin's account for "
+                           "invitations); in advanced mode an admin creates the user and adds them to the "
+                           "database's members", code=2)
+        invitation = invite_teammate(session, args.invitee, read_admin(args.admin),
+                                     reset_password=args.reset_password)
+    if args.json:
+        print(json.dumps(invitation.to_json(), indent=2))
+        return 0
+    if invitation.reset:
+        print(f"Gave {invitation.username!r} a new password (the old one no longer works); they are a member of "
+              f"{settings.database!r}.")
+        print(f"Their new password (shown only now; hand it over privately): {invitation.password}")
+    elif invitation.password is not None:
         print(f"Created the server user {invitation.username!r} and made them a member of {settings.database!r}.")
         print(f"Their password (shown only now; hand it over privately): {invitation.password}")
     else:
-        print(f"{invitation.username!r} already has an account on the server (its password is unchanged); "
-              f"made them a member of {settings.database!r}.")
+        print(f"{invitation.username!r} already has an account on the server (its password is unchanged; "
+              f"--reset-password gives them a new one); made them a member of {settings.database!r}.")
     print(f"They join with: {invitation.join_command}")
     return 0

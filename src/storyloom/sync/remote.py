@@ -287,6 +287,19 @@ class RemoteDatabase:
         clone.bulk_get_supported = self.bulk_get_supported
         return clone
 
+    def as_user(self, username: str, password: str) -> RemoteDatabase:
+        """A new client for the same database signed in as another user (a server admin for set-up,
+        a user whose password is being checked): same timeout, TLS verification and transport."""
+        return RemoteDatabase(
+            RemoteURL(self.url.server, self.url.db_name),
+            username=username,
+            password=password,
+            auth=self.auth_mode,
+            timeout=self._timeout,
+            transport=None if self._shared_transport is None else _SharedTransport(self._shared_transport),
+            verify=self._verify,
+        )
+
     # -- life cycle ----------------------------------------------------------------------------
 
     def close(self) -> None:

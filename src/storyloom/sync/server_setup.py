@@ -241,14 +241,25 @@ def _names(section: Any) -> list[str]:
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
+def _security_with_sections(remote: RemoteDatabase) -> dict[str, Any]:
+    current = remote.security() or {}
+    security = dict(current)
+    for section in ("admins", "members"):
+        part = dict(security.get(section) or {})
+        part["names"] = _names(part)
+        roles = part.get("roles")
+        part["roles"] = [r for r in roles if isinstance(r, str)] if isinstance(roles, list) else []
+        security[section] = part
+    return security
+
+
 def ensure_members(remote: RemoteDatabase, users: Iterable[str]) -> SetupStep:
     """Add ``users`` to the database's members, keeping every member, role and admin already
     listed. A database with members is private to them (and to admins). Writes only when a user
     is missing."""
     wanted = [check_username(u) for u in users]
-    current = remote.security() or {}
-    members = dict(current.get("members") or {})
-    names = _names(members)
+    security = _security_with_sections(remote)
+    names = security["members"]["names"]
     missing = [u for u in wanted if u not in names]
     if not missing and names:
         listed = ", ".join(repr(n) for n in names)
@@ -258,17 +269,98 @@ def ensure_members(remote: RemoteDatabase, users: Iterable[str]) -> SetupStep:
             f"the database {remote.db_name!r} has no members, so anyone who can reach the server can read and "
             "write it; name at least one member"
         )
-    members["names"] = names + missing
-    members.setdefault("roles", [])
-    security = dict(current)
-    security["members"] = members
-    admins = dict(security.get("admins") or {})
-    admins.setdefault("names", [])
-    admins.setdefault("roles", [])
-    security["admins"] = admins
+    security["members"]["names"] = names + missing
     remote.put_security(security)
     added = ", ".join(repr(u) for u in missing)
     return SetupStep("members", True, f"added {added} to the members (only members and admins may read or write)")
+
+
+def ensure_owners(remote: RemoteDatabase, owners: Iterable[str]) -> SetupStep:
+    """Record ``owners`` as the project's owners: the database's admins in ``_security`` (the lock
+    rules let them break any lock; they may also update the lock rules and the members). Every
+    admin name and role already listed is kept. Writes only when an owner is missing."""
+    wanted = [check_username(u) for u in owners]
+    security = _security_with_sections(remote)
+    names = security["admins"]["names"]
+    missing = [u for u in wanted if u not in names]
+    if not missing:
+        listed = ", ".join(repr(n) for n in names) or "none"
+        return SetupStep("owners", False, f"owners already: {listed}")
+    security["admins"]["names"] = names + missing
+    remote.put_security(security)
+    added = ", ".join(repr(u) for u in missing)
+    return SetupStep("owners", True, f"recorded {added} as the project's owner (a database admin: may break any lock)")
+
+
+def project_owners(remote: RemoteDatabase) -> list[str] | None:
+    """The project's owners (the database admins' names in ``_security``), or None when this user
+    may not read ``_security``."""
+    try:
+        security = remote.security() or {}
+    except (RemoteForbidden, RemoteUnauthorized):
+        return None
+    return _names(security.get("admins"))
+
+
+def _user_path(username: str) -> str:
+    return "_users/" + encode_db_name(f"org.couchdb.user:{username}").replace("%3A", ":")
+
+
+def read_user(remote: RemoteDatabase, username: str) -> dict[str, Any] | None:
+    """The ``_users`` document of ``username`` (a server admin's client), or None when absent."""
+    response = remote.request("GET", _user_path(username), db=False, ok_statuses=(404,))
+    if response.status_code == 404:
+        return None
+    return response.json()
+
+
+def put_user(remote: RemoteDatabase, username: str, password: str, *, existing: dict[str, Any] | None = None) -> None:
+    """Create ``username``'s server account with ``password``, or give an existing one (its
+    ``_users`` document, ``existing``) a new password; the server keeps only a hash, and the old
+    password stops working at once."""
+    if existing is not None:
+        doc = {k: v for k, v in existing.items() if k not in ("derived_key", "salt", "iterations",
+                                                             "password_scheme", "pbkdf2_prf")}
+        doc["password"] = password
+    else:
+        doc = {"_id": f"org.couchdb.user:{username}", "name": username, "password": password,
+               "roles": [], "type": "user"}
+    remote.request("PUT", _user_path(username), db=False, json_body=doc)
+
+
+def signs_in(remote: RemoteDatabase, username: str, password: str) -> bool:
+    """Whether the server signs ``username`` in with ``password`` (``remote`` gives the server)."""
+    probe = remote.as_user(username, password)
+    try:
+        ctx = probe.session().get("userCtx") or {}
+    except RemoteUnauthorized:
+        return False
+    finally:
+        probe.close()
+    return ctx.get("name") == username
+
+
+def ensure_owner_user(remote: RemoteDatabase, owner: str, password: str | None) -> SetupStep:
+    """Make sure the owner's own sync user exists on the server and signs in with the password kept
+    on this machine: create it when absent (``password`` required then); an existing account is
+    never changed here. Raises :class:`SetupError` when the account exists with another password."""
+    check_username(owner)
+    existing = read_user(remote, owner)
+    if existing is None:
+        if password is None:
+            raise SetupError(
+                f"the server has no user {owner!r} yet, and no password for it is kept on this machine: set it "
+                "with `storyloom remote set PROJECT --server URL --username " + owner + "` (it asks for the password)"
+            )
+        put_user(remote, owner, password)
+        return SetupStep("owner", True, f"created the server user {owner!r}, who syncs this project as its owner")
+    if password is not None and not signs_in(remote, owner, password):
+        raise SetupError(
+            f"the server user {owner!r} exists, but the password kept on this machine does not sign it in: type "
+            f"its password again (storyloom remote set PROJECT ...), or give it a new one with "
+            f"`storyloom remote invite PROJECT {owner} --reset-password --admin ADMIN`"
+        )
+    return SetupStep("owner", False, f"the server user {owner!r} exists")
 
 
 def lock_rules_state(doc: dict[str, Any] | None) -> str:
@@ -312,12 +404,19 @@ def ensure_lock_rules(remote: RemoteDatabase) -> SetupStep:
 
 
 def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
-               on_step: Callable[[SetupStep], None] | None = None) -> SetupReport:
-    """Set up ``remote``'s database with the admin credentials ``remote`` carries: check the
-    server, create the database if absent, add ``members`` (default: the signed-in user) to its
-    members, install or upgrade the lock rules. Idempotent. Raises :class:`SetupError` when the
-    user is not a server admin (advanced mode is the way then). ``on_step(step)`` is called after
-    each step (the app shows them as they happen)."""
+               on_step: Callable[[SetupStep], None] | None = None, *, owner: str | None = None,
+               owner_password: str | None = None) -> SetupReport:
+    """Set up ``remote``'s database with the server admin's credentials ``remote`` carries: check
+    the server, create the database if absent, make sure the ``owner``'s own sync user exists
+    (created with ``owner_password`` when absent, see :func:`ensure_owner_user`), record the owner
+    among the database's admins (the project's owners), add ``members`` (default: the owner, or
+    the signed-in admin when there is no owner) to its members, install or upgrade the lock rules.
+    Idempotent. Raises :class:`SetupError` when the user is not a server admin (advanced mode is
+    the way then). ``on_step(step)`` is called after each step (the app shows them as they
+    happen).
+
+    Without an ``owner`` (or with the admin's own name) the admin is the project's user, as easy
+    mode worked before owners: the lock rules then treat the admin as a user like any other."""
     info = server_info(remote)
     _require_admin(remote, info, "easy set-up")
     report = SetupReport(info)
@@ -329,7 +428,15 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
 
     done(SetupStep("server", False, f"{info.describe} at {info.url}, signed in as admin {info.username!r}"))
     done(ensure_database(remote))
-    chosen = list(members) if members is not None else [info.username or ""]
+    separate_owner = owner is not None and owner != info.username
+    if separate_owner:
+        assert owner is not None
+        done(ensure_owner_user(remote, owner, owner_password))
+        done(ensure_owners(remote, [owner]))
+    default_member = owner if separate_owner else info.username
+    chosen = list(members) if members is not None else [default_member or ""]
+    if separate_owner and owner not in chosen:
+        chosen.insert(0, owner)
     done(ensure_members(remote, chosen))
     done(ensure_lock_rules(remote))
     return report
@@ -341,13 +448,22 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
 @dataclass(frozen=True)
 class Invitation:
     """A teammate invited: ``password`` is the generated one (shown once), or None when the user
-    existed already (their password is theirs and was not changed)."""
+    existed already and kept their password. ``reset`` says an existing user was given a new
+    password (the old one no longer works)."""
 
     username: str
     password: str | None = field(repr=False)
     database_url: str
     join_command: str
     created: bool
+    server: str = ""
+    database: str = ""
+    reset: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """What a script needs to hand the invitation over (the password included, once)."""
+        return {"username": self.username, "password": self.password, "server": self.server,
+                "database": self.database, "join": self.join_command}
 
 
 def join_command(database_url: str, username: str) -> str:
@@ -355,9 +471,15 @@ def join_command(database_url: str, username: str) -> str:
     return f"storyloom clone {shlex.quote(database_url)} --username {shlex.quote(username)}"
 
 
-def invite(remote: RemoteDatabase, username: str) -> Invitation:
+def new_password() -> str:
+    """A generated password: 24 URL-safe characters (144 random bits)."""
+    return secrets.token_urlsafe(18)
+
+
+def invite(remote: RemoteDatabase, username: str, *, reset_password: bool = False) -> Invitation:
     """Create the server user ``username`` with a generated password (unless it exists) and add
-    it to the database's members; needs the admin credentials of easy mode."""
+    it to the database's members; needs a server admin's credentials. ``reset_password`` gives an
+    existing user a new generated password (a lost invitation): the old one stops working."""
     check_username(username)
     info = server_info(remote)
     _require_admin(remote, info, "inviting a teammate")
@@ -366,21 +488,21 @@ def invite(remote: RemoteDatabase, username: str) -> Invitation:
             f"the database {remote.db_name!r} does not exist on {remote.server_url} yet; "
             "run `storyloom remote setup` first"
         )
-    user_path = "_users/" + encode_db_name(f"org.couchdb.user:{username}").replace("%3A", ":")
-    response = remote.request("GET", user_path, db=False, ok_statuses=(404,))
+    existing = read_user(remote, username)
     password: str | None = None
-    if response.status_code == 404:
-        password = secrets.token_urlsafe(18)
-        doc = {"_id": f"org.couchdb.user:{username}", "name": username, "password": password,
-               "roles": [], "type": "user"}
-        remote.request("PUT", user_path, db=False, json_body=doc)
+    if existing is None or reset_password:
+        password = new_password()
+        put_user(remote, username, password, existing=existing)
     ensure_members(remote, [username])
     return Invitation(
         username=username,
         password=password,
         database_url=remote.db_url,
         join_command=join_command(remote.db_url, username),
-        created=password is not None,
+        created=existing is None,
+        server=remote.server_url,
+        database=remote.db_name,
+        reset=existing is not None and reset_password,
     )
 
 
@@ -526,8 +648,15 @@ __all__ = [
     "ensure_database",
     "ensure_lock_rules",
     "ensure_members",
+    "ensure_owner_user",
+    "ensure_owners",
     "invite",
     "join_command",
     "lock_rules_state",
+    "new_password",
+    "project_owners",
+    "put_user",
+    "read_user",
     "server_info",
+    "signs_in",
 ]

@@ -1,0 +1,248 @@
+"""Setting a team server up and inviting teammates, with a server admin's account that is used
+for that and never kept: one workflow under ``storyloom remote setup|invite`` and the app's
+Remote Replication page.
+
+Easy mode's user is the project's **owner**: a user of their own on the server (created by
+set-up when absent, with the password kept on this machine), recorded among the database's
+admins, who syncs like any teammate and whose locks the server enforces like anyone's. The
+server admin's name and password are asked for by set-up and invitations only
+(:class:`AdminLogin`: ``--admin NAME`` with ``STORYLOOM_ADMIN_PASSWORD`` or a prompt on the
+command line, a dialog in the app) and are never stored.
+
+A project set up before owners existed syncs as the server admin itself. It keeps working (the
+admin's stored credentials still set up and invite), and :func:`admin_user_notice` says once per
+machine how to move to an owner user.
+
+After set-up, :func:`setup_team` pushes the project when the database holds none yet, so a
+teammate can clone it straight after the invitation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from storyloom.app.remote import RemoteNotConfigured
+from storyloom.app.sync_service import PROJECT_IDENTITY
+from storyloom.errors import StoryloomError
+from storyloom.sync import ReplicationOptions, push
+from storyloom.sync.identity import check_remote_identity
+from storyloom.sync.remote import RemoteDatabase
+from storyloom.sync.server_setup import (
+    Invitation,
+    SetupError,
+    SetupReport,
+    SetupStep,
+    easy_setup,
+    invite,
+    server_info,
+)
+
+if TYPE_CHECKING:
+    from storyloom.app.session import ProjectSession
+
+ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
+CHECK_TIMEOUT = 15.0
+#: The ``_local`` document that remembers the notices shown once per machine.
+NOTICES_ID = "_local/storyloom-remote-notices"
+
+
+class TeamSetupError(StoryloomError):
+    """Set-up or an invitation cannot go on as asked (no admin account given, not easy mode); the
+    message says what to give."""
+
+
+@dataclass(frozen=True)
+class AdminLogin:
+    """A server admin's name and password, for one set-up or invitation; never stored."""
+
+    username: str
+    password: str = field(repr=False)
+
+
+@dataclass
+class TeamSetup:
+    """What :func:`setup_team` did: the set-up's steps (the push of the project among them) and
+    the notices to show (the admin-as-user notice)."""
+
+    report: SetupReport
+    pushed: int | None = None
+    notices: list[str] = field(default_factory=list)
+
+
+def _easy_settings(session: ProjectSession, action: str) -> Any:
+    settings = session.remote.settings
+    if settings is None or not settings.enabled:
+        raise RemoteNotConfigured(
+            f"project {session.name!r} has no remote on this machine; set one with "
+            f"`storyloom remote set PROJECT --server URL --username USER`"
+        )
+    if settings.mode != "easy":
+        raise TeamSetupError(
+            f"{action} needs easy mode (you own the project and have a server admin's account for set-up); in "
+            "advanced mode an admin creates the accounts and adds them to the database's members"
+        )
+    return settings
+
+
+def _admin_client(user_remote: RemoteDatabase, admin: AdminLogin | None, action: str) -> tuple[RemoteDatabase, bool]:
+    """A client signed in as the server admin, and whether it is the project's own stored user
+    (a project set up before owners existed, whose user is the server admin)."""
+    if admin is not None:
+        return user_remote.as_user(admin.username, admin.password), False
+    try:
+        info = server_info(user_remote)
+    except SetupError as exc:
+        raise TeamSetupError(
+            f"{action} needs a server admin's account, used for this only and never kept: give its name with "
+            f"--admin ADMIN (the password comes from {ADMIN_PASSWORD_ENV} or a prompt). The server does not sign "
+            f"in {user_remote.username!r} yet ({exc}); with --admin, set-up creates that user when it is absent"
+        ) from None
+    if info.is_admin:
+        return user_remote, True
+    raise TeamSetupError(
+        f"{action} needs a server admin's account, used for this only and never kept: give its name with "
+        f"--admin ADMIN (the password comes from {ADMIN_PASSWORD_ENV} or a prompt); in the app, Set up and "
+        f"Invite teammate… ask for it. {info.username or user_remote.username!r} is the project's owner on the "
+        "server, not a server admin"
+    )
+
+
+def setup_team(
+    session: ProjectSession,
+    admin: AdminLogin | None,
+    *,
+    on_step: Callable[[SetupStep], None] | None = None,
+    extra_steps: Iterable[Callable[[RemoteDatabase], SetupStep]] = (),
+) -> TeamSetup:
+    """Easy set-up of ``session``'s remote with ``admin``'s account (see the module): the
+    database, the owner's user and ownership, the members, the lock rules, then each of
+    ``extra_steps`` (given the admin's client), then a push of the project when the database holds
+    none. Raises :class:`TeamSetupError`, :class:`SetupError` or a sync error, with what to do."""
+    settings = _easy_settings(session, "easy set-up")
+    access = session.remote
+    done: list[SetupStep] = []
+
+    def step(item: SetupStep) -> None:
+        done.append(item)
+        if on_step is not None:
+            on_step(item)
+
+    with access.open(timeout=CHECK_TIMEOUT) as user_remote:
+        admin_remote, legacy = _admin_client(user_remote, admin, "easy set-up")
+        try:
+            owner = None if legacy else settings.username
+            report = easy_setup(admin_remote, on_step=step, owner=owner, owner_password=access.password())
+            for extra in extra_steps:
+                item = extra(admin_remote)
+                report.steps.append(item)
+                step(item)
+        finally:
+            if admin_remote is not user_remote:
+                admin_remote.close()
+        outcome = TeamSetup(report)
+        item, outcome.pushed = _push_when_empty(session, user_remote)
+        report.steps.append(item)
+        step(item)
+    if legacy:
+        notice = admin_user_notice(session, signed_in_as_admin=True)
+        if notice:
+            outcome.notices.append(notice)
+    return outcome
+
+
+def _push_when_empty(session: ProjectSession, remote: RemoteDatabase) -> tuple[SetupStep, int | None]:
+    """Push the project, as its owner, when the database holds no project yet; a database holding
+    this project is left to the sync, one holding another project refuses (ProjectMismatch)."""
+    store = session.project.store
+    theirs = check_remote_identity(store, remote, PROJECT_IDENTITY)
+    if theirs is not None:
+        return SetupStep("project", False, f"the database holds this project ({theirs.name or session.name!r})"), None
+    options = ReplicationOptions(identity=PROJECT_IDENTITY, retry=True, max_retries=3)
+    status = push(store, remote, options)
+    if status.state != "complete":
+        raise SetupError(
+            f"the set-up is done, but pushing the project failed: {status.last_error_message}; "
+            "the next sync sends it (storyloom sync PROJECT)"
+        )
+    return (SetupStep("project", True, f"pushed the project ({status.docs_written} documents): teammates can join now"),
+            status.docs_written)
+
+
+def invite_teammate(session: ProjectSession, username: str, admin: AdminLogin | None, *,
+                    reset_password: bool = False) -> Invitation:
+    """A server account for ``username`` with a generated password (``reset_password``: a new one
+    for an existing account, the old one stops working) and membership of the database, made with
+    ``admin``'s account. Easy mode only."""
+    _easy_settings(session, "inviting a teammate")
+    with session.remote.open(timeout=CHECK_TIMEOUT) as user_remote:
+        admin_remote, _legacy = _admin_client(user_remote, admin, "inviting a teammate")
+        try:
+            return invite(admin_remote, username, reset_password=reset_password)
+        finally:
+            if admin_remote is not user_remote:
+                admin_remote.close()
+
+
+def admin_user_notice(session: ProjectSession, *, force: bool = False, signed_in_as_admin: bool | None = None) -> str:
+    """The notice for a project whose stored user is the server admin (set up before owners):
+    how to move to an owner user. Said once per machine and project: "" once it was shown (unless
+    ``force``), or when the user is not a server admin. ``signed_in_as_admin`` says what the
+    caller already knows; None asks the server (one ``_session`` request)."""
+    settings = session.remote.settings
+    if settings is None or not settings.enabled or settings.mode != "easy":
+        return ""
+    store = session.project.store
+    notices = _read_notices(store)
+    if notices.get("admin_user") and not force:
+        return ""
+    if signed_in_as_admin is None:
+        try:
+            with session.remote.open(timeout=CHECK_TIMEOUT) as remote:
+                signed_in_as_admin = server_info(remote).is_admin
+        except StoryloomError:
+            return ""
+    if not signed_in_as_admin:
+        return ""
+    notices["admin_user"] = True
+    _write_notices(store, notices)
+    name = session.name
+    return (
+        f"{name!r} syncs as the server admin {settings.username!r}: teammates see your locks as "
+        f"'locked by {settings.username}', and the admin's password is kept on this machine. Move to an owner "
+        f"user of your own: `storyloom remote set {_quoted(name)} --server {settings.server} --username YOURNAME "
+        f"--mode easy`, then `storyloom remote setup {_quoted(name)} --admin {settings.username}` (it creates "
+        "YOURNAME on the server and records you as the project's owner; the admin's password is asked for and "
+        "not kept)"
+    )
+
+
+def _quoted(name: str) -> str:
+    import shlex
+
+    return shlex.quote(name)
+
+
+def _read_notices(store: Any) -> dict[str, Any]:
+    from storyloom.store import NotFound
+
+    try:
+        return dict(store.get_local(NOTICES_ID))
+    except NotFound:
+        return {"_id": NOTICES_ID}
+
+
+def _write_notices(store: Any, doc: dict[str, Any]) -> None:
+    store.put_local(doc)
+
+
+__all__ = [
+    "ADMIN_PASSWORD_ENV",
+    "AdminLogin",
+    "TeamSetup",
+    "TeamSetupError",
+    "admin_user_notice",
+    "invite_teammate",
+    "setup_team",
+]
