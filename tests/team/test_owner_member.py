@@ -59,7 +59,7 @@ def owned(storyloom_home: Path, couch: CouchServer, monkeypatch: pytest.MonkeyPa
 
 def test_setup_needs_an_admin_for_an_owner_user(owned: tuple[str, str], couch: CouchServer,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    db, owner = owned
+    db, _owner = owned
     code, _, err = run(capsys, "remote", "setup", "Saga")
     # The owner's account does not exist yet, so the server refuses it: the message says so.
     assert code == 1
@@ -144,7 +144,7 @@ def test_owner_setup_invite_reset_and_clone(owned: tuple[str, str], couch: Couch
 def test_a_wrong_kept_password_for_an_existing_owner_is_named(owned: tuple[str, str], couch: CouchServer,
                                                               capsys: pytest.CaptureFixture[str],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    db, owner = owned
+    _db, owner = owned
     couch.create_user(owner, "someone-elses-password")
     monkeypatch.setenv("STORYLOOM_ADMIN_PASSWORD", couch.admin[1])
     code, _, err = run(capsys, "remote", "setup", "Saga", "--admin", couch.admin[0])
@@ -173,9 +173,28 @@ def test_a_project_syncing_as_the_server_admin_keeps_working_and_is_told_once(
     monkeypatch.setenv("STORYLOOM_REMOTE_PASSWORD", couch.admin[1])
     assert run(capsys, "remote", "set", "Old", "--server", couch.url, "--database", db,
                "--username", couch.admin[0])[0] == 0
-    code, out, err = run(capsys, "remote", "setup", "Old")
+    code, _, err = run(capsys, "remote", "setup", "Old")
     assert code == 0, err
     assert "syncs as the server admin 'admin'" in err
     assert "storyloom remote setup Old --admin admin" in err and "--username YOURNAME" in err
-    code, out, err = run(capsys, "remote", "setup", "Old")
+    code, _, err = run(capsys, "remote", "setup", "Old")
     assert code == 0 and "syncs as the server admin" not in err
+    code, _, err = run(capsys, "sync", "Old")
+    assert code == 0, err
+    assert "syncs as the server admin" not in err
+
+
+def test_sync_as_the_server_admin_says_once_how_to_move(storyloom_home: Path, couch: CouchServer,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    db = couch.create_db(unique_db_name("legacy"))
+    ProjectManager().create("Older").close()
+    monkeypatch.setenv("STORYLOOM_REMOTE_PASSWORD", couch.admin[1])
+    assert run(capsys, "remote", "set", "Older", "--server", couch.url, "--database", db,
+               "--username", couch.admin[0])[0] == 0
+    code, _, err = run(capsys, "sync", "Older")
+    assert code == 0, err
+    assert "note: 'Older' syncs as the server admin 'admin'" in err
+    code, _, err = run(capsys, "sync", "Older")
+    assert code == 0, err
+    assert "syncs as the server admin" not in err

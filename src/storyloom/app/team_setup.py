@@ -195,7 +195,9 @@ def admin_user_notice(session: ProjectSession, *, force: bool = False, signed_in
         return ""
     store = session.project.store
     notices = _read_notices(store)
-    if notices.get("admin_user") and not force:
+    # Each user name is asked about once: the server is not asked again at every sync.
+    checked = notices.get("admin_user_checked") == settings.username
+    if (notices.get("admin_user") == settings.username and not force) or (checked and signed_in_as_admin is None):
         return ""
     if signed_in_as_admin is None:
         try:
@@ -203,9 +205,11 @@ def admin_user_notice(session: ProjectSession, *, force: bool = False, signed_in
                 signed_in_as_admin = server_info(remote).is_admin
         except StoryloomError:
             return ""
+        notices["admin_user_checked"] = settings.username
+        _write_notices(store, notices)
     if not signed_in_as_admin:
         return ""
-    notices["admin_user"] = True
+    notices["admin_user"] = settings.username
     _write_notices(store, notices)
     name = session.name
     return (
@@ -234,7 +238,7 @@ def _read_notices(store: Any) -> dict[str, Any]:
 
 
 def _write_notices(store: Any, doc: dict[str, Any]) -> None:
-    store.put_local(doc)
+    doc["_rev"] = store.put_local(doc)["rev"]
 
 
 __all__ = [

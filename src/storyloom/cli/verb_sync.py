@@ -278,8 +278,20 @@ def _run_stored(args: argparse.Namespace) -> int:
             after = None
             if args.direction != "push" and pulled.state == "complete":
                 after = _after_pull(session, db, remote, options, before, args.direction)
-        return _report(status, args.direction, args.json, remote.db_url, after,
+        code = _report(status, args.direction, args.json, remote.db_url, after,
                        project=session.project.name, username=session.remote.username)
+        _admin_user_notice(session)
+        return code
+
+
+def _admin_user_notice(session: Any) -> None:
+    """Once per machine: a project that still syncs as the server admin is told how to move to an
+    owner user of its own."""
+    from storyloom.app.team_setup import admin_user_notice
+
+    notice = admin_user_notice(session)
+    if notice:
+        print(f"storyloom: note: {notice}", file=sys.stderr)
 
 
 def _after_pull(session: Any, db: Any, remote: Any, options: Any, before: int, direction: str) -> Any:
