@@ -4,6 +4,8 @@ pouchdb-server over real HTTP (issue 10, "Easy and advanced mode")."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from storyloom.sync.server_setup import (
     admin_requests,
     easy_setup,
     invite,
+    member_add_requests,
 )
 from tests.support.couch import CouchServer, unique_db_name
 from tests.support.nginx import NginxProxy
@@ -274,7 +277,9 @@ def test_advanced_mode_creates_nothing_and_explains(couch: CouchServer, client: 
     check = AdvancedCheck.run(client(db, "alice", "alice-pw"))
     assert check.database_exists and check.member is False
     assert "'alice' is not a member" in check.explain()
-    assert len(check.requests) == 2 and "_security" in check.requests[0]
+    # Three steps add alice and keep bob (read, edit, write _security), then the lock rules.
+    assert len(check.requests) == 4 and all("_security" in r for r in check.requests[:3:2])
+    assert "-o security.json" in check.requests[0] and '"alice"' in check.requests[1]
 
     couch.set_security(db, members=["bob", "alice"])
     check = AdvancedCheck.run(client(db, "alice", "alice-pw"))
@@ -315,8 +320,12 @@ def test_check_reports_what_is_wrong(couch: CouchServer, client: Client) -> None
     couch.create_user("alice", "alice-pw")
     db = unique_db_name("chk")
     missing = check_server(client(db, "alice", "alice-pw"), mode="easy")
-    assert line(missing, "admin").status == "fail" and "--mode advanced" in line(missing, "admin").fix
-    assert line(missing, "database").status == "fail" and "curl -u ADMIN -X PUT" in line(missing, "database").fix
+    # Easy mode's user is the owner, not a server admin: set-up takes the admin's name.
+    assert "admin" not in [item.name for item in missing]
+    assert line(missing, "database").status == "fail"
+    assert "storyloom remote setup PROJECT --admin ADMIN" in line(missing, "database").fix
+    advanced = check_server(client(db, "alice", "alice-pw"), mode="advanced")
+    assert line(advanced, "database").status == "fail" and "curl -u ADMIN -X PUT" in line(advanced, "database").fix
 
     couch.create_db(db)
     public = check_server(client(db), mode="easy")
@@ -326,6 +335,9 @@ def test_check_reports_what_is_wrong(couch: CouchServer, client: Client) -> None
     couch.set_security(db, members=["bob"])
     outsider = check_server(client(db, "alice", "alice-pw"), mode="advanced")
     assert line(outsider, "member").status == "fail" and "_security" in line(outsider, "member").fix
+    assert "keep the other members" in line(outsider, "member").fix
+    teammate = check_server(client(db, "alice", "alice-pw"), mode="easy")
+    assert "storyloom remote invite PROJECT alice --admin ADMIN" in line(teammate, "member").fix
 
     wrong = check_server(client(db, "alice", "nope"), mode="advanced")
     assert [item.name for item in wrong] == ["reachable", "tls", "credentials"]
@@ -367,3 +379,76 @@ def _closed_port() -> int:
     from tests.support.couch import free_port
 
     return free_port()
+
+
+def test_the_member_fix_adds_and_removes_nobody(couch: CouchServer, client: Client, tmp_path: Path) -> None:
+    """Run the printed add-a-member steps for real (curl's part by httpx, the edit by python3 in a
+    folder of its own): the new member is added and the members, roles and admins already there stay."""
+    import shlex
+
+    couch.create_user("alice", "alice-pw")
+    db = couch.create_db(unique_db_name("add"))
+    couch.set_security(db, members=["bob", "carol"], admins=["dave"])
+    before = security(couch, db)
+    steps = member_add_requests(couch.url, db, "alice")
+    assert len(steps) == 3 and "admin-secret" not in " ".join(steps)
+    for step in steps:
+        args = shlex.split(step)
+        if args[0] == "python3":
+            done = subprocess.run([sys.executable, *args[1:]], cwd=tmp_path, capture_output=True, text=True,
+                                  timeout=30, check=False)
+            assert done.returncode == 0, done.stderr
+        elif "-X" not in args:
+            answer = httpx.get(args[3], auth=couch.admin)
+            assert answer.status_code == 200
+            (tmp_path / args[args.index("-o") + 1]).write_bytes(answer.content)
+        else:
+            body = (tmp_path / args[args.index("-d") + 1].lstrip("@")).read_bytes()
+            answer = httpx.put(args[5], auth=couch.admin, content=body, headers={"Content-Type": "application/json"})
+            assert answer.status_code in (200, 201), answer.text
+    after = security(couch, db)
+    assert after["members"]["names"] == ["bob", "carol", "alice"]
+    assert after["admins"] == before["admins"]
+    assert AdvancedCheck.run(client(db, "alice", "alice-pw")).member
+
+
+def _couchdb_34(config: dict[str, str], *, admin: bool) -> httpx.MockTransport:
+    """CouchDB 3.4's answers that pouchdb-server cannot give: its welcome, and its config API,
+    which answers 404 for a key left at its default (recorded from a CouchDB 3.4.3)."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path == "/":
+            return httpx.Response(200, json={"couchdb": "Welcome", "version": "3.4.3", "vendor": {
+                "name": "The Apache Software Foundation"}})
+        if path == "/_session":
+            roles = ["_admin"] if admin else []
+            return httpx.Response(200, json={"ok": True, "userCtx": {"name": "ada", "roles": roles}})
+        if path.startswith("/_node/_local/_config/"):
+            if not admin:
+                return httpx.Response(401, json={"error": "unauthorized", "reason": "You are not a server admin."})
+            key = path.rsplit("/", 1)[1]
+            if key in config:
+                return httpx.Response(200, json=config[key])
+            return httpx.Response(404, json={"error": "not_found", "reason": "unknown_config_value"})
+        return httpx.Response(404, json={"error": "not_found", "reason": "missing"})
+
+    return httpx.MockTransport(handle)
+
+
+@pytest.mark.parametrize("admin", [True, False])
+def test_check_knows_couchdb_defaults(admin: bool) -> None:
+    with RemoteDatabase("http://127.0.0.1:5984/app_v2_x", username="ada", password="pw",
+                        transport=_couchdb_34({}, admin=admin)) as remote:
+        lines = check_server(remote, mode="advanced")
+    doc, request = line(lines, "max_document_size"), line(lines, "max_http_request_size")
+    assert doc.status == request.status == "ok"
+    assert "8,000,000 bytes" in doc.detail and "4,294,967,296 bytes" in request.detail
+    if admin:
+        assert "CouchDB's default (not set in the server's configuration)" in doc.detail
+    else:
+        assert "unless changed: CouchDB's default" in doc.detail and "--probe-body-limit" in doc.fix
+    with RemoteDatabase("http://127.0.0.1:5984/app_v2_x", username="ada", password="pw",
+                        transport=_couchdb_34({"max_document_size": "500000"}, admin=True)) as remote:
+        small = line(check_server(remote, mode="advanced"), "max_document_size")
+    assert small.status == "warn" and "500000 bytes" in small.detail

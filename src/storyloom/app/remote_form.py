@@ -32,13 +32,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from storyloom.app.remote import RemoteNotConfigured, build_settings
 from storyloom.app.secrets import PASSWORD_ENV, password_key
 from storyloom.app.sync_service import PROJECT_IDENTITY
+from storyloom.app.team_setup import AdminLogin, AdminNeeded, setup_team
+from storyloom.app.team_setup import invite_teammate as team_invite
 from storyloom.errors import StoryloomError
 from storyloom.project.remote_settings import DEFAULT_INTERVAL, RemoteSettings, default_database_name
 from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, SyncError
 from storyloom.sync.errors import NetworkError, RemoteForbidden, RemoteUnauthorized
 from storyloom.sync.identity import check_remote_identity
 from storyloom.sync.server_check import CheckLine, check_server
-from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, SetupStep, easy_setup, invite
+from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, SetupStep
 from storyloom.sync.urls import check_server_url, check_username, normalize_database_name, parse_remote_url
 
 if TYPE_CHECKING:
@@ -50,23 +52,27 @@ Level = Literal["error", "warning", "note", "required"]
 
 #: One sentence on what each mode does, shown beside the choice.
 MODE_TEXT: dict[str, str] = {
-    "easy": "Easy: you sign in as a server admin. Set up creates the database, makes it private to its "
-            "members and installs the lock rules; Invite teammate… creates an account for each teammate.",
+    "easy": "Easy: you own the project and sync as a user of your own. Set up and Invite teammate… ask for a "
+            "server admin's account, used for that only and never kept: Set up creates your user, the database "
+            "(private to its members) and the lock rules, and sends the project; Invite teammate… creates an "
+            "account for each teammate.",
     "advanced": "Advanced: you sign in as a member of a database an admin prepared. Storyloom creates "
                 "nothing on the server; Set up lists what is missing and the exact requests for the admin.",
 }
-MODE_LABELS: dict[str, str] = {"easy": "Easy (I have a server admin's account)",
+MODE_LABELS: dict[str, str] = {"easy": "Easy (I own the project; a server admin's account sets it up)",
                                "advanced": "Advanced (an admin prepares the database)"}
 
 #: The server report's lines, named for people (the report's own names are the CLI's).
 LINE_TITLES: dict[str, str] = {
     "reachable": "Server", "tls": "Encryption", "credentials": "Sign-in", "admin": "Server admin",
-    "database": "Database", "member": "Membership", "project": "Project", "lock rules": "Lock rules",
+    "database": "Database", "member": "Membership", "owner": "Owner", "project": "Project",
+    "lock rules": "Lock rules",
     "max_document_size": "Largest document", "max_http_request_size": "Largest request",
     "body limit": "Measured body limit", "require_valid_user": "Anonymous access",
 }
-STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "members": "Members",
-                               "lock rules": "Lock rules"}
+STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "owner": "Your user",
+                               "owners": "Owners", "members": "Members", "lock rules": "Lock rules",
+                               "project": "Project"}
 
 # The command-line advice of the domain's messages, and what to do in the app instead.
 _APP_WORDING: tuple[tuple[str, str], ...] = (
@@ -348,6 +354,7 @@ class SetupOutcome:
     mode: str
     report: SetupReport | None = None
     advanced: AdvancedCheck | None = None
+    notices: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -361,26 +368,28 @@ def step_line(step: SetupStep) -> ReportLine:
                       detail if not step.changed else f"{detail} (changed now)")
 
 
-def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | None = None) -> SetupOutcome:
-    """``storyloom remote setup``: in easy mode create what is missing (``on_step`` hears each
-    step as it is done), then sync at once; in advanced mode find what is missing, changing
-    nothing."""
+def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | None = None,
+              admin: AdminLogin | None = None) -> SetupOutcome:
+    """``storyloom remote setup``: in easy mode create what is missing with ``admin``'s account
+    (``on_step`` hears each step as it is done; :class:`AdminNeeded` when an admin's account is
+    needed and none was given), push the project into an empty database, then sync at once; in
+    advanced mode find what is missing, changing nothing."""
     access = session.remote
     settings = access.settings
     if settings is None or not settings.enabled:
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
-    with access.open(timeout=CHECK_TIMEOUT) as remote:
-        if settings.mode == "advanced":
+    if settings.mode == "advanced":
+        with access.open(timeout=CHECK_TIMEOUT) as remote:
             return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote))
 
-        def step(done: SetupStep) -> None:
-            if on_step is not None:
-                on_step(step_line(done))
+    def step(done: SetupStep) -> None:
+        if on_step is not None:
+            on_step(step_line(done))
 
-        report = easy_setup(remote, members=[settings.username], on_step=step)
+    outcome = setup_team(session, admin, on_step=step)
     # A sync started before the database existed stopped on that error: it goes now.
     session.sync.sync_now()
-    return SetupOutcome("easy", report=report)
+    return SetupOutcome("easy", report=outcome.report, notices=[sentence(app_wording(n)) for n in outcome.notices])
 
 
 def check_invitee(username: str) -> str:
@@ -394,17 +403,18 @@ def check_invitee(username: str) -> str:
     return ""
 
 
-def invite_teammate(session: ProjectSession, username: str) -> Invitation:
+def invite_teammate(session: ProjectSession, username: str, admin: AdminLogin | None = None, *,
+                    reset_password: bool = False) -> Invitation:
     """``storyloom remote invite``: a server account for ``username`` (with a generated password,
-    unless the account exists) and membership of the database. Easy mode only."""
+    unless the account exists; ``reset_password`` gives it a new one) and membership of the
+    database, made with ``admin``'s account. Easy mode only."""
     settings = session.remote.settings
     if settings is None or not settings.enabled:
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
     if settings.mode != "easy":
-        raise RemoteFormError("inviting needs easy mode (a server admin's account); in advanced mode an admin "
-                              "creates the account and adds it to the database's members")
-    with session.remote.open(timeout=CHECK_TIMEOUT) as remote:
-        return invite(remote, username)
+        raise RemoteFormError("inviting needs easy mode (you own the project and have a server admin's account); "
+                              "in advanced mode an admin creates the account and adds it to the database's members")
+    return team_invite(session, username, admin, reset_password=reset_password)
 
 
 def join_instructions(invitation: Invitation, project: str) -> str:
@@ -505,6 +515,8 @@ def check_join_fields(url: str, username: str, password: str) -> dict[str, str]:
 
 __all__ = [
     "MODE_TEXT",
+    "AdminLogin",
+    "AdminNeeded",
     "FieldMessage",
     "FormCheck",
     "Refusal",

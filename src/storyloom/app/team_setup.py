@@ -49,8 +49,12 @@ NOTICES_ID = "_local/storyloom-remote-notices"
 
 
 class TeamSetupError(StoryloomError):
-    """Set-up or an invitation cannot go on as asked (no admin account given, not easy mode); the
-    message says what to give."""
+    """Set-up or an invitation cannot go on as asked (not easy mode); the message says why."""
+
+
+class AdminNeeded(TeamSetupError):
+    """Set-up or an invitation needs a server admin's account, and none was given (the project's
+    own user is not a server admin); the app asks for one, the CLI says ``--admin ADMIN``."""
 
 
 @dataclass(frozen=True)
@@ -94,14 +98,14 @@ def _admin_client(user_remote: RemoteDatabase, admin: AdminLogin | None, action:
     try:
         info = server_info(user_remote)
     except SetupError as exc:
-        raise TeamSetupError(
+        raise AdminNeeded(
             f"{action} needs a server admin's account, used for this only and never kept: give its name with "
             f"--admin ADMIN (the password comes from {ADMIN_PASSWORD_ENV} or a prompt). The server does not sign "
             f"in {user_remote.username!r} yet ({exc}); with --admin, set-up creates that user when it is absent"
         ) from None
     if info.is_admin:
         return user_remote, True
-    raise TeamSetupError(
+    raise AdminNeeded(
         f"{action} needs a server admin's account, used for this only and never kept: give its name with "
         f"--admin ADMIN (the password comes from {ADMIN_PASSWORD_ENV} or a prompt); in the app, Set up and "
         f"Invite teammate… ask for it. {info.username or user_remote.username!r} is the project's owner on the "
@@ -244,6 +248,7 @@ def _write_notices(store: Any, doc: dict[str, Any]) -> None:
 __all__ = [
     "ADMIN_PASSWORD_ENV",
     "AdminLogin",
+    "AdminNeeded",
     "TeamSetup",
     "TeamSetupError",
     "admin_user_notice",

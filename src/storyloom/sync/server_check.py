@@ -6,9 +6,11 @@ Read-only unless asked: the only write is the optional body-limit probe
 and is not checked by the lock rules, so no teammate ever sees the probe, while a proxy's or
 the server's request-size limit applies to it like to any request.
 
-The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin``, ``database``,
-``member``, ``lock rules``, ``max_document_size``, ``max_http_request_size``, ``body limit``
-(only when probed), ``require_valid_user``. When the server cannot be reached or refuses the
+The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin`` (advanced mode),
+``database``, ``member``, ``owner`` (easy mode: whether the user is recorded as the project's
+owner), ``lock rules``, ``max_document_size``, ``max_http_request_size`` (on CouchDB, its
+defaults when the configuration does not set them or cannot be read), ``body limit`` (only when
+probed), ``require_valid_user``. When the server cannot be reached or refuses the
 credentials, the lines that depend on it are left out.
 """
 
@@ -31,9 +33,12 @@ from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.server_setup import (
     LOCK_DESIGN_ID,
     LOCK_RULES_VERSION,
+    ServerInfo,
     SetupError,
     admin_requests,
     lock_rules_state,
+    member_add_requests,
+    project_owners,
     read_lock_rules,
     server_info,
 )
@@ -103,10 +108,27 @@ def _config_value(remote: RemoteDatabase, section: str, key: str, fallbacks: tup
     return None
 
 
+#: CouchDB 3's defaults, in force when the configuration does not set them (its config API then
+#: answers 404 for the key).
+COUCHDB_DEFAULTS: dict[str, int] = {"max_document_size": 8_000_000, "max_http_request_size": 4_294_967_296}
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,} bytes" + (f" ({_size(n)})" if n >= 1024 else "")
+
+
 def _limit_line(remote: RemoteDatabase, admin: bool, name: str, section: str,
-                fallbacks: tuple[tuple[str, str], ...] = ()) -> CheckLine:
+                fallbacks: tuple[tuple[str, str], ...] = (), *, couchdb: bool = False) -> CheckLine:
     how = f"curl -u ADMIN {remote.server_url}/_node/_local/_config/{section}/{name}"
+    default = COUCHDB_DEFAULTS.get(name) if couchdb else None
     if not admin:
+        if default is not None:
+            return CheckLine(
+                name, "ok", f"{_bytes(default)} unless changed: CouchDB's default (only a server admin can read the "
+                "configuration, so a changed value cannot be seen from here)",
+                f"ask an admin to read it ({how}), or measure what gets through with "
+                "`storyloom remote check --probe-body-limit`",
+            )
         return CheckLine(name, "warn", "unknown: only a server admin can read the server's configuration",
                          f"ask an admin to read it ({how})")
     try:
@@ -114,6 +136,8 @@ def _limit_line(remote: RemoteDatabase, admin: bool, name: str, section: str,
     except RemoteError as exc:
         return CheckLine(name, "warn", f"unknown: the server refused to show it ({exc.status} {exc.error})",
                          f"read it on the server ({how})")
+    if value is None and default is not None:
+        return CheckLine(name, "ok", f"{_bytes(default)}: CouchDB's default (not set in the server's configuration)")
     if value is None:
         return CheckLine(
             name, "warn", "unknown: this server does not report it",
@@ -201,22 +225,62 @@ def check_server(
         return lines
     lines.append(CheckLine("credentials", "ok", f"signed in as {info.username!r}"))
     requests = admin_requests(remote.server_url, remote.db_name, info.username)
-    if info.is_admin:
-        lines.append(CheckLine("admin", "ok", "a server admin: easy set-up and invitations work"))
-    elif mode == "easy":
-        lines.append(CheckLine("admin", "fail", f"{info.username!r} is not a server admin, which easy mode needs",
-                               "set the remote with an admin's credentials, or use --mode advanced"))
+    if mode == "easy":
+        setup_fix = ("run `storyloom remote setup PROJECT`" if info.is_admin
+                     else "run `storyloom remote setup PROJECT --admin ADMIN`")
     else:
-        lines.append(CheckLine("admin", "ok", "not a server admin (a member, as advanced mode expects)"))
-    setup_fix = "run `storyloom remote setup PROJECT`" if info.is_admin else "ask an admin to run: {}"
-    lines.extend(_database_lines(remote, info.is_admin, setup_fix, requests))
-    lines.append(_limit_line(remote, info.is_admin, "max_document_size", "couchdb"))
+        lines.append(CheckLine("admin", "ok", "a server admin" if info.is_admin
+                               else "not a server admin (a member, as advanced mode expects)"))
+        setup_fix = "run `storyloom remote setup PROJECT`" if info.is_admin else "ask an admin to run: {}"
+    member_fix = _member_fix(remote, info, mode, setup_fix)
+    database_lines = _database_lines(remote, info.is_admin, setup_fix, requests, member_fix)
+    lines.extend(database_lines)
+    if mode == "easy":
+        member = next((line for line in database_lines if line.name == "member"), None)
+        if member is not None and member.status == "ok":
+            lines.insert(lines.index(member) + 1, _owner_line(remote, info))
+    couchdb = info.product == "CouchDB"
+    lines.append(_limit_line(remote, info.is_admin, "max_document_size", "couchdb", couchdb=couchdb))
     lines.append(_limit_line(remote, info.is_admin, "max_http_request_size", "chttpd",
-                             (("httpd", "max_http_request_size"),)))
+                             (("httpd", "max_http_request_size"),), couchdb=couchdb))
     if probe_body_limit:
         lines.append(_body_limit_line(remote, lines))
     lines.append(_require_valid_user_line(remote, setup_fix, requests))
     return lines
+
+
+def _member_fix(remote: RemoteDatabase, info: ServerInfo, mode: str | None, setup_fix: str) -> str:
+    """How the user becomes a member of an existing database without anyone else losing it."""
+    user = info.username or "USER"
+    if mode == "easy" and not info.is_admin:
+        return (f"ask the project's owner to invite you (`storyloom remote invite PROJECT {user} --admin ADMIN`), "
+                "which adds you and keeps every other member")
+    if info.is_admin:
+        return setup_fix
+    steps = " && ".join(member_add_requests(remote.server_url, remote.db_name, user))
+    return f"ask an admin to add you and keep the other members: {steps}"
+
+
+def _owner_line(remote: RemoteDatabase, info: ServerInfo) -> CheckLine:
+    """Easy mode: whether the user is recorded as the project's owner (among the database's admins)."""
+    user = info.username
+    if info.is_admin:
+        return CheckLine(
+            "owner", "warn",
+            f"you sync as the server admin {user!r}: the lock rules treat you as the user {user!r}, teammates see "
+            f"'locked by {user}', and the admin's password is kept on this machine",
+            "move to an owner user of your own: `storyloom remote set PROJECT --server URL --username YOURNAME "
+            f"--mode easy`, then `storyloom remote setup PROJECT --admin {user}`",
+        )
+    owners = project_owners(remote)
+    if owners is None:
+        return CheckLine("owner", "warn", "unknown: this server does not let you read the database's _security",
+                         "run `storyloom remote setup PROJECT --admin ADMIN`, which records you as the owner")
+    if user in owners:
+        return CheckLine("owner", "ok", f"{user!r} is the project's owner (a database admin): may break any lock")
+    listed = ", ".join(repr(o) for o in owners) or "nobody"
+    return CheckLine("owner", "warn", f"{user!r} is a member but not recorded as the project's owner (owners: "
+                     f"{listed})", "run `storyloom remote setup PROJECT --admin ADMIN`, which records you as the owner")
 
 
 def _body_limit_line(remote: RemoteDatabase, lines: list[CheckLine]) -> CheckLine:
@@ -237,7 +301,8 @@ def _fix(template: str, request: str) -> str:
     return template.format(request) if "{}" in template else template
 
 
-def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, requests: list[str]) -> list[CheckLine]:
+def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, requests: list[str],
+                    member_fix: str) -> list[CheckLine]:
     lines: list[CheckLine] = []
     where = f"{remote.db_name!r}"
     try:
@@ -253,7 +318,7 @@ def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, request
     except (RemoteUnauthorized, RemoteForbidden) as exc:
         lines.append(CheckLine("database", "ok", f"{where} exists"))
         lines.append(CheckLine("member", "fail", f"not a member: the server refuses access ({exc.status} {exc.reason})",
-                               _fix(setup_fix, requests[1])))
+                               member_fix))
         lines.append(CheckLine("lock rules", "warn", "unknown: only members can read them",
                                "check again once the user is a member"))
         return lines
