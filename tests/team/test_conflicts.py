@@ -288,6 +288,11 @@ def test_cli_conflicts_and_resolve(tmp_path: Path, capsys: pytest.CaptureFixture
     assert {leaf["author"] for leaf in by_id[plain]["leaves"]} == {"zed", project.editor.username}
     code, out, _ = _cli(capsys, "conflicts", "The Clash")
     assert code == 0 and plain in out and "winner" in out and "storyloom resolve 'The Clash' DOC_ID" in out
+    # Each other leaf says which fields differ from the winner, with an excerpt of each side.
+    plain_part = out.split(f"({plain})", 1)[1].split("leaves", 1)[1].split("(", 1)[0]
+    winner_name = next(leaf["doc"]["name"] for leaf in by_id[plain]["leaves"] if leaf["rev"] == by_id[plain]["winner"])
+    loser_name = ({"mine", "theirs"} - {winner_name}).pop()
+    assert f"Name: winner {winner_name!r} / this leaf {loser_name!r}" in plain_part
 
     code, _, err = _cli(capsys, "resolve", "The Clash", held, "--take", by_id[held]["winner"])
     assert code == 3 and "zed" in err

@@ -341,6 +341,34 @@ def value_text(value: Any, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+@dataclass(frozen=True)
+class FieldExcerpt:
+    """A field that differs, in a line: its label and a short excerpt of each side (for a text,
+    the first line that differs)."""
+
+    path: str
+    label: str
+    old: str
+    new: str
+
+
+def field_excerpts(old: dict[str, Any] | None, new: dict[str, Any] | None, limit: int = 60) -> list[FieldExcerpt]:
+    """The fields that differ from ``old`` to ``new`` (as :func:`diff_documents` compares them),
+    each with an excerpt of both sides at most ``limit`` characters long."""
+    out = []
+    for diff in diff_documents(old, new, with_text=False):
+        a, b = diff.old, diff.new
+        if diff.text:
+            removed = [line.text for line in line_diff(a or "", b or "", 0) if line.kind == "-"]
+            added = [line.text for line in line_diff(a or "", b or "", 0) if line.kind == "+"]
+            a = removed[0] if removed else ("" if a else None)
+            b = added[0] if added else ("" if b else None)
+        shown_a = "(absent)" if diff.kind == "added" else value_text(a, limit)
+        shown_b = "(absent)" if diff.kind == "removed" else value_text(b, limit)
+        out.append(FieldExcerpt(diff.path, diff.label, shown_a, shown_b))
+    return out
+
+
 # -- restoring -----------------------------------------------------------------------------------
 
 

@@ -68,11 +68,28 @@ def run_conflicts(args: argparse.Namespace) -> int:
             role = "winner" if n == 0 else "leaf  "
             what = "deleted" if leaf.deleted else f"by {leaf.author or '?'} at {leaf.time or '?'}"
             print(f"  {role} {leaf.rev}  {what}")
+            if n:
+                _print_differences(conflict.leaves[0], leaf)
     if found:
         print(f"resolve with: storyloom resolve {shlex.quote(name)} DOC_ID (--take REV | --merged FILE)")
     for edit in refused:
         print(f"refused by the server: {edit.doc_id} {', '.join(edit.revs)}: {edit.reason}")
     return 0
+
+
+def _print_differences(winner: Any, leaf: Any) -> None:
+    """The fields in which ``leaf`` differs from the winner, an excerpt of each side."""
+    from storyloom.app.revisions import field_excerpts
+
+    if leaf.deleted or winner.deleted:
+        print("         deleted on one side while changed on the other")
+        return
+    excerpts = field_excerpts(winner.doc, leaf.doc)
+    if not excerpts:
+        print("         same content as the winner (only stamps or the lock differ)")
+        return
+    for item in excerpts:
+        print(f"         {item.label}: winner {item.old!r} / this leaf {item.new!r}")
 
 
 def _read_merged(path: str) -> dict[str, Any]:
