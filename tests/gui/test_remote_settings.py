@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from storyloom.app import AppOptions, Workspace
 from storyloom.app.remote_form import ReportLine
@@ -110,31 +110,46 @@ def test_easy_setup_check_invite_and_join_from_another_home(
 ) -> None:
     db = unique_db_name("garden")
     admin, admin_password = team_couch.admin
-    fill(qtbot, page, server=team_couch.url, database=db, username=admin, password=admin_password)
+    owner, owner_password = "ada-" + db[-6:], "ada-owner-pw"
+    fill(qtbot, page, server=team_couch.url, database=db, username=owner, password=owner_password)
     qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
     settings = load_remote_settings(window.session.project.store)
     assert settings is not None and (settings.server, settings.database, settings.username) == (
-        team_couch.url, db, admin)
-    assert window.session.remote.password() == admin_password
+        team_couch.url, db, owner)
+    assert window.session.remote.password() == owner_password
     assert page.password.text() == "" and "kept in the file" in page.messages["password"].text()
     assert window.session.sync.running
     assert page.state.text().startswith("Saved. Syncing with")
 
-    # Set up (easy mode): each step listed as it is done, the database ready on the server.
+    # Set up (easy mode): the owner does not exist yet, so the page asks for a server admin's account.
     page.setup_button.click()
     assert page.task is not None and page.banner.level == "busy"
-    wait_idle(qtbot, page)
-    assert [line.name for line in page.report.lines] == ["server", "database", "members", "lock rules"]
-    assert page.banner.level == "success" and "Set-up complete" in page.banner.text.text()
+    qtbot.waitUntil(lambda: page.admin_dialog is not None and page.admin_dialog.isVisible(), timeout=TIMEOUT_MS)
+    dialog = page.admin_dialog
+    assert "Set up creates that user when it is absent" in dialog.message.text()
+    assert "--admin" not in dialog.message.text() and "never kept" in dialog.findChild(QLabel, "adminNote").text()
+    assert not dialog.continue_button.isEnabled()
+    qtbot.keyClicks(dialog.fields.name, admin)
+    qtbot.keyClicks(dialog.fields.password, admin_password)
+    dialog.continue_button.click()
+    # Each step listed as it is done: the owner's user, the owners, the database, the project sent.
+    qtbot.waitUntil(lambda: page.task is None and page.banner.level == "success", timeout=TIMEOUT_MS)
+    assert [line.name for line in page.report.lines] == [
+        "server", "database", "owner", "owners", "members", "lock rules", "project"]
+    assert "Set-up complete" in page.banner.text.text()
     security = team_couch.request("GET", f"/{db}/_security").json()
-    assert admin in security["members"]["names"]
+    assert owner in security["members"]["names"] and owner in security["admins"]["names"]
     assert team_couch.get_doc(db, LOCK_DESIGN_ID).status_code == 200
+    assert team_couch.get_doc(db, "ProjectSettings").status_code == 200
+    assert page.admin is not None and page.admin.username == admin  # in memory for the invitation
+    assert admin_password not in load_remote_settings(window.session.project.store).to_json().values()
 
     # Check server: a readable list, every line ok or a warning, each in the app's words.
     page.check_button.click()
     wait_idle(qtbot, page)
     lines = lines_by_name(page)
-    for name in ("reachable", "tls", "credentials", "admin", "database", "member", "project", "lock rules",
+    assert "admin" not in lines and "is the project's owner" in lines["owner"].detail
+    for name in ("reachable", "tls", "credentials", "owner", "database", "member", "project", "lock rules",
                  "require_valid_user"):
         assert lines[name].status == "ok", lines[name]
     assert lines["project"].title == "Project"
@@ -164,6 +179,18 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     session = httpx.get(team_couch.url + "/_session", auth=(bob, invitation.password)).json()
     assert session["userCtx"]["name"] == bob
     dialog.invite_button.click()  # Done
+
+    # A lost invitation: a new password for the same account; the old one stops working.
+    again = page.invite()
+    qtbot.keyClicks(again.username, bob)
+    again.reset.setChecked(True)
+    again.invite_button.click()
+    qtbot.waitUntil(lambda: again.invitation is not None, timeout=TIMEOUT_MS)
+    assert again.invitation.reset and again.invitation.password != invitation.password
+    assert "new password" in again.result_label.text()
+    assert httpx.get(team_couch.url + "/_session", auth=(bob, invitation.password)).status_code == 401
+    invitation = again.invitation
+    again.invite_button.click()  # Done
 
     # The sync service pushed the project; this machine closes it before the other one joins.
     assert window.session.sync.wait_for(lambda s: s.kind == "idle" and s.pending == 0, timeout=60), \
@@ -231,10 +258,14 @@ def test_refusals_say_the_cause_and_what_to_do(
     credentials = lines_by_name(page)["credentials"]
     assert credentials.status == "fail" and "type the user name and password again above" in credentials.fix.lower()
     page.setup_button.click()
+    # Not signed in: either a new owner (set-up creates it with an admin's account) or a wrong
+    # password; the dialog says both, in the app's words.
+    qtbot.waitUntil(lambda: page.admin_dialog is not None and page.admin_dialog.isVisible(), timeout=TIMEOUT_MS)
+    message = page.admin_dialog.message.text()
+    assert "refuses the user name 'admin'" in message and "check its password above" in message
+    assert "storyloom remote" not in message and "--admin" not in message
+    page.admin_dialog.reject()
     wait_idle(qtbot, page)
-    assert page.banner.level == "error" and page.refusal is not None
-    assert "refuses the user name 'admin'" in page.refusal.cause and "type them again" in page.refusal.to_text()
-    assert "storyloom remote" not in page.refusal.to_text()
 
     # Not a member (advanced mode): Set up lists what an admin must do; the check says it too.
     member_db = unique_db_name("members")
@@ -255,7 +286,7 @@ def test_refusals_say_the_cause_and_what_to_do(
     wait_idle(qtbot, page)
     member = lines_by_name(page)["member"]
     assert member.status == "fail" and "not a member" in member.detail.lower()
-    assert "ask an admin to run" in member.fix.lower()
+    assert "ask an admin to add you and keep the other members" in member.fix.lower()
 
     # Another project's database: the check names the project and the ways out.
     other_db = unique_db_name("other")

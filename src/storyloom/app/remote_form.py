@@ -86,6 +86,29 @@ _APP_WORDING: tuple[tuple[str, str], ...] = (
      r"admin to run the requests that `storyloom remote setup` lists",
      "Sign in with a server admin's user name, or choose Advanced mode: Set up then lists the requests an "
      "admin must run"),
+    (r"give its name with --admin ADMIN \(the password comes from STORYLOOM_ADMIN_PASSWORD or a prompt\); in the "
+     r"app, Set up and Invite teammate… ask for it", "type it in the dialog"),
+    (r"give its name with --admin ADMIN \(the password comes from STORYLOOM_ADMIN_PASSWORD or a prompt\)",
+     "type it in the dialog"),
+    (r"with --admin, set-up creates that user when it is absent",
+     "with an admin's account, Set up creates that user when it is absent; if it exists, check its password above"),
+    (r"move to an owner user of your own: `storyloom remote set .+? --username YOURNAME --mode easy`, then "
+     r"`storyloom remote setup .+? --admin \S+`(?: \(it creates YOURNAME on the server and records you as the "
+     r"project's owner; the admin's password is asked for and not kept\))?",
+     "move to an owner user of your own: type your own user name and a password above, Save, then press Set up "
+     "with the admin's account (it creates your user and records you as the project's owner; the admin's password "
+     "is not kept)"),
+    (r"Move to an owner user of your own: `storyloom remote set .+? --username YOURNAME --mode easy`, then "
+     r"`storyloom remote setup .+? --admin \S+` \(it creates YOURNAME on the server and records you as the "
+     r"project's owner; the admin's password is asked for and not kept\)",
+     "Move to an owner user of your own: type your own user name and a password above, Save, then press Set up "
+     "with the admin's account (it creates your user and records you as the project's owner; the admin's password "
+     "is not kept)"),
+    (r"run `storyloom remote setup \S+ --admin ADMIN`", "press Set up (it asks for a server admin's account)"),
+    (r"\(`storyloom remote invite \S+ \S+ --admin ADMIN`\)", "(Invite teammate…)"),
+    (r"`storyloom remote invite \S+ \S+ --reset-password --admin ADMIN`",
+     "Invite teammate… with “Give an existing account a new password”"),
+    (r"\(storyloom remote set \S+ \.\.\.\)", "(above, then Save)"),
     (r"run `storyloom remote setup(?: \S+)?`", "press Set up"),
     (r"`storyloom remote check --probe-body-limit` measures what gets through",
      "tick “Measure the body limit” and check again to measure what gets through"),

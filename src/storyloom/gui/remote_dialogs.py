@@ -1,5 +1,6 @@
-"""The team dialogs: Invite teammate… (from Project Settings > Remote Replication) and, in the
-project manager, Join a project from a server….
+"""The team dialogs: the server admin's account (asked for by Set up and Invite teammate… in easy
+mode, used for that and never kept), Invite teammate… (from Project Settings > Remote
+Replication) and, in the project manager, Join a project from a server….
 
 Both run the domain's functions on a worker thread (:class:`~storyloom.gui.tasks.Task`):
 ``storyloom remote invite``'s :func:`~storyloom.sync.server_setup.invite` through
@@ -16,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
 from storyloom.app import ProjectSession, Workspace
 from storyloom.app import remote_form as form
 from storyloom.app.clone import CloneResult, clone_project
+from storyloom.app.team_setup import AdminLogin, AdminNeeded
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role
@@ -61,6 +64,102 @@ def _mark(edit: QLineEdit, bad: bool) -> None:
     edit.style().polish(edit)
 
 
+class AdminFields(QWidget):
+    """A server admin's name and password, with what they are for: set-up and invitations only,
+    never kept (the page holds them in memory while it is open)."""
+
+    def __init__(self, purpose: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(theme.S)
+        note = set_role(QLabel(f"{purpose} needs a server admin's account. It is used for this only and never "
+                               "kept: you keep syncing as your own user."), "caption")
+        note.setObjectName("adminNote")
+        note.setWordWrap(True)
+        box.addWidget(note)
+        box.addSpacing(theme.XS)
+        self.name = QLineEdit()
+        self.name.setObjectName("adminName")
+        self.name.setPlaceholderText("e.g. admin")
+        self.name_error = _field(box, "Server &admin", self.name)
+        self.password = QLineEdit()
+        self.password.setObjectName("adminPassword")
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password_error = _field(box, "Admin &password", self.password)
+
+    def problem(self) -> str:
+        """What is missing or wrong ("" when the fields can be used)."""
+        name = self.name.text().strip()
+        if not name:
+            return "Type the server admin's user name."
+        problem = form.check_invitee(name)
+        if problem:
+            return problem.replace("teammate's", "admin's")
+        if not self.password.text():
+            return "Type the server admin's password."
+        return ""
+
+    def login(self) -> AdminLogin | None:
+        """The account typed, or None while something is missing."""
+        if self.problem():
+            return None
+        return AdminLogin(self.name.text().strip(), self.password.text())
+
+    def set_login(self, login: AdminLogin | None) -> None:
+        if login is not None:
+            self.name.setText(login.username)
+            self.password.setText(login.password)
+
+
+class AdminLoginDialog(QDialog):
+    """Asks for the server admin's account for one set-up (easy mode)."""
+
+    def __init__(self, purpose: str, parent: QWidget | None = None, *, message: str = "") -> None:
+        super().__init__(parent)
+        self.setObjectName("adminLoginDialog")
+        self.setWindowTitle("Server admin account")
+        self.setMinimumWidth(520)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
+        layout.setSpacing(theme.S)
+        layout.addWidget(set_role(QLabel("Server admin account"), "heading"))
+        self.message = set_role(QLabel(message), "error")
+        self.message.setObjectName("adminMessage")
+        self.message.setWordWrap(True)
+        self.message.setVisible(bool(message))
+        layout.addWidget(self.message)
+        self.fields = AdminFields(purpose)
+        layout.addWidget(self.fields)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(theme.S)
+        buttons.addStretch(1)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.reject)
+        self.continue_button = QPushButton("Continue")
+        self.continue_button.setObjectName("adminContinue")
+        self.continue_button.setProperty("primary", "true")
+        self.continue_button.setDefault(True)
+        self.continue_button.clicked.connect(self.accept)
+        buttons.addWidget(cancel)
+        buttons.addWidget(self.continue_button)
+        layout.addLayout(buttons)
+        for edit in (self.fields.name, self.fields.password):
+            edit.textChanged.connect(self._check)
+        self._check()
+
+    def _check(self) -> None:
+        self.continue_button.setEnabled(not self.fields.problem())
+
+    def login(self) -> AdminLogin | None:
+        return self.fields.login()
+
+    def accept(self) -> None:
+        if self.fields.login() is None:
+            return
+        super().accept()
+
+
 class _Progress(QObject):
     """The first pull's progress, from the worker thread to the dialog (queued)."""
 
@@ -71,9 +170,12 @@ class InviteDialog(QDialog):
     """Invite a teammate: their user name, then (after the server made the account) the join
     instructions with the password, shown once, and a Copy button."""
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, session: ProjectSession, parent: QWidget | None = None, *,
+                 admin: AdminLogin | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("inviteDialog")
+        #: The server admin's account (in memory only); shown to be typed when the server needs it.
+        self.admin = admin
         self.setWindowTitle("Invite a teammate")
         self.setMinimumWidth(760)
         self.session = session
@@ -105,6 +207,18 @@ class InviteDialog(QDialog):
         self.username.setPlaceholderText("e.g. bob")
         self.username.textChanged.connect(self._check)
         self.error = _field(box, "Their &user name on the server", self.username)
+        self.reset = QCheckBox("Give an existing account a new password (the old one stops working)")
+        self.reset.setObjectName("inviteReset")
+        self.reset.setToolTip("For a teammate who lost their invitation: a new password is made and shown once")
+        box.addWidget(self.reset)
+        box.addSpacing(theme.S)
+        self.admin_fields = AdminFields("Inviting a teammate")
+        self.admin_fields.setObjectName("inviteAdmin")
+        self.admin_fields.set_login(admin)
+        self.admin_fields.hide()
+        for edit in (self.admin_fields.name, self.admin_fields.password):
+            edit.textChanged.connect(self._check)
+        box.addWidget(self.admin_fields)
         box.addStretch(1)
         self.pages.addWidget(ask)
 
@@ -159,8 +273,17 @@ class InviteDialog(QDialog):
         typed = bool(self.username.text())
         _show(self.error, problem if typed else "")
         _mark(self.username, bool(problem) and typed)
+        if not problem and self.admin_fields.isVisible():
+            problem = self.admin_fields.problem()
         self.invite_button.setEnabled(not problem and self.task is None)
         return problem
+
+    def ask_admin(self, message: str = "") -> None:
+        """Show the server admin's fields (the server needs an admin's account to invite)."""
+        self.admin_fields.show()
+        _show(self.error, message)
+        (self.admin_fields.name if not self.admin_fields.name.text() else self.admin_fields.password).setFocus()
+        self._check()
 
     def start(self) -> Task | None:
         """Create the account on a worker thread."""
@@ -169,8 +292,11 @@ class InviteDialog(QDialog):
             return None
         if self.task is not None or self._check():
             return None
-        session, username = self.session, self.username.text()
-        task = Task(lambda: form.invite_teammate(session, username), "Inviting a teammate", self)
+        if self.admin_fields.isVisible():
+            self.admin = self.admin_fields.login()
+        session, username, admin, reset = self.session, self.username.text(), self.admin, self.reset.isChecked()
+        task = Task(lambda: form.invite_teammate(session, username, admin, reset_password=reset),
+                    "Inviting a teammate", self)
         task.succeeded.connect(self._invited)
         task.failed.connect(self._failed)
         self.task = task
@@ -193,7 +319,10 @@ class InviteDialog(QDialog):
         self.invitation = invitation
         settings = self.session.remote.settings
         database = settings.database if settings else "the database"
-        if invitation.password is not None:
+        if invitation.reset:
+            self.result_label.setText(f"Gave {invitation.username!r} a new password (the old one no longer works); "
+                                      f"they are a member of {database!r}.")
+        elif invitation.password is not None:
             self.result_label.setText(f"Created the account {invitation.username!r} on the server and made it a "
                                       f"member of {database!r}.")
         else:
@@ -211,11 +340,18 @@ class InviteDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         self._finish()
+        if isinstance(exc, AdminNeeded):
+            self.admin = None
+            self.ask_admin("Type a server admin's account to invite (used for this only, never kept).")
+            return
         _show(self.error, form.refusal(exc, project=self.session.name, username=self.username.text()).to_text())
         self._check_button()
 
     def _check_button(self) -> None:
-        self.invite_button.setEnabled(not form.check_invitee(self.username.text()))
+        problem = form.check_invitee(self.username.text())
+        if not problem and self.admin_fields.isVisible():
+            problem = self.admin_fields.problem()
+        self.invite_button.setEnabled(not problem)
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.instructions)

@@ -187,6 +187,9 @@ class RemoteSettingsPage(QScrollArea):
         self._password_note = ""
         self._kept = form.password_kept(session)
         self.refusal: form.Refusal | None = None
+        #: The server admin's account for Set up and invitations: in memory while the page is open, never kept.
+        self.admin: form.AdminLogin | None = None
+        self.admin_dialog: Any = None
         self._loaded = form.RemoteValues()
         self._relay = _Relay(self)
         self._relay.step.connect(self._step_done)
@@ -470,7 +473,8 @@ class RemoteSettingsPage(QScrollArea):
         self.invite_button.setEnabled(configured and not busy and self.values().mode == "easy")
         self.invite_button.setToolTip("" if self.values().mode == "easy" else
                                       "Inviting needs easy mode: in advanced mode an admin creates the accounts")
-        self.setup_button.setToolTip("Create the database, its members and the lock rules (easy mode)"
+        self.setup_button.setToolTip("Create your user, the database, its members and the lock rules with a server "
+                                     "admin's account, and send the project (easy mode)"
                                      if self.values().mode == "easy" else
                                      "List what is missing on the server and the requests for an admin")
         if busy:
@@ -531,6 +535,13 @@ class RemoteSettingsPage(QScrollArea):
         self._update_buttons()
 
     def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, form.AdminNeeded):
+            self.admin = None
+            self.report.clear()
+            self.report.hide()
+            self.banner.show_message("info", "Set up needs a server admin's account: type it in the dialog.")
+            self.ask_admin(form.sentence(form.app_wording(str(exc), self.session.name)))
+            return
         settings = self.session.remote.settings
         self._refused(form.refusal(exc, project=self.session.name, username=settings.username if settings else None,
                                    database=settings.database if settings else None))
@@ -557,16 +568,34 @@ class RemoteSettingsPage(QScrollArea):
         self.report.show_lines("Server check", lines, form.report_text(url, lines))
 
     def set_up(self) -> Task | None:
-        """Easy mode: create the database, its members and the lock rules, step by step; advanced
-        mode: list what is missing and the requests for an admin."""
-        session, relay = self.session, self._relay
+        """Easy mode: create your user, the database, its members and the lock rules with a
+        server admin's account (asked for when needed, kept in memory only), step by step, and
+        send the project; advanced mode: list what is missing and the requests for an admin."""
+        session, relay, admin = self.session, self._relay, self.admin
         if self.task is not None or not self._save_first():
             return None
         if self.values().mode == "easy":
             self.report.start("Set-up")
         return self._start("Setting up the database…" if self.values().mode == "easy" else
                            "Looking for what an admin must set up…",
-                           lambda: form.run_setup(session, relay.step.emit), self._set_up)
+                           lambda: form.run_setup(session, relay.step.emit, admin), self._set_up)
+
+    def ask_admin(self, message: str = "") -> Any:
+        """The server admin's account for Set up: a dialog; accepted, the set-up runs again."""
+        from storyloom.gui.remote_dialogs import AdminLoginDialog
+
+        dialog = AdminLoginDialog("Setting up the server", self, message=message)
+        dialog.fields.set_login(self.admin)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def accepted() -> None:
+            self.admin = dialog.login()
+            self.set_up()
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+        self.admin_dialog = dialog
+        return dialog
 
     def _step_done(self, line: form.ReportLine) -> None:
         self.report.add_line(line)
@@ -576,7 +605,8 @@ class RemoteSettingsPage(QScrollArea):
             changed = outcome.report.changed
             self.banner.show_message("success", "Set-up complete: the database is ready for the team. "
                                      + ("" if changed else "Nothing needed changing. ")
-                                     + "Invite teammates with Invite teammate….")
+                                     + "Invite teammates with Invite teammate…."
+                                     + "".join(f" {notice}" for notice in outcome.notices))
             return
         check = outcome.advanced
         assert check is not None
@@ -599,8 +629,9 @@ class RemoteSettingsPage(QScrollArea):
             return None
         from storyloom.gui.remote_dialogs import InviteDialog
 
-        dialog = InviteDialog(self.session, self)
+        dialog = InviteDialog(self.session, self, admin=self.admin)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: setattr(self, "admin", dialog.admin or self.admin))
         dialog.open()
         return dialog
 

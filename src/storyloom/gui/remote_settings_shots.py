@@ -1,7 +1,8 @@
 """Project Settings > Remote Replication, against a real pouchdb-server that this module starts
 (``bench/peers.py``'s :class:`CouchServer`, with its pre-seeded admin) and stops when the window
-closes: ``remote-settings`` (the settings saved, the easy set-up's steps below) and
-``server-check`` (the report of a first check, before the set-up: what is ready and what to do)."""
+closes: ``remote-settings`` (the settings saved, the easy set-up's steps below),
+``server-check`` (the report of a first check, before the set-up: what is ready and what to do)
+and ``admin-login`` (the server admin's account Set up asks for, used once and never kept)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from storyloom.gui.main_window import MainWindow
 from storyloom.gui.main_window_shots import _window
 from storyloom.gui.screenshots import SIZE, register, settle
 from storyloom.gui.sidebar import SETTINGS
+
+OWNER = "maya-owner"
 
 
 def _server() -> Any:
@@ -41,12 +44,12 @@ def _server() -> Any:
 
 def _remote_page(workspace: Workspace) -> tuple[MainWindow, Any, Any]:
     """The garden sample's window on its Remote Replication page, its remote set to a new
-    pouchdb-server as the server admin (easy mode); the server stops when the window closes."""
+    pouchdb-server as its owner 'maya-owner' (easy mode); the server stops when the window closes."""
     server = _server()
     window = _window(workspace)
     window.closed.connect(server.stop_and_clean)
     session = window.session
-    values = form.RemoteValues(enabled=True, server=server.url, username=server.admin[0], password=server.admin[1])
+    values = form.RemoteValues(enabled=True, server=server.url, username=OWNER, password="owner-" + "x" * 12)
     check = form.check_values(session.name, values)
     assert check.settings is not None, check.messages
     session.remote.save(check.settings, values.password)  # kept as Save does, without starting sync
@@ -59,6 +62,10 @@ def _remote_page(workspace: Workspace) -> tuple[MainWindow, Any, Any]:
     return window, page, server
 
 
+def _admin(server: Any) -> form.AdminLogin:
+    return form.AdminLogin(*server.admin)
+
+
 def _scroll_to_report(window: MainWindow, page: Any) -> None:
     window.show()
     app = QApplication.instance()
@@ -69,9 +76,9 @@ def _scroll_to_report(window: MainWindow, page: Any) -> None:
 
 @register("remote-settings")
 def remote_settings(workspace: Workspace, out_dir: Path) -> QWidget:
-    window, page, _server = _remote_page(workspace)
+    window, page, server = _remote_page(workspace)
     page.report.start("Set-up")
-    outcome = form.run_setup(window.session, page.report.add_line)
+    outcome = form.run_setup(window.session, page.report.add_line, _admin(server))
     page._set_up(outcome)
     page.state.setText("Saved")
     window.session.sync.wait_for(lambda state: state.kind in ("idle", "error"), timeout=60)  # set-up syncs
@@ -98,14 +105,29 @@ def _dialog_overlay(window: QWidget, dialog: QWidget, name: str) -> None:
 def invite_teammate(workspace: Workspace, out_dir: Path) -> QWidget:
     from storyloom.gui.remote_dialogs import InviteDialog
 
-    window, _page, _server = _remote_page(workspace)
+    window, _page, server = _remote_page(workspace)
     session = window.session
-    form.run_setup(session)
-    dialog = InviteDialog(session)
-    dialog.username.setText("maya")
-    dialog._invited(form.invite_teammate(session, "maya"))
+    form.run_setup(session, admin=_admin(server))
+    dialog = InviteDialog(session, admin=_admin(server))
+    dialog.username.setText("bea")
+    dialog._invited(form.invite_teammate(session, "bea", _admin(server)))
     session.sync.wait_for(lambda state: state.kind in ("idle", "error"), timeout=60)  # set-up syncs
     _dialog_overlay(window, dialog, "inviteDialog")
+    return window
+
+
+@register("admin-login")
+def admin_login(workspace: Workspace, out_dir: Path) -> QWidget:
+    """Set up pressed by an owner whose user is not on the server yet: the admin's account is asked for."""
+    from storyloom.gui.remote_dialogs import AdminLoginDialog
+
+    window, page, server = _remote_page(workspace)
+    message = ("The server does not sign in 'maya-owner' yet: with an admin's account, Set up creates that user; "
+               "if it exists, check its password above.")
+    dialog = AdminLoginDialog("Setting up the server", window, message=message)
+    dialog.fields.name.setText(server.admin[0])
+    page.banner.show_message("info", "Set up needs a server admin's account: type it in the dialog.")
+    _dialog_overlay(window, dialog, "adminLoginDialog")
     return window
 
 
