@@ -68,11 +68,17 @@ def register(subparsers: Any) -> None:
                          "advanced mode: say what an admin must do")
     p.add_argument("project", metavar="PROJECT")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="also turn CORS on for ORIGIN, with credentials, for browser-based teammates such as "
+                   "Drafft (repeatable; needs a server admin; origins already allowed are kept)")
     p.set_defaults(func=_setup)
 
     p = verbs.add_parser("invite", help="easy mode: create a server user for a teammate and make them a member")
     p.add_argument("project", metavar="PROJECT")
     p.add_argument("invitee", metavar="USERNAME", help="the teammate's user name on the server")
+    p.add_argument("--for-drafft", action="store_true",
+                   help="also print what the teammate enters in Drafft (server, database, user, password, and "
+                   "the Drafft user name its locks need)")
     p.set_defaults(func=_invite)
 
     p = verbs.add_parser("unset", help="forget PROJECT's remote settings and kept password on this machine")
@@ -280,6 +286,7 @@ def _check(args: argparse.Namespace) -> int:
 @_errors
 def _setup(args: argparse.Namespace) -> int:
     from storyloom.cli.workspace import project_session
+    from storyloom.sync.cors import configure_cors, cors_admin_help
     from storyloom.sync.server_setup import AdvancedCheck, easy_setup
 
     with project_session(args.project) as session:
@@ -289,13 +296,20 @@ def _setup(args: argparse.Namespace) -> int:
         with access.open(timeout=CHECK_TIMEOUT) as remote:
             if settings.mode == "advanced":
                 check = AdvancedCheck.run(remote)
+                cors_help = cors_admin_help(remote, args.cors_origin) if args.cors_origin else []
             else:
                 report = easy_setup(remote, members=[settings.username])
+                if args.cors_origin:
+                    report.steps.append(configure_cors(remote, args.cors_origin))
     if settings.mode == "advanced":
         if args.json:
-            print(json.dumps(check.to_json(), indent=2))
+            print(json.dumps({**check.to_json(), **({"cors_requests": cors_help} if cors_help else {})}, indent=2))
         else:
             print(check.explain())
+            if cors_help:
+                print("To turn CORS on for browser-based teammates, ask a server admin to run (keep the origins "
+                      "already allowed in the origins request):")
+                print("\n".join(f"  {line}" for line in cors_help))
         return 0 if check.ok else 1
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
@@ -327,4 +341,8 @@ def _invite(args: argparse.Namespace) -> int:
         print(f"{invitation.username!r} already has an account on the server (its password is unchanged); "
               f"made them a member of {settings.database!r}.")
     print(f"They join with: {invitation.join_command}")
+    if args.for_drafft:
+        from storyloom.sync.drafft_join import drafft_instructions
+
+        print(drafft_instructions(invitation, server=settings.server, database=settings.database))
     return 0

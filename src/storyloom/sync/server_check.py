@@ -8,7 +8,8 @@ the server's request-size limit applies to it like to any request.
 
 The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin``, ``database``,
 ``member``, ``lock rules``, ``max_document_size``, ``max_http_request_size``, ``body limit``
-(only when probed), ``require_valid_user``. When the server cannot be reached or refuses the
+(only when probed), ``require_valid_user``, ``cors`` (for browser-based teammates such as Drafft:
+:mod:`storyloom.sync.cors`). When the server cannot be reached or refuses the
 credentials, the lines that depend on it are left out.
 """
 
@@ -216,6 +217,9 @@ def check_server(
     if probe_body_limit:
         lines.append(_body_limit_line(remote, lines))
     lines.append(_require_valid_user_line(remote, setup_fix, requests))
+    from storyloom.sync.cors import cors_line  # cors imports this module's CheckLine
+
+    lines.append(cors_line(remote, admin=info.is_admin, info=info))
     return lines
 
 
