@@ -3,8 +3,8 @@
 //
 // pouchdb-validation 4.2.0 passes the current winner as oldDoc and overwrites the new
 // revision's _revisions with the winner's history; the revision tree then sees nothing new and
-// the write is dropped while the server answers 201 []. CouchDB passes the new revision's parent
-// as oldDoc and keeps the history. This file loads the plug-in from its own source with those two
+// the write is dropped while the server answers 201 []. CouchDB passes the new revision's nearest
+// ancestor it holds (its parent, as a rule) as oldDoc and keeps the history. This file loads the plug-in from its own source with those two
 // functions corrected, before pouchdb-server requires it.
 "use strict";
 
@@ -13,7 +13,9 @@ const path = require("path");
 const Module = require("module");
 
 const modules = process.env.STORYLOOM_NODE_MODULES || path.join(__dirname, "node_modules");
-const file = path.join(modules, "pouchdb-validation", "lib", "index.js");
+// Node caches a module under its real path: a symlinked node_modules (a git worktree sharing
+// the main checkout's packages) must resolve to the same key, or the patch is never used.
+const file = fs.realpathSync(path.join(modules, "pouchdb-validation", "lib", "index.js"));
 let source = fs.readFileSync(file, "utf8");
 
 const patches = [
@@ -25,14 +27,21 @@ const patches = [
 }`,
     `function oldDoc(db, id, newDoc, options) {
   if (options && options.new_edits === false) {
+    // CouchDB validates a replicated revision against its nearest ancestor the database holds
+    // a body of (the parent, or an older one when the parent never reached it).
     var revs = newDoc._revisions;
-    if (!revs || !revs.ids || revs.ids.length < 2) {
-      return Promise.resolve(null);
-    }
-    var parent = (revs.start - 1) + "-" + revs.ids[1];
-    return db.get(id, {rev: parent, revs: true}).catch(function () {
-      return null;
+    var ancestors = (revs && revs.ids ? revs.ids.slice(1) : []).map(function (hash, i) {
+      return (revs.start - 1 - i) + "-" + hash;
     });
+    var nearest = function (i) {
+      if (i >= ancestors.length) {
+        return Promise.resolve(null);
+      }
+      return db.get(id, {rev: ancestors[i], revs: true}).catch(function () {
+        return nearest(i + 1);
+      });
+    };
+    return nearest(0);
   }
   return db.get(id, {revs: true}).catch(function () {
     return null;

@@ -302,7 +302,7 @@ def test_check_a_ready_database(couch: CouchServer, team: dict[str, Any], client
     lines = check_server(client(db, *team["alice"]), mode="advanced")
     names = [item.name for item in lines]
     assert names == ["reachable", "tls", "credentials", "admin", "database", "member", "lock rules",
-                     "max_document_size", "max_http_request_size", "require_valid_user"]
+                     "max_document_size", "max_http_request_size", "require_valid_user", "cors"]
     assert {item.name: item.status for item in lines if item.status != "ok"} == {
         "max_document_size": "warn", "max_http_request_size": "warn"}
     assert "curl -u ADMIN" in line(lines, "max_document_size").fix

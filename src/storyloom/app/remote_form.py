@@ -69,6 +69,7 @@ LINE_TITLES: dict[str, str] = {
     "lock rules": "Lock rules",
     "max_document_size": "Largest document", "max_http_request_size": "Largest request",
     "body limit": "Measured body limit", "require_valid_user": "Anonymous access",
+    "cors": "Browser-based clients (CORS)",
 }
 STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "owner": "Your user",
                                "owners": "Owners", "members": "Members", "lock rules": "Lock rules",
@@ -109,6 +110,9 @@ _APP_WORDING: tuple[tuple[str, str], ...] = (
     (r"`storyloom remote invite \S+ \S+ --reset-password --admin ADMIN`",
      "Invite teammate… with “Give an existing account a new password”"),
     (r"\(storyloom remote set \S+ \.\.\.\)", "(above, then Save)"),
+    (r"(?:ask a server admin to )?run `storyloom remote setup \S+(?: --cors-origin \S+)+`(?: with a server admin's "
+     r"credentials)?", "a server admin turns CORS on for that origin (the command line's remote setup does it: see "
+     "“A mixed Storyloom and Drafft team” in the docs)"),
     (r"run `storyloom remote setup(?: \S+)?`", "press Set up"),
     (r"`storyloom remote check --probe-body-limit` measures what gets through",
      "tick “Measure the body limit” and check again to measure what gets through"),

@@ -72,6 +72,9 @@ def register(subparsers: Any) -> None:
                    help=f"a server admin's user name, used for this set-up only (password from ${ADMIN_PASSWORD_ENV} "
                    "or a prompt; never kept)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="also turn CORS on for ORIGIN, with credentials, for browser-based teammates such as "
+                   "Drafft (repeatable; needs a server admin; origins already allowed are kept)")
     p.set_defaults(func=_setup)
 
     p = verbs.add_parser("invite", help="easy mode: create a server user for a teammate and make them a member")
@@ -83,6 +86,9 @@ def register(subparsers: Any) -> None:
                    help="give an existing user a new generated password (the old one stops working)")
     p.add_argument("--json", action="store_true",
                    help='print {"username", "password", "server", "database", "join"} as JSON')
+    p.add_argument("--for-drafft", action="store_true",
+                   help="also print what the teammate enters in Drafft (server, database, user, password, and "
+                   "the Drafft user name its locks need)")
     p.set_defaults(func=_invite)
 
     p = verbs.add_parser("unset", help="forget PROJECT's remote settings and kept password on this machine")
@@ -312,6 +318,7 @@ def _check(args: argparse.Namespace) -> int:
 def _setup(args: argparse.Namespace) -> int:
     from storyloom.app.team_setup import setup_team
     from storyloom.cli.workspace import project_session
+    from storyloom.sync.cors import configure_cors, cors_admin_help
     from storyloom.sync.server_setup import AdvancedCheck
 
     with project_session(args.project) as session:
@@ -324,17 +331,25 @@ def _setup(args: argparse.Namespace) -> int:
                                "here", code=2)
             with access.open(timeout=CHECK_TIMEOUT) as remote:
                 check = AdvancedCheck.run(remote)
+                cors_help = cors_admin_help(remote, args.cors_origin) if args.cors_origin else []
             if args.json:
-                print(json.dumps(check.to_json(), indent=2))
+                print(json.dumps({**check.to_json(), **({"cors_requests": cors_help} if cors_help else {})},
+                                 indent=2))
             else:
                 print(check.explain())
+                if cors_help:
+                    print("To turn CORS on for browser-based teammates, ask a server admin to run (keep the origins "
+                          "already allowed in the origins request):")
+                    print("\n".join(f"  {line}" for line in cors_help))
             return 0 if check.ok else 1
 
         def show(step: Any) -> None:
             if not args.json:
                 print(f"{'changed' if step.changed else 'ok':<8} {step.what}: {step.detail}", flush=True)
 
-        outcome = setup_team(session, read_admin(args.admin), on_step=show)
+        origins = list(args.cors_origin)
+        extra = [lambda admin_remote: configure_cors(admin_remote, origins)] if origins else []
+        outcome = setup_team(session, read_admin(args.admin), on_step=show, extra_steps=extra)
     report = outcome.report
     if args.json:
         print(json.dumps({**report.to_json(), "pushed": outcome.pushed, "notices": outcome.notices}, indent=2))
@@ -374,4 +389,8 @@ def _invite(args: argparse.Namespace) -> int:
         print(f"{invitation.username!r} already has an account on the server (its password is unchanged; "
               f"--reset-password gives them a new one); made them a member of {settings.database!r}.")
     print(f"They join with: {invitation.join_command}")
+    if args.for_drafft:
+        from storyloom.sync.drafft_join import drafft_instructions
+
+        print(drafft_instructions(invitation, server=settings.server, database=settings.database))
     return 0

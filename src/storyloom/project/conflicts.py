@@ -28,6 +28,7 @@ from storyloom.errors import StoryloomError
 from storyloom.project.checking import ValidationError
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
+from storyloom.project.documents import normalise_foreign_dates
 from storyloom.project.locks import LOCK_FIELDS, LockRefused, lock_info
 from storyloom.project.merge import merge_documents
 from storyloom.store import Conflict as StoreConflict
@@ -312,6 +313,8 @@ def resolve(editor: Any, doc_id: str, *, take: str | None = None, merged: dict[s
             revs = ", ".join(leaf.rev for leaf in conflict.leaves)
             raise ConflictError(f"{take!r} is not a leaf of {doc_id!r} in conflict; its leaves: {revs}", 2)
         body = None if leaf.deleted else _own_fields(leaf.doc)
+        if body is not None:
+            normalise_foreign_dates(body)  # a Drafft teammate's leaf: its stamps as the project writes them
     else:
         assert merged is not None
         if merged.get("_id", doc_id) != doc_id:

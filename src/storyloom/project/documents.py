@@ -21,6 +21,7 @@ from storyloom.project.collections import (
     SETTINGS_ID,
     USER_TYPE,
 )
+from storyloom.project.dates import DateFormatError, is_iso_utc, normalise_date
 
 # Collections whose documents live in the folder tree (every collection but ProjectSettings).
 TREE_COLLECTIONS: tuple[str, ...] = tuple(name for name in BY_APP_NAME if name != SETTINGS_ID)
@@ -200,3 +201,19 @@ def new_document(
         doc["content"] = copy.deepcopy(content)
     doc.update(fields)
     return doc
+
+
+def normalise_foreign_dates(doc: dict[str, Any]) -> None:
+    """Rewrite, in place, a date stamp another client wrote in its own format (a Drafft teammate
+    stamps JS Date strings or epoch milliseconds, and replication brings them in as they are) as
+    the ISO-8601 UTC text the project's documents use, so that editing or resolving such a
+    document is not refused for a stamp the user never typed. ``lockedAt`` is left alone: lock
+    fields change only through the lock intents, and the server compares them as written."""
+    for key in DATE_FIELDS:
+        value = doc.get(key)
+        if key == "lockedAt" or value is None or is_iso_utc(value):
+            continue
+        try:
+            doc[key] = normalise_date(value)
+        except DateFormatError:
+            pass  # not a date in any known format: validation names it

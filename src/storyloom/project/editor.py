@@ -29,7 +29,7 @@ from typing import Any
 from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
-from storyloom.project.documents import copy_document, is_tree_document, new_document
+from storyloom.project.documents import copy_document, is_tree_document, new_document, normalise_foreign_dates
 from storyloom.project.index import DocSummary, ProjectIndex
 from storyloom.project.locks import LockPolicy, NoLocks
 from storyloom.project.tree import is_valid_key, key_between, order_key, spread_keys
@@ -609,6 +609,7 @@ class Editor:
                 raise ValidationError.single(doc_id, "_id", "a document other than ProjectSettings "
                                              "(the settings document cannot be deleted)", doc_id, "forbidden")
             return []
+        normalise_foreign_dates(doc)
         errors: list[Problem] = []
         warnings: list[Problem] = []
         for problem in check_document(doc, context):

@@ -300,6 +300,16 @@ class RemoteDatabase:
             verify=self._verify,
         )
 
+    def anonymous(self) -> RemoteDatabase:
+        """A client for the same database without credentials (what a browser's CORS preflight
+        or an anonymous visitor sends), sharing a caller's ``transport`` as :meth:`clone` does."""
+        return RemoteDatabase(
+            RemoteURL(self.url.server, self.url.db_name),
+            timeout=self._timeout,
+            transport=None if self._shared_transport is None else _SharedTransport(self._shared_transport),
+            verify=self._verify,
+        )
+
     # -- life cycle ----------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -10,7 +10,8 @@ The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin`` (advance
 ``database``, ``member``, ``owner`` (easy mode: whether the user is recorded as the project's
 owner), ``lock rules``, ``max_document_size``, ``max_http_request_size`` (on CouchDB, its
 defaults when the configuration does not set them or cannot be read), ``body limit`` (only when
-probed), ``require_valid_user``. When the server cannot be reached or refuses the
+probed), ``require_valid_user``, ``cors`` (for browser-based teammates such as Drafft:
+:mod:`storyloom.sync.cors`). When the server cannot be reached or refuses the
 credentials, the lines that depend on it are left out.
 """
 
@@ -246,6 +247,9 @@ def check_server(
     if probe_body_limit:
         lines.append(_body_limit_line(remote, lines))
     lines.append(_require_valid_user_line(remote, setup_fix, requests))
+    from storyloom.sync.cors import cors_line  # cors imports this module's CheckLine
+
+    lines.append(cors_line(remote, admin=info.is_admin, info=info))
     return lines
 
 
