@@ -13,7 +13,9 @@ const path = require("path");
 const Module = require("module");
 
 const modules = process.env.STORYLOOM_NODE_MODULES || path.join(__dirname, "node_modules");
-const file = path.join(modules, "pouchdb-validation", "lib", "index.js");
+// Node keys its module cache by real path: through a symlinked node_modules (a git worktree
+// sharing the main checkout's) the patched module must sit under the same key.
+const file = fs.realpathSync(path.join(modules, "pouchdb-validation", "lib", "index.js"));
 let source = fs.readFileSync(file, "utf8");
 
 const patches = [
