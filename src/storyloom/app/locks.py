@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.errors import StoryloomError
-from storyloom.project.conflicts import list_conflicts
+from storyloom.project.conflicts import SUPERSEDED_BY, list_conflicts
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import WriteIntent
+from storyloom.project.lock_contest import contest_winner
 from storyloom.project.locks import (
     BrokenLock,
     LockInfo,
@@ -206,12 +207,14 @@ class LockService:
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, locked_fields(me, at))
             try:
-                result = client.put(wanted)
+                result, status = client.put_status(wanted)
             except RemoteConflict:
                 continue  # another writer was first: re-read
             except RemoteForbidden as exc:
                 refused = exc  # the server's lock rule: re-read to name the holder
                 continue
+            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+                continue  # another write on the same revision keeps it: re-read to name the holder
             self._pull(client, doc_id, result["rev"])
             return LockInfo(doc_id, me, at)
         raise LockError(f"could not lock {doc_id!r}: other writers kept changing it on the server; try again")
@@ -291,8 +294,10 @@ class LockService:
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, free_fields(), broken=server.get("lockBroken"))
             try:
-                result = client.put(wanted)
+                result, status = client.put_status(wanted)
             except RemoteConflict:
+                continue
+            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])
             return None
@@ -337,12 +342,39 @@ class LockService:
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, free_fields(), broken=self._break_record(me, held))
             try:
-                result = client.put(wanted)
+                result, status = client.put_status(wanted)
             except RemoteConflict:
+                continue
+            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])
             return "broken"
         raise LockError(f"could not break the lock of {doc_id!r}: other writers kept changing it; try again")
+
+    # ------------------------------------------------------------------ a cluster's 202 Accepted
+    def _settle_accepted(self, client: RemoteDatabase, doc_id: str, parent_rev: str, ours: str) -> bool:
+        """A lock write (lock, unlock, break) on ``parent_rev`` that the server answered 202
+        Accepted: a cluster stored it without its write quorum, so another write on the same
+        revision may have been stored too. Read every leaf back with every replica answering
+        and settle by :func:`~storyloom.project.lock_contest.contest_winner`, the rule each
+        writer reaches alike: True when ours keeps it; False when another does, after our
+        revision is deleted (a tombstone on our own leaf, so the conflict goes away on every
+        replica and the other write is the document's only live leaf).
+
+        The tombstone names the winner in ``supersededBy``, as a conflict resolution's do: the
+        lock rules let it through whichever leaf a server compares it with (CouchDB checks it
+        against our own leaf, pouchdb-server against the current winner, locked by another)."""
+        leaves = [e["ok"] for e in client.get(doc_id, open_revs="all", revs=True, latest=True,
+                                              r=_replicas(client))
+                  if isinstance(e.get("ok"), dict)]
+        winner = contest_winner(parent_rev, ours, leaves)
+        if winner == ours:
+            return True
+        try:
+            client.put_status({"_id": doc_id, "_rev": ours, "_deleted": True, SUPERSEDED_BY: winner})
+        except RemoteConflict:
+            pass  # no longer a leaf: a later write of ours already went on it
+        return False
 
     def _break_record(self, me: str, held: LockInfo) -> dict[str, Any]:
         return {"by": me, "holder": held.holder, "since": held.since, "at": self.clock()}
@@ -615,6 +647,20 @@ class LockService:
 
 
 _NOBODY = LockInfo("", "", None)
+#: The status of a write a CouchDB cluster stored on fewer nodes than its write quorum.
+ACCEPTED = 202
+#: Replicas asked on a read-back when the server does not say how many it keeps (CouchDB's default n).
+DEFAULT_REPLICAS = 3
+
+
+def _replicas(client: RemoteDatabase) -> int:
+    """How many copies the database keeps (``cluster.n`` of ``GET /db``), so a read-back waits
+    for every replica; :data:`DEFAULT_REPLICAS` when the server does not say (a single node)."""
+    try:
+        n = (client.info().get("cluster") or {}).get("n")
+    except SyncError:
+        n = None
+    return n if isinstance(n, int) and n > 0 else DEFAULT_REPLICAS
 
 
 def _not_yours(doc_id: str, held: LockInfo) -> LockRefused:
