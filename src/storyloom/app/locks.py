@@ -23,6 +23,7 @@ Without a remote, a lock is a local write (nothing to confirm).
 from __future__ import annotations
 
 import copy
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
     from storyloom.project.editor import Editor
     from storyloom.store import Database
     from storyloom.sync.remote import RemoteDatabase
+
+log = logging.getLogger(__name__)
 
 PROVISIONAL_ID = "_local/storyloom-provisional-locks"
 #: Compare-and-swap attempts before giving up (each failed one means another writer was first).
@@ -136,6 +139,7 @@ class LockService:
         self.holder = holder
         self.clock = clock
         self._record_lock = threading.RLock()
+        self._watchers: list[Callable[[dict[str, Any]], None]] = []
 
     @property
     def _store(self) -> Database:
@@ -604,11 +608,13 @@ class LockService:
             if client is None:
                 return None
             try:
-                return self._push(client, doc_id)
+                refused = self._push(client, doc_id)
+                self._read_back(client, doc_id)
             except Exception as exc:
                 if is_offline(exc):
                     return None
                 raise
+            return refused
 
     def _remote_configured(self) -> bool:
         return self.remote is not None and bool(self.remote.configured)
@@ -627,10 +633,39 @@ class LockService:
 
     def _server_doc(self, client: RemoteDatabase, doc_id: str) -> dict[str, Any]:
         try:
-            return client.get(doc_id)
+            doc = client.get(doc_id)
         except RemoteNotFound as exc:
             raise LockError(f"document {doc_id!r} is not on the server ({exc.reason or 'missing'}): "
                             "sync the project, then try again") from None
+        self._seen(doc)
+        return doc
+
+    # ------------------------------------------------------------------ server copies seen
+    def watch_server_docs(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback(doc)`` with each server copy a lock call reads, and the copy
+        :meth:`publish` reads back after pushing (the session tells the holder of a break of
+        their lock from it: :mod:`storyloom.app.broken_notices`). Returns the unsubscribe."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    def _seen(self, doc: dict[str, Any]) -> None:
+        for callback in list(self._watchers):
+            try:
+                callback(doc)
+            except Exception:  # telling must not fail the lock call itself
+                log.exception("a watcher of the server copy of %s failed", doc.get("_id"))
+
+    def _read_back(self, client: RemoteDatabase, doc_id: str) -> None:
+        """Read the server copy of ``doc_id`` for the watchers (none: no request)."""
+        if not self._watchers:
+            return
+        try:
+            leaves = client.get(doc_id, open_revs="all", revs=False, attachments=False)
+        except RemoteNotFound:
+            return
+        for entry in leaves:  # every leaf: an edit pushed beside a break may win over it
+            if isinstance(entry.get("ok"), dict) and not entry["ok"].get("_deleted"):
+                self._seen(entry["ok"])
 
     def _push(self, client: RemoteDatabase, doc_id: str) -> list[dict[str, Any]]:
         """Send the server every revision of ``doc_id`` it lacks (the document's leaves with
