@@ -9,7 +9,10 @@ A lock lives in the document (``locked``/``lockedBy``/``lockedAt``; see
   first: re-read; locked by another holder refuses (:class:`LockRefused`), free retries. The
   server's new revision then comes into the local store with its history (``new_edits=false``),
   as replication would bring it. Two clients online can never both hold a lock: only one PUT
-  on a given revision succeeds.
+  on a given revision succeeds. On a CouchDB cluster short of its write quorum both may be
+  accepted (``202 Accepted``): such a write is read back and settled by
+  :func:`~storyloom.project.lock_contest.contest_winner`, the loser removing its own leaf
+  (:meth:`LockService._settle_accepted`).
 - **Offline** (the remote cannot be reached): the lock is written locally through the editor
   gate and recorded as provisional in ``_local/storyloom-provisional-locks``.
   :meth:`LockService.confirm_provisional` (the sync service calls it after a pull or push)
