@@ -13,7 +13,9 @@ happen for real, over HTTP, with the real server behind it:
   the server keeps it as a second leaf, checked by the lock rules against that parent with the
   writer's own credentials, as the node that accepted it would). When more than one went
   through, each is answered ``202 Accepted`` with ``{"ok": true, "id", "rev"}``; a ``PUT``
-  alone keeps the server's answer (``201``), or gets ``202`` too with ``always_accepted``.
+  alone keeps the server's answer (``201``), or gets ``202`` too with ``always_accepted``. With
+  ``created_first`` the first of a round keeps its ``201`` (it reached the quorum) and only the
+  others get ``202``: the case a 201 writer never reads back.
 - everything else passes through unchanged (bodies are read whole: no continuous feeds).
 
 ``accepted`` and ``contested`` count the 202 answers and the rounds with more than one write.
@@ -60,10 +62,12 @@ class _Round:
 class ClusterProxy:
     """``with ClusterProxy(server) as proxy:`` then point clients at ``proxy.db_url(name)``."""
 
-    def __init__(self, upstream: Any, *, window: float = 0.3, always_accepted: bool = False) -> None:
+    def __init__(self, upstream: Any, *, window: float = 0.3, always_accepted: bool = False,
+                 created_first: bool = False) -> None:
         self.upstream_url = str(upstream.url).rstrip("/")
         self.window = window
         self.always_accepted = always_accepted
+        self.created_first = created_first
         self.accepted = 0
         self.contested = 0
         self._rounds: dict[tuple[str, str], _Round] = {}
@@ -160,7 +164,7 @@ class ClusterProxy:
             with self._lock:
                 self.contested += 1
         if len(through) > 1 or self.always_accepted:
-            for each in through:
+            for each in through[1:] if self.created_first and len(through) > 1 else through:
                 self._accept(each)
 
     def _write_beside(self, key: tuple[str, str], write: _Write) -> bool:

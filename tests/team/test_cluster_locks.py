@@ -134,3 +134,58 @@ def test_lock_race_through_a_cluster_one_holder_each_round(couch: CouchServer,
         contested = proxy.contested
     assert wins["alice"] + wins["bob"] == ROUNDS
     assert contested >= ROUNDS // 2, f"only {contested} of {ROUNDS} rounds had two writes accepted"
+
+
+def test_a_201_lock_that_lost_to_an_accepted_rival_is_given_up_after_the_pull(
+        couch: CouchServer, clients: Callable[..., LockClient]) -> None:
+    """The first write of a round reached the quorum (201, no read-back), the rival was accepted
+    (202). When the rival's write is the larger one both were told they hold the lock; the 201
+    writer's next pull shows the rival's leaf, and it gives its own up and is told."""
+    db = team_database(couch, ["alice", "bob"])
+    double, clean = 0, 0
+    with ClusterProxy(couch, window=0.3, created_first=True) as proxy:
+        alice, bob = clients(proxy, db, "alice"), clients(proxy, db, "bob")
+        doc_id = seed(alice, [bob])
+        barrier = threading.Barrier(2)
+        for round_no in range(ROUNDS):
+            outcome: dict[str, object] = {}
+
+            def take(client: LockClient, outcome: dict[str, object] = outcome) -> None:
+                barrier.wait(timeout=30)
+                try:
+                    outcome[client.user] = client.locks.lock(doc_id)
+                except Exception as exc:
+                    outcome[client.user] = exc
+
+            threads = [threading.Thread(target=take, args=(c,)) for c in (alice, bob)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            believers = [user for user, result in outcome.items() if not isinstance(result, Exception)]
+            assert believers and all(isinstance(r, LockRefused) for r in outcome.values()
+                                     if isinstance(r, Exception)), f"round {round_no}: {outcome}"
+            notices = {}
+            for client in (alice, bob):
+                assert client.pull().ok
+                notices[client.user] = client.locks.settle_contested_locks([doc_id])
+            [leaf] = _live(_leaves(couch, db, doc_id))
+            holder = lock_info(leaf).holder
+            told = [user for user, found in notices.items() if found]
+            if len(believers) == 2:
+                double += 1
+                [loser] = [user for user in believers if user != holder]
+                assert told == [loser], f"round {round_no}: {notices}"
+                [notice] = notices[loser]
+                assert notice.outcome == "lost" and notice.holder == holder
+                assert "same revision at the same time" in notice.message
+            else:
+                clean += 1
+                assert believers == [holder] and told == []
+            for client in (alice, bob):
+                assert client.pull().ok
+                assert lock_info(client.store.get(doc_id)).holder == holder
+            (alice if holder == "alice" else bob).locks.unlock(doc_id)
+            if double and clean and round_no >= 5:
+                break
+    assert double, "no round had both writers told they hold the lock: the case was not made"

@@ -383,6 +383,73 @@ class LockService:
             pass  # no longer a leaf: a later write of ours already went on it
         return False
 
+    def settle_contested_locks(self, doc_ids: Iterable[str] | None = None) -> list[LockNotice]:
+        """Give up each lock of ours that lost a contested write, once a pull shows it.
+
+        A writer answered ``201 Created`` does not read back (:meth:`_settle_accepted` runs on
+        202 only), so when a cluster also accepted a rival lock on the same revision, answered
+        202, and the rival's write is the larger one, both writers were told they hold the lock.
+        The pull that brings the rival's leaf shows it: a live leaf locked by us and one locked
+        by another, written on the same parent, ours not the winner by
+        :func:`~storyloom.project.lock_contest.contest_winner`. Ours goes: a tombstone on our
+        leaf (``supersededBy`` the rival's) when it is the lock write itself, else the lock is
+        released on our branch, which keeps our edits as a conflict revision to merge. The
+        session calls this after a pull, before merging; returns one ``lost`` notice each."""
+        if not self._remote_configured():
+            return []
+        me, records = self.holder(), self._records()
+        lost: list[tuple[str, dict[str, Any], dict[str, Any], str]] = []
+        for conflict in list_conflicts(self._store, doc_ids):
+            if conflict.doc_id in records:
+                continue  # a provisional lock: confirm_provisional settles it
+            found = _lost_contest(self._live_leaves(conflict.doc_id), me)
+            if found is not None:
+                lost.append((conflict.doc_id, *found))
+        notices: list[LockNotice] = []
+        if not lost:
+            return notices
+        with self._client() as client:
+            if client is None:
+                return notices
+            for doc_id, ours, rival, child in lost:
+                try:
+                    notices.append(self._yield_contested(client, doc_id, ours, rival, child))
+                except Conflict:
+                    continue  # written meanwhile: the next pull looks again
+                except Exception as exc:
+                    if is_offline(exc):
+                        break
+                    raise
+        return notices
+
+    def _live_leaves(self, doc_id: str) -> list[dict[str, Any]]:
+        try:
+            entries = self._store.get(doc_id, open_revs="all", revs=True)
+        except NotFound:
+            return []
+        return [e["ok"] for e in entries if isinstance(e.get("ok"), dict) and not e["ok"].get("_deleted")]
+
+    def _yield_contested(self, client: RemoteDatabase, doc_id: str, ours: dict[str, Any], rival: dict[str, Any],
+                         child: str) -> LockNotice:
+        held = lock_info(rival) or LockInfo(doc_id, "another user", None)
+        since = f" since {held.since}" if held.since else ""
+        message = (f"your lock of {doc_id!r} was lost: the server accepted {held.holder}'s lock on the same "
+                   f"revision at the same time (a cluster short of its write quorum), and {held.holder} holds "
+                   f"it{since}")
+        if ours["_rev"] != child:  # edits of ours on top of the lock: keep them, release the lock
+            notice = self._lose(client, doc_id, ours, held)
+            return LockNotice(doc_id, "lost", held.holder, held.since,
+                              f"{message}; your edits are kept as a conflict revision ({notice.kept_rev}) for "
+                              "merging (storyloom conflicts)", notice.kept_rev)
+        try:
+            result, _status = client.put_status({"_id": doc_id, "_rev": ours["_rev"], "_deleted": True,
+                                                 SUPERSEDED_BY: rival["_rev"]})
+        except RemoteConflict:  # the holder's merge superseded it already: bring that
+            self._pull(client, doc_id, client.get(doc_id)["_rev"])
+        else:
+            self._pull(client, doc_id, result["rev"])
+        return LockNotice(doc_id, "lost", held.holder, held.since, message)
+
     def _break_record(self, me: str, held: LockInfo) -> dict[str, Any]:
         return {"by": me, "holder": held.holder, "since": held.since, "at": self.clock()}
 
@@ -719,6 +786,34 @@ def _copy_revisions(source: Peer, target: Peer, doc_id: str, revs: list[str]) ->
     fetched = source.fetch({doc_id: missing}, {doc_id: ancestors} if ancestors else None)
     docs = [clean_doc(doc) for doc in fetched.docs]
     return target.write(docs) if docs else []
+
+
+def _branch(doc: dict[str, Any]) -> list[str]:
+    """A leaf's revisions, itself first (``_revisions``)."""
+    revisions = doc.get("_revisions")
+    if not isinstance(revisions, dict) or not isinstance(revisions.get("start"), int):
+        return [str(doc.get("_rev", ""))]
+    start = revisions["start"]
+    return [f"{start - i}-{h}" for i, h in enumerate(revisions.get("ids") or [])]
+
+
+def _lost_contest(leaves: list[dict[str, Any]], me: str) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """``(our leaf, the rival's leaf, our write on the shared parent)`` when a live leaf locked
+    by ``me`` and one locked by another forked from the same revision and ours lost the
+    contest there; else None."""
+    mine = [leaf for leaf in leaves if (lock_info(leaf) or _NOBODY).holder == me]
+    theirs = [leaf for leaf in leaves if (info := lock_info(leaf)) is not None and info.holder != me]
+    for ours in mine:
+        branch = _branch(ours)
+        for rival in theirs:
+            other = set(_branch(rival))
+            fork = next((i for i, rev in enumerate(branch) if rev in other), None)
+            if not fork:  # no shared revision, or ours is on the rival's branch
+                continue
+            child = branch[fork - 1]
+            if contest_winner(branch[fork], child, [ours, rival]) != child:
+                return ours, rival, child
+    return None
 
 
 def _history(doc: dict[str, Any]) -> set[str]:

@@ -235,6 +235,8 @@ class ProjectSession:
         winner is free (a teammate's released lost lock on a longer branch) while a losing leaf
         carries our lock gets our lock again on the server (``LockService.keep_held_locks``)."""
         notices = self.locks.confirm_provisional()
+        if doc_ids:  # a lock that lost a write contested on a cluster, shown by this pull
+            notices += self.locks.settle_contested_locks(doc_ids)
         for notice in notices:
             log.info("lock of %s: %s", notice.doc_id, notice.message)
             self._post(LockSettled(notice))
