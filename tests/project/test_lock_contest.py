@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storyloom.project.lock_contest import child_of, contest_winner, rev_key, winning_leaf
+from storyloom.project.lock_contest import branch_revs, child_of, contest_winner, lost_contest, rev_key, winning_leaf
 
 PARENT = "3-" + "c" * 32
 A = "4-" + "a" * 32
@@ -48,3 +48,22 @@ def test_a_deleted_branch_is_out_and_a_later_revision_keeps_its_branch_in() -> N
     assert contest_winner(PARENT, A, [leaf(A, "c" * 32), unlocked]) == B
     assert winning_leaf(PARENT, B, [leaf(A, "c" * 32), unlocked]) == unlocked
     assert winning_leaf(PARENT, B, [leaf(A, "c" * 32)]) is None
+
+
+def locked(doc: dict, holder: str) -> dict:
+    return {**doc, "locked": True, "lockedBy": holder, "lockedAt": "2026-11-27T14:00:00Z"}
+
+
+def test_a_lock_that_lost_on_the_shared_parent_is_found_by_its_holder_only() -> None:
+    ours, theirs = locked(leaf(A, "c" * 32), "ana"), locked(leaf(B, "c" * 32), "bob")
+    found = lost_contest([ours, theirs], "ana")
+    assert found == (ours, theirs, A)
+    assert lost_contest([ours, theirs], "bob") is None  # bob's write is the larger: he keeps it
+    edited = locked(leaf("5-" + "e" * 32, "a" * 32, "c" * 32), "ana")  # ana edited on top of her lock
+    assert lost_contest([edited, theirs], "ana") == (edited, theirs, A)
+    assert lost_contest([{**theirs, "_deleted": True}, ours], "ana") is None  # the rival gave up
+    free = {k: v for k, v in theirs.items() if k != "locked"}
+    assert lost_contest([ours, free], "ana") is None  # a free rival leaf is a plain conflict
+    unrelated = locked(leaf("4-" + "f" * 32, "9" * 32), "bob")
+    assert lost_contest([ours, unrelated], "ana") is None  # no shared revision to settle on
+    assert branch_revs(ours) == [A, PARENT] and branch_revs({"_rev": A}) == [A]

@@ -12,7 +12,7 @@ A lock lives in the document (``locked``/``lockedBy``/``lockedAt``; see
   on a given revision succeeds. On a CouchDB cluster short of its write quorum both may be
   accepted (``202 Accepted``): such a write is read back and settled by
   :func:`~storyloom.project.lock_contest.contest_winner`, the loser removing its own leaf
-  (:meth:`LockService._settle_accepted`).
+  (:mod:`storyloom.app.lock_cluster`).
 - **Offline** (the remote cannot be reached): the lock is written locally through the editor
   gate and recorded as provisional in ``_local/storyloom-provisional-locks``.
   :meth:`LockService.confirm_provisional` (the sync service calls it after a pull or push)
@@ -33,11 +33,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storyloom.app.lock_cluster import ACCEPTED, ClusterLockWrites
 from storyloom.errors import StoryloomError
-from storyloom.project.conflicts import SUPERSEDED_BY, list_conflicts
+from storyloom.project.conflicts import list_conflicts
 from storyloom.project.dates import now_iso
 from storyloom.project.editor import WriteIntent
-from storyloom.project.lock_contest import contest_winner
 from storyloom.project.locks import (
     BrokenLock,
     LockInfo,
@@ -131,7 +131,7 @@ def lock_holder(remote: RemoteSource | None, user: Callable[[], str]) -> Callabl
     return holder
 
 
-class LockService:
+class LockService(ClusterLockWrites):
     """Locks of one project. ``remote`` is the project's remote access (None: no remote);
     ``holder`` names the lock holder (see :func:`lock_holder`)."""
 
@@ -357,98 +357,6 @@ class LockService:
             self._pull(client, doc_id, result["rev"])
             return "broken"
         raise LockError(f"could not break the lock of {doc_id!r}: other writers kept changing it; try again")
-
-    # ------------------------------------------------------------------ a cluster's 202 Accepted
-    def _settle_accepted(self, client: RemoteDatabase, doc_id: str, parent_rev: str, ours: str) -> bool:
-        """A lock write (lock, unlock, break) on ``parent_rev`` that the server answered 202
-        Accepted: a cluster stored it without its write quorum, so another write on the same
-        revision may have been stored too. Read every leaf back with every replica answering
-        and settle by :func:`~storyloom.project.lock_contest.contest_winner`, the rule each
-        writer reaches alike: True when ours keeps it; False when another does, after our
-        revision is deleted (a tombstone on our own leaf, so the conflict goes away on every
-        replica and the other write is the document's only live leaf).
-
-        The tombstone names the winner in ``supersededBy``, as a conflict resolution's do: the
-        lock rules let it through whichever leaf a server compares it with (CouchDB checks it
-        against our own leaf, pouchdb-server against the current winner, locked by another)."""
-        leaves = [e["ok"] for e in client.get(doc_id, open_revs="all", revs=True, latest=True,
-                                              r=_replicas(client))
-                  if isinstance(e.get("ok"), dict)]
-        winner = contest_winner(parent_rev, ours, leaves)
-        if winner == ours:
-            return True
-        try:
-            client.put_status({"_id": doc_id, "_rev": ours, "_deleted": True, SUPERSEDED_BY: winner})
-        except RemoteConflict:
-            pass  # no longer a leaf: a later write of ours already went on it
-        return False
-
-    def settle_contested_locks(self, doc_ids: Iterable[str] | None = None) -> list[LockNotice]:
-        """Give up each lock of ours that lost a contested write, once a pull shows it.
-
-        A writer answered ``201 Created`` does not read back (:meth:`_settle_accepted` runs on
-        202 only), so when a cluster also accepted a rival lock on the same revision, answered
-        202, and the rival's write is the larger one, both writers were told they hold the lock.
-        The pull that brings the rival's leaf shows it: a live leaf locked by us and one locked
-        by another, written on the same parent, ours not the winner by
-        :func:`~storyloom.project.lock_contest.contest_winner`. Ours goes: a tombstone on our
-        leaf (``supersededBy`` the rival's) when it is the lock write itself, else the lock is
-        released on our branch, which keeps our edits as a conflict revision to merge. The
-        session calls this after a pull, before merging; returns one ``lost`` notice each."""
-        if not self._remote_configured():
-            return []
-        me, records = self.holder(), self._records()
-        lost: list[tuple[str, dict[str, Any], dict[str, Any], str]] = []
-        for conflict in list_conflicts(self._store, doc_ids):
-            if conflict.doc_id in records:
-                continue  # a provisional lock: confirm_provisional settles it
-            found = _lost_contest(self._live_leaves(conflict.doc_id), me)
-            if found is not None:
-                lost.append((conflict.doc_id, *found))
-        notices: list[LockNotice] = []
-        if not lost:
-            return notices
-        with self._client() as client:
-            if client is None:
-                return notices
-            for doc_id, ours, rival, child in lost:
-                try:
-                    notices.append(self._yield_contested(client, doc_id, ours, rival, child))
-                except Conflict:
-                    continue  # written meanwhile: the next pull looks again
-                except Exception as exc:
-                    if is_offline(exc):
-                        break
-                    raise
-        return notices
-
-    def _live_leaves(self, doc_id: str) -> list[dict[str, Any]]:
-        try:
-            entries = self._store.get(doc_id, open_revs="all", revs=True)
-        except NotFound:
-            return []
-        return [e["ok"] for e in entries if isinstance(e.get("ok"), dict) and not e["ok"].get("_deleted")]
-
-    def _yield_contested(self, client: RemoteDatabase, doc_id: str, ours: dict[str, Any], rival: dict[str, Any],
-                         child: str) -> LockNotice:
-        held = lock_info(rival) or LockInfo(doc_id, "another user", None)
-        since = f" since {held.since}" if held.since else ""
-        message = (f"your lock of {doc_id!r} was lost: the server accepted {held.holder}'s lock on the same "
-                   f"revision at the same time (a cluster short of its write quorum), and {held.holder} holds "
-                   f"it{since}")
-        if ours["_rev"] != child:  # edits of ours on top of the lock: keep them, release the lock
-            notice = self._lose(client, doc_id, ours, held)
-            return LockNotice(doc_id, "lost", held.holder, held.since,
-                              f"{message}; your edits are kept as a conflict revision ({notice.kept_rev}) for "
-                              "merging (storyloom conflicts)", notice.kept_rev)
-        try:
-            result, _status = client.put_status({"_id": doc_id, "_rev": ours["_rev"], "_deleted": True,
-                                                 SUPERSEDED_BY: rival["_rev"]})
-        except RemoteConflict:  # the holder's merge superseded it already: bring that
-            self._pull(client, doc_id, client.get(doc_id)["_rev"])
-        else:
-            self._pull(client, doc_id, result["rev"])
-        return LockNotice(doc_id, "lost", held.holder, held.since, message)
 
     def _break_record(self, me: str, held: LockInfo) -> dict[str, Any]:
         return {"by": me, "holder": held.holder, "since": held.since, "at": self.clock()}
@@ -752,20 +660,7 @@ class LockService:
 
 
 _NOBODY = LockInfo("", "", None)
-#: The status of a write a CouchDB cluster stored on fewer nodes than its write quorum.
-ACCEPTED = 202
-#: Replicas asked on a read-back when the server does not say how many it keeps (CouchDB's default n).
-DEFAULT_REPLICAS = 3
 
-
-def _replicas(client: RemoteDatabase) -> int:
-    """How many copies the database keeps (``cluster.n`` of ``GET /db``), so a read-back waits
-    for every replica; :data:`DEFAULT_REPLICAS` when the server does not say (a single node)."""
-    try:
-        n = (client.info().get("cluster") or {}).get("n")
-    except SyncError:
-        n = None
-    return n if isinstance(n, int) and n > 0 else DEFAULT_REPLICAS
 
 
 def _not_yours(doc_id: str, held: LockInfo) -> LockRefused:
@@ -786,34 +681,6 @@ def _copy_revisions(source: Peer, target: Peer, doc_id: str, revs: list[str]) ->
     fetched = source.fetch({doc_id: missing}, {doc_id: ancestors} if ancestors else None)
     docs = [clean_doc(doc) for doc in fetched.docs]
     return target.write(docs) if docs else []
-
-
-def _branch(doc: dict[str, Any]) -> list[str]:
-    """A leaf's revisions, itself first (``_revisions``)."""
-    revisions = doc.get("_revisions")
-    if not isinstance(revisions, dict) or not isinstance(revisions.get("start"), int):
-        return [str(doc.get("_rev", ""))]
-    start = revisions["start"]
-    return [f"{start - i}-{h}" for i, h in enumerate(revisions.get("ids") or [])]
-
-
-def _lost_contest(leaves: list[dict[str, Any]], me: str) -> tuple[dict[str, Any], dict[str, Any], str] | None:
-    """``(our leaf, the rival's leaf, our write on the shared parent)`` when a live leaf locked
-    by ``me`` and one locked by another forked from the same revision and ours lost the
-    contest there; else None."""
-    mine = [leaf for leaf in leaves if (lock_info(leaf) or _NOBODY).holder == me]
-    theirs = [leaf for leaf in leaves if (info := lock_info(leaf)) is not None and info.holder != me]
-    for ours in mine:
-        branch = _branch(ours)
-        for rival in theirs:
-            other = set(_branch(rival))
-            fork = next((i for i, rev in enumerate(branch) if rev in other), None)
-            if not fork:  # no shared revision, or ours is on the rival's branch
-                continue
-            child = branch[fork - 1]
-            if contest_winner(branch[fork], child, [ours, rival]) != child:
-                return ours, rival, child
-    return None
 
 
 def _history(doc: dict[str, Any]) -> set[str]:

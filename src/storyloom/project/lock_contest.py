@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from storyloom.project.locks import lock_info
+
 
 def rev_key(rev: str) -> tuple[int, str]:
     """A revision id as CouchDB orders revisions: generation, then the id after the dash."""
@@ -64,4 +66,35 @@ def winning_leaf(parent_rev: str, winner: str, leaves: Iterable[dict[str, Any]])
     for leaf in leaves:
         if not leaf.get("_deleted") and (leaf.get("_rev") == winner or child_of(parent_rev, leaf) == winner):
             return leaf
+    return None
+
+
+def branch_revs(leaf: dict[str, Any]) -> list[str]:
+    """A leaf's revisions, itself first (from ``_revisions``; itself only without them)."""
+    revisions = leaf.get("_revisions")
+    if not isinstance(revisions, dict) or not isinstance(revisions.get("start"), int):
+        return [str(leaf.get("_rev", ""))]
+    start = revisions["start"]
+    return [f"{start - i}-{h}" for i, h in enumerate(revisions.get("ids") or [])]
+
+
+def lost_contest(leaves: Iterable[dict[str, Any]], me: str) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """``(our leaf, the rival's leaf, our write on the shared parent)`` when, among the live
+    ``leaves`` (with ``_revisions``), one locked by ``me`` and one locked by another forked from
+    the same revision and ours is not :func:`contest_winner` there; else None. What a writer
+    told ``201 Created`` (who never read back) finds after a pull when a rival accepted with
+    ``202`` on the same revision won."""
+    leaves = [leaf for leaf in leaves if not leaf.get("_deleted")]
+    mine = [leaf for leaf in leaves if (info := lock_info(leaf)) is not None and info.holder == me]
+    theirs = [leaf for leaf in leaves if (info := lock_info(leaf)) is not None and info.holder != me]
+    for ours in mine:
+        branch = branch_revs(ours)
+        for rival in theirs:
+            other = set(branch_revs(rival))
+            fork = next((i for i, rev in enumerate(branch) if rev in other), None)
+            if not fork:  # no shared revision, or ours is on the rival's branch
+                continue
+            child = branch[fork - 1]
+            if contest_winner(branch[fork], child, [ours, rival]) != child:
+                return ours, rival, child
     return None
