@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from storyloom.app.locks import LockNotice
     from storyloom.app.sync_state import SyncState
+    from storyloom.project.locks import BrokenLock
 
 log = logging.getLogger(__name__)
 
@@ -69,13 +70,23 @@ class LockSettled:
 
 
 @dataclass(frozen=True, slots=True)
+class LockBroken:
+    """Someone broke this machine's lock holder's lock, and this machine sees it for the first
+    time (after a pull, or in the server copy a lock call read): ``record`` (a
+    :class:`~storyloom.project.locks.BrokenLock`) says who broke it, when, and since when it
+    was held. Told once per machine (:mod:`storyloom.app.broken_notices`)."""
+
+    record: BrokenLock
+
+
+@dataclass(frozen=True, slots=True)
 class SessionClosed:
     """The session closed its project; no event follows."""
 
     project_id: str
 
 
-SessionEvent = DocumentChanged | ApiStateChanged | SyncStateChanged | LockSettled | SessionClosed
+SessionEvent = DocumentChanged | ApiStateChanged | SyncStateChanged | LockSettled | LockBroken | SessionClosed
 Subscriber = Callable[[SessionEvent], None]
 
 

@@ -9,7 +9,10 @@ A lock lives in the document (``locked``/``lockedBy``/``lockedAt``; see
   first: re-read; locked by another holder refuses (:class:`LockRefused`), free retries. The
   server's new revision then comes into the local store with its history (``new_edits=false``),
   as replication would bring it. Two clients online can never both hold a lock: only one PUT
-  on a given revision succeeds.
+  on a given revision succeeds. On a CouchDB cluster short of its write quorum both may be
+  accepted (``202 Accepted``): such a write is read back and settled by
+  :func:`~storyloom.project.lock_contest.contest_winner`, the loser removing its own leaf
+  (:mod:`storyloom.app.lock_cluster`).
 - **Offline** (the remote cannot be reached): the lock is written locally through the editor
   gate and recorded as provisional in ``_local/storyloom-provisional-locks``.
   :meth:`LockService.confirm_provisional` (the sync service calls it after a pull or push)
@@ -23,12 +26,14 @@ Without a remote, a lock is a local write (nothing to confirm).
 from __future__ import annotations
 
 import copy
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storyloom.app.lock_cluster import ACCEPTED, ClusterLockWrites
 from storyloom.errors import StoryloomError
 from storyloom.project.conflicts import list_conflicts
 from storyloom.project.dates import now_iso
@@ -54,6 +59,8 @@ if TYPE_CHECKING:
     from storyloom.project.editor import Editor
     from storyloom.store import Database
     from storyloom.sync.remote import RemoteDatabase
+
+log = logging.getLogger(__name__)
 
 PROVISIONAL_ID = "_local/storyloom-provisional-locks"
 #: Compare-and-swap attempts before giving up (each failed one means another writer was first).
@@ -124,7 +131,7 @@ def lock_holder(remote: RemoteSource | None, user: Callable[[], str]) -> Callabl
     return holder
 
 
-class LockService:
+class LockService(ClusterLockWrites):
     """Locks of one project. ``remote`` is the project's remote access (None: no remote);
     ``holder`` names the lock holder (see :func:`lock_holder`)."""
 
@@ -135,6 +142,7 @@ class LockService:
         self.holder = holder
         self.clock = clock
         self._record_lock = threading.RLock()
+        self._watchers: list[Callable[[dict[str, Any]], None]] = []
 
     @property
     def _store(self) -> Database:
@@ -206,12 +214,14 @@ class LockService:
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, locked_fields(me, at))
             try:
-                result = client.put(wanted)
+                result, status = client.put_status(wanted)
             except RemoteConflict:
                 continue  # another writer was first: re-read
             except RemoteForbidden as exc:
                 refused = exc  # the server's lock rule: re-read to name the holder
                 continue
+            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+                continue  # another write on the same revision keeps it: re-read to name the holder
             self._pull(client, doc_id, result["rev"])
             return LockInfo(doc_id, me, at)
         raise LockError(f"could not lock {doc_id!r}: other writers kept changing it on the server; try again")
@@ -291,8 +301,10 @@ class LockService:
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, free_fields(), broken=server.get("lockBroken"))
             try:
-                result = client.put(wanted)
+                result, status = client.put_status(wanted)
             except RemoteConflict:
+                continue
+            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])
             return None
@@ -337,8 +349,10 @@ class LockService:
             wanted = copy.deepcopy(server)
             apply_lock_fields(wanted, free_fields(), broken=self._break_record(me, held))
             try:
-                result = client.put(wanted)
+                result, status = client.put_status(wanted)
             except RemoteConflict:
+                continue
+            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])
             return "broken"
@@ -572,11 +586,13 @@ class LockService:
             if client is None:
                 return None
             try:
-                return self._push(client, doc_id)
+                refused = self._push(client, doc_id)
+                self._read_back(client, doc_id)
             except Exception as exc:
                 if is_offline(exc):
                     return None
                 raise
+            return refused
 
     def _remote_configured(self) -> bool:
         return self.remote is not None and bool(self.remote.configured)
@@ -595,10 +611,39 @@ class LockService:
 
     def _server_doc(self, client: RemoteDatabase, doc_id: str) -> dict[str, Any]:
         try:
-            return client.get(doc_id)
+            doc = client.get(doc_id)
         except RemoteNotFound as exc:
             raise LockError(f"document {doc_id!r} is not on the server ({exc.reason or 'missing'}): "
                             "sync the project, then try again") from None
+        self._seen(doc)
+        return doc
+
+    # ------------------------------------------------------------------ server copies seen
+    def watch_server_docs(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback(doc)`` with each server copy a lock call reads, and the copy
+        :meth:`publish` reads back after pushing (the session tells the holder of a break of
+        their lock from it: :mod:`storyloom.app.broken_notices`). Returns the unsubscribe."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    def _seen(self, doc: dict[str, Any]) -> None:
+        for callback in list(self._watchers):
+            try:
+                callback(doc)
+            except Exception:  # telling must not fail the lock call itself
+                log.exception("a watcher of the server copy of %s failed", doc.get("_id"))
+
+    def _read_back(self, client: RemoteDatabase, doc_id: str) -> None:
+        """Read the server copy of ``doc_id`` for the watchers (none: no request)."""
+        if not self._watchers:
+            return
+        try:
+            leaves = client.get(doc_id, open_revs="all", revs=False, attachments=False)
+        except RemoteNotFound:
+            return
+        for entry in leaves:  # every leaf: an edit pushed beside a break may win over it
+            if isinstance(entry.get("ok"), dict) and not entry["ok"].get("_deleted"):
+                self._seen(entry["ok"])
 
     def _push(self, client: RemoteDatabase, doc_id: str) -> list[dict[str, Any]]:
         """Send the server every revision of ``doc_id`` it lacks (the document's leaves with
@@ -615,6 +660,7 @@ class LockService:
 
 
 _NOBODY = LockInfo("", "", None)
+
 
 
 def _not_yours(doc_id: str, held: LockInfo) -> LockRefused:

@@ -17,6 +17,9 @@ Events (see :mod:`storyloom.app.events` for the threading rule):
 - :class:`SyncStateChanged` when what the sync service shows changes (also sent to the API's
   ``/events`` streams as ``event: sync``).
 - :class:`LockSettled` for each provisional lock settled after a pull (confirmed, lost, released).
+- :class:`LockBroken` for each break of this machine's lock seen for the first time (after a
+  pull, or in a server copy a lock call read); also handed to :meth:`ProjectSession.on_lock_broken`
+  listeners (the CLI prints it).
 - :class:`SessionClosed` last.
 """
 
@@ -28,10 +31,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.api.controller import ApiController, ApiStatus
+from storyloom.app.broken_notices import BreakNotices
 from storyloom.app.events import (
     ApiStateChanged,
     DocumentChanged,
     EventBus,
+    LockBroken,
     LockSettled,
     Origin,
     SessionClosed,
@@ -54,6 +59,7 @@ from storyloom.project.remote_settings import load_remote_settings
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
     from storyloom.app.secrets import PasswordStore
+    from storyloom.project.locks import BrokenLock
     from storyloom.project.manager import Project
     from storyloom.store.read_view import ReadView
 
@@ -100,6 +106,8 @@ class ProjectSession:
         self._locks: LockService | None = None
         self._sync: SyncService | None = None
         self._team_lock = threading.RLock()
+        self._breaks = BreakNotices(lambda: self.project.store, lambda: self.locks.holder())
+        self._break_listeners: list[Callable[[BrokenLock], None]] = []
         self._own_lock_policy = lock_policy is not None
         if lock_policy is not None:
             project.editor.lock_policy = lock_policy
@@ -167,7 +175,25 @@ class ProjectSession:
             if self._locks is None:
                 workspace = self.workspace
                 self._locks = LockService(self.project, self.remote, lock_holder(self.remote, lambda: workspace.user))
+                self._locks.watch_server_docs(lambda doc: self._tell_breaks(self._breaks.take([doc])))
             return self._locks
+
+    def on_lock_broken(self, callback: Callable[[BrokenLock], None]) -> Callable[[], None]:
+        """Call ``callback(record)`` (on the thread that saw it) for each break of this
+        machine's lock seen for the first time; returns the unsubscribe. The event stream gets
+        :class:`LockBroken` as well."""
+        self._break_listeners.append(callback)
+        return lambda: self._break_listeners.remove(callback) if callback in self._break_listeners else None
+
+    def _tell_breaks(self, records: list[BrokenLock]) -> None:
+        for record in records:
+            log.info("lock of %s broken by %s at %s", record.doc_id, record.by, record.at)
+            self._post(LockBroken(record))
+            for callback in list(self._break_listeners):
+                try:
+                    callback(record)
+                except Exception:  # one listener must not keep the others from hearing it
+                    log.exception("lock-broken listener %r failed", callback)
 
     @property
     def sync(self) -> SyncService:
@@ -209,9 +235,13 @@ class ProjectSession:
         winner is free (a teammate's released lost lock on a longer branch) while a losing leaf
         carries our lock gets our lock again on the server (``LockService.keep_held_locks``)."""
         notices = self.locks.confirm_provisional()
+        if doc_ids:  # a lock that lost a write contested on a cluster, shown by this pull
+            notices += self.locks.settle_contested_locks(doc_ids)
         for notice in notices:
             log.info("lock of %s: %s", notice.doc_id, notice.message)
             self._post(LockSettled(notice))
+        broken = self._breaks.take_stored(doc_ids) if doc_ids else []
+        self._tell_breaks(broken)
         report = auto_merge(self.editor, doc_ids) if doc_ids else None
         if report is not None:
             for doc_id, rev in report.merged:
@@ -223,7 +253,8 @@ class ProjectSession:
                 self._post(LockSettled(notice))
             notices = [*notices, *kept]
         return {"merge": None if report is None else report.to_json(),
-                "locks": [notice.to_json() for notice in notices]}
+                "locks": [notice.to_json() for notice in notices],
+                "broken": [record.to_json() for record in broken]}
 
     def _post(self, event: SessionEvent) -> None:
         """Publish ``event`` on the event thread, in order with the document changes (nobody

@@ -5,7 +5,8 @@
   provisional lock, confirmed on the next sync (the line says "provisional").
 - ``storyloom unlock PROJECT DOC_ID``: release your lock (on the server too when it answers);
   ``--break`` breaks another user's stale lock, recorded in the document (who, whose, when) and
-  shown to the holder by ``locks``; ``storyloom unlock PROJECT --all-mine`` releases all yours.
+  shown to the holder by ``locks`` and, once per machine, by the holder's next ``sync``, ``lock``
+  or ``doc set`` (a line on stderr); ``storyloom unlock PROJECT --all-mine`` releases all yours.
 - ``storyloom locks PROJECT [--json]``: every lock in the project (yours and others', since
   when, provisional ones marked) and every recorded break. Provisional locks are settled first
   when the server answers (confirmed, or lost with who holds the lock and where your edits are).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,7 @@ from storyloom.cli.main import CliError
 if TYPE_CHECKING:
     from storyloom.app import ProjectSession
     from storyloom.app.locks import LockService
+    from storyloom.project.locks import BrokenLock
 
 EXIT_REFUSED = 3
 
@@ -81,7 +84,25 @@ def lock_service(session: ProjectSession) -> LockService:
         service = LockService(session.project, remote, lock_holder(remote, lambda: workspace.user))
     if isinstance(session.editor.lock_policy, NoLocks):
         session.editor.lock_policy = service.team_policy()
+    tell_broken_locks(session)
     return service
+
+
+def tell_broken_locks(session: ProjectSession) -> None:
+    """Print on stderr each break of this machine's lock the verb sees first (a pull, a server
+    copy read by a lock call or by ``doc set``'s read-back): once per machine, with who broke it
+    and when. Once per session, however many verbs ask."""
+    from storyloom.app.broken_notices import broken_line
+
+    if getattr(session, "_cli_tells_breaks", False) or not hasattr(session, "on_lock_broken"):
+        return
+
+    def tell(record: BrokenLock) -> None:
+        name = getattr(session.index.get(record.doc_id), "name", "") or ""
+        print(f"storyloom: {broken_line(record, name)}", file=sys.stderr, flush=True)
+
+    session.on_lock_broken(tell)
+    session._cli_tells_breaks = True  # type: ignore[attr-defined]
 
 
 @contextmanager

@@ -244,6 +244,7 @@ def _event_printer(verbose: bool) -> Any:
 
 def _run_stored(args: argparse.Namespace) -> int:
     """``storyloom sync PROJECT`` without ``--remote``: the project's stored remote settings."""
+    from storyloom.cli.verb_locks import tell_broken_locks
     from storyloom.cli.workspace import project_session
     from storyloom.errors import StoryloomError
 
@@ -258,6 +259,7 @@ def _run_stored(args: argparse.Namespace) -> int:
             f"(change them with `storyloom remote set {args.project} --username USER`)"
         )
     with project_session(args.project) as session:
+        tell_broken_locks(session)  # a pull that brings a break of our lock says so, once
         if args.live:
             if args.direction != "both":
                 raise CliError("--live without --remote runs the project's sync service, which syncs both ways")

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from storyloom.app import (
     ApiStateChanged,
     DocumentChanged,
+    LockBroken,
     LockSettled,
     ProjectSession,
     SessionClosed,
@@ -31,6 +32,7 @@ class SessionBridge(QObject):
     - ``api_state_changed(ApiStateChanged)``;
     - ``sync_state_changed(SyncState)``: what the sync service shows now;
     - ``lock_settled(LockNotice)``: a provisional lock settled after reconnecting;
+    - ``lock_broken(BrokenLock)``: someone broke this machine's lock (told once per machine);
     - ``session_closed(str)``: the project id.
     """
 
@@ -38,6 +40,7 @@ class SessionBridge(QObject):
     api_state_changed = Signal(object)
     sync_state_changed = Signal(object)
     lock_settled = Signal(object)
+    lock_broken = Signal(object)
     session_closed = Signal(str)
     _wake = Signal()
 
@@ -77,6 +80,8 @@ class SessionBridge(QObject):
                 self.sync_state_changed.emit(event.state)
             elif isinstance(event, LockSettled):
                 self.lock_settled.emit(event.notice)
+            elif isinstance(event, LockBroken):
+                self.lock_broken.emit(event.record)
             elif isinstance(event, SessionClosed):
                 self.session_closed.emit(event.project_id)
         if changes:

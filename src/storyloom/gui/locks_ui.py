@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from storyloom.app import DocumentChanged
+from storyloom.app.broken_notices import broken_banner, broken_view
 from storyloom.app.lock_view import (
     EditorLock,
     LockBadge,
@@ -53,7 +54,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.base import Banner, DocumentEditor
 from storyloom.gui.tasks import Task
 from storyloom.gui.tree_model import ID_ROLE
-from storyloom.project.locks import LockRefused
+from storyloom.project.locks import BrokenLock, LockRefused
 from storyloom.project.settings import require_lock_to_edit
 from storyloom.store import NotFound
 
@@ -256,6 +257,7 @@ class LockController(QObject):
         window.tabs.changed.connect(self._attach_editors)
         window.bridge.documents_changed.connect(self._documents_changed)
         window.bridge.lock_settled.connect(self.announce)
+        window.bridge.lock_broken.connect(self.announce_broken)
         self._attach_editors()
 
     def _make_action(self, text: str, keys: str, slot: Callable[[], object], icon: str) -> QAction:
@@ -511,6 +513,19 @@ class LockController(QObject):
             self._notices[notice.doc_id] = ("error", view.text)
         self.window.statusBar().showMessage(view.text, 20_000 if notice.outcome == "lost" else 5_000)
         editor = self.window.tabs.editor(notice.doc_id)
+        if editor is not None:
+            self.refresh_editor(editor)
+
+    def announce_broken(self, record: BrokenLock) -> None:
+        """Someone broke this machine's lock (seen here for the first time): the document's
+        banner says who and when until dismissed, and the status bar for a while."""
+        if self.session.closed:
+            return
+        self._follow({record.doc_id})
+        self._lock_changed()
+        self._notices[record.doc_id] = ("warning", broken_banner(record))
+        self.window.statusBar().showMessage(broken_view(record, self.name(record.doc_id)).text, 20_000)
+        editor = self.window.tabs.editor(record.doc_id)
         if editor is not None:
             self.refresh_editor(editor)
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import DocumentChanged, Origin
+from storyloom.app.broken_notices import broken_view
 from storyloom.app.lock_view import lock_only_change, notice_view
 from storyloom.app.locks import LockNotice
 from storyloom.app.sync_activity import ActivityEntry, PanelView, SyncActivity, clock_text, panel_view, status_view
@@ -40,6 +41,7 @@ from storyloom.gui import theme
 
 if TYPE_CHECKING:
     from storyloom.gui.main_window import MainWindow
+    from storyloom.project.locks import BrokenLock
 
 PANEL_SHORTCUT = "Ctrl+Shift+Y"
 #: Up to this many documents in one batch, each is read to tell edits from lock changes.
@@ -207,6 +209,7 @@ class SyncStatus(QObject):
         window.bridge.sync_state_changed.connect(self.apply)
         window.bridge.documents_changed.connect(self.documents_changed)
         window.bridge.lock_settled.connect(self.lock_settled)
+        window.bridge.lock_broken.connect(self.lock_broken)
         window.status.sync.clicked.connect(self.toggle_panel)
         panel.sync_now_requested.connect(self.sync_now)
         panel.open_requested.connect(window.open_document)
@@ -285,6 +288,12 @@ class SyncStatus(QObject):
         if self.session.closed:
             return
         self.activity.notice(notice_view(notice, self._name(notice.doc_id)), self.clock())
+        self.show()
+
+    def lock_broken(self, record: BrokenLock) -> None:
+        if self.session.closed:
+            return
+        self.activity.notice(broken_view(record, self._name(record.doc_id)), self.clock())
         self.show()
 
     def toggle_panel(self) -> None:

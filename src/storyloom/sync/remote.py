@@ -522,6 +522,13 @@ class RemoteDatabase:
     def put(self, doc: Mapping[str, Any], **params: Any) -> dict[str, Any]:
         return self._json(self.request("PUT", encode_doc_id(doc["_id"]), params=params, json_body=doc))
 
+    def put_status(self, doc: Mapping[str, Any], **params: Any) -> tuple[dict[str, Any], int]:
+        """:meth:`put`, and the answer's status: 201 Created, or 202 Accepted when a CouchDB
+        cluster stored the revision on fewer nodes than its write quorum (another write on the
+        same revision may then have been accepted too: docs/sync.md, "A cluster as the server")."""
+        response = self.request("PUT", encode_doc_id(doc["_id"]), params=params, json_body=doc)
+        return self._json(response), response.status_code
+
     def remove(self, doc_id: str, rev: str) -> dict[str, Any]:
         return self._json(self.request("DELETE", encode_doc_id(doc_id), params={"rev": rev}))
 
