@@ -1,11 +1,14 @@
 // Preloaded into pouchdb-server (NODE_OPTIONS=--require <this file>) so its validate_doc_update
-// support treats replicated writes (_bulk_docs with new_edits:false) as CouchDB does.
+// support treats replicated writes (_bulk_docs with new_edits:false) and updates of a losing
+// leaf as CouchDB does.
 //
 // pouchdb-validation 4.2.0 passes the current winner as oldDoc and overwrites the new
 // revision's _revisions with the winner's history; the revision tree then sees nothing new and
 // the write is dropped while the server answers 201 []. CouchDB passes the new revision's nearest
-// ancestor it holds (its parent, as a rule) as oldDoc and keeps the history. This file loads the plug-in from its own source with those two
-// functions corrected, before pouchdb-server requires it.
+// ancestor it holds (its parent, as a rule) as oldDoc and keeps the history; for an ordinary
+// update it passes the revision the update replaces (`_rev`), which may be a losing leaf. This
+// file loads the plug-in from its own source with those functions corrected, before
+// pouchdb-server requires it.
 "use strict";
 
 const fs = require("fs");
@@ -42,6 +45,13 @@ const patches = [
       });
     };
     return nearest(0);
+  }
+  if (newDoc && typeof newDoc._rev === "string") {
+    // CouchDB validates an update against the revision it replaces (a losing leaf too), not
+    // against the winner.
+    return db.get(id, {rev: newDoc._rev, revs: true}).catch(function () {
+      return null;
+    });
   }
   return db.get(id, {revs: true}).catch(function () {
     return null;
