@@ -46,3 +46,23 @@ def test_editing_a_document_a_drafft_teammate_stamped(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="created"):
         editor.patch(doc_id, {"content": {"script": "three\n"}})
     store.close()
+
+
+def test_editing_a_document_a_drafft_teammate_created_without_a_sort_key(tmp_path: Path) -> None:
+    """Drafft keeps order in its folders' ``children``, not in a ``sortKey``: the first edit here
+    places such a document at the end of its siblings instead of refusing the edit."""
+    store = Database(tmp_path / "p.sqlite")
+    editor = Editor(store, username="alice")
+    first = editor.create("Script", "First", content={"script": "a\n"}).id
+    # A Drafft teammate's new script, as replication brings it in (raw, no sortKey).
+    store.put({"_id": "drafft-script-1", "type": "Script", "collection": "Script", "name": "From Drafft",
+               "parent": None, "content": {"script": "hello\n"}, "locked": False, "lockedBy": "nobody",
+               "created": "2026-11-27T10:00:00.000Z", "modified": "2026-11-27T10:00:00.000Z"})
+    editor.patch("drafft-script-1", {"content": {"script": "hello again\n"}})
+    stored = store.get("drafft-script-1")
+    assert stored["content"]["script"] == "hello again\n"
+    assert stored["sortKey"] > store.get(first)["sortKey"]
+    # A key the edit itself breaks is still refused.
+    with pytest.raises(ValidationError, match="sortKey"):
+        editor.patch("drafft-script-1", {"sortKey": "bad key"})
+    store.close()

@@ -639,6 +639,7 @@ class Editor:
         if intent not in _BULK_INTENTS and intent not in _LOCK_INTENTS:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
+            self._give_sort_key(doc, previous)
         with self._gate_lock:  # the check and the write as one step for this editor's writers
             warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
             with self._writing_as(intent, [doc["_id"]]):
@@ -649,6 +650,15 @@ class Editor:
         return WriteResult(result["id"], result["rev"], stored, intent, warnings)
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _give_sort_key(self, doc: dict[str, Any], previous: dict[str, Any] | None) -> None:
+        """A document another program wrote (a Drafft teammate's, replicated) has no ``sortKey``;
+        the first edit here places it at the end of its siblings, instead of refusing the edit."""
+        if previous is None or not is_tree_document(doc) or is_valid_key(doc.get("sortKey")):
+            return
+        if is_valid_key(previous.get("sortKey")):
+            return  # the edit removed a valid key: validation says so
+        doc["sortKey"] = self._place(doc, doc.get("parent"), exclude=doc["_id"])
 
     def _context(self, pending: dict[str, dict[str, Any]] | None = None) -> StoreContext:
         """What validation and the gate ask about other documents: the store via the index,
