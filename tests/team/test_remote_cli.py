@@ -155,7 +155,7 @@ def test_setup_check_invite_through_the_cli(project: str, couch: CouchServer, ca
 
     code, out, err = run(capsys, "remote", "setup", project)
     assert code == 0, err
-    assert f"changed  database: database '{db}' created" in out and "lock rules version 1 installed" in out
+    assert f"changed  database: database '{db}' created" in out and "lock rules version 2 installed" in out
     seq = couch.db_info(db)["update_seq"]
     code, out, _ = run(capsys, "remote", "setup", project)
     assert code == 0 and "(nothing needed changing)" in out

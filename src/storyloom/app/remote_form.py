@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured, build_settings
 from storyloom.app.secrets import PASSWORD_ENV, password_key
 from storyloom.app.sync_service import PROJECT_IDENTITY
@@ -333,7 +334,8 @@ def run_check(session: ProjectSession, *, probe_body_limit: bool = False) -> lis
     if settings is None or not settings.enabled:
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
     with access.open(timeout=CHECK_TIMEOUT) as remote:
-        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit)
+        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit,
+                             stale_minutes=project_stale_minutes(session.project))
         member = next((line for line in lines if line.name == "member"), None)
         if member is not None and member.status == "ok":
             at = lines.index(member) + 1
@@ -371,13 +373,14 @@ def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | N
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
     with access.open(timeout=CHECK_TIMEOUT) as remote:
         if settings.mode == "advanced":
-            return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote))
+            return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote, project_stale_minutes(session.project)))
 
         def step(done: SetupStep) -> None:
             if on_step is not None:
                 on_step(step_line(done))
 
-        report = easy_setup(remote, members=[settings.username], on_step=step)
+        report = easy_setup(remote, members=[settings.username], on_step=step,
+                            stale_minutes=project_stale_minutes(session.project))
     # A sync started before the database existed stopped on that error: it goes now.
     session.sync.sync_now()
     return SetupOutcome("easy", report=report)

@@ -251,6 +251,7 @@ def _unset(args: argparse.Namespace) -> int:
 
 @_errors
 def _check(args: argparse.Namespace) -> int:
+    from storyloom.app.locks import project_stale_minutes
     from storyloom.cli.workspace import project_session
     from storyloom.sync.server_check import check_server
 
@@ -258,8 +259,10 @@ def _check(args: argparse.Namespace) -> int:
         access = _access(session)
         settings = _configured(access, args.project)
         name = session.project.name
+        stale_minutes = project_stale_minutes(session.project)
         with access.open(timeout=CHECK_TIMEOUT) as remote:
-            lines = check_server(remote, mode=settings.mode, probe_body_limit=args.probe_body_limit)
+            lines = check_server(remote, mode=settings.mode, probe_body_limit=args.probe_body_limit,
+                                 stale_minutes=stale_minutes)
     # The sync layer knows no project names: its fixes say PROJECT, this one's name goes there.
     lines = [dataclasses.replace(line, fix=line.fix.replace("PROJECT", _quoted(name))) for line in lines]
     failed = any(line.status == "fail" for line in lines)
@@ -279,6 +282,7 @@ def _check(args: argparse.Namespace) -> int:
 
 @_errors
 def _setup(args: argparse.Namespace) -> int:
+    from storyloom.app.locks import project_stale_minutes
     from storyloom.cli.workspace import project_session
     from storyloom.sync.server_setup import AdvancedCheck, easy_setup
 
@@ -286,11 +290,12 @@ def _setup(args: argparse.Namespace) -> int:
         access = _access(session)
         settings = _configured(access, args.project)
         name = session.project.name
+        stale_minutes = project_stale_minutes(session.project)
         with access.open(timeout=CHECK_TIMEOUT) as remote:
             if settings.mode == "advanced":
-                check = AdvancedCheck.run(remote)
+                check = AdvancedCheck.run(remote, stale_minutes)
             else:
-                report = easy_setup(remote, members=[settings.username])
+                report = easy_setup(remote, members=[settings.username], stale_minutes=stale_minutes)
     if settings.mode == "advanced":
         if args.json:
             print(json.dumps(check.to_json(), indent=2))
