@@ -195,6 +195,8 @@ ATTACKS: dict[str, Attack] = {
         "note.txt": {"content_type": "text/plain", "data": base64.b64encode(b"other").decode()}})),
     "a break that drops the attachment": lambda w, u, d: _put(w, u, _break(d, u, _attachments={})),
     "a break that adds a field": lambda w, u, d: _put(w, u, _break(d, u, extra="x")),
+    "a break that adds a field named like a JavaScript built-in": lambda w, u, d: _put(
+        w, u, _break(d, u, constructor="x", toString="y")),
     "a break recorded in someone else's name": lambda w, u, d: _put(
         w, u, _break(d, "owner" if u != "owner" else "boss")),
     "a break naming another holder": lambda w, u, d: _put(

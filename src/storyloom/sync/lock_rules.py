@@ -103,14 +103,21 @@ _TEMPLATE = """function (newDoc, oldDoc, userCtx, secObj) {
     }
     return true;
   }
+  function ownKeys(doc) {
+    var found = [];
+    for (var k in doc) { if (Object.prototype.hasOwnProperty.call(doc, k)) { found.push(k); } }
+    return found;
+  }
   function sameApartFromLock(a, b) {
-    var keys = {};
-    var k;
-    for (k in a) { if (Object.prototype.hasOwnProperty.call(a, k)) { keys[k] = true; } }
-    for (k in b) { if (Object.prototype.hasOwnProperty.call(b, k)) { keys[k] = true; } }
-    for (k in keys) {
-      if (k.charAt(0) === "_" || IGNORED[k]) { continue; }
-      if (canonical(a[k]) !== canonical(b[k])) { return false; }
+    // Keys are compared as lists, never as properties of a map, so that fields named like
+    // Object.prototype members ("constructor", "__proto__") are compared too.
+    var keys = ownKeys(a).concat(ownKeys(b));
+    for (var i = 0; i < keys.length; i++) {
+      var k = keys[i];
+      if (k.charAt(0) === "_" || Object.prototype.hasOwnProperty.call(IGNORED, k)) { continue; }
+      var inA = Object.prototype.hasOwnProperty.call(a, k);
+      var inB = Object.prototype.hasOwnProperty.call(b, k);
+      if (inA !== inB || canonical(a[k]) !== canonical(b[k])) { return false; }
     }
     return sameAttachments(a, b);
   }
