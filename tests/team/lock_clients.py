@@ -13,7 +13,7 @@ from storyloom.project.editor import Editor
 from storyloom.project.settings import default_settings
 from storyloom.store import Database
 from storyloom.sync import RemoteDatabase, pull, push
-from storyloom.sync.server_setup import LOCK_DESIGN_DOC
+from storyloom.sync.lock_rules import DEFAULT_STALE_LOCK_MINUTES, lock_design_doc
 from tests.support.couch import CouchServer, unique_db_name
 
 PASSWORD = "pw-secret"
@@ -72,15 +72,29 @@ class LockClient:
         self.store.close()
 
 
-def team_database(server: CouchServer, users: list[str]) -> str:
-    """A database whose members are ``users`` (each with :data:`PASSWORD`), with the lock rules."""
+def team_database(server: CouchServer, users: list[str], *, owners: list[str] | None = None,
+                  stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> str:
+    """A database whose members are ``users`` (each with :data:`PASSWORD`) and whose owners
+    (the database's admins) are ``owners``, with the lock rules for ``stale_minutes``."""
     name = unique_db_name("locks")
     server.create_db(name)
     for user in users:
         server.create_user(user, PASSWORD)
-    server.set_security(name, members=users)
-    server.put_doc(name, dict(LOCK_DESIGN_DOC))
+    server.set_security(name, members=users, admins=owners)
+    server.put_doc(name, lock_design_doc(stale_minutes))
     return name
+
+
+def make_stale(server: CouchServer, db_name: str, doc_id: str, holder: str,
+               at: str = "2020-01-02T03:04:05.000Z") -> dict[str, Any]:
+    """As the holder, date the server copy's lock and last edit ``at`` (long ago): the lock is
+    then stale for everyone. Returns the new server copy."""
+    with RemoteDatabase(server.db_url(db_name), username=holder, password=PASSWORD) as remote:
+        doc = remote.get(doc_id)
+        assert doc.get("locked") is True and doc.get("lockedBy") == holder, doc
+        doc.update(lockedAt=at, modified=at)
+        remote.put(doc)
+        return remote.get(doc_id)
 
 
 def seed(first: LockClient, others: list[LockClient]) -> str:

@@ -17,7 +17,7 @@ from storyloom.project.manager import ProjectManager
 from storyloom.project.remote_settings import RemoteSettings, save_remote_settings
 from storyloom.sync import RemoteDatabase, pull, push
 from tests.support.couch import CouchServer, free_port
-from tests.team.lock_clients import PASSWORD, TeamCouch, team_database
+from tests.team.lock_clients import PASSWORD, TeamCouch, make_stale, team_database
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +159,12 @@ def test_offline_lock_is_provisional_and_break_is_shown(team: Team, capsys: pyte
 
     code, _, err = team.run("alice", capsys, "lock", "Team", doc)
     assert code == 3 and "bob" in err
+    # A fresh lock: the server refuses a member's break and says when it may be broken, and by whom.
+    code, _, err = team.run("alice", capsys, "unlock", "Team", doc, "--break")
+    assert code == 3 and "refused to break bob's lock" in err
+    assert "idle since" in err and "a member may break it from" in err and "owner can break it now" in err
+    assert lock_info(team.server_doc()).holder == "bob"
+    make_stale(team.couch, team.db, doc, "bob")  # idle since long ago: any member may break it
     code, out, _ = team.run("alice", capsys, "unlock", "Team", doc, "--break")
     assert code == 0 and "broke bob's lock" in out
     assert team.server_doc()["lockBroken"]["holder"] == "bob"

@@ -197,6 +197,27 @@ def test_a_winner_locked_by_another_is_not_merged_nor_resolved_by_others(pair: P
     assert resolve(pair.bob, pair.x, take=winner["_rev"])
 
 
+def test_a_losing_leaf_locked_by_another_is_not_tombstoned_by_others(pair: Pair) -> None:
+    """The server's lock rules refuse a tombstone of a revision another user holds (version 2),
+    so a machine that does not hold it neither merges nor resolves the document: the holder does."""
+    doc = copy.deepcopy(pair.b.get(pair.x))
+    apply_lock_fields(doc, locked_fields("bob", "2026-01-01T00:00:00.000Z"))
+    pair.bob.update(doc, intent=WriteIntent.LOCK)
+    for n in range(3):  # ann's offline branch is longer: it wins, free
+        pair.edit(pair.ann, pair.x, color=f"c{n}")
+    sync(pair.a, pair.b)
+    winner = pair.a.get(pair.x)
+    assert winner["color"] == "c2" and winner.get("locked") is not True
+    report = auto_merge(pair.ann)
+    assert report.locked == [(pair.x, "bob")] and not report.merged
+    with pytest.raises(LockRefused, match=r"conflict revision .* locked by bob"):
+        resolve(pair.ann, pair.x, take=winner["_rev"])
+    merged = auto_merge(pair.bob)  # the holder merges: ann's colour, bob's lock
+    assert [doc_id for doc_id, _ in merged.merged] == [pair.x]
+    resolved = pair.b.get(pair.x, conflicts=True)
+    assert resolved["color"] == "c2" and resolved["lockedBy"] == "bob" and "_conflicts" not in resolved
+
+
 def test_merge_needs_a_kept_common_ancestor(pair: Pair) -> None:
     for db in (pair.a, pair.b):
         db.set_kept_bodies(2)

@@ -21,7 +21,12 @@ from storyloom.project.locks import (
     lock_info,
     locked_fields,
 )
-from storyloom.project.settings import default_settings, require_lock_to_edit, settings_problems
+from storyloom.project.settings import (
+    default_settings,
+    require_lock_to_edit,
+    settings_problems,
+    stale_lock_minutes,
+)
 from storyloom.store import Database
 
 SINCE = "2024-05-01T10:00:00.000Z"
@@ -210,3 +215,23 @@ def test_require_lock_setting() -> None:
     assert settings_problems(settings) == []
     settings["requireLockToEdit"] = "yes"
     assert [field for field, _, _ in settings_problems(settings)] == ["requireLockToEdit"]
+
+
+@pytest.mark.parametrize(("value", "valid"), [
+    (240, True), (1, True), (43_200, True), (0, False), (43_201, False), (-5, False), (30.5, False),
+    ("240", False), (True, False), (None, False),
+])
+def test_stale_lock_setting(value: object, valid: bool) -> None:
+    settings = default_settings("P")
+    assert stale_lock_minutes(settings) == 240  # absent: the default
+    settings["staleLockMinutes"] = value
+    assert [field for field, _, _ in settings_problems(settings)] == ([] if valid else ["staleLockMinutes"])
+    assert stale_lock_minutes(settings) == (value if valid else 240)
+
+
+def test_the_settings_and_the_lock_rules_agree_on_the_stale_time() -> None:
+    from storyloom.project import settings
+    from storyloom.sync import lock_rules
+
+    for name in ("DEFAULT_STALE_LOCK_MINUTES", "MIN_STALE_LOCK_MINUTES", "MAX_STALE_LOCK_MINUTES"):
+        assert getattr(settings, name) == getattr(lock_rules, name), name

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from storyloom.app.locks import PROVISIONAL_ID, LockService, lock_holder
-from storyloom.project.conflicts import auto_merge, list_conflicts, resolve
+from storyloom.app.locks import PROVISIONAL_ID, LockBreakRefused, LockService, lock_holder
+from storyloom.project.conflicts import auto_merge, list_conflicts, list_refused, resolve
 from storyloom.project.editor import Editor
 from storyloom.project.locks import LockInfo, LockRefused, LockStateError, lock_info
 from tests.support.couch import CouchServer
-from tests.team.lock_clients import LockClient, TeamCouch, seed, team_database
+from tests.team.lock_clients import LockClient, TeamCouch, make_stale, seed, team_database
 
 ROUNDS = 100
 
@@ -251,7 +251,7 @@ def test_colliding_provisional_auto_locks_end_with_one_holder_everywhere(
 
 
 def test_break_is_recorded_and_shown_to_the_holder(couch: CouchServer, clients: Factory) -> None:
-    db = team_database(couch, ["alice", "bob"])
+    db = team_database(couch, ["alice", "bob"], owners=["bob"])  # an owner breaks a fresh lock
     alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
     doc_id = seed(alice, [bob])
     alice.locks.lock(doc_id)
@@ -276,7 +276,7 @@ def test_break_is_recorded_and_shown_to_the_holder(couch: CouchServer, clients: 
 
 
 def test_breaking_a_free_document_again_reports_nothing_broken(couch: CouchServer, clients: Factory) -> None:
-    db = team_database(couch, ["alice", "bob"])
+    db = team_database(couch, ["alice", "bob"], owners=["bob"])
     alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
     doc_id = seed(alice, [bob])
     alice.locks.lock(doc_id)
@@ -287,6 +287,45 @@ def test_breaking_a_free_document_again_reports_nothing_broken(couch: CouchServe
     assert bob.locks.unlock(doc_id, break_lock=True) is None
     assert alice.locks.unlock(doc_id, break_lock=True) is None  # alice's stale copy: still free on the server
     assert _server_doc(couch, db, doc_id)["_rev"] == rev
+
+
+def test_a_member_breaks_only_a_stale_lock(couch: CouchServer, clients: Factory) -> None:
+    db = team_database(couch, ["alice", "bob"])
+    alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
+    doc_id = seed(alice, [bob])
+    alice.locks.lock(doc_id)
+    rev = _server_doc(couch, db, doc_id)["_rev"]
+    with pytest.raises(LockBreakRefused) as refused:
+        bob.locks.unlock(doc_id, break_lock=True)
+    message = str(refused.value)
+    assert refused.value.holder == "alice" and "refused to break alice's lock" in message
+    assert "idle since" in message and "a member may break it from" in message
+    assert "a project owner can break it now" in message
+    assert _server_doc(couch, db, doc_id)["_rev"] == rev  # nothing changed on the server
+    assert lock_info(bob.store.get(doc_id)).holder == "alice"  # bob's copy shows the lock
+
+    # Idle for longer than the stale time (dated long ago by the holder): a member may break it.
+    make_stale(couch, db, doc_id, "alice")
+    record = bob.locks.unlock(doc_id, break_lock=True)
+    assert record is not None and (record.by, record.holder) == ("bob", "alice")
+    assert lock_info(_server_doc(couch, db, doc_id)) is None
+
+
+def test_an_offline_break_refused_when_pushed_is_kept_and_listed(couch: CouchServer, clients: Factory) -> None:
+    db = team_database(couch, ["alice", "bob"])
+    alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
+    doc_id = seed(alice, [bob])
+    alice.locks.lock(doc_id)
+    bob.pull()
+    bob.remote.configured = False  # offline: the break is local, the server decides when it is pushed
+    bob.locks.unlock(doc_id, break_lock=True)
+    broken_rev = bob.store.get(doc_id)["_rev"]
+    bob.remote.configured = True
+    bob.push()
+    refused = list_refused(bob.store)
+    assert [r.doc_id for r in refused] == [doc_id] and "not stale" in refused[0].reason
+    assert bob.store.get(doc_id, rev=broken_rev)["lockBroken"]["by"] == "bob"  # kept, not lost
+    assert lock_info(_server_doc(couch, db, doc_id)).holder == "alice"
 
 
 def test_unlock_all_mine_and_listing(couch: CouchServer, clients: Factory) -> None:

@@ -155,7 +155,7 @@ def test_setup_check_invite_through_the_cli(project: str, couch: CouchServer, ca
 
     code, out, err = run(capsys, "remote", "setup", project)
     assert code == 0, err
-    assert f"changed  database: database '{db}' created" in out and "lock rules version 1 installed" in out
+    assert f"changed  database: database '{db}' created" in out and "lock rules version 2 installed" in out
     seq = couch.db_info(db)["update_seq"]
     code, out, _ = run(capsys, "remote", "setup", project)
     assert code == 0 and "(nothing needed changing)" in out
@@ -221,3 +221,25 @@ def test_the_password_is_never_in_output_or_argv(project: str, storyloom_home: P
     done = subprocess.run([sys.executable, "-m", "storyloom", "remote", "show", project], env=env,
                           capture_output=True, text=True, timeout=60, check=False)
     assert "kept in the file" in done.stdout and SECRET not in done.stdout + done.stderr
+
+
+def test_setup_and_check_use_the_projects_stale_lock_time(project: str, couch: CouchServer,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    db = unique_db_name("cli")
+    monkeypatch.setenv("STORYLOOM_REMOTE_PASSWORD", couch.admin[1])
+    assert run(capsys, "remote", "set", project, "--server", couch.url, "--database", db, "--username", "admin")[0] == 0
+    code, out, err = run(capsys, "remote", "setup", project)
+    assert code == 0 and "locks stale after 240 idle minutes" in out, err
+    assert couch.get_doc(db, "_design/storyloom").json()["staleLockMinutes"] == 240
+
+    with ProjectManager().open(project) as opened:
+        opened.editor.update_settings({"staleLockMinutes": 90})
+    code, out, _ = run(capsys, "remote", "check", project)
+    assert code == 0 and "warn  lock rules: installed for a stale-lock time of 240 minutes; the project's is 90" in out
+    code, out, err = run(capsys, "remote", "setup", project)
+    assert code == 0 and "installed again for the project's stale-lock time (locks stale after 90" in out, err
+    design = couch.get_doc(db, "_design/storyloom").json()
+    assert design["staleLockMinutes"] == 90 and "var STALE_MINUTES = 90;" in design["validate_doc_update"]
+    code, out, _ = run(capsys, "remote", "check", project)
+    assert code == 0 and "idle longer than 90 minutes" in out

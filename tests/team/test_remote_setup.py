@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 from storyloom.sync import RemoteDatabase
 from storyloom.sync.errors import RemoteError, RemoteUnauthorized
+from storyloom.sync.lock_rules import DEFAULT_STALE_LOCK_MINUTES, lock_rules_for, lock_rules_state
 from storyloom.sync.server_check import CheckLine, check_server
 from storyloom.sync.server_setup import (
     LOCK_DESIGN_DOC,
@@ -142,7 +144,7 @@ def team(couch: CouchServer, client: Client) -> dict[str, Any]:
 def test_lock_rules_refuse_another_members_raw_writes(couch: CouchServer, team: dict[str, Any]) -> None:
     db, alice, bob = team["db"], team["alice"], team["bob"]
     a_name, b_name = alice[0], bob[0]
-    since = "2025-01-02T03:04:05.000Z"
+    since = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")  # a fresh lock
     created = raw(couch, "PUT", db, "doc1", auth=alice,
                   json={"name": "Scene", "text": "a", "locked": True, "lockedBy": a_name, "lockedAt": since})
     assert created.status_code == 201, created.text
@@ -151,7 +153,7 @@ def test_lock_rules_refuse_another_members_raw_writes(couch: CouchServer, team: 
     # Bob edits alice's locked document: refused by the server, naming holder and time.
     refused = raw(couch, "PUT", db, "doc1", auth=bob, json={**doc, "text": "b"})
     assert refused.status_code == 403, refused.text
-    assert f"locked by {a_name} since 2025-01-02T03:04:05.000Z" in refused.json()["reason"]
+    assert f"locked by {a_name} since {since}" in refused.json()["reason"]
     # ... through a replicated write too (new_edits=false, the parent is the locked revision).
     gen, digest = doc["_rev"].split("-")
     child = {**doc, "text": "b", "_rev": f"{int(gen) + 1}-{'b' * 32}",
@@ -174,28 +176,36 @@ def test_lock_rules_refuse_another_members_raw_writes(couch: CouchServer, team: 
     edited = raw(couch, "PUT", db, "doc1", auth=alice, json={**doc, "text": "a2", "modified": "x"})
     assert edited.status_code == 201, edited.text
     doc = raw(couch, "GET", db, "doc1", auth=bob).json()
-    # An explicit break is allowed (the stamps may change with it) and recorded in the document.
+    # Version 2: a member's explicit break of a fresh lock is refused (not stale yet), and so is a
+    # conflict-resolution tombstone of a document someone else holds (version 1 let both through).
     broken = {**doc, "locked": False, "lockedBy": "nobody", "lockedAt": None, "modifiedBy": b_name,
               "lockBroken": lock_broken}
     answer = raw(couch, "PUT", db, "doc1", auth=bob, json=broken)
-    assert answer.status_code == 201, answer.text
-    doc = raw(couch, "GET", db, "doc1", auth=bob).json()
-    assert doc["lockBroken"]["holder"] == a_name and doc["text"] == "a2"
-    # Now free: bob locks it and edits; a conflict-resolution tombstone of a locked doc passes.
-    mine = raw(couch, "PUT", db, "doc1", auth=bob, json={**doc, "locked": True, "lockedBy": b_name,
-                                                         "lockedAt": "2025-02-02T00:00:00Z", "text": "b"})
-    assert mine.status_code == 201
-    doc = raw(couch, "GET", db, "doc1", auth=alice).json()
+    assert answer.status_code == 403 and "not stale" in answer.json()["reason"], answer.text
+    tomb = raw(couch, "PUT", db, "doc1", auth=bob, json={"_rev": doc["_rev"], "_deleted": True,
+                                                         "supersededBy": "9-abc"})
+    assert tomb.status_code == 403, tomb.text
+    assert raw(couch, "GET", db, "doc1", auth=bob).json()["_rev"] == doc["_rev"]
+    # The holder deletes it with a resolution tombstone.
     tomb = raw(couch, "PUT", db, "doc1", auth=alice, json={"_rev": doc["_rev"], "_deleted": True,
                                                            "supersededBy": "9-abc"})
     assert tomb.status_code == 201, tomb.text
 
 
-def test_admins_pass_the_lock_rules(couch: CouchServer, team: dict[str, Any]) -> None:
+def test_server_admins_are_owners_not_exempt(couch: CouchServer, team: dict[str, Any]) -> None:
+    """Version 2: a server admin is refused on another user's lock like anyone (version 1 let
+    every write of ``_admin`` through), keeps their own locks, and as an owner breaks at once."""
     db, alice = team["db"], team["alice"]
     raw(couch, "PUT", db, "d", auth=alice, json={"locked": True, "lockedBy": alice[0], "lockedAt": "t"})
     doc = couch.get_doc(db, "d").json()
-    assert couch.request("PUT", f"/{db}/d", json={**doc, "x": 1}).status_code == 201
+    refused = couch.request("PUT", f"/{db}/d", json={**doc, "x": 1})
+    assert refused.status_code == 403 and f"locked by {alice[0]}" in refused.json()["reason"]
+    mine = couch.request("PUT", f"/{db}/mine", json={"locked": True, "lockedBy": "admin", "lockedAt": "t"})
+    assert mine.status_code == 201, mine.text
+    assert couch.request("PUT", f"/{db}/mine", json={"_rev": mine.json()["rev"], "x": 2}).status_code == 201
+    broken = {**doc, "locked": False, "lockedBy": "nobody", "lockedAt": None,
+              "lockBroken": {"by": "admin", "holder": alice[0], "since": "t", "at": "now"}}
+    assert couch.request("PUT", f"/{db}/d", json=broken).status_code == 201
 
 
 def test_invite_creates_a_member_who_can_read_and_write(couch: CouchServer, client: Client) -> None:
@@ -452,3 +462,34 @@ def test_check_knows_couchdb_defaults(admin: bool) -> None:
                         transport=_couchdb_34({"max_document_size": "500000"}, admin=True)) as remote:
         small = line(check_server(remote, mode="advanced"), "max_document_size")
     assert small.status == "warn" and "500000 bytes" in small.detail
+
+
+# -- the stale-lock time in the rules ------------------------------------------------------------
+
+
+def test_rules_made_for_another_stale_time_are_outdated_and_installed_again(couch: CouchServer,
+                                                                             client: Client) -> None:
+    db = unique_db_name("stale")
+    admin = client(db)
+    easy_setup(admin, members=["alice"])
+    design = couch.get_doc(db, LOCK_DESIGN_ID).json()
+    assert design["staleLockMinutes"] == DEFAULT_STALE_LOCK_MINUTES
+    assert lock_rules_state(design) == "current" and lock_rules_state(design, 30) == "outdated"
+    assert "var STALE_MINUTES = 240;" in design["validate_doc_update"]
+
+    step = easy_setup(admin, members=["alice"], stale_minutes=30).steps[3]
+    assert step.changed and "installed again" in step.detail and "30 idle minutes" in step.detail
+    design = couch.get_doc(db, LOCK_DESIGN_ID).json()
+    assert design["validate_doc_update"] == lock_rules_for(30) and design["staleLockMinutes"] == 30
+    assert not easy_setup(admin, members=["alice"], stale_minutes=30).changed
+
+    # The check and the admin's request follow the project's stale time.
+    lines = check_server(admin, mode="easy")
+    assert line(lines, "lock rules").status == "warn"
+    assert "stale-lock time of 30 minutes; the project's is 240" in line(lines, "lock rules").detail
+    assert line(lines, "lock rules").fix == "run `storyloom remote setup PROJECT`"  # an admin: set-up fixes it
+    assert line(check_server(admin, mode="easy", stale_minutes=30), "lock rules").status == "ok"
+    [request] = [r for r in admin_requests(couch.url, db, "alice", stale_minutes=45) if "_design" in r]
+    assert json.loads(request.split(" -d ", 1)[1].strip("'"))["validate_doc_update"] == lock_rules_for(45)
+    with pytest.raises(ValueError, match="between 1 and 43200"):
+        lock_rules_for(0)

@@ -50,7 +50,7 @@ from storyloom.project.locks import (
     lock_info,
     locked_fields,
 )
-from storyloom.project.settings import require_lock_to_edit
+from storyloom.project.settings import require_lock_to_edit, stale_lock_minutes
 from storyloom.store import Conflict, NotFound
 from storyloom.sync.errors import RemoteConflict, RemoteForbidden, RemoteNotFound, SyncError
 from storyloom.sync.peers import LocalPeer, Peer, RemotePeer, clean_doc
@@ -70,6 +70,18 @@ MAX_ATTEMPTS = 25
 class LockError(StoryloomError):
     """A lock operation that could not complete (the document is gone on the server, or
     other writers kept winning the compare-and-swap)."""
+
+
+class LockBreakRefused(LockRefused):
+    """The server refused to break another user's lock (its lock rules: the lock is not stale
+    yet and the user is not a project owner). ``reason`` is the server's explanation: who holds
+    the lock since when, idle since when, when members may break it, and that an owner can break
+    it now. The CLI exits 3, as for any lock held by someone else."""
+
+    def __init__(self, doc_id: str, holder: str, since: str | None, reason: str) -> None:
+        self.reason = reason
+        super().__init__(doc_id, holder, since, message=(
+            f"the server refused to break {holder}'s lock of {doc_id!r}: {reason or 'forbidden'}"))
 
 
 class RemoteSource(Protocol):
@@ -117,6 +129,16 @@ def is_offline(exc: BaseException) -> bool:
     """Whether a failure means the server cannot be reached now (network, timeout, a 5xx of a
     proxy in front of a stopped server): the lock service then works locally."""
     return isinstance(exc, SyncError) and bool(exc.retryable)
+
+
+def project_stale_minutes(project: LockedProject) -> int:
+    """The project's stale-lock time (``staleLockMinutes``; the default before its settings
+    exist): the server's lock rules are generated with it."""
+    try:
+        settings = project.settings()
+    except NotFound:
+        settings = {}
+    return stale_lock_minutes(settings)
 
 
 def lock_holder(remote: RemoteSource | None, user: Callable[[], str]) -> Callable[[], str]:
@@ -336,7 +358,8 @@ class LockService(ClusterLockWrites):
 
     def _break_online(self, client: RemoteDatabase, doc_id: str, me: str) -> str:
         """Break on the server: ``broken``; ``free`` when the server copy and, once it is
-        pulled, the local one are free; ``local`` when only the local copy is locked (it decides)."""
+        pulled, the local one are free; ``local`` when only the local copy is locked (it decides).
+        Raises :class:`LockBreakRefused` when the server's rules refuse the break (not stale yet)."""
         self._push(client, doc_id)
         for _ in range(MAX_ATTEMPTS):
             server = self._server_doc(client, doc_id)
@@ -352,6 +375,11 @@ class LockService(ClusterLockWrites):
                 result, status = client.put_status(wanted)
             except RemoteConflict:
                 continue
+            except RemoteForbidden as exc:
+                # The server's lock rules decide who may break (an owner, or anyone once the lock
+                # is stale); its reason says when a member may, and the server copy stays as is.
+                self._pull(client, doc_id, server["_rev"])
+                raise LockBreakRefused(doc_id, held.holder, held.since, exc.reason or exc.error) from None
             if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured, build_settings
 from storyloom.app.secrets import PASSWORD_ENV, password_key
 from storyloom.app.sync_service import PROJECT_IDENTITY
@@ -366,7 +367,8 @@ def run_check(session: ProjectSession, *, probe_body_limit: bool = False) -> lis
     if settings is None or not settings.enabled:
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
     with access.open(timeout=CHECK_TIMEOUT) as remote:
-        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit)
+        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit,
+                             stale_minutes=project_stale_minutes(session.project))
         member = next((line for line in lines if line.name == "member"), None)
         if member is not None and member.status == "ok":
             at = lines.index(member) + 1
@@ -407,7 +409,7 @@ def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | N
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
     if settings.mode == "advanced":
         with access.open(timeout=CHECK_TIMEOUT) as remote:
-            return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote))
+            return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote, project_stale_minutes(session.project)))
 
     def step(done: SetupStep) -> None:
         if on_step is not None:

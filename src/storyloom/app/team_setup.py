@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured
 from storyloom.app.sync_service import PROJECT_IDENTITY
 from storyloom.errors import StoryloomError
@@ -137,7 +138,8 @@ def setup_team(
         admin_remote, legacy = _admin_client(user_remote, admin, "easy set-up")
         try:
             owner = None if legacy else settings.username
-            report = easy_setup(admin_remote, on_step=step, owner=owner, owner_password=access.password())
+            report = easy_setup(admin_remote, on_step=step, owner=owner, owner_password=access.password(),
+                                stale_minutes=project_stale_minutes(session.project))
             for extra in extra_steps:
                 item = extra(admin_remote)
                 report.steps.append(item)

@@ -6,14 +6,18 @@
 - ``storyloom unlock PROJECT DOC_ID``: release your lock (on the server too when it answers);
   ``--break`` breaks another user's stale lock, recorded in the document (who, whose, when) and
   shown to the holder by ``locks`` and, once per machine, by the holder's next ``sync``, ``lock``
-  or ``doc set`` (a line on stderr); ``storyloom unlock PROJECT --all-mine`` releases all yours.
+  or ``doc set`` (a line on stderr). The server decides: a project owner breaks any lock, a member
+  only one idle longer than the project's ``staleLockMinutes`` (240 by default); a refusal exits
+  3 with who holds it, since when it is idle and from when a member may break it.
+  ``storyloom unlock PROJECT --all-mine`` releases all yours.
 - ``storyloom locks PROJECT [--json]``: every lock in the project (yours and others', since
   when, provisional ones marked) and every recorded break. Provisional locks are settled first
   when the server answers (confirmed, or lost with who holds the lock and where your edits are).
 
 The lock holder is the remote user name when a remote is configured (``storyloom remote set``),
 else the workspace user. Exit codes: 0 done (a provisional lock too); 1 failed; 2 bad usage or
-input (an unknown document, breaking your own lock); 3 refused: another user holds the lock.
+input (an unknown document, breaking your own lock); 3 refused: another user holds the lock (or
+the server refuses to break it yet).
 """
 
 from __future__ import annotations
@@ -48,12 +52,14 @@ def register(subparsers: Any) -> None:
     unlock = subparsers.add_parser(
         "unlock", help="release your lock of a document, break another's (--break), or release all yours",
         description="Release your lock of DOC_ID (on the server too when it answers). --break breaks "
-        "another user's lock (recorded in the document and shown to them); --all-mine releases every "
-        "lock you hold in PROJECT.")
+        "another user's lock (recorded in the document and shown to them): a project owner may break any "
+        "lock, a member only one idle longer than the project's stale-lock time (staleLockMinutes, 240 "
+        "minutes by default); --all-mine releases every lock you hold in PROJECT.")
     unlock.add_argument("project", metavar="PROJECT", help="project name or id")
     unlock.add_argument("doc_id", metavar="DOC_ID", nargs="?", help="the document's id")
     unlock.add_argument("--break", dest="break_lock", action="store_true",
-                        help="break another user's lock (it is recorded who broke whose lock, and when)")
+                        help="break another user's lock (owners: any; members: a stale one; it is recorded "
+                        "who broke whose lock, and when)")
     unlock.add_argument("--all-mine", action="store_true", help="release every lock you hold in the project")
     unlock.set_defaults(func=run_unlock)
 

@@ -288,6 +288,7 @@ def _unset(args: argparse.Namespace) -> int:
 
 @_errors
 def _check(args: argparse.Namespace) -> int:
+    from storyloom.app.locks import project_stale_minutes
     from storyloom.cli.workspace import project_session
     from storyloom.sync.server_check import check_server
 
@@ -295,8 +296,10 @@ def _check(args: argparse.Namespace) -> int:
         access = _access(session)
         settings = _configured(access, args.project)
         name = session.project.name
+        stale_minutes = project_stale_minutes(session.project)
         with access.open(timeout=CHECK_TIMEOUT) as remote:
-            lines = check_server(remote, mode=settings.mode, probe_body_limit=args.probe_body_limit)
+            lines = check_server(remote, mode=settings.mode, probe_body_limit=args.probe_body_limit,
+                                 stale_minutes=stale_minutes)
     # The sync layer knows no project names: its fixes say PROJECT, this one's name goes there.
     lines = [dataclasses.replace(line, fix=line.fix.replace("PROJECT", _quoted(name))) for line in lines]
     failed = any(line.status == "fail" for line in lines)
@@ -316,6 +319,7 @@ def _check(args: argparse.Namespace) -> int:
 
 @_errors
 def _setup(args: argparse.Namespace) -> int:
+    from storyloom.app.locks import project_stale_minutes
     from storyloom.app.team_setup import setup_team
     from storyloom.cli.workspace import project_session
     from storyloom.sync.cors import configure_cors, cors_admin_help
@@ -330,7 +334,7 @@ def _setup(args: argparse.Namespace) -> int:
                 raise CliError("--admin goes with easy mode; in advanced mode an admin runs the requests listed "
                                "here", code=2)
             with access.open(timeout=CHECK_TIMEOUT) as remote:
-                check = AdvancedCheck.run(remote)
+                check = AdvancedCheck.run(remote, project_stale_minutes(session.project))
                 cors_help = cors_admin_help(remote, args.cors_origin) if args.cors_origin else []
             if args.json:
                 print(json.dumps({**check.to_json(), **({"cors_requests": cors_help} if cors_help else {})},

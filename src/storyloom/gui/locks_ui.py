@@ -48,7 +48,7 @@ from storyloom.app.lock_view import (
     notice_view,
     when_text,
 )
-from storyloom.app.locks import LockNotice
+from storyloom.app.locks import LockBreakRefused, LockNotice
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 from storyloom.gui.editors.base import Banner, DocumentEditor
@@ -492,6 +492,8 @@ class LockController(QObject):
 
     def _explain(self, doc_id: str, error: BaseException) -> str:
         name = self.name(doc_id) if doc_id else "your documents"
+        if isinstance(error, LockBreakRefused):
+            return f"The server refused to break {error.holder}'s lock on “{name}”: {error.reason}"
         if isinstance(error, LockRefused):
             holder = error.holder or "someone else"
             since = f" (since {when_text(error.since)})" if error.since else ""

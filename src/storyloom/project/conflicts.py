@@ -223,7 +223,21 @@ def _child(doc_id: str, parent_rev: str, body: dict[str, Any], deleted: bool) ->
 
 
 def _write(editor: Any, conflict: Conflict, body: dict[str, Any] | None) -> str:
-    """Write ``body`` (``None``: a deletion) on the winner, tombstones on the other leaves."""
+    """Write ``body`` (``None``: a deletion) on the winner, tombstones on the other leaves.
+    Raises ``LockRefused`` when, in a team project, another leaf carries another user's lock:
+    the server's lock rules refuse a tombstone of a revision someone else holds (only the holder
+    resolves it away, or releases it first), so it is not written here either."""
+    holder = getattr(editor.lock_policy, "holder", None)
+    if callable(holder):
+        me = str(holder())
+        for leaf in conflict.leaves[1:]:
+            held = lock_info(leaf.doc)
+            if held is not None and held.holder != me:
+                when = f" since {held.since}" if held.since else ""
+                raise LockRefused(conflict.doc_id, held.holder, held.since, message=(
+                    f"document {conflict.doc_id!r} has a conflict revision ({leaf.rev}) locked by "
+                    f"{held.holder}{when}: only {held.holder} may resolve it away; ask them to unlock it "
+                    "or to resolve the conflict"))
     resolution = _child(conflict.doc_id, conflict.winner_rev, body or {}, body is None)
     tombstones = [_child(conflict.doc_id, leaf.rev, {SUPERSEDED_BY: resolution["_rev"]}, True)
                   for leaf in conflict.leaves[1:]]
@@ -261,7 +275,8 @@ def _merged_body(db: Any, conflict: Conflict) -> dict[str, Any] | bool | None:
 
 def auto_merge(editor: Any, doc_ids: Iterable[str] | None = None) -> AutoMergeReport:
     """Merge every conflicted document (of ``doc_ids``) whose leaves merge cleanly, through the
-    editor's gate; documents whose winner another user holds the lock of are left alone."""
+    editor's gate; documents of which another user holds the lock of the winner or of another
+    leaf are left alone (their holder's machine merges them, or a lost lock is released first)."""
     report = AutoMergeReport()
     me = _lock_holder(editor)
     for conflict in list_conflicts(editor.db, doc_ids):

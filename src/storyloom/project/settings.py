@@ -42,6 +42,15 @@ EXPORT_COMPAT_MODES: tuple[str, ...] = ("drafft",)
 # :func:`require_lock_to_edit`).
 REQUIRE_LOCK = "requireLockToEdit"
 
+# ``staleLockMinutes``: how long a lock must stay idle before a member (not only an owner) may
+# break it; the server's lock rules are generated with it (storyloom.sync.lock_rules). Absent:
+# 240 minutes, longer than a lunch or a meeting away from a script, shorter than a working day,
+# so a lock forgotten in the morning can be broken in the afternoon.
+STALE_LOCK = "staleLockMinutes"
+DEFAULT_STALE_LOCK_MINUTES = 240
+MIN_STALE_LOCK_MINUTES = 1
+MAX_STALE_LOCK_MINUTES = 30 * 24 * 60
+
 DEFAULT_SCREENPLAY: dict[str, str] = {
     "locationCommand": "CutTo",
     "fadeInCommand": "FadeIn",
@@ -177,6 +186,20 @@ def require_lock_to_edit(settings: Mapping[str, Any], remote_enabled: bool) -> b
     return value if isinstance(value, bool) else remote_enabled
 
 
+def is_stale_lock_minutes(value: object) -> bool:
+    """Whether ``value`` is a valid ``staleLockMinutes``: a whole number of minutes from 1 to
+    43,200 (30 days)."""
+    return (isinstance(value, int) and not isinstance(value, bool)
+            and MIN_STALE_LOCK_MINUTES <= value <= MAX_STALE_LOCK_MINUTES)
+
+
+def stale_lock_minutes(settings: Mapping[str, Any]) -> int:
+    """The project's stale-lock time in minutes: ``staleLockMinutes`` when valid, else the
+    default (240)."""
+    value = settings.get(STALE_LOCK)
+    return value if is_stale_lock_minutes(value) else DEFAULT_STALE_LOCK_MINUTES
+
+
 def is_uuid(value: object) -> bool:
     if not isinstance(value, str):
         return False
@@ -256,6 +279,9 @@ def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
             need(f"screenPlay.{key}", isinstance(value, str), "a command name (a string)", value)
     require_lock = get(REQUIRE_LOCK)
     need(REQUIRE_LOCK, require_lock is MISSING or isinstance(require_lock, bool), "true or false", require_lock)
+    stale = get(STALE_LOCK)
+    need(STALE_LOCK, stale is MISSING or is_stale_lock_minutes(stale),
+         f"a whole number of minutes from {MIN_STALE_LOCK_MINUTES} to {MAX_STALE_LOCK_MINUTES} (30 days)", stale)
     kanban = get("kanban")
     need("kanban", kanban is MISSING or kanban is None or isinstance(kanban, dict), "an object", kanban)
     return problems

@@ -30,6 +30,7 @@ from storyloom.sync.errors import (
     RequestTooLarge,
     SyncError,
 )
+from storyloom.sync.lock_rules import DEFAULT_STALE_LOCK_MINUTES, installed_stale_minutes
 from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.server_setup import (
     LOCK_DESIGN_ID,
@@ -192,10 +193,12 @@ def measure_body_limit(remote: RemoteDatabase) -> CheckLine:
 
 
 def check_server(
-    remote: RemoteDatabase, *, mode: str | None = None, probe_body_limit: bool = False
+    remote: RemoteDatabase, *, mode: str | None = None, probe_body_limit: bool = False,
+    stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES,
 ) -> list[CheckLine]:
     """The report on ``remote``'s server and database, as ``remote``'s user. ``mode`` (``easy`` or
-    ``advanced``) decides whether a user who is not an admin is a failure. Reads only, except the
+    ``advanced``) decides whether a user who is not an admin is a failure; ``stale_minutes`` is the
+    project's stale-lock time (lock rules made for another are outdated). Reads only, except the
     body-limit probe when asked."""
     lines: list[CheckLine] = []
     try:
@@ -225,7 +228,7 @@ def check_server(
                                "check the user name and password (storyloom remote set)"))
         return lines
     lines.append(CheckLine("credentials", "ok", f"signed in as {info.username!r}"))
-    requests = admin_requests(remote.server_url, remote.db_name, info.username)
+    requests = admin_requests(remote.server_url, remote.db_name, info.username, stale_minutes=stale_minutes)
     if mode == "easy":
         setup_fix = ("run `storyloom remote setup PROJECT`" if info.is_admin
                      else "run `storyloom remote setup PROJECT --admin ADMIN`")
@@ -234,7 +237,7 @@ def check_server(
                                else "not a server admin (a member, as advanced mode expects)"))
         setup_fix = "run `storyloom remote setup PROJECT`" if info.is_admin else "ask an admin to run: {}"
     member_fix = _member_fix(remote, info, mode, setup_fix)
-    database_lines = _database_lines(remote, info.is_admin, setup_fix, requests, member_fix)
+    database_lines = _database_lines(remote, info.is_admin, setup_fix, requests, member_fix, stale_minutes)
     lines.extend(database_lines)
     if mode == "easy":
         member = next((line for line in database_lines if line.name == "member"), None)
@@ -306,7 +309,7 @@ def _fix(template: str, request: str) -> str:
 
 
 def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, requests: list[str],
-                    member_fix: str) -> list[CheckLine]:
+                    member_fix: str, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> list[CheckLine]:
     lines: list[CheckLine] = []
     where = f"{remote.db_name!r}"
     try:
@@ -327,10 +330,12 @@ def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, request
                                "check again once the user is a member"))
         return lines
     design = read_lock_rules(remote)
-    state = lock_rules_state(design)
+    state = lock_rules_state(design, stale_minutes)
     if state == "current":
         lines.append(CheckLine("lock rules", "ok", f"{LOCK_DESIGN_ID} version {LOCK_RULES_VERSION} installed: the "
-                                                   "server refuses edits to documents locked by someone else"))
+                                                   "server refuses edits to documents locked by someone else; "
+                                                   f"members may break a lock idle longer than {stale_minutes} "
+                                                   "minutes"))
     elif state == "newer":
         version = design.get("version") if design else "?"
         lines.append(CheckLine("lock rules", "ok", f"{LOCK_DESIGN_ID} version {version} (newer than this Storyloom's)"))
@@ -340,9 +345,16 @@ def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, request
                                _fix(setup_fix, requests[2])))
     else:
         rev = design.get("_rev") if design else None
-        upgrade = admin_requests(remote.server_url, remote.db_name, "USER", design_rev=rev)[2]
-        lines.append(CheckLine("lock rules", "warn", f"an older version is installed (this Storyloom's is "
-                                                     f"{LOCK_RULES_VERSION})", _fix(setup_fix, upgrade)))
+        upgrade = admin_requests(remote.server_url, remote.db_name, "USER", design_rev=rev,
+                                 stale_minutes=stale_minutes)[2]
+        installed = installed_stale_minutes(design)
+        if design is not None and design.get("version") == LOCK_RULES_VERSION and installed != stale_minutes:
+            made_for = f"{installed} minutes" if installed is not None else "another stale-lock time"
+            detail = (f"installed for a stale-lock time of {made_for}; the project's is {stale_minutes} minutes "
+                      "(the server enforces the installed one)")
+        else:
+            detail = f"an older version is installed (this Storyloom's is {LOCK_RULES_VERSION})"
+        lines.append(CheckLine("lock rules", "warn", detail, _fix(setup_fix, upgrade)))
     return lines
 
 

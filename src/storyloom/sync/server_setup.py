@@ -15,22 +15,7 @@ database, the membership, the lock rules) and names the requests an admin must r
 (:func:`admin_requests`: ``curl`` lines with the names filled in and no password).
 
 The lock rules (``validate_doc_update``, run by the server on every write, replicated ones
-included) make the server itself refuse a member's write to a document locked by someone else.
-The lock lives in the document (``locked``, ``lockedBy``, ``lockedAt``, ``lockBroken``) because a
-validate function sees only the old and new revision of the document being written and the
-user (``userCtx``), never another document. Server admins pass. For a member ``u``:
-
-1. the old revision is locked by someone else: allowed only a *break* (the new revision is
-   unlocked, ``lockBroken.by`` is ``u``, and nothing else changed: every field equal apart from
-   the lock fields, the ``modified``/``modifiedBy`` stamps, ``_rev`` and ``_revisions``, and
-   attachments compared by digest), or a conflict-resolution tombstone (``_deleted`` with
-   ``supersededBy``); anything else is forbidden, "locked by <holder> since <time>";
-2. the new revision is locked in another user's name: forbidden, unless that lock is inherited
-   unchanged from the old revision (nobody takes a lock in someone else's name).
-
-For a replicated write (``new_edits=false``) the server passes the new revision's parent as the
-old document, so an edit made offline on an unlocked parent still goes through (it becomes a
-conflict, which Storyloom lists and merges).
+included) live in :mod:`storyloom.sync.lock_rules`; their names are imported here too.
 """
 
 from __future__ import annotations
@@ -44,83 +29,17 @@ from typing import Any
 
 from storyloom.errors import StoryloomError
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized
+from storyloom.sync.lock_rules import (
+    DEFAULT_STALE_LOCK_MINUTES,
+    LOCK_DESIGN_DOC,
+    LOCK_DESIGN_ID,
+    LOCK_RULES_VERSION,
+    VALIDATE_DOC_UPDATE,
+    lock_design_doc,
+    lock_rules_state,
+)
 from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.urls import check_username, encode_db_name
-
-LOCK_DESIGN_ID = "_design/storyloom"
-#: Raised whenever the rules below change: set-up replaces an older version, keeps a newer one.
-LOCK_RULES_VERSION = 1
-
-# ES5 only (CouchDB 2's SpiderMonkey 1.8.5 runs it too), and no single quotes, so the design
-# document fits in a single-quoted shell argument (the admin's curl request).
-VALIDATE_DOC_UPDATE = """function (newDoc, oldDoc, userCtx, secObj) {
-  var roles = (userCtx && userCtx.roles) || [];
-  if (roles.indexOf("_admin") !== -1) { return; }
-  var user = userCtx ? userCtx.name : null;
-  var IGNORED = {_rev: true, _revisions: true, _attachments: true, locked: true, lockedBy: true,
-                 lockedAt: true, lockBroken: true, modified: true, modifiedBy: true};
-  function canonical(value) {
-    if (value === null || typeof value !== "object") { return JSON.stringify(value); }
-    if (Array.isArray(value)) {
-      var items = [];
-      for (var i = 0; i < value.length; i++) { items.push(canonical(value[i])); }
-      return "[" + items.join(",") + "]";
-    }
-    var keys = Object.keys(value).sort();
-    var parts = [];
-    for (var j = 0; j < keys.length; j++) {
-      if (value[keys[j]] !== undefined) { parts.push(JSON.stringify(keys[j]) + ":" + canonical(value[keys[j]])); }
-    }
-    return "{" + parts.join(",") + "}";
-  }
-  function digests(doc) {
-    var found = {};
-    var atts = doc._attachments || {};
-    for (var name in atts) {
-      if (Object.prototype.hasOwnProperty.call(atts, name)) { found[name] = atts[name].digest || null; }
-    }
-    return canonical(found);
-  }
-  function sameApartFromLock(a, b) {
-    var keys = {};
-    var k;
-    for (k in a) { if (Object.prototype.hasOwnProperty.call(a, k)) { keys[k] = true; } }
-    for (k in b) { if (Object.prototype.hasOwnProperty.call(b, k)) { keys[k] = true; } }
-    for (k in keys) {
-      if (!IGNORED[k] && canonical(a[k]) !== canonical(b[k])) { return false; }
-    }
-    return digests(a) === digests(b);
-  }
-  function describe(doc) {
-    return "locked by " + doc.lockedBy + (doc.lockedAt ? " since " + doc.lockedAt : "");
-  }
-  var oldLocked = !!(oldDoc && !oldDoc._deleted && oldDoc.locked);
-  if (oldLocked && oldDoc.lockedBy !== user) {
-    var isBreak = !newDoc._deleted && !newDoc.locked && !!newDoc.lockBroken &&
-                  newDoc.lockBroken.by === user && sameApartFromLock(oldDoc, newDoc);
-    var isResolution = newDoc._deleted === true && !!newDoc.supersededBy;
-    if (!isBreak && !isResolution) {
-      throw({forbidden: newDoc._id + " is " + describe(oldDoc) +
-             ": only the holder may change it (or break the lock explicitly)"});
-    }
-  }
-  if (newDoc.locked && newDoc.lockedBy !== user) {
-    var inherited = oldLocked && oldDoc.lockedBy === newDoc.lockedBy && oldDoc.lockedAt === newDoc.lockedAt;
-    if (!inherited) {
-      throw({forbidden: user + " cannot lock " + newDoc._id + " in the name of " + newDoc.lockedBy});
-    }
-  }
-}"""
-
-#: The design document easy set-up installs (and an admin installs by hand in advanced mode).
-LOCK_DESIGN_DOC: dict[str, Any] = {
-    "_id": LOCK_DESIGN_ID,
-    "language": "javascript",
-    "version": LOCK_RULES_VERSION,
-    "comment": "Storyloom lock rules: a member may not change a document locked by someone else "
-    "(except to break the lock), nor lock one in the name of someone else.",
-    "validate_doc_update": VALIDATE_DOC_UPDATE,
-}
 
 
 class SetupError(StoryloomError):
@@ -363,19 +282,6 @@ def ensure_owner_user(remote: RemoteDatabase, owner: str, password: str | None) 
     return SetupStep("owner", False, f"the server user {owner!r} exists")
 
 
-def lock_rules_state(doc: dict[str, Any] | None) -> str:
-    """``missing``, ``current``, ``outdated`` (an older version, or the same version edited) or
-    ``newer`` (installed by a newer Storyloom: left alone)."""
-    if doc is None or doc.get("_deleted"):
-        return "missing"
-    version = doc.get("version")
-    if isinstance(version, int) and version > LOCK_RULES_VERSION:
-        return "newer"
-    if version == LOCK_RULES_VERSION and doc.get("validate_doc_update") == VALIDATE_DOC_UPDATE:
-        return "current"
-    return "outdated"
-
-
 def read_lock_rules(remote: RemoteDatabase) -> dict[str, Any] | None:
     try:
         return remote.get(LOCK_DESIGN_ID)
@@ -383,37 +289,45 @@ def read_lock_rules(remote: RemoteDatabase) -> dict[str, Any] | None:
         return None
 
 
-def ensure_lock_rules(remote: RemoteDatabase) -> SetupStep:
-    """Install the lock rules, or upgrade an older version; a current or newer one is left as is."""
+def ensure_lock_rules(remote: RemoteDatabase, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> SetupStep:
+    """Install the lock rules made for the project's stale-lock time, or upgrade an older version
+    or rules made for another stale time; current or newer rules are left as they are."""
     existing = read_lock_rules(remote)
-    state = lock_rules_state(existing)
+    state = lock_rules_state(existing, stale_minutes)
     if state == "current":
-        return SetupStep("lock rules", False, f"lock rules version {LOCK_RULES_VERSION} installed")
+        return SetupStep("lock rules", False, f"lock rules version {LOCK_RULES_VERSION} installed "
+                                              f"(locks stale after {stale_minutes} idle minutes)")
     if state == "newer":
         assert existing is not None
         return SetupStep(
             "lock rules", False, f"lock rules version {existing.get('version')} (newer than this Storyloom's) kept"
         )
-    doc = dict(LOCK_DESIGN_DOC)
+    doc = lock_design_doc(stale_minutes)
     if existing is not None:
         doc["_rev"] = existing["_rev"]
     remote.put(doc)
     old_version = existing.get("version") if existing is not None else None
-    verb = "installed" if state == "missing" else f"upgraded from version {old_version}"
-    return SetupStep("lock rules", True, f"lock rules version {LOCK_RULES_VERSION} {verb}")
+    if state == "missing":
+        verb = "installed"
+    elif old_version == LOCK_RULES_VERSION:
+        verb = "installed again for the project's stale-lock time"
+    else:
+        verb = f"upgraded from version {old_version}"
+    return SetupStep("lock rules", True, f"lock rules version {LOCK_RULES_VERSION} {verb} "
+                                         f"(locks stale after {stale_minutes} idle minutes)")
 
 
 def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
                on_step: Callable[[SetupStep], None] | None = None, *, owner: str | None = None,
-               owner_password: str | None = None) -> SetupReport:
+               owner_password: str | None = None, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> SetupReport:
     """Set up ``remote``'s database with the server admin's credentials ``remote`` carries: check
     the server, create the database if absent, make sure the ``owner``'s own sync user exists
     (created with ``owner_password`` when absent, see :func:`ensure_owner_user`), record the owner
     among the database's admins (the project's owners), add ``members`` (default: the owner, or
-    the signed-in admin when there is no owner) to its members, install or upgrade the lock rules.
-    Idempotent. Raises :class:`SetupError` when the user is not a server admin (advanced mode is
-    the way then). ``on_step(step)`` is called after each step (the app shows them as they
-    happen).
+    the signed-in admin when there is no owner) to its members, install or upgrade the lock rules
+    (``stale_minutes``: the project's stale-lock time, written into them). Idempotent. Raises
+    :class:`SetupError` when the user is not a server admin (advanced mode is the way then).
+    ``on_step(step)`` is called after each step (the app shows them as they happen).
 
     Without an ``owner`` (or with the admin's own name) the admin is the project's user, as easy
     mode worked before owners: the lock rules then treat the admin as a user like any other."""
@@ -438,7 +352,7 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
     if separate_owner and owner not in chosen:
         chosen.insert(0, owner)
     done(ensure_members(remote, chosen))
-    done(ensure_lock_rules(remote))
+    done(ensure_lock_rules(remote, stale_minutes))
     return report
 
 
@@ -513,8 +427,8 @@ def _security_body(user: str) -> dict[str, Any]:
     return {"admins": {"names": [], "roles": []}, "members": {"names": [user], "roles": []}}
 
 
-def _design_body(rev: str | None = None) -> dict[str, Any]:
-    body = {k: v for k, v in LOCK_DESIGN_DOC.items() if k != "_id"}
+def _design_body(rev: str | None = None, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> dict[str, Any]:
+    body = {k: v for k, v in lock_design_doc(stale_minutes).items() if k != "_id"}
     if rev:
         body["_rev"] = rev
     return body
@@ -528,17 +442,19 @@ def _curl(method: str, url: str, body: dict[str, Any] | None = None) -> str:
     return " ".join(parts)
 
 
-def admin_requests(server: str, db: str, user: str, *, design_rev: str | None = None) -> list[str]:
+def admin_requests(server: str, db: str, user: str, *, design_rev: str | None = None,
+                   stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> list[str]:
     """The three requests of the admin set-up, as ``curl`` lines (``-u ADMIN``: curl asks for the
     admin's password, which never appears): create the database, make ``user`` its member, install
-    the lock rules (``design_rev``: the current revision, to upgrade an installed version). The
+    the lock rules made for the project's stale-lock time ``stale_minutes`` (``design_rev``: the
+    current revision, to upgrade an installed version). The
     ``_security`` request replaces the members list: if the database has members already, list
     them too."""
     db_url = f"{server.rstrip('/')}/{encode_db_name(db)}"
     return [
         _curl("PUT", db_url),
         _curl("PUT", f"{db_url}/_security", _security_body(user)),
-        _curl("PUT", f"{db_url}/{LOCK_DESIGN_ID}", _design_body(design_rev)),
+        _curl("PUT", f"{db_url}/{LOCK_DESIGN_ID}", _design_body(design_rev, stale_minutes)),
     ]
 
 
@@ -573,6 +489,7 @@ class AdvancedCheck:
     member: bool | None = None
     lock_rules: str = "unknown"
     design_rev: str | None = None
+    stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES
     missing: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
 
@@ -581,14 +498,15 @@ class AdvancedCheck:
         return not self.missing
 
     @classmethod
-    def run(cls, remote: RemoteDatabase) -> AdvancedCheck:
-        """Check ``remote`` as its user; creates and modifies nothing."""
+    def run(cls, remote: RemoteDatabase, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> AdvancedCheck:
+        """Check ``remote`` as its user; creates and modifies nothing. ``stale_minutes``: the
+        project's stale-lock time (lock rules made for another one are outdated)."""
         info = server_info(remote)
         if info.username is None:
             raise SetupError(
                 f"{remote.server_url} did not sign in {remote.username!r}: check the user name and password"
             )
-        check = cls(remote.server_url, remote.db_name, info.username)
+        check = cls(remote.server_url, remote.db_name, info.username, stale_minutes=stale_minutes)
         try:
             remote.info()
             check.database_exists, check.member = True, True
@@ -599,7 +517,7 @@ class AdvancedCheck:
             check.database_exists, check.member = True, False
         if check.member:
             design = read_lock_rules(remote)
-            check.lock_rules = lock_rules_state(design)
+            check.lock_rules = lock_rules_state(design, stale_minutes)
             check.design_rev = design.get("_rev") if design else None
         elif check.database_exists is False:
             check.lock_rules = "missing"
@@ -607,7 +525,8 @@ class AdvancedCheck:
         return check
 
     def _explain(self) -> None:
-        requests = admin_requests(self.server, self.database, self.username, design_rev=self.design_rev)
+        requests = admin_requests(self.server, self.database, self.username, design_rev=self.design_rev,
+                                  stale_minutes=self.stale_minutes)
         where = f"{self.database!r} on {self.server}"
         needed: list[int] = []
         if self.database_exists is False:
@@ -626,7 +545,8 @@ class AdvancedCheck:
             needed += [2]
         elif self.lock_rules == "outdated":
             self.missing.append(
-                f"the lock rules in {where} are older than this Storyloom's (version {LOCK_RULES_VERSION})"
+                f"the lock rules in {where} are older than this Storyloom's (version {LOCK_RULES_VERSION}) or were "
+                f"made for another stale-lock time than the project's {self.stale_minutes} minutes"
             )
             needed += [2]
         self.requests = [requests[i] for i in needed]
@@ -653,9 +573,11 @@ class AdvancedCheck:
 
 
 __all__ = [
+    "DEFAULT_STALE_LOCK_MINUTES",
     "LOCK_DESIGN_DOC",
     "LOCK_DESIGN_ID",
     "LOCK_RULES_VERSION",
+    "VALIDATE_DOC_UPDATE",
     "AdvancedCheck",
     "Invitation",
     "ServerInfo",
@@ -671,6 +593,7 @@ __all__ = [
     "ensure_owners",
     "invite",
     "join_command",
+    "lock_design_doc",
     "lock_rules_state",
     "member_add_requests",
     "new_password",
