@@ -23,7 +23,8 @@ def couch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CouchServer]:
 
 @pytest.fixture
 def team(couch: CouchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Team:
-    return Team(couch, tmp_path, monkeypatch)
+    # Bob owns the project: an owner may break a fresh lock (a member only a stale one).
+    return Team(couch, tmp_path, monkeypatch, owners=["bob"])
 
 
 def broken_by_bob(team: Team, capsys: pytest.CaptureFixture[str]) -> dict:

@@ -29,10 +29,11 @@ def couch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CouchServer]:
 class Team:
     """Two users' homes holding the same project, each with its remote settings."""
 
-    def __init__(self, couch: CouchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, couch: CouchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
+                 owners: list[str] | None = None) -> None:
         self.couch = couch
         self.monkeypatch = monkeypatch
-        self.db = team_database(couch, ["alice", "bob"])
+        self.db = team_database(couch, ["alice", "bob"], owners=owners)
         self.homes = {user: tmp_path / f"home-{user}" for user in ("alice", "bob")}
         monkeypatch.setenv("STORYLOOM_REMOTE_PASSWORD", PASSWORD)
         self.use("alice")

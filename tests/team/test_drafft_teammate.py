@@ -191,8 +191,8 @@ def test_a_drafft_lock_taken_offline_meets_storyloom_as_a_conflict(
         team: MixedTeam, capsys: pytest.CaptureFixture[str]) -> None:
     """Drafft takes a lock without asking the server: dora, not having pulled alice's edit,
     locks and edits the older revision. The server accepts it as a conflicting branch (its
-    parent was free); Storyloom lists the conflict, and resolving it with Drafft's side works
-    although Drafft stamps its dates as JS Date strings."""
+    parent was free); Storyloom lists the conflict, refuses to resolve dora's locked leaf away
+    until she releases it, and then merges both edits."""
     doc, dora = team.doc_id, team.dora
     code, out, err = team.storyloom(capsys, "doc", "set", "Team", doc, "content.script=one\ntwo\n", "--release")
     assert code == 0, err
@@ -212,13 +212,19 @@ def test_a_drafft_lock_taken_offline_meets_storyloom_as_a_conflict(
     code, out, _ = team.storyloom(capsys, "locks", "Team", "--json")
     assert code == 0 and json.loads(out)["locks"] == []  # Drafft's lock is on the losing leaf
 
+    # Dora's leaf carries her lock: only she may resolve it away (lock rules version 2), and
+    # alice is told so. Once dora releases it, the next sync merges both edits by itself (dora
+    # added a line above, alice one below), although Drafft stamps its dates as JS Date strings.
     code, out, err = team.storyloom(capsys, "resolve", "Team", doc, "--take", drafft_rev)
-    assert code == 0, err
+    assert code == 3 and "locked by dora" in err
+    assert dora.call("unlock", id=doc)["push"]["doc_write_failures"] == 0
     code, out, err = team.storyloom(capsys, "sync", "Team")
     assert code == 0, err
+    code, out, _ = team.storyloom(capsys, "conflicts", "Team", "--json")
+    assert json.loads(out)["conflicts"] == []
     server = team.server_doc()
-    assert server["content"]["script"] == "zero\none\n" and "_conflicts" not in server
+    assert server["content"]["script"] == "zero\none\ntwo\n" and "_conflicts" not in server
     assert server["modified"].endswith("Z")  # Drafft's JS Date string, written back as ISO-8601
     assert dora.call("pull")["ok"]
-    assert dora.call("get", id=doc)["content"]["script"] == "zero\none\n"
+    assert dora.call("get", id=doc)["content"]["script"] == "zero\none\ntwo\n"
 

@@ -270,7 +270,10 @@ def _merged_body(db: Any, conflict: Conflict) -> dict[str, Any] | bool | None:
         current = None if outcome.deleted else outcome.merged
     if current is None:
         return None if conflict.doc_id != SETTINGS_ID else False  # settings are never deleted
-    return {k: v for k, v in current.items() if not k.startswith("_") or k == "_attachments"}
+    body = {k: v for k, v in current.items() if not k.startswith("_") or k == "_attachments"}
+    # A Drafft teammate's stamps, as the project writes them (the same on every machine that merges).
+    normalise_foreign_dates(body)
+    return body
 
 
 def auto_merge(editor: Any, doc_ids: Iterable[str] | None = None) -> AutoMergeReport:
