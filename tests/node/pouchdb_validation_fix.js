@@ -13,7 +13,9 @@ const path = require("path");
 const Module = require("module");
 
 const modules = process.env.STORYLOOM_NODE_MODULES || path.join(__dirname, "node_modules");
-const file = path.join(modules, "pouchdb-validation", "lib", "index.js");
+// Node caches modules by their real path: through a symlinked node_modules (a git worktree
+// sharing the main checkout's packages) the path must be resolved, or the fix is never used.
+const file = fs.realpathSync(path.join(modules, "pouchdb-validation", "lib", "index.js"));
 let source = fs.readFileSync(file, "utf8");
 
 const patches = [
