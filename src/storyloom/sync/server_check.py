@@ -1,13 +1,14 @@
 """``check_server``: one report on a team database's server, each line ok / warn / fail with the fix.
 
-Read-only unless asked: the only write is the optional body-limit probe
+Writes only probes. The "replicated writes" line writes a ``storyloom-probe-`` document as
+replication does and removes it (``storyloom.sync.write_probe``). The other write is the optional body-limit probe
 (``probe_body_limit=True``), which sends one ``_local`` document of growing size (64 KB, 256 KB,
 1 MB, 4 MB), stops at the first 413 and deletes it. A ``_local`` document is never replicated
 and is not checked by the lock rules, so no teammate ever sees the probe, while a proxy's or
 the server's request-size limit applies to it like to any request.
 
 The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin``, ``database``,
-``member``, ``lock rules``, ``max_document_size``, ``max_http_request_size``, ``body limit``
+``member``, ``lock rules``, ``replicated writes``, ``max_document_size``, ``max_http_request_size``, ``body limit``
 (only when probed), ``require_valid_user``. When the server cannot be reached or refuses the
 credentials, the lines that depend on it are left out.
 """
@@ -38,6 +39,7 @@ from storyloom.sync.server_setup import (
     server_info,
 )
 from storyloom.sync.urls import RemoteURL, is_loopback_host
+from storyloom.sync.write_probe import replicated_writes_line
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_SIZES: tuple[int, ...] = (64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024)
@@ -210,6 +212,7 @@ def check_server(
         lines.append(CheckLine("admin", "ok", "not a server admin (a member, as advanced mode expects)"))
     setup_fix = "run `storyloom remote setup PROJECT`" if info.is_admin else "ask an admin to run: {}"
     lines.extend(_database_lines(remote, info.is_admin, setup_fix, requests))
+    lines.append(replicated_writes_line(remote, lines))
     lines.append(_limit_line(remote, info.is_admin, "max_document_size", "couchdb"))
     lines.append(_limit_line(remote, info.is_admin, "max_http_request_size", "chttpd",
                              (("httpd", "max_http_request_size"),)))

@@ -46,6 +46,7 @@ from storyloom.errors import StoryloomError
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized
 from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.urls import check_username, encode_db_name
+from storyloom.sync.write_probe import replicated_writes_step
 
 LOCK_DESIGN_ID = "_design/storyloom"
 #: Raised whenever the rules below change: set-up replaces an older version, keeps a newer one.
@@ -315,7 +316,8 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
                on_step: Callable[[SetupStep], None] | None = None) -> SetupReport:
     """Set up ``remote``'s database with the admin credentials ``remote`` carries: check the
     server, create the database if absent, add ``members`` (default: the signed-in user) to its
-    members, install or upgrade the lock rules. Idempotent. Raises :class:`SetupError` when the
+    members, install or upgrade the lock rules, probe replicated writes
+    (``storyloom.sync.write_probe``). Idempotent. Raises :class:`SetupError` when the
     user is not a server admin (advanced mode is the way then). ``on_step(step)`` is called after
     each step (the app shows them as they happen)."""
     info = server_info(remote)
@@ -332,6 +334,7 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
     chosen = list(members) if members is not None else [info.username or ""]
     done(ensure_members(remote, chosen))
     done(ensure_lock_rules(remote))
+    done(replicated_writes_step(remote))  # raises SetupError when the server drops them
     return report
 
 
