@@ -230,3 +230,31 @@ def test_easy_setup_refuses_a_server_that_drops_replicated_writes(uncorrected: C
             easy_setup(remote)  # no record of a kept probe: it probes (and refuses) again
     finally:
         remote.close()
+
+
+def test_the_sync_service_shows_dropped_writes_as_an_error_with_the_cause_and_fix(
+    uncorrected: CouchServer, tmp_path: Path
+) -> None:
+    from tests.team.test_sync_service import Clients, idle, team_database
+
+    server = uncorrected
+    db = team_database(server)
+    server.put_doc(db, dict(LOCK_DESIGN_DOC))
+    clients = Clients(tmp_path)
+    try:
+        ana = clients.open("ana", server.url, db)
+        ana.start_sync()
+        assert ana.sync.wait_for(idle, timeout=15), ana.sync.state  # new documents go through
+        item = ana.editor.create("Item", "Lamp").doc
+        assert ana.sync.wait_for(idle, timeout=15), ana.sync.state
+        ana.editor.rename(item["_id"], "Brass lamp")  # an edit: the server drops it
+        assert ana.sync.wait_for(lambda s: s.kind == "error", timeout=15), ana.sync.state
+        state = ana.sync.state
+        assert state.problem == "dropped_writes"
+        assert "acknowledged 1 replicated revision(s) but did not keep them" in state.cause
+        assert "pouchdb-server 4.2's validation plug-in" in state.cause
+        assert "upgrade or fix the server" in state.fix and "storyloom sync Garden" in state.fix
+        assert state.pending >= 1  # still to be pushed
+        assert server.get_doc(db, item["_id"]).json()["name"] == "Lamp"
+    finally:
+        clients.close()
