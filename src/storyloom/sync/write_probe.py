@@ -65,11 +65,6 @@ class ProbeResult:
         return self.outcome == "kept"
 
 
-def is_probe_id(doc_id: object) -> bool:
-    """Whether ``doc_id`` names a probe document."""
-    return isinstance(doc_id, str) and doc_id.startswith(PROBE_PREFIX)
-
-
 def probe_replicated_writes(remote: RemoteDatabase) -> ProbeResult:
     """Write a probe document as replication does, read it back with ``_revs_diff`` and remove
     it (see the module). Network errors and database-level refusals (401/403/404) are raised as
@@ -233,7 +228,6 @@ __all__ = [
     "PROBE_NAME",
     "PROBE_PREFIX",
     "ProbeResult",
-    "is_probe_id",
     "probe_replicated_writes",
     "replicated_writes_line",
     "replicated_writes_step",
