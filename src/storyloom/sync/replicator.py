@@ -24,7 +24,6 @@ and stays listed (``project.conflicts.list_refused``) until it or a newer revisi
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import copy
 import gc
@@ -33,7 +32,6 @@ import queue
 import threading
 import time
 import uuid
-from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -387,15 +385,10 @@ class Replicator:
             daemon=True,
         )
         reader.start()
-        # Verifies batches written to a remote target while the next one is written (see
-        # ``_write_batch``); batches are still finished and checkpointed strictly in order.
-        verifier = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"storyloom-sync-{self.direction}-verify")
-        unfinished: collections.deque[tuple[_Batch, _Written, Future[None] | None]] = collections.deque()
         try:
             while True:
                 item = self._next(batches)
                 if item is _END:
-                    self._finish_batches(checkpointer, unfinished, keep=0)
                     checkpointer.flush()
                     # Counted from a server's document counts, the total is an estimate
                     # (pouchdb-server gives no deleted count): at the end it is what was done.
@@ -403,22 +396,17 @@ class Replicator:
                         self._set_total(self.progress.done)
                     return
                 if item is _CAUGHT_UP:
-                    self._finish_batches(checkpointer, unfinished, keep=0)
                     checkpointer.flush()
                     self._caught_up()
                     continue
                 if isinstance(item, BaseException):
                     raise item
-                self._write_batch(checkpointer, item, verifier, unfinished)
+                self._write_batch(checkpointer, item)
                 self._collect_cycles()
         except BaseException as exc:
             self._flush_after_failure(checkpointer, exc)
             raise
         finally:
-            # A verification still running ends with its request (a cancel aborts it); its batch
-            # is not checkpointed.
-            futures.wait([f for _, _, f in unfinished if f is not None], timeout=1.0)
-            verifier.shutdown(wait=False, cancel_futures=True)
             stop_reader.set()
             # The reader stops at its next step. A reader blocked in a live wait (a longpoll
             # until the next remote change) is woken: its request is aborted, so it neither
@@ -632,20 +620,9 @@ class Replicator:
             self._emit("denied", docs=tuple(denied))
         return written
 
-    def _write_batch(
-        self,
-        checkpointer: Checkpointer,
-        batch: _Batch,
-        verifier: ThreadPoolExecutor,
-        unfinished: collections.deque[tuple[_Batch, _Written, Future[None] | None]],
-    ) -> None:
-        """Write a batch, start its verification (:meth:`_verify_kept`, on ``verifier``) and
-        finish the batch before it, whose verification ran while this one was written.
-        Performance (bench/sync_bench.py): a first push of 10,000 documents spends about a
-        second in the verification's ``_revs_diff`` requests; overlapped with the next write,
-        most of it is hidden."""
+    def _write_batch(self, checkpointer: Checkpointer, batch: _Batch) -> None:
         written = self._write_docs(batch)
-        fetched, other = written.fetched, written.other
+        fetched, denied, too_large, other = written.fetched, written.denied, written.too_large, written.other
         if other:
             first = other[0]
             raise BatchFailed(
@@ -658,37 +635,7 @@ class Replicator:
                 f"the source did not return {len(fetched.unresolved)} revision(s), e.g. {doc_id} {rev}: "
                 f"{error} {reason}".strip()
             )
-        needed = written.docs and self.target.is_remote and self.options.verify_writes
-        unfinished.append((batch, written, verifier.submit(self._verify_kept, written) if needed else None))
-        self._finish_batches(checkpointer, unfinished, keep=1)
-
-    def _finish_batches(
-        self,
-        checkpointer: Checkpointer,
-        unfinished: collections.deque[tuple[_Batch, _Written, Future[None] | None]],
-        *,
-        keep: int,
-    ) -> None:
-        """Finish the written batches in order, waiting for their verification, until ``keep``
-        are left (the last one still verifying); a batch without a verification is finished at
-        once. Raises what a verification raised (``WritesDropped``)."""
-        while len(unfinished) > keep or (unfinished and unfinished[0][2] is None):
-            batch, written, verifying = unfinished[0]
-            if verifying is not None:
-                while True:
-                    self._check_cancel()
-                    try:
-                        verifying.result(timeout=0.1)
-                        break
-                    except futures.TimeoutError:
-                        continue
-            unfinished.popleft()
-            self._finish_batch(checkpointer, batch, written)
-
-    def _finish_batch(self, checkpointer: Checkpointer, batch: _Batch, written: _Written) -> None:
-        """A written and verified batch: record its failed documents, offer its checkpoint,
-        count it and tell the listeners."""
-        denied, too_large = written.denied, written.too_large
+        self._verify_kept(written)
         if (too_large or denied) and self._failed is not None:
             # Recorded before the checkpoint moves past them: the next run sends them first.
             self._failed.add(too_large + [d for f in denied for d in denied_failures(f, written.docs)])
