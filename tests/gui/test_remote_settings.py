@@ -124,7 +124,8 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     page.setup_button.click()
     assert page.task is not None and page.banner.level == "busy"
     wait_idle(qtbot, page)
-    assert [line.name for line in page.report.lines] == ["server", "database", "members", "lock rules"]
+    assert [line.name for line in page.report.lines] == ["server", "database", "members", "lock rules",
+                                                         "replicated writes"]
     assert page.banner.level == "success" and "Set-up complete" in page.banner.text.text()
     security = team_couch.request("GET", f"/{db}/_security").json()
     assert admin in security["members"]["names"]
@@ -135,7 +136,7 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     wait_idle(qtbot, page)
     lines = lines_by_name(page)
     for name in ("reachable", "tls", "credentials", "admin", "database", "member", "project", "lock rules",
-                 "require_valid_user"):
+                 "replicated writes", "require_valid_user"):
         assert lines[name].status == "ok", lines[name]
     assert lines["project"].title == "Project"
     assert any(text in lines["project"].detail for text in ("No project in the database yet", "holds this project"))

@@ -64,9 +64,10 @@ LINE_TITLES: dict[str, str] = {
     "database": "Database", "member": "Membership", "project": "Project", "lock rules": "Lock rules",
     "max_document_size": "Largest document", "max_http_request_size": "Largest request",
     "body limit": "Measured body limit", "require_valid_user": "Anonymous access",
+    "replicated writes": "Replicated writes",
 }
 STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "members": "Members",
-                               "lock rules": "Lock rules"}
+                               "lock rules": "Lock rules", "replicated writes": "Replicated writes"}
 
 # The command-line advice of the domain's messages, and what to do in the app instead.
 _APP_WORDING: tuple[tuple[str, str], ...] = (
@@ -81,6 +82,7 @@ _APP_WORDING: tuple[tuple[str, str], ...] = (
      "Sign in with a server admin's user name, or choose Advanced mode: Set up then lists the requests an "
      "admin must run"),
     (r"run `storyloom remote setup(?: \S+)?`", "press Set up"),
+    (r"`storyloom remote check` tests it on the \"replicated writes\" line", "Check server tests it"),
     (r"`storyloom remote check --probe-body-limit` measures what gets through",
      "tick “Measure the body limit” and check again to measure what gets through"),
     (r" \(the password comes from STORYLOOM_REMOTE_PASSWORD or the prompt\)", ""),

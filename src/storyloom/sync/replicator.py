@@ -2,8 +2,9 @@
 
 A :class:`Replicator` reads the source's changes from the last checkpoint, asks the target
 which revisions it lacks (``revs_diff``), fetches them with their history and attachments,
-writes them with ``new_edits=false`` and checkpoints (at most every ``checkpoint_interval``
-seconds, and always on catching up and at the end). Reading, diffing and
+writes them with ``new_edits=false``, confirms with one ``_revs_diff`` that a remote target
+kept them (``WritesDropped`` otherwise, see :meth:`Replicator._verify_kept`) and checkpoints
+(at most every ``checkpoint_interval`` seconds, and always on catching up and at the end). Reading, diffing and
 fetching of the next batches run in a helper thread while the current batch is written, so
 the source and the target work at the same time; batches are still written and
 checkpointed strictly in order.
