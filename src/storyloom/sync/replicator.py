@@ -4,8 +4,9 @@ A :class:`Replicator` reads the source's changes from the last checkpoint, asks 
 which revisions it lacks (``revs_diff``), fetches them with their history and attachments,
 writes them with ``new_edits=false``, confirms with one ``_revs_diff`` that a remote target
 kept them (``WritesDropped`` otherwise, see :meth:`Replicator._verify_kept`) and checkpoints
-(at most every ``checkpoint_interval`` seconds, and always on catching up and at the end). Reading, diffing and
-fetching of the next batches run in a helper thread while the current batch is written, so
+(at most every ``checkpoint_interval`` seconds, and always on catching up and at the end).
+Reading, diffing and fetching of the next batches run in a helper thread while the current
+batch is written, so
 the source and the target work at the same time; batches are still written and
 checkpointed strictly in order.
 
@@ -673,7 +674,8 @@ class Replicator:
         a per-document error are left out: they are reported and recorded as such. Raises
         :class:`WritesDropped` before the caller moves the checkpoint, so what was dropped stays
         pending. A one-shot first push (``_all_missing``) skips the ``_revs_diff`` before
-        writing, never this one. Performance (bench/sync_bench.py): see docs/benchmarks.md."""
+        writing, never this one. Performance (bench/sync_bench.py): about a tenth of a first
+        push's time (docs/benchmarks.md, issue 22)."""
         if not written.docs or not self.target.is_remote or not self.options.verify_writes:
             return
         failed = {str(f.get("id")) for f in written.denied + written.other} | {f.id for f in written.too_large}
