@@ -135,7 +135,8 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     # Each step listed as it is done: the owner's user, the owners, the database, the project sent.
     qtbot.waitUntil(lambda: page.task is None and page.banner.level == "success", timeout=TIMEOUT_MS)
     assert [line.name for line in page.report.lines] == [
-        "server", "database", "owner", "owners", "members", "lock rules", "project"]
+        "server", "database", "owner", "owners", "members", "lock rules", "replicated writes",
+        "project"]
     assert "Set-up complete" in page.banner.text.text()
     security = team_couch.request("GET", f"/{db}/_security").json()
     assert owner in security["members"]["names"] and owner in security["admins"]["names"]
@@ -150,7 +151,7 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     lines = lines_by_name(page)
     assert "admin" not in lines and "is the project's owner" in lines["owner"].detail
     for name in ("reachable", "tls", "credentials", "owner", "database", "member", "project", "lock rules",
-                 "require_valid_user"):
+                 "replicated writes", "require_valid_user"):
         assert lines[name].status == "ok", lines[name]
     assert lines["project"].title == "Project"
     assert any(text in lines["project"].detail for text in ("No project in the database yet", "holds this project"))

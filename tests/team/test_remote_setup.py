@@ -29,6 +29,7 @@ from storyloom.sync.server_setup import (
     invite,
     member_add_requests,
 )
+from storyloom.sync.write_probe import PROBE_PREFIX
 from tests.support.couch import CouchServer, unique_db_name
 from tests.support.nginx import NginxProxy
 
@@ -63,6 +64,12 @@ def security(couch: CouchServer, db: str) -> dict[str, Any]:
     return couch.request("GET", f"/{db}/_security").json()
 
 
+def only_probes_since(couch: CouchServer, db: str, seq: Any) -> bool:
+    """Whether every change after ``seq`` is a deleted replicated-writes probe document."""
+    rows = couch.request("GET", f"/{db}/_changes", params={"since": json.dumps(seq)}).json()["results"]
+    return bool(rows) and all(r["id"].startswith(PROBE_PREFIX) and r.get("deleted") for r in rows)
+
+
 def line(lines: list[CheckLine], name: str) -> CheckLine:
     return next(item for item in lines if item.name == name)
 
@@ -75,8 +82,8 @@ def test_easy_setup_end_to_end_and_idempotent(couch: CouchServer, client: Client
     admin = client(db)
     report = easy_setup(admin, members=["alice"])
     assert report.changed and report.server.is_admin and report.server.product == "pouchdb-server"
-    assert [s.what for s in report.steps] == ["server", "database", "members", "lock rules"]
-    assert [s.changed for s in report.steps] == [False, True, True, True]
+    assert [s.what for s in report.steps] == ["server", "database", "members", "lock rules", "replicated writes"]
+    assert [s.changed for s in report.steps] == [False, True, True, True, False]
 
     # The database exists, is private to its members, and carries the lock rules.
     assert security(couch, db)["members"]["names"] == ["alice"]
@@ -92,7 +99,7 @@ def test_easy_setup_end_to_end_and_idempotent(couch: CouchServer, client: Client
     # A second run changes nothing at all: same update_seq, same _security, same design revision.
     seq, sec, rev = couch.db_info(db)["update_seq"], security(couch, db), design["_rev"]
     again = easy_setup(admin, members=["alice"])
-    assert not again.changed and [s.changed for s in again.steps] == [False, False, False, False]
+    assert not again.changed and [s.changed for s in again.steps] == [False, False, False, False, False]
     assert couch.db_info(db)["update_seq"] == seq
     assert security(couch, db) == sec
     assert couch.get_doc(db, LOCK_DESIGN_ID).json()["_rev"] == rev
@@ -312,7 +319,8 @@ def test_check_a_ready_database(couch: CouchServer, team: dict[str, Any], client
     lines = check_server(client(db, *team["alice"]), mode="advanced")
     names = [item.name for item in lines]
     assert names == ["reachable", "tls", "credentials", "admin", "database", "member", "lock rules",
-                     "max_document_size", "max_http_request_size", "require_valid_user", "cors"]
+                     "replicated writes", "max_document_size", "max_http_request_size", "require_valid_user",
+                     "cors"]
     assert {item.name: item.status for item in lines if item.status != "ok"} == {
         "max_document_size": "warn", "max_http_request_size": "warn"}
     assert "curl -u ADMIN" in line(lines, "max_document_size").fix
@@ -323,7 +331,7 @@ def test_check_a_ready_database(couch: CouchServer, team: dict[str, Any], client
     assert line(admin_lines, "max_document_size").status == "ok"  # readable by an admin (/_config)
     assert line(admin_lines, "max_http_request_size").status == "warn"
     assert "unknown" in line(admin_lines, "max_http_request_size").detail
-    assert couch.db_info(db)["update_seq"] == seq  # read-only
+    assert only_probes_since(couch, db, seq)  # read-only, but for the replicated-writes probe
 
 
 def test_check_reports_what_is_wrong(couch: CouchServer, client: Client) -> None:
@@ -372,8 +380,8 @@ def test_the_body_limit_probe(couch: CouchServer, team: dict[str, Any], client: 
     assert probe.status == "warn"
     assert "about 256 KB was refused (413" in probe.detail and "largest accepted was 64 KB" in probe.detail
     assert "client_max_body_size" in probe.fix
-    # The probe left nothing: no document, no change in the database.
-    assert couch.db_info(db)["update_seq"] == seq
+    # The body-limit probe left nothing: no document; the replicated-writes probe a tombstone.
+    assert only_probes_since(couch, db, seq)
     assert [r["id"] for r in couch.all_docs(db)["rows"]] == [LOCK_DESIGN_ID]
 
 

@@ -35,6 +35,7 @@ from storyloom.project.content import LANGUAGES, ContentError, parse_text
 from storyloom.project.editor import StoreContext
 from storyloom.project.validation import check_document
 from storyloom.script import parse_script
+from storyloom.store.documents import PROBE_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +260,8 @@ class ProjectProblems:
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _checked_id(doc_id: str) -> bool:
-        return bool(doc_id) and not doc_id.startswith("_")  # not design or local documents
+        # not design or local documents, nor the test documents of `storyloom remote check`
+        return bool(doc_id) and not doc_id.startswith(("_", PROBE_PREFIX))
 
     def _fetch(self, ids: list[str]) -> Iterator[dict[str, Any]]:
         for start in range(0, len(ids), _FETCH_CHUNK):

@@ -70,11 +70,11 @@ LINE_TITLES: dict[str, str] = {
     "lock rules": "Lock rules",
     "max_document_size": "Largest document", "max_http_request_size": "Largest request",
     "body limit": "Measured body limit", "require_valid_user": "Anonymous access",
-    "cors": "Browser-based clients (CORS)",
+    "cors": "Browser-based clients (CORS)", "replicated writes": "Replicated writes",
 }
 STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "owner": "Your user",
                                "owners": "Owners", "members": "Members", "lock rules": "Lock rules",
-                               "project": "Project"}
+                               "replicated writes": "Replicated writes", "project": "Project"}
 
 # The command-line advice of the domain's messages, and what to do in the app instead.
 _APP_WORDING: tuple[tuple[str, str], ...] = (
@@ -115,6 +115,7 @@ _APP_WORDING: tuple[tuple[str, str], ...] = (
      r"credentials)?", "a server admin turns CORS on for that origin (the command line's remote setup does it: see "
      "“A mixed Storyloom and Drafft team” in the docs)"),
     (r"run `storyloom remote setup(?: \S+)?`", "press Set up"),
+    (r"`storyloom remote check` tests it on the \"replicated writes\" line", "Check server tests it"),
     (r"`storyloom remote check --probe-body-limit` measures what gets through",
      "tick “Measure the body limit” and check again to measure what gets through"),
     (r" \(the password comes from STORYLOOM_REMOTE_PASSWORD or the prompt\)", ""),

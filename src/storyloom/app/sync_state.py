@@ -8,12 +8,13 @@ The state is what a status bar, ``storyloom sync`` and the API's ``/events`` str
 - ``idle``: up to date (``last_sync``);
 - ``offline``: the server cannot be reached (``cause``); retried by itself at ``next_retry``;
 - ``error``: something only a person can fix (``cause`` and ``fix``): credentials, membership,
-  a database of another project, a missing database, a document too large for the server
+  a database of another project, a missing database, a server that drops what is pushed
+  (``dropped_writes``), a document too large for the server
   (``too_large`` names each document, its size and the setting to raise). Not retried until
   the settings change or the user asks for a sync.
 
 ``problem`` names the kind of trouble for programs (``network``, ``credentials``,
-``membership``, ``identity``, ``database``, ``too_large``, ``redirect``, ``config``,
+``membership``, ``identity``, ``database``, ``too_large``, ``dropped_writes``, ``redirect``, ``config``,
 ``internal``); ``cause`` and ``fix`` are sentences for people.
 """
 
@@ -24,7 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from storyloom.errors import StoryloomError
-from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, Redirected, SyncError
+from storyloom.sync import (
+    AccessDenied,
+    DatabaseMissing,
+    InvalidRemote,
+    ProjectMismatch,
+    Redirected,
+    SyncError,
+    WritesDropped,
+)
+from storyloom.sync.errors import DROPPED_WRITES_FIX
 
 SyncKind = Literal["off", "connecting", "syncing", "idle", "offline", "error"]
 KINDS: tuple[str, ...] = ("off", "connecting", "syncing", "idle", "offline", "error")
@@ -177,6 +187,12 @@ def explain(error: BaseException, *, project: str, username: str | None, databas
     if isinstance(error, Redirected):
         fix = f"set the remote to {error.suggested_url}" if error.suggested_url else "check the server URL"
         return Trouble("error", "redirect", message, f"{fix}: `storyloom remote set {project} --server URL`")
+    if isinstance(error, WritesDropped):
+        return Trouble(
+            "error", "dropped_writes", message,
+            f"{DROPPED_WRITES_FIX}; then sync again (Sync now, or `storyloom sync {project}`): the "
+            f"{error.count} revision(s) are still on this machine",
+        )
     if isinstance(error, InvalidRemote):
         return Trouble("error", "config", message, f"fix the remote settings: `storyloom remote set {project} ...`")
     if isinstance(error, SyncError):

@@ -21,7 +21,8 @@ while the project is open or closed.
 The feed gives each document's winning revision, so after a conflict the index holds the
 winner, and a deleted winner is replaced by the next one (or the document leaves the index).
 
-**Scope.** Design documents (``_design/...``) are not indexed (the editor ignores them);
+**Scope.** Design documents (``_design/...``) are not indexed (the editor ignores them), nor
+the test documents of ``storyloom remote check`` (``storyloom-probe-...``);
 ``_local`` documents never appear in the feed. Summaries describe the stored winner, not the
 pending write the editor is validating: :class:`storyloom.project.editor.StoreContext` lays the
 pending batch over the index.
@@ -54,8 +55,12 @@ from storyloom.project.index_table import (
     table_path,
 )
 from storyloom.project.tree import derive_tree, order_key, sort_position
+from storyloom.store.documents import PROBE_PREFIX
 
 DESIGN_PREFIX = "_design/"
+#: Ids not indexed: design documents, and the test documents of ``storyloom remote check``
+#: (a teammate's pull may catch one in the moment before its deletion).
+SKIPPED_PREFIXES = (DESIGN_PREFIX, PROBE_PREFIX)
 CATCH_UP_BATCH = 2000
 # Rows a build from a snapshot adds at a time.
 BUILD_CHUNK = 5000
@@ -310,7 +315,7 @@ class ProjectIndex:
             with snapshot() as snap:
                 seq = int(snap.meta("update_seq", "0") or 0)
                 for doc_id, rev, values in winning_fields(snap, _SUMMARY_FIELDS):
-                    if doc_id.startswith(DESIGN_PREFIX):
+                    if doc_id.startswith(SKIPPED_PREFIXES):
                         continue
                     row = _plain_row(doc_id, rev, values)
                     if row is not None:
@@ -376,7 +381,7 @@ class ProjectIndex:
 
     def _apply(self, table: IndexTable, row: Mapping[str, Any]) -> None:
         doc_id = row.get("id")
-        if not isinstance(doc_id, str) or doc_id.startswith(DESIGN_PREFIX):
+        if not isinstance(doc_id, str) or doc_id.startswith(SKIPPED_PREFIXES):
             return
         summary = _summary_of_row(row)
         old = table.remove(doc_id) if summary is None else table.put(*_row_and_refs(summary))
@@ -566,7 +571,7 @@ class ProjectIndex:
         ``all_docs``): empty when the index is exact. For tests and diagnostics."""
         expected = {
             str(d["_id"]): summarize(d) for d in docs
-            if isinstance(d.get("_id"), str) and not d.get("_deleted") and not d["_id"].startswith(DESIGN_PREFIX)
+            if isinstance(d.get("_id"), str) and not d.get("_deleted") and not d["_id"].startswith(SKIPPED_PREFIXES)
         }
         with self._lock:
             table = self._ready(True)
@@ -605,7 +610,7 @@ def _summary_of_row(row: Mapping[str, Any]) -> DocSummary | None:
     """The summary a changes row leaves in the index (``None``: the document leaves it); a row
     of this editor's own write carries it already (``_summary``, see ``note_written``)."""
     doc_id = row.get("id")
-    if not isinstance(doc_id, str) or doc_id.startswith(DESIGN_PREFIX):
+    if not isinstance(doc_id, str) or doc_id.startswith(SKIPPED_PREFIXES):
         return None
     if "_summary" in row:
         return row["_summary"]

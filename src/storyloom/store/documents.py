@@ -22,6 +22,10 @@ LOCAL_PREFIX = "_local/"
 
 DESIGN_PREFIX = "_design/"
 
+#: Ids of the test documents ``storyloom remote check`` and set-up write and remove on a server
+#: (``storyloom.sync.write_probe``): not part of any project, skipped by the project layer.
+PROBE_PREFIX = "storyloom-probe-"
+
 
 # Top-level fields a document may carry; any other ``_`` field is refused (couch_doc.erl).
 _SPECIAL_FIELDS_KEPT = {"_id", "_rev", "_deleted", "_attachments", "_revisions"}

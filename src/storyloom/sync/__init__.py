@@ -27,6 +27,7 @@ from storyloom.sync.errors import (
     RemoteTimeout,
     RequestTooLarge,
     SyncError,
+    WritesDropped,
 )
 from storyloom.sync.identity import Identity, IdentityDoc, ProjectMismatch, check_remote_identity
 from storyloom.sync.peers import LocalPeer, Peer, RemotePeer
@@ -69,6 +70,7 @@ __all__ = [
     "SyncError",
     "SyncEvent",
     "SyncStatus",
+    "WritesDropped",
     "capped_backoff",
     "check_remote_identity",
     "default_backoff",

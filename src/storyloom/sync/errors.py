@@ -235,3 +235,44 @@ class BatchFailed(SyncError):
     it is not checkpointed, so a retry starts again before it."""
 
     retryable = True
+
+
+#: What is known to drop replicated writes while acknowledging them (docs/protocol.md section 6).
+DROPPED_WRITES_CAUSE = (
+    "pouchdb-server 4.2's validation plug-in (pouchdb-validation) drops replicated writes "
+    "(_bulk_docs with new_edits:false) when the database has a validate function, such as "
+    "Storyloom's lock rules, and still answers 201"
+)
+DROPPED_WRITES_FIX = (
+    "upgrade or fix the server (a CouchDB keeps them; `storyloom remote check` tests it on the "
+    '"replicated writes" line)'
+)
+
+
+class WritesDropped(SyncError):
+    """The target acknowledged a batch of replicated revisions but does not hold some of them
+    (its ``_revs_diff`` still lists them as missing right after the write).
+
+    The revisions stay pending (the checkpoint does not pass them), so the next sync sends
+    them again. Not retryable within the run: resending to the same server drops them again,
+    and the network is not at fault."""
+
+    def __init__(self, server: str, dropped: dict[str, list[str]]) -> None:
+        self.server = server
+        #: Document id -> the revisions the server acknowledged but does not hold.
+        self.dropped = dropped
+        self.count = sum(len(revs) for revs in dropped.values())
+        doc_id, revs = next(iter(dropped.items()))
+        message = (
+            f"the server {server} acknowledged {self.count} replicated revision(s) but did not keep them "
+            f"(e.g. {doc_id!r} {revs[0]}). Known cause: {DROPPED_WRITES_CAUSE}; "
+            f"{DROPPED_WRITES_FIX}. The {self.count} revision(s) stay on this machine and are sent "
+            "again by the next sync"
+        )
+        super().__init__(message)
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data.update({"server": self.server, "count": self.count,
+                     "examples": [{"id": i, "rev": r[0]} for i, r in list(self.dropped.items())[:5]]})
+        return data

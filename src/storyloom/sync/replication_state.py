@@ -76,6 +76,10 @@ class ReplicationOptions:
     #: its documents costs pouchdb-server about a third of the page plus ``_bulk_get``, and
     #: the local store about half of the page plus ``bulk_get``.
     include_docs: bool | None = None
+    #: After each batch written to a remote target, ask it (one ``_revs_diff``) whether it holds
+    #: what it acknowledged; revisions it dropped fail the run (``WritesDropped``) and stay
+    #: pending. Off only to measure what the check costs (bench/sync_bench.py).
+    verify_writes: bool = True
     #: Where both sides keep their project identity: a remote database of another project
     #: is refused (``ProjectMismatch``) before anything is written. None: no check.
     identity: IdentityDoc | None = None

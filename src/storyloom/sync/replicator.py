@@ -2,9 +2,11 @@
 
 A :class:`Replicator` reads the source's changes from the last checkpoint, asks the target
 which revisions it lacks (``revs_diff``), fetches them with their history and attachments,
-writes them with ``new_edits=false`` and checkpoints (at most every ``checkpoint_interval``
-seconds, and always on catching up and at the end). Reading, diffing and
-fetching of the next batches run in a helper thread while the current batch is written, so
+writes them with ``new_edits=false``, confirms with one ``_revs_diff`` that a remote target
+kept them (``WritesDropped`` otherwise, see :meth:`Replicator._verify_kept`) and checkpoints
+(at most every ``checkpoint_interval`` seconds, and always on catching up and at the end).
+Reading, diffing and fetching of the next batches run in a helper thread while the current
+batch is written, so
 the source and the target work at the same time; batches are still written and
 checkpointed strictly in order.
 
@@ -48,6 +50,7 @@ from storyloom.sync.errors import (
     RemoteForbidden,
     RemoteUnauthorized,
     SyncError,
+    WritesDropped,
 )
 
 # FAILED_DOCS_PREFIX and failed_docs_id are imported from here by callers of this module.
@@ -87,6 +90,10 @@ log = logging.getLogger("storyloom.sync")
 COLLECT_INTERVAL = 1.0
 #: ...and at least this many times as long as the last full collection took.
 COLLECT_SPACING = 50
+#: Seconds to wait before asking again about revisions a write verification found missing: a
+#: cluster that answered 202 may need a moment before every replica has them; a server that
+#: dropped them still lacks them afterwards.
+VERIFY_RECHECK_DELAYS: tuple[float, ...] = (0.2, 1.0)
 
 
 @dataclass
@@ -630,6 +637,7 @@ class Replicator:
                 f"the source did not return {len(fetched.unresolved)} revision(s), e.g. {doc_id} {rev}: "
                 f"{error} {reason}".strip()
             )
+        self._verify_kept(written)
         if (too_large or denied) and self._failed is not None:
             # Recorded before the checkpoint moves past them: the next run sends them first.
             self._failed.add(too_large + [d for f in denied for d in denied_failures(f, written.docs)])
@@ -657,6 +665,41 @@ class Replicator:
                 "change",
                 docs=tuple(f.to_json() for f in too_large) + tuple(denied),
             )
+
+    def _verify_kept(self, written: _Written) -> None:
+        """Confirm that a remote target holds the revisions it acknowledged: one ``_revs_diff``
+        of the batch's revisions (PouchDB and CouchDB answer ``201`` with no per-document
+        entry for a replicated write, so the answer alone proves nothing; pouchdb-server 4.2
+        drops such writes once a validate function exists). Documents the target refused with
+        a per-document error are left out: they are reported and recorded as such. Raises
+        :class:`WritesDropped` before the caller moves the checkpoint, so what was dropped stays
+        pending. A one-shot first push (``_all_missing``) skips the ``_revs_diff`` before
+        writing, never this one. Performance (bench/sync_bench.py): about a tenth of a first
+        push's time (docs/benchmarks.md, issue 22)."""
+        if not written.docs or not self.target.is_remote or not self.options.verify_writes:
+            return
+        failed = {str(f.get("id")) for f in written.denied + written.other} | {f.id for f in written.too_large}
+        revs: dict[str, list[str]] = {}
+        for doc in written.docs:
+            doc_id, rev = doc.get("_id"), doc.get("_rev")
+            if isinstance(doc_id, str) and isinstance(rev, str) and doc_id not in failed:
+                revs.setdefault(doc_id, []).append(rev)
+        if not revs:
+            return
+        missing = _missing_revs(self.target.revs_diff(revs))
+        for delay in VERIFY_RECHECK_DELAYS:
+            if not missing:
+                return
+            self._check_cancel()
+            if self._cancel.wait(delay):
+                self._check_cancel()
+            missing = _missing_revs(self.target.revs_diff(missing))
+        if not missing:
+            return
+        count = sum(len(r) for r in missing.values())
+        with self._lock:
+            self._status.docs_written = max(self._status.docs_written - count, 0)
+        raise WritesDropped(self.target.label, missing)
 
     def _retry_failed_docs(self, failed: FailedDocs) -> None:
         """Start of a run: send the documents an earlier run could not send (too large).
@@ -692,6 +735,8 @@ class Replicator:
                 )
             for doc_id, rev, error, reason in written.fetched.unresolved:
                 self._warn(f"{doc_id} {rev} is no longer on the source ({error} {reason}); dropped from the retry list")
+            # (raises before the list changes: what the server dropped stays listed)
+            self._verify_kept(written)
             done += [doc_id for doc_id in batch.missing if doc_id not in keep]
             if written.docs or written.too_large:
                 self._progress = True
@@ -708,6 +753,16 @@ class Replicator:
             self._status.state = "paused"
         self._emit("paused")
 
+
+
+def _missing_revs(diff: dict[str, Any]) -> dict[str, list[str]]:
+    """The ``missing`` revisions of a ``_revs_diff`` answer, per document."""
+    missing: dict[str, list[str]] = {}
+    for doc_id, entry in diff.items():
+        revs = entry.get("missing") if isinstance(entry, dict) else None
+        if revs:
+            missing[doc_id] = [str(r) for r in revs]
+    return missing
 
 
 def _snapshot(status: ReplicationStatus) -> ReplicationStatus:

@@ -1,6 +1,7 @@
 """``check_server``: one report on a team database's server, each line ok / warn / fail with the fix.
 
-Read-only unless asked: the only write is the optional body-limit probe
+Writes only probes. The "replicated writes" line writes a ``storyloom-probe-`` document as
+replication does and removes it (``storyloom.sync.write_probe``). The other write is the optional body-limit probe
 (``probe_body_limit=True``), which sends one ``_local`` document of growing size (64 KB, 256 KB,
 1 MB, 4 MB), stops at the first 413 and deletes it. A ``_local`` document is never replicated
 and is not checked by the lock rules, so no teammate ever sees the probe, while a proxy's or
@@ -8,9 +9,10 @@ the server's request-size limit applies to it like to any request.
 
 The lines, in order: ``reachable``, ``tls``, ``credentials``, ``admin`` (advanced mode),
 ``database``, ``member``, ``owner`` (easy mode: whether the user is recorded as the project's
-owner), ``lock rules``, ``max_document_size``, ``max_http_request_size`` (on CouchDB, its
-defaults when the configuration does not set them or cannot be read), ``body limit`` (only when
-probed), ``require_valid_user``, ``cors`` (for browser-based teammates such as Drafft:
+owner), ``lock rules``, ``replicated writes`` (a probe: whether the server keeps a replicated
+write), ``max_document_size``, ``max_http_request_size`` (on CouchDB, its defaults when the
+configuration does not set them or cannot be read), ``body limit`` (only when probed),
+``require_valid_user``, ``cors`` (for browser-based teammates such as Drafft:
 :mod:`storyloom.sync.cors`). When the server cannot be reached or refuses the
 credentials, the lines that depend on it are left out.
 """
@@ -45,6 +47,7 @@ from storyloom.sync.server_setup import (
     server_info,
 )
 from storyloom.sync.urls import RemoteURL, is_loopback_host
+from storyloom.sync.write_probe import replicated_writes_line
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_SIZES: tuple[int, ...] = (64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024)
@@ -243,6 +246,7 @@ def check_server(
         member = next((line for line in database_lines if line.name == "member"), None)
         if member is not None and member.status == "ok":
             lines.insert(lines.index(member) + 1, _owner_line(remote, info))
+    lines.append(replicated_writes_line(remote, lines))
     couchdb = info.product == "CouchDB"
     lines.append(_limit_line(remote, info.is_admin, "max_document_size", "couchdb", couchdb=couchdb))
     lines.append(_limit_line(remote, info.is_admin, "max_http_request_size", "chttpd",

@@ -40,6 +40,7 @@ from storyloom.sync.lock_rules import (
 )
 from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.urls import check_username, encode_db_name
+from storyloom.sync.write_probe import replicated_writes_step
 
 
 class SetupError(StoryloomError):
@@ -325,7 +326,8 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
     (created with ``owner_password`` when absent, see :func:`ensure_owner_user`), record the owner
     among the database's admins (the project's owners), add ``members`` (default: the owner, or
     the signed-in admin when there is no owner) to its members, install or upgrade the lock rules
-    (``stale_minutes``: the project's stale-lock time, written into them). Idempotent. Raises
+    (``stale_minutes``: the project's stale-lock time, written into them), probe replicated writes
+    (``storyloom.sync.write_probe``). Idempotent. Raises
     :class:`SetupError` when the user is not a server admin (advanced mode is the way then).
     ``on_step(step)`` is called after each step (the app shows them as they happen).
 
@@ -353,6 +355,7 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
         chosen.insert(0, owner)
     done(ensure_members(remote, chosen))
     done(ensure_lock_rules(remote, stale_minutes))
+    done(replicated_writes_step(remote))  # raises SetupError when the server drops them
     return report
 
 

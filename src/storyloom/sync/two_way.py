@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from storyloom.progress import ProgressCallback
-from storyloom.sync.errors import AccessDenied, SyncError
+from storyloom.sync.errors import AccessDenied, SyncError, WritesDropped
 from storyloom.sync.peers import LocalPeer, RemotePeer
 from storyloom.sync.remote import AuthMode, RemoteDatabase
 from storyloom.sync.replicator import EventCallback, ReplicationOptions, ReplicationStatus, Replicator
@@ -216,5 +216,6 @@ class Sync:
 
 
 def _pull_still_useful(error: SyncError | None) -> bool:
-    """After a failed push, a pull can still work when only writing was refused."""
-    return isinstance(error, AccessDenied) and error.action in ("write", "create")
+    """After a failed push, a pull can still work when only writing was refused, or when the
+    server dropped what was pushed (it still serves what it holds)."""
+    return isinstance(error, WritesDropped) or (isinstance(error, AccessDenied) and error.action in ("write", "create"))
