@@ -78,3 +78,16 @@ def test_an_invalid_value_shows_inline_and_keeps_the_text(window, editor) -> Non
     assert editor.save()
     assert error.isHidden()
     assert window.session.db.get(SETTINGS_ID)["projectName"] == "Garden Renamed"
+
+
+def test_the_stale_lock_time_shows_the_default_and_saves(window, editor) -> None:  # type: ignore[no-untyped-def]
+    stored = window.session.db.get(SETTINGS_ID)
+    assert "staleLockMinutes" not in stored and editor.stale_lock.value() == 240
+    assert "staleLockMinutes" not in editor.changes()  # the default stays unnamed until changed
+    editor.stale_lock.setValue(90)
+    assert editor.dirty
+    assert editor.save()
+    assert window.session.db.get(SETTINGS_ID)["staleLockMinutes"] == 90
+    from storyloom.app.locks import project_stale_minutes
+
+    assert project_stale_minutes(window.session.project) == 90

@@ -28,10 +28,12 @@ from storyloom.project.settings import (
     EXPORT_COMPAT,
     INTERPOLATE,
     SPEECH_MAPPING,
+    STALE_LOCK,
+    stale_lock_minutes,
 )
 from storyloom.script import CommandLine, SpeechLine, parse_script, render_line
 
-FORM_SECTIONS: tuple[str, ...] = ("General", "Export")
+FORM_SECTIONS: tuple[str, ...] = ("General", "Team", "Export")
 
 #: ``(label, exportCompat value)``; ``None`` is no compatibility mode (the default).
 COMPAT_CHOICES: tuple[tuple[str, str | None], ...] = (
@@ -53,6 +55,7 @@ NO_MAPPING = "(no template: the line is exported as written)"
 _FIELD_OF = {
     "projectName": "projectName", "projectDescription": "projectDescription", "projectVersion": "projectVersion",
     "exportSections": "exportSections", EXPORT_COMPAT: EXPORT_COMPAT, "exportMappings": "exportMappings",
+    STALE_LOCK: STALE_LOCK,
 }
 
 
@@ -140,6 +143,14 @@ def mapping_preview(speech_template: str, command_template: str) -> MappingPrevi
         SAMPLE_SPEECH, NO_MAPPING if rendered_speech is None else rendered_speech,
         SAMPLE_COMMAND, NO_MAPPING if rendered_command is None else rendered_command,
     )
+
+
+def stale_lock_value(base: Mapping[str, Any], minutes: int) -> dict[str, Any]:
+    """``{"staleLockMinutes": minutes}`` for the form's values, or nothing while the project keeps
+    the default without naming it (a settings document without the field is left so)."""
+    if STALE_LOCK not in base and minutes == stale_lock_minutes(base):
+        return {}
+    return {STALE_LOCK: minutes}
 
 
 def settings_patch(base: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QScrollArea,
+    QSpinBox,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -36,7 +37,13 @@ from storyloom.gui.editors.base import DocumentEditor
 from storyloom.project.checking import ValidationError
 from storyloom.project.documents import EDITOR_MODES
 from storyloom.project.locks import LockRefused
-from storyloom.project.settings import EXPORT_COMPAT
+from storyloom.project.settings import (
+    EXPORT_COMPAT,
+    MAX_STALE_LOCK_MINUTES,
+    MIN_STALE_LOCK_MINUTES,
+    STALE_LOCK,
+    stale_lock_minutes,
+)
 from storyloom.script import MAPPING_VARIABLES
 from storyloom.store import Conflict, NotFound
 
@@ -81,6 +88,7 @@ class ProjectSettingsEditor(DocumentEditor):
         title.setObjectName("welcomeTitle")
         self.form_layout.addWidget(title)
         self._general()
+        self._team()
         self._export()
         self.form_layout.addStretch(1)
         scroll.setWidget(page)
@@ -152,8 +160,21 @@ class ProjectSettingsEditor(DocumentEditor):
         self.version.textEdited.connect(self.mark_dirty)
         self._field("projectVersion", "Version", self.version)
 
-    def _export(self) -> None:
+    def _team(self) -> None:
         self._heading(form.FORM_SECTIONS[1])
+        self.stale_lock = QSpinBox()
+        self.stale_lock.setObjectName("field-staleLockMinutes")
+        self.stale_lock.setRange(MIN_STALE_LOCK_MINUTES, MAX_STALE_LOCK_MINUTES)
+        self.stale_lock.setSingleStep(30)
+        self.stale_lock.setSuffix(" minutes")
+        self.stale_lock.setMaximumWidth(200)
+        self.stale_lock.valueChanged.connect(self.mark_dirty)
+        self._field(STALE_LOCK, "Stale-lock time", self.stale_lock,
+                    "A teammate may break a lock idle longer than this; the project's owners may break any lock. "
+                    "The server enforces it once Set up has run again (Remote Replication).")
+
+    def _export(self) -> None:
+        self._heading(form.FORM_SECTIONS[2])
         boxes = QWidget()
         grid = QGridLayout(boxes)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -226,6 +247,9 @@ class ProjectSettingsEditor(DocumentEditor):
         self.version.setText(version if isinstance(version, str) else "")
         for name, checked in form.export_section_choices(doc):
             self.section_boxes[name].setChecked(checked)
+        self.stale_lock.blockSignals(True)
+        self.stale_lock.setValue(stale_lock_minutes(doc))
+        self.stale_lock.blockSignals(False)
         index = self.compat.findData(form.compat_value(doc))
         self.compat.setCurrentIndex(max(index, 0))
         self.tables = form.mapping_tables(doc)
@@ -267,6 +291,7 @@ class ProjectSettingsEditor(DocumentEditor):
             "exportSections": form.export_sections(n for n, box in self.section_boxes.items() if box.isChecked()),
             EXPORT_COMPAT: self.compat.currentData(),
             "exportMappings": form.export_mappings_value(self.base, self.tables),
+            **form.stale_lock_value(self.base, self.stale_lock.value()),
         }
 
     def changes(self) -> dict[str, Any]:
