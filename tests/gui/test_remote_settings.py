@@ -121,6 +121,14 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     assert window.session.sync.running
     assert page.state.text().startswith("Saved. Syncing with")
 
+    # Drafft teammates: a wrong origin is named and blocks Set up; a right one is turned on by it.
+    qtbot.keyClicks(page.cors_origins, "*")
+    assert page.cors_error.isVisible() and "every web site" in page.cors_error.text()
+    assert not page.setup_button.isEnabled()
+    page.cors_origins.clear()
+    qtbot.keyClicks(page.cors_origins, "file://")
+    assert not page.cors_error.isVisible() and page.setup_button.isEnabled()
+
     # Set up (easy mode): the owner does not exist yet, so the page asks for a server admin's account.
     page.setup_button.click()
     assert page.task is not None and page.banner.level == "busy"
@@ -135,7 +143,7 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     # Each step listed as it is done: the owner's user, the owners, the database, the project sent.
     qtbot.waitUntil(lambda: page.task is None and page.banner.level == "success", timeout=TIMEOUT_MS)
     assert [line.name for line in page.report.lines] == [
-        "server", "database", "owner", "owners", "members", "lock rules", "replicated writes",
+        "server", "database", "owner", "owners", "members", "lock rules", "replicated writes", "cors",
         "project"]
     assert "Set-up complete" in page.banner.text.text()
     security = team_couch.request("GET", f"/{db}/_security").json()
@@ -169,12 +177,14 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     assert not dialog.invite_button.isEnabled() and "'_'" in dialog.error.text()
     dialog.username.clear()
     qtbot.keyClicks(dialog.username, bob)
+    dialog.drafft.setChecked(True)  # bob uses Drafft: what to type there too
     dialog.invite_button.click()
     qtbot.waitUntil(lambda: dialog.invitation is not None, timeout=TIMEOUT_MS)
     invitation = dialog.invitation
     assert invitation is not None and invitation.password
     text = dialog.text.toPlainText()
     assert invitation.password in text and team_couch.db_url(db) in text and bob in text
+    assert f"Options > Username: {bob}" in text and f"Database name: {db}" in text
     dialog.copy_button.click()
     assert QApplication.clipboard().text() == text
     session = httpx.get(team_couch.url + "/_session", auth=(bob, invitation.password)).json()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,6 +38,7 @@ from storyloom.app.team_setup import invite_teammate as team_invite
 from storyloom.errors import StoryloomError
 from storyloom.project.remote_settings import DEFAULT_INTERVAL, RemoteSettings, default_database_name
 from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, SyncError
+from storyloom.sync.cors import configure_cors, normalize_origin
 from storyloom.sync.errors import NetworkError, RemoteForbidden, RemoteUnauthorized
 from storyloom.sync.identity import check_remote_identity
 from storyloom.sync.server_check import CheckLine, check_server
@@ -72,7 +73,7 @@ LINE_TITLES: dict[str, str] = {
     "body limit": "Measured body limit", "require_valid_user": "Anonymous access",
     "cors": "Browser-based clients (CORS)", "replicated writes": "Replicated writes",
 }
-STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "owner": "Your user",
+STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "owner": "Your user", "cors": "CORS",
                                "owners": "Owners", "members": "Members", "lock rules": "Lock rules",
                                "replicated writes": "Replicated writes", "project": "Project"}
 
@@ -398,12 +399,27 @@ def step_line(step: SetupStep) -> ReportLine:
                       detail if not step.changed else f"{detail} (changed now)")
 
 
+def check_origins(text: str) -> tuple[list[str], str]:
+    """The origins typed for browser-based teammates (Drafft), comma- or space-separated, as
+    ``scheme://host[:port]``; and what is wrong ("" when nothing)."""
+    origins: list[str] = []
+    for part in text.replace(",", " ").split():
+        try:
+            origin = normalize_origin(part)
+        except InvalidRemote as exc:
+            return [], sentence(str(exc))
+        if origin not in origins:
+            origins.append(origin)
+    return origins, ""
+
+
 def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | None = None,
-              admin: AdminLogin | None = None) -> SetupOutcome:
+              admin: AdminLogin | None = None, cors_origins: Sequence[str] = ()) -> SetupOutcome:
     """``storyloom remote setup``: in easy mode create what is missing with ``admin``'s account
     (``on_step`` hears each step as it is done; :class:`AdminNeeded` when an admin's account is
-    needed and none was given), push the project into an empty database, then sync at once; in
-    advanced mode find what is missing, changing nothing."""
+    needed and none was given), turn CORS on for ``cors_origins`` (browser-based teammates such as
+    Drafft), push the project into an empty database, then sync at once; in advanced mode find
+    what is missing, changing nothing."""
     access = session.remote
     settings = access.settings
     if settings is None or not settings.enabled:
@@ -416,7 +432,9 @@ def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | N
         if on_step is not None:
             on_step(step_line(done))
 
-    outcome = setup_team(session, admin, on_step=step)
+    origins = list(cors_origins)
+    extra = [lambda admin_remote: configure_cors(admin_remote, origins)] if origins else []
+    outcome = setup_team(session, admin, on_step=step, extra_steps=extra)
     # A sync started before the database existed stopped on that error: it goes now.
     session.sync.sync_now()
     return SetupOutcome("easy", report=outcome.report, notices=[sentence(app_wording(n)) for n in outcome.notices])
@@ -558,6 +576,7 @@ __all__ = [
     "check_invitee",
     "check_join_fields",
     "check_join_url",
+    "check_origins",
     "check_values",
     "invite_teammate",
     "join_instructions",

@@ -211,6 +211,11 @@ class InviteDialog(QDialog):
         self.reset.setObjectName("inviteReset")
         self.reset.setToolTip("For a teammate who lost their invitation: a new password is made and shown once")
         box.addWidget(self.reset)
+        self.drafft = QCheckBox("They use Drafft: say what to enter in Drafft")
+        self.drafft.setObjectName("inviteDrafft")
+        self.drafft.setToolTip("Adds the server, database and the Drafft user name its locks need "
+                               "(exactly the server user name)")
+        box.addWidget(self.drafft)
         box.addSpacing(theme.S)
         self.admin_fields = AdminFields("Inviting a teammate")
         self.admin_fields.setObjectName("inviteAdmin")
@@ -330,6 +335,13 @@ class InviteDialog(QDialog):
                                       f"is unchanged); they are now a member of {database!r}.")
             self.once.setText("Send them these instructions; they sign in with the password they already have.")
         self.instructions = form.join_instructions(invitation, self.session.name)
+        if self.drafft.isChecked():
+            from storyloom.sync.drafft_join import drafft_instructions
+
+            settings = self.session.remote.settings
+            if settings is not None:
+                drafft = drafft_instructions(invitation, server=settings.server, database=settings.database)
+                self.instructions += "\n\n" + form.app_wording(drafft, self.session.name)
         self.text.setPlainText(self.instructions)
         self.heading.setText("Invitation ready")
         self.pages.setCurrentIndex(1)

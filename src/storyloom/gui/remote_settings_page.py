@@ -374,6 +374,21 @@ class RemoteSettingsPage(QScrollArea):
         row.addWidget(self.probe)
         row.addStretch(1)
         self.box.addLayout(row)
+        # Browser-based teammates (Drafft) need the server to allow their origin (CORS); Set up
+        # turns it on for the origins typed here (easy mode). Not kept: a server setting.
+        self.cors_caption = QLabel("Drafft teammates: allow their app's &origin (CORS) when setting up")
+        self.cors_origins = QLineEdit()
+        self.cors_origins.setObjectName("remoteCorsOrigins")
+        self.cors_origins.setPlaceholderText("e.g. file:// (leave empty to leave the server's CORS as it is)")
+        self.cors_origins.setMaximumWidth(560)
+        self.cors_origins.textChanged.connect(self._origins_typed)
+        self.cors_caption.setBuddy(self.cors_origins)
+        self.cors_error = _label("", "fieldError")
+        self.cors_error.hide()
+        self.box.addSpacing(theme.XS)
+        self.box.addWidget(self.cors_caption)
+        self.box.addWidget(self.cors_origins)
+        self.box.addWidget(self.cors_error)
         self.box.addSpacing(theme.XS)
         self.banner = Banner()
         self.banner.setObjectName("remoteBanner")
@@ -470,6 +485,11 @@ class RemoteSettingsPage(QScrollArea):
         configured = self.session.remote.configured or (dirty and self.enabled.isChecked())
         for button in (self.check_button, self.setup_button):
             button.setEnabled(configured and not busy)
+        easy = self.values().mode == "easy"
+        origins_wrong = bool(form.check_origins(self.cors_origins.text())[1])
+        self.setup_button.setEnabled(configured and not busy and not (easy and origins_wrong))
+        for widget in (self.cors_caption, self.cors_origins):
+            widget.setVisible(easy)
         self.invite_button.setEnabled(configured and not busy and self.values().mode == "easy")
         self.invite_button.setToolTip("" if self.values().mode == "easy" else
                                       "Inviting needs easy mode: in advanced mode an admin creates the accounts")
@@ -567,18 +587,26 @@ class RemoteSettingsPage(QScrollArea):
             self.banner.show_message("success", "The server and the database are ready for the team.")
         self.report.show_lines("Server check", lines, form.report_text(url, lines))
 
+    def _origins_typed(self, text: str) -> None:
+        _origins, problem = form.check_origins(text)
+        self.cors_error.setText(problem)
+        self.cors_error.setStyleSheet(f"color: {theme.colors().danger};")
+        self.cors_error.setVisible(bool(problem))
+        self._update_buttons()
+
     def set_up(self) -> Task | None:
         """Easy mode: create your user, the database, its members and the lock rules with a
         server admin's account (asked for when needed, kept in memory only), step by step, and
         send the project; advanced mode: list what is missing and the requests for an admin."""
         session, relay, admin = self.session, self._relay, self.admin
-        if self.task is not None or not self._save_first():
+        origins, problem = form.check_origins(self.cors_origins.text())
+        if problem or self.task is not None or not self._save_first():
             return None
         if self.values().mode == "easy":
             self.report.start("Set-up")
         return self._start("Setting up the database…" if self.values().mode == "easy" else
                            "Looking for what an admin must set up…",
-                           lambda: form.run_setup(session, relay.step.emit, admin), self._set_up)
+                           lambda: form.run_setup(session, relay.step.emit, admin, origins), self._set_up)
 
     def ask_admin(self, message: str = "") -> Any:
         """The server admin's account for Set up: a dialog; accepted, the set-up runs again."""
