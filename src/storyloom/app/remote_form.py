@@ -107,6 +107,8 @@ _APP_WORDING: tuple[tuple[str, str], ...] = (
      "Move to an owner user of your own: type your own user name and a password above, Save, then press Set up "
      "with the admin's account (it creates your user and records you as the project's owner; the admin's password "
      "is not kept)"),
+    (r"run `storyloom remote setup \S+ --admin ADMIN`, which creates it",
+     "press Set up, which creates it (it asks for a server admin's account)"),
     (r"run `storyloom remote setup \S+ --admin ADMIN`", "press Set up (it asks for a server admin's account)"),
     (r"\(`storyloom remote invite \S+ \S+ --admin ADMIN`\)", "(Invite teammate…)"),
     (r"`storyloom remote invite \S+ \S+ --reset-password --admin ADMIN`",

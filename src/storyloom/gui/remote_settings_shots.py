@@ -1,7 +1,7 @@
 """Project Settings > Remote Replication, against a real pouchdb-server that this module starts
 (``bench/peers.py``'s :class:`CouchServer`, with its pre-seeded admin) and stops when the window
 closes: ``remote-settings`` (the settings saved, the easy set-up's steps below),
-``server-check`` (the report of a first check, before the set-up: what is ready and what to do)
+``server-check`` (the report of a check after the set-up: every line and what it says)
 and ``admin-login`` (the server admin's account Set up asks for, used once and never kept)."""
 
 from __future__ import annotations
@@ -87,7 +87,9 @@ def remote_settings(workspace: Workspace, out_dir: Path) -> QWidget:
 
 @register("server-check")
 def server_check(workspace: Workspace, out_dir: Path) -> QWidget:
-    window, page, _server = _remote_page(workspace)
+    window, page, server = _remote_page(workspace)
+    form.run_setup(window.session, admin=_admin(server))
+    window.session.sync.wait_for(lambda state: state.kind in ("idle", "error"), timeout=60)  # set-up syncs
     page._checked(form.run_check(window.session))
     _scroll_to_report(window, page)
     return window

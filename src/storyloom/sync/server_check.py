@@ -221,8 +221,11 @@ def check_server(
     except SetupError as exc:  # the credentials were refused
         lines.append(CheckLine("reachable", "ok", f"{remote.server_url} answers ({_describe(welcome)})"))
         lines.append(_tls_line(remote))
-        lines.append(CheckLine("credentials", "fail", str(exc),
-                               "set the user name and password again: storyloom remote set PROJECT ..."))
+        fix = "set the user name and password again: storyloom remote set PROJECT ..."
+        if mode == "easy":  # the owner's own user is created by set-up
+            fix += (f"; if {remote.username!r} does not exist on the server yet, "
+                    "run `storyloom remote setup PROJECT --admin ADMIN`, which creates it")
+        lines.append(CheckLine("credentials", "fail", str(exc), fix))
         return lines
     lines.append(CheckLine("reachable", "ok", f"{info.describe} at {info.url}"))
     lines.append(_tls_line(remote))
