@@ -4,6 +4,7 @@ that enforces Storyloom's lock rules for its members."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,23 @@ def seed(first: LockClient, others: list[LockClient]) -> str:
     for other in others:
         assert other.pull().ok
     return doc_id
+
+
+def race_lock(clients: list[LockClient], doc_id: str, barrier: threading.Barrier) -> dict[str, object]:
+    """Every client locks ``doc_id`` at the same moment (after ``barrier``); each user's
+    outcome: the lock taken, or the exception (a refusal, or a failure the caller reports)."""
+    outcome: dict[str, object] = {}
+
+    def take(client: LockClient) -> None:
+        barrier.wait(timeout=30)
+        try:
+            outcome[client.user] = client.locks.lock(doc_id)
+        except Exception as exc:  # reported by the caller's assertions, with the round
+            outcome[client.user] = exc
+
+    threads = [threading.Thread(target=take, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return outcome

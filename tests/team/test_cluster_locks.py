@@ -14,7 +14,7 @@ import pytest
 from storyloom.project.locks import LockRefused, lock_info
 from tests.support.cluster_proxy import ClusterProxy
 from tests.support.couch import ADMIN_NAME, ADMIN_PASSWORD, CouchServer
-from tests.team.lock_clients import LockClient, TeamCouch, seed, team_database
+from tests.team.lock_clients import LockClient, TeamCouch, race_lock, seed, team_database
 
 ROUNDS = 20
 
@@ -104,20 +104,7 @@ def test_lock_race_through_a_cluster_one_holder_each_round(couch: CouchServer,
         barrier = threading.Barrier(2)
         wins = {"alice": 0, "bob": 0}
         for round_no in range(ROUNDS):
-            outcome: dict[str, object] = {}
-
-            def take(client: LockClient, outcome: dict[str, object] = outcome) -> None:
-                barrier.wait(timeout=30)
-                try:
-                    outcome[client.user] = client.locks.lock(doc_id)
-                except Exception as exc:  # a refusal, or a failure the assertion below reports
-                    outcome[client.user] = exc
-
-            threads = [threading.Thread(target=take, args=(c,)) for c in (alice, bob)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
+            outcome = race_lock([alice, bob], doc_id, barrier)
             holders = [user for user, result in outcome.items() if not isinstance(result, Exception)]
             refused = [result for result in outcome.values() if isinstance(result, LockRefused)]
             assert len(holders) == 1 and len(refused) == 1, f"round {round_no}: {outcome}"
@@ -148,20 +135,7 @@ def test_a_201_lock_that_lost_to_an_accepted_rival_is_given_up_after_the_pull(
         doc_id = seed(alice, [bob])
         barrier = threading.Barrier(2)
         for round_no in range(ROUNDS):
-            outcome: dict[str, object] = {}
-
-            def take(client: LockClient, outcome: dict[str, object] = outcome) -> None:
-                barrier.wait(timeout=30)
-                try:
-                    outcome[client.user] = client.locks.lock(doc_id)
-                except Exception as exc:
-                    outcome[client.user] = exc
-
-            threads = [threading.Thread(target=take, args=(c,)) for c in (alice, bob)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
+            outcome = race_lock([alice, bob], doc_id, barrier)
             believers = [user for user, result in outcome.items() if not isinstance(result, Exception)]
             assert believers and all(isinstance(r, LockRefused) for r in outcome.values()
                                      if isinstance(r, Exception)), f"round {round_no}: {outcome}"

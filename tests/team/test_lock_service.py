@@ -14,7 +14,7 @@ from storyloom.project.conflicts import auto_merge, list_conflicts, list_refused
 from storyloom.project.editor import Editor
 from storyloom.project.locks import LockInfo, LockRefused, LockStateError, lock_info
 from tests.support.couch import CouchServer
-from tests.team.lock_clients import LockClient, TeamCouch, make_stale, seed, team_database
+from tests.team.lock_clients import LockClient, TeamCouch, make_stale, race_lock, seed, team_database
 
 ROUNDS = 100
 
@@ -64,20 +64,7 @@ def test_lock_race_exactly_one_holder_each_round(couch: CouchServer, clients: Fa
     barrier = threading.Barrier(2)
     wins = {"alice": 0, "bob": 0}
     for round_no in range(ROUNDS):
-        outcome: dict[str, object] = {}
-
-        def take(client: LockClient, outcome: dict[str, object] = outcome) -> None:
-            barrier.wait(timeout=30)
-            try:
-                outcome[client.user] = client.locks.lock(doc_id)
-            except Exception as exc:  # a refusal, or a failure the assertion below reports
-                outcome[client.user] = exc
-
-        threads = [threading.Thread(target=take, args=(c,)) for c in (alice, bob)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+        outcome = race_lock([alice, bob], doc_id, barrier)
         holders = [user for user, result in outcome.items() if not isinstance(result, Exception)]
         refused = [result for result in outcome.values() if isinstance(result, LockRefused)]
         assert len(holders) == 1 and len(refused) == 1, f"round {round_no}: {outcome}"
