@@ -203,6 +203,19 @@ class ClusterProxy:
         write.answer_headers = {k: v for k, v in headers.items() if k.lower() not in _ANSWER_SKIPPED}
 
     # ------------------------------------------------------------------ HTTP
+    @staticmethod
+    def as_cluster(method: str, path: str, response: httpx.Response) -> bytes:
+        """A database's info as a CouchDB 3 cluster of three copies gives it (``cluster``: q, n,
+        w, r), which pouchdb-server leaves out; every other answer as it is."""
+        route = path.split("?", 1)[0].strip("/")
+        if method != "GET" or response.status_code != 200 or not route or "/" in route or route.startswith("_"):
+            return response.content
+        info = response.json()
+        if not isinstance(info, dict) or "db_name" not in info:
+            return response.content
+        info.setdefault("cluster", {"q": 2, "n": 3, "w": 2, "r": 2})
+        return json.dumps(info).encode()
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         proxy = self
 
@@ -224,7 +237,8 @@ class ClusterProxy:
                     self._send(write.status, write.answer, write.answer_headers)
                     return
                 response = proxy.forward(self.command, self.path, headers, body if length else None)
-                self._send(response.status_code, response.content, dict(response.headers))
+                self._send(response.status_code, proxy.as_cluster(self.command, self.path, response),
+                           dict(response.headers))
 
             def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
                 self.send_response(status)

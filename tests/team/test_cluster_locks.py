@@ -14,7 +14,7 @@ import pytest
 from storyloom.project.locks import LockRefused, lock_info
 from tests.support.cluster_proxy import ClusterProxy
 from tests.support.couch import ADMIN_NAME, ADMIN_PASSWORD, CouchServer
-from tests.team.lock_clients import LockClient, TeamCouch, race_lock, seed, team_database
+from tests.team.lock_clients import PASSWORD, LockClient, TeamCouch, race_lock, seed, team_database
 
 ROUNDS = 20
 
@@ -163,3 +163,26 @@ def test_a_201_lock_that_lost_to_an_accepted_rival_is_given_up_after_the_pull(
             if double and clean and round_no >= 5:
                 break
     assert double, "no round had both writers told they hold the lock: the case was not made"
+
+
+def test_on_a_single_node_a_lock_forked_beside_mine_is_not_a_lost_contest(
+        couch: CouchServer, clients: Callable[..., LockClient]) -> None:
+    """A single node never accepts two writes on one revision: a rival lock forked from the
+    revision mine replaced (an offline lock replicated later) does not make me give mine up,
+    even when its revision is the larger one; confirm_provisional settles it on the rival's side."""
+    db = team_database(couch, ["alice", "bob"])
+    alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")
+    doc_id = seed(alice, [bob])
+    parent = couch.get_doc(db, doc_id).json()
+    assert not bob.locks.lock(doc_id).provisional  # bob's lock, on the server by its compare-and-swap
+    rival = {k: v for k, v in parent.items() if not k.startswith("_")} | {
+        "_id": doc_id, "_rev": "2-" + "f" * 32, "locked": True, "lockedBy": "alice",
+        "lockedAt": "2026-11-27T12:00:00.000Z",
+        "_revisions": {"start": 2, "ids": ["f" * 32, parent["_rev"].split("-", 1)[1]]}}
+    answer = httpx.post(f"{couch.db_url(db)}/_bulk_docs", json={"docs": [rival], "new_edits": False},
+                        auth=("alice", PASSWORD), timeout=30)
+    assert answer.status_code == 201 and answer.json() == [], answer.text
+    assert bob.pull().ok
+    assert bob.locks.settle_contested_locks([doc_id]) == []
+    leaves = _live(_leaves(couch, db, doc_id))
+    assert {lock_info(leaf).holder for leaf in leaves} == {"alice", "bob"}  # bob's leaf is still there

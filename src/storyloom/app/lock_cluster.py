@@ -39,6 +39,17 @@ def replicas(client: RemoteDatabase) -> int:
     return n if isinstance(n, int) and n > 0 else DEFAULT_REPLICAS
 
 
+def is_cluster(client: RemoteDatabase) -> bool:
+    """Whether the database is kept in more than one copy (``cluster.n`` of ``GET /db`` above 1,
+    as CouchDB 2+ says): only then can a write be answered 202 while a rival on the same
+    revision is accepted too. A single node, or a server that does not say, is not."""
+    try:
+        n = (client.info().get("cluster") or {}).get("n")
+    except SyncError:
+        return False
+    return isinstance(n, int) and n > 1
+
+
 def _offline(exc: BaseException) -> bool:
     return isinstance(exc, SyncError) and bool(exc.retryable)  # as storyloom.app.locks.is_offline
 
@@ -77,8 +88,9 @@ class ClusterLockWrites:
         A writer answered ``201 Created`` does not read back (:meth:`_settle_accepted` runs on
         202 only), so when a cluster also accepted a rival lock on the same revision, answered
         202, and the rival's write is the larger one, both writers were told they hold the lock.
-        The pull that brings the rival's leaf shows it: a live leaf locked by us and one locked
-        by another, written on the same parent, ours not the winner by
+        The pull that brings the rival's leaf shows it (on a database kept in several copies only:
+        :func:`is_cluster`): a live leaf locked by us and one locked by another, written on the
+        same parent, ours not the winner by
         :func:`~storyloom.project.lock_contest.contest_winner`. Ours goes: a tombstone on our
         leaf (``supersededBy`` the rival's) when it is the lock write itself, else the lock is
         released on our branch, which keeps our edits as a conflict revision to merge. The
@@ -97,7 +109,10 @@ class ClusterLockWrites:
         if not lost:
             return notices
         with self._client() as client:
-            if client is None:
+            # On a single node a lock write is never accepted beside a rival: two locks forked
+            # from one revision there are a provisional (offline) lock meeting an online one,
+            # which confirm_provisional settles (the lock already on the server wins).
+            if client is None or not is_cluster(client):
                 return notices
             for doc_id, ours, rival, child in lost:
                 try:
