@@ -10,10 +10,17 @@ from storyloom.project.settings import default_settings
 
 
 def test_sections_and_compat_choices() -> None:
-    assert form.FORM_SECTIONS == ("General", "Export")
+    assert form.FORM_SECTIONS == ("General", "Team", "Export")
     assert [value for _label, value in form.COMPAT_CHOICES] == [None, "drafft"]
     assert form.compat_value({"exportCompat": "drafft"}) == "drafft"
     assert form.compat_value({}) is None
+
+
+def test_the_stale_lock_time_is_named_only_when_it_differs_or_was_named() -> None:
+    assert form.stale_lock_value({}, 240) == {}  # the default, left unnamed
+    assert form.stale_lock_value({}, 90) == {"staleLockMinutes": 90}
+    assert form.stale_lock_value({"staleLockMinutes": 240}, 240) == {"staleLockMinutes": 240}
+    assert form.settings_patch({"staleLockMinutes": 240}, form.stale_lock_value({"staleLockMinutes": 240}, 240)) == {}
 
 
 def test_export_section_choices_follow_export_order_and_settings() -> None:
