@@ -31,6 +31,7 @@ from storyloom.sync import IdentityDoc, ReplicationOptions, make_pull
 from storyloom.sync.backoff import capped_backoff
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized
 from storyloom.sync.remote import RemoteDatabase
+from storyloom.sync.server_setup import project_owners
 from storyloom.sync.urls import check_username, insecure_http_warning, parse_remote_url
 
 if TYPE_CHECKING:
@@ -109,18 +110,6 @@ def _holds_no_documents(remote: RemoteDatabase) -> bool:
     return not rows
 
 
-def _is_owner(remote: RemoteDatabase, username: str) -> bool:
-    """Whether ``username`` is one of the project's owners (the database's admins); False when
-    ``_security`` cannot be read."""
-    try:
-        security = remote.security() or {}
-    except StoryloomError:
-        return False
-    admins = security.get("admins") if isinstance(security, dict) else None
-    names = admins.get("names") if isinstance(admins, dict) else None
-    return isinstance(names, list) and username in names
-
-
 def clone_project(
     workspace: Workspace,
     url: str,
@@ -186,7 +175,7 @@ def clone_project(
                 notes.append(f"renamed to {local_name!r}: the team sees the new name after your next sync")
             # An owner (or a server admin) joining on another machine keeps easy mode: set-up and
             # invitations with an admin's name; a member cannot change the server.
-            mode = "easy" if admin or _is_owner(remote, username) else "advanced"
+            mode = "easy" if admin or username in (project_owners(remote) or ()) else "advanced"
             settings, more = build_settings(local_name, server=parsed.server, username=username,
                                             database=parsed.db_name, mode=mode)
             notes += [n for n in more if not n.startswith("warning:")]

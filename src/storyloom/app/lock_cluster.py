@@ -29,25 +29,27 @@ ACCEPTED = 202
 DEFAULT_REPLICAS = 3
 
 
-def replicas(client: RemoteDatabase) -> int:
-    """How many copies the database keeps (``cluster.n`` of ``GET /db``), so a read-back waits
-    for every replica; :data:`DEFAULT_REPLICAS` when the server does not say (a single node)."""
+def copies(client: RemoteDatabase) -> int | None:
+    """How many copies the database keeps (``cluster.n`` of ``GET /db``, as CouchDB 2+ says), or
+    None when the server does not say (pouchdb-server) or cannot be asked."""
     try:
         n = (client.info().get("cluster") or {}).get("n")
     except SyncError:
-        n = None
-    return n if isinstance(n, int) and n > 0 else DEFAULT_REPLICAS
+        return None
+    return n if isinstance(n, int) and n > 0 else None
+
+
+def replicas(client: RemoteDatabase) -> int:
+    """How many replicas a read-back waits for: every copy the database keeps, or
+    :data:`DEFAULT_REPLICAS` when the server does not say."""
+    return copies(client) or DEFAULT_REPLICAS
 
 
 def is_cluster(client: RemoteDatabase) -> bool:
-    """Whether the database is kept in more than one copy (``cluster.n`` of ``GET /db`` above 1,
-    as CouchDB 2+ says): only then can a write be answered 202 while a rival on the same
-    revision is accepted too. A single node, or a server that does not say, is not."""
-    try:
-        n = (client.info().get("cluster") or {}).get("n")
-    except SyncError:
-        return False
-    return isinstance(n, int) and n > 1
+    """Whether the database is kept in more than one copy: only then can a write be answered 202
+    while a rival on the same revision is accepted too. A single node, or a server that does not
+    say, is not."""
+    return (copies(client) or 1) > 1
 
 
 def _offline(exc: BaseException) -> bool:

@@ -19,6 +19,7 @@ teammate can clone it straight after the invitation.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -221,17 +222,11 @@ def admin_user_notice(session: ProjectSession, *, force: bool = False, signed_in
     return (
         f"{name!r} syncs as the server admin {settings.username!r}: teammates see your locks as "
         f"'locked by {settings.username}', and the admin's password is kept on this machine. Move to an owner "
-        f"user of your own: `storyloom remote set {_quoted(name)} --server {settings.server} --username YOURNAME "
-        f"--mode easy`, then `storyloom remote setup {_quoted(name)} --admin {settings.username}` (it creates "
+        f"user of your own: `storyloom remote set {shlex.quote(name)} --server {settings.server} --username YOURNAME "
+        f"--mode easy`, then `storyloom remote setup {shlex.quote(name)} --admin {settings.username}` (it creates "
         "YOURNAME on the server and records you as the project's owner; the admin's password is asked for and "
         "not kept)"
     )
-
-
-def _quoted(name: str) -> str:
-    import shlex
-
-    return shlex.quote(name)
 
 
 def _read_notices(store: Any) -> dict[str, Any]:

@@ -120,20 +120,24 @@ def _errors(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
     return wrapper
 
 
+def _secret(env: str, prompt: str) -> str | None:
+    """``$env`` when set, else what is typed at ``prompt`` on a terminal, else None."""
+    secret = os.environ.get(env)
+    if secret is not None or not sys.stdin.isatty():
+        return secret
+    try:
+        return getpass.getpass(prompt)
+    except (EOFError, KeyboardInterrupt):
+        raise CliError("no password given") from None
+
+
 def read_password(username: str, *, required: bool = True) -> str | None:
     """The password from ``$STORYLOOM_REMOTE_PASSWORD``, else a prompt on a terminal, else None
     (or a usage error when ``required``)."""
-    password = os.environ.get(PASSWORD_ENV)
-    if password is not None:
-        return password
-    if not sys.stdin.isatty():
-        if not required:
-            return None
+    password = _secret(PASSWORD_ENV, f"Password for {username}: ")
+    if password is None and required:
         raise CliError(f"no password for {username!r}: set {PASSWORD_ENV} (stdin is not a terminal, cannot prompt)")
-    try:
-        return getpass.getpass(f"Password for {username}: ")
-    except (EOFError, KeyboardInterrupt):
-        raise CliError("no password given") from None
+    return password
 
 
 def read_admin(name: str | None) -> Any:
@@ -145,15 +149,10 @@ def read_admin(name: str | None) -> Any:
     if name is None:
         return None
     check_username(name)
-    password = os.environ.get(ADMIN_PASSWORD_ENV)
+    password = _secret(ADMIN_PASSWORD_ENV, f"Password of the server admin {name} (not kept): ")
     if password is None:
-        if not sys.stdin.isatty():
-            raise CliError(f"no password for the server admin {name!r}: set {ADMIN_PASSWORD_ENV} (stdin is not a "
-                           "terminal, cannot prompt)")
-        try:
-            password = getpass.getpass(f"Password of the server admin {name} (not kept): ")
-        except (EOFError, KeyboardInterrupt):
-            raise CliError("no password given") from None
+        raise CliError(f"no password for the server admin {name!r}: set {ADMIN_PASSWORD_ENV} (stdin is not a "
+                       "terminal, cannot prompt)")
     return AdminLogin(name, password)
 
 
