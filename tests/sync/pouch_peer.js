@@ -8,7 +8,6 @@
 
 const path = require('path');
 const fs = require('fs');
-const readline = require('readline');
 const PouchDB = require('pouchdb');
 
 const baseDir = process.argv[2] || fs.mkdtempSync('/tmp/pouch-peer-');
@@ -75,22 +74,4 @@ const commands = {
   async ping() { return { ok: true, pouchdb: PouchDB.version }; },
 };
 
-const rl = readline.createInterface({ input: process.stdin, terminal: false });
-let chain = Promise.resolve();
-rl.on('line', (line) => {
-  if (!line.trim()) return;
-  chain = chain.then(async () => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-      const fn = commands[msg.cmd];
-      if (!fn) throw new Error('unknown command ' + msg.cmd);
-      const result = await fn(msg.args || {});
-      process.stdout.write(JSON.stringify({ id: msg.id, result }) + '\n');
-    } catch (err) {
-      const error = { name: err && err.name, status: err && err.status, message: String(err && (err.message || err)), reason: err && err.reason };
-      process.stdout.write(JSON.stringify({ id: msg && msg.id, error }) + '\n');
-    }
-  });
-});
-rl.on('close', () => { chain.then(() => process.exit(0)); });
+require(path.join(__dirname, '..', 'node', 'json_lines.js')).serveLines(commands);

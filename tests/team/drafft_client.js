@@ -12,7 +12,6 @@
 'use strict';
 
 const path = require('path');
-const readline = require('readline');
 const PouchDB = require('pouchdb');
 
 const [workdir, dbUrl, username, password, drafftName] = process.argv.slice(2);
@@ -63,21 +62,4 @@ const commands = {
   },
 };
 
-const rl = readline.createInterface({ input: process.stdin, terminal: false });
-let chain = Promise.resolve();
-rl.on('line', (line) => {
-  if (!line.trim()) return;
-  chain = chain.then(async () => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-      const fn = commands[msg.cmd];
-      if (!fn) throw new Error('unknown command ' + msg.cmd);
-      process.stdout.write(JSON.stringify({ id: msg.id, result: await fn(msg.args || {}) }) + '\n');
-    } catch (err) {
-      const error = { name: err && err.name, status: err && err.status, message: String(err && (err.message || err)) };
-      process.stdout.write(JSON.stringify({ id: msg && msg.id, error }) + '\n');
-    }
-  });
-});
-rl.on('close', () => { chain.then(() => process.exit(0)); });
+require(path.join(__dirname, '..', 'node', 'json_lines.js')).serveLines(commands);
