@@ -203,6 +203,23 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     invitation = again.invitation
     again.invite_button.click()  # Done
 
+    # Without the admin's account in memory (a new page), the dialog asks for it in place.
+    asking = InviteDialog(window.session, page)
+    qtbot.addWidget(asking)
+    asking.show()
+    qtbot.keyClicks(asking.username, "cleo-" + db[-6:])
+    asking.invite_button.click()
+    qtbot.waitUntil(lambda: asking.task is None and asking.admin_fields.isVisible(), timeout=TIMEOUT_MS)
+    assert asking.invitation is None and "server admin's account" in asking.error.text()
+    assert not asking.invite_button.isEnabled()
+    qtbot.keyClicks(asking.admin_fields.name, admin)
+    qtbot.keyClicks(asking.admin_fields.password, admin_password)
+    assert asking.invite_button.isEnabled()
+    asking.invite_button.click()
+    qtbot.waitUntil(lambda: asking.invitation is not None, timeout=TIMEOUT_MS)
+    assert asking.invitation.password and asking.admin is not None
+    asking.invite_button.click()  # Done
+
     # The sync service pushed the project; this machine closes it before the other one joins.
     assert window.session.sync.wait_for(lambda s: s.kind == "idle" and s.pending == 0, timeout=60), \
         window.session.sync.state

@@ -278,17 +278,20 @@ class InviteDialog(QDialog):
         typed = bool(self.username.text())
         _show(self.error, problem if typed else "")
         _mark(self.username, bool(problem) and typed)
-        if not problem and self.admin_fields.isVisible():
-            problem = self.admin_fields.problem()
+        problem = problem or self._admin_problem()
         self.invite_button.setEnabled(not problem and self.task is None)
         return problem
+
+    def _admin_problem(self) -> str:
+        """What the admin's fields lack, while they are shown ("" otherwise)."""
+        return self.admin_fields.problem() if self.admin_fields.isVisible() else ""
 
     def ask_admin(self, message: str = "") -> None:
         """Show the server admin's fields (the server needs an admin's account to invite)."""
         self.admin_fields.show()
+        self._check()  # before the message: checking the user name clears the line it shares
         _show(self.error, message)
         (self.admin_fields.name if not self.admin_fields.name.text() else self.admin_fields.password).setFocus()
-        self._check()
 
     def start(self) -> Task | None:
         """Create the account on a worker thread."""
@@ -360,10 +363,7 @@ class InviteDialog(QDialog):
         self._check_button()
 
     def _check_button(self) -> None:
-        problem = form.check_invitee(self.username.text())
-        if not problem and self.admin_fields.isVisible():
-            problem = self.admin_fields.problem()
-        self.invite_button.setEnabled(not problem)
+        self.invite_button.setEnabled(not (form.check_invitee(self.username.text()) or self._admin_problem()))
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.instructions)
