@@ -78,3 +78,48 @@ class NotAStore(StoreError):
 
     status = 400
     error = "not_a_store"
+
+
+class Damaged(StoreError):
+    """Part of a store cannot be read back as it was written: flipped bits, a bad disk, a copy
+    cut short. It names the store and, when known, the document or attachment; ``detail`` says
+    what was wrong, never the document's text. Nothing a person did caused it, and it is not a
+    bug: the way back is another copy (a backup, the server, a salvage of what still reads)."""
+
+    status = 500
+    error = "damaged"
+
+    def __init__(self, store: str, *, doc_id: str | None = None, attachment: str | None = None,
+                 detail: str = "") -> None:
+        self.store = store
+        self.doc_id = doc_id
+        self.attachment = attachment
+        self.detail = detail
+        if doc_id is not None and attachment is not None:
+            what = f"attachment {attachment!r} of document {doc_id!r}"
+        elif doc_id is not None:
+            what = f"document {doc_id!r}"
+        else:
+            what = "the store file"
+        reason = f"{what} in {store} is damaged" + (f" ({detail})" if detail else "")
+        super().__init__(reason)
+
+    def to_json(self) -> dict[str, str]:
+        body = {"error": self.error, "reason": self.reason}
+        if self.doc_id is not None:
+            body["docId"] = self.doc_id
+        if self.attachment is not None:
+            body["attachment"] = self.attachment
+        return body
+
+
+class DiskFull(StoreError):
+    """A write found the disk full. The transaction was rolled back: nothing of this change was
+    saved and everything acknowledged before it is intact."""
+
+    status = 507
+    error = "disk_full"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"the disk holding {path} is full: the change was not saved; free space and try again")
