@@ -60,11 +60,11 @@ def test_rule_2_1_sqlite_layout_and_meta(tmp_path) -> None:
         def columns(table: str) -> list[str]:
             return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
-        assert columns("docs") == ["id", "rev_tree", "winning_rev", "deleted", "seq"]
-        assert columns("revs") == ["doc_id", "rev", "deleted", "body"]
+        assert columns("docs") == ["id", "rev_tree", "winning_rev", "deleted", "seq", "crc"]
+        assert columns("revs") == ["doc_id", "rev", "deleted", "body", "crc"]
         assert columns("attachments") == ["digest", "data", "length"]
         assert columns("att_refs") == ["digest", "doc_id", "rev"]
-        assert columns("local_docs") == ["id", "rev", "body"]
+        assert columns("local_docs") == ["id", "rev", "body", "crc"]
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         assert meta["instance_uuid"] == uuid1
         assert meta["update_seq"] == "1"

@@ -13,7 +13,9 @@ from storyloom.store import revtree
 from storyloom.store.codec import DIGITS_AS_ZERO, dumps, has_unusual_float, may_hold_long_integer
 from storyloom.store.errors import (
     BadRequest,
+    Damaged,
 )
+from storyloom.store.integrity import checked_body, translate, verify_body
 from storyloom.store.readers import Snapshot
 
 
@@ -82,8 +84,12 @@ class AllDocsOptions:
 
 
 def stream_chunks(
-    conn: sqlite3.Connection, header: dict[str, Any], rows: Iterator[dict[str, Any]], opts: AllDocsOptions
+    conn: sqlite3.Connection, header: dict[str, Any], rows: Iterator[dict[str, Any]], opts: AllDocsOptions,
+    store: str,
 ) -> Iterator[str]:
+    """The JSON text of an ``all_docs`` answer, chunk by chunk. Damage met on the way raises
+    :class:`~storyloom.store.errors.Damaged` between chunks: the text so far is not complete
+    JSON, and a reader must treat the answer as failed."""
     try:
         yield f'{{"total_rows":{header["total_rows"]},"offset":{dumps(header["offset"])},"rows":['
         first = True
@@ -94,6 +100,8 @@ def stream_chunks(
         if opts.update_seq:
             tail += f',"update_seq":{header["update_seq"]}'
         yield tail + "}\n"
+    except sqlite3.Error as exc:
+        raise translate(exc, store, writing=False) or exc from exc
     finally:
         conn.close()
 
@@ -137,7 +145,7 @@ def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any],
     header = {"total_rows": total_rows, "offset": min(total_rows, preceding + opts.skip), "update_seq": update_seq}
     order = "DESC" if opts.descending else "ASC"
     limit = -1 if opts.limit is None else opts.limit
-    body_column = "r.body" if opts.include_docs else "NULL"
+    body_column = "r.body, r.deleted, r.crc" if opts.include_docs else "NULL, NULL, NULL"
     join = "LEFT JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev " if opts.include_docs else ""
     query = (
         f"SELECT d.id, d.winning_rev, {body_column} FROM docs d {join}"
@@ -147,18 +155,18 @@ def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any],
     return header, _range_rows(snap, cursor, opts)
 
 def _range_rows(snap: Snapshot, cursor: sqlite3.Cursor, opts: AllDocsOptions) -> Iterator[dict]:
-    for doc_id, rev, body_json in cursor:
+    for doc_id, rev, body_json, deleted, crc in cursor:
         row: dict[str, Any] = {"id": doc_id, "key": doc_id, "value": {"rev": rev}}
         if opts.include_docs:
-            row["doc"] = _doc_for_listing(snap, doc_id, rev, body_json, opts)
+            body = None if body_json is None else checked_body(snap.store, doc_id, rev, deleted, body_json, crc)
+            row["doc"] = _doc_for_listing(snap, doc_id, rev, body, opts)
         yield row
 
 def _doc_for_listing(
-    snap: Snapshot, doc_id: str, rev: str, body_json: str | None, opts: AllDocsOptions
+    snap: Snapshot, doc_id: str, rev: str, body: dict[str, Any] | None, opts: AllDocsOptions
 ) -> dict[str, Any] | None:
-    if body_json is None:
+    if body is None:
         return None
-    body = json.loads(body_json)
     doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
     doc.update(body)
     atts = doc.get("_attachments")
@@ -167,7 +175,7 @@ def _doc_for_listing(
         for name, meta in atts.items():
             entry = {k: v for k, v in meta.items() if k not in ("stub", "data")}
             if opts.attachments:
-                entry["data"] = base64.b64encode(snap.attachment_data(meta["digest"]) or b"").decode()
+                entry["data"] = base64.b64encode(snap.attachment_data(meta["digest"], doc_id, name)).decode()
             else:
                 entry["stub"] = True
             out_atts[name] = entry
@@ -196,9 +204,7 @@ def _key_rows(snap: Snapshot, keys: list[str], opts: AllDocsOptions) -> Iterator
         out = {"id": key, "key": key, "value": {"rev": winner}}
         if opts.include_docs:
             stored = snap.body(key, winner)
-            out["doc"] = _doc_for_listing(
-                snap, key, winner, dumps(stored[0]) if stored else None, opts
-            )
+            out["doc"] = _doc_for_listing(snap, key, winner, stored[0] if stored else None, opts)
         yield out
 
 
@@ -225,6 +231,39 @@ def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
     return json.loads(text), False
 
 
+def checked_decode(store: str, doc_id: str, rev: str, raw: bytes, crc: int | None,
+                   deleted: int = 0) -> tuple[dict[str, Any], bool]:
+    """``decode_body`` of a stored revision once it matches its checksum; a body that does not
+    decode to an object raises :class:`Damaged` naming the document."""
+    verify_body(store, doc_id, rev, deleted, raw, crc)
+    try:
+        body, exact = decode_body(raw)
+    except (ValueError, RecursionError):
+        raise Damaged(store, doc_id=doc_id, detail=f"revision {rev} is not readable JSON") from None
+    if not isinstance(body, dict):
+        raise Damaged(store, doc_id=doc_id, detail=f"revision {rev} is not a JSON object")
+    return body, exact
+
+
+def _malformed_body(snap: Snapshot, exc: sqlite3.OperationalError, doc_id: str | None = None) -> Exception:
+    """What SQLite's "malformed JSON" from ``json_extract`` means: the first document whose
+    winning body neither SQLite nor the stdlib reads (nor matches its checksum) is damaged. A
+    body only the stdlib reads (``NaN``) is not damage: ``exc`` is returned as it is."""
+    if "malformed JSON" not in str(exc):
+        return exc
+    where = "" if doc_id is None else "AND d.id = ? "
+    suspects = snap.conn.execute(
+        "SELECT d.id, d.winning_rev, CAST(r.body AS BLOB), r.crc FROM docs d JOIN revs r ON r.doc_id = d.id "
+        f"AND r.rev = d.winning_rev WHERE d.deleted = 0 {where}AND NOT json_valid(r.body) ORDER BY d.id",
+        () if doc_id is None else (doc_id,))
+    for found_id, rev, raw, crc in suspects:
+        try:
+            checked_decode(snap.store, found_id, rev, raw, crc)
+        except Damaged as damage:
+            return damage
+    return exc
+
+
 def _may_hold_unusual_float(raw: bytes) -> bool:
     """A quick look at a stored body's text: a float outside ``1e-4 <= |x| < 1e16`` is written
     with an exponent (a digit then ``e``) or as ``0.0000…``; text without either holds none."""
@@ -245,13 +284,14 @@ def live_documents(
     (:func:`storyloom.store.codec.has_unusual_float`, looked for only when the body's text may
     hold one). With ``only``, the documents whose ids are not in it are skipped undecoded."""
     cursor = snap.conn.execute(
-        "SELECT d.id, d.winning_rev, CAST(r.body AS BLOB) FROM docs d "
+        "SELECT d.id, d.winning_rev, CAST(r.body AS BLOB), r.crc FROM docs d "
         "JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev WHERE d.deleted = 0 ORDER BY d.id"
     )
-    for doc_id, rev, raw in cursor:
+    store = snap.store
+    for doc_id, rev, raw, crc in cursor:
         if doc_id.startswith("_design/") or raw is None or (only is not None and doc_id not in only):
             continue
-        body, exact = decode_body(raw)
+        body, exact = checked_decode(store, doc_id, rev, raw, crc)
         doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
         doc.update(body)
         atts = doc.get("_attachments")
@@ -283,19 +323,19 @@ def live_document(snap: Snapshot, doc_id: str, rev: str | None = None) -> tuple[
     holds no such revision."""
     if rev is None:
         row = snap.conn.execute(
-            "SELECT d.winning_rev, CAST(r.body AS BLOB) FROM docs d JOIN revs r ON r.doc_id = d.id "
+            "SELECT d.winning_rev, CAST(r.body AS BLOB), r.crc, r.deleted FROM docs d JOIN revs r ON r.doc_id = d.id "
             "AND r.rev = d.winning_rev WHERE d.id = ? AND d.deleted = 0", (doc_id,)
         ).fetchone()
     else:
         row = snap.conn.execute(
-            "SELECT rev, CAST(body AS BLOB) FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
+            "SELECT rev, CAST(body AS BLOB), crc, deleted FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
         ).fetchone()
     if row is None or row[1] is None:
         return None
-    rev, raw = row
+    rev, raw, crc, deleted = row
     # The same steps as the loop of live_documents, which keeps them inline: it is the walk the
     # export benchmark's reference times, and a call per document there would slow it.
-    body, exact = decode_body(raw)
+    body, exact = checked_decode(snap.store, doc_id, rev, raw, crc, deleted)
     doc: dict[str, Any] = {"_id": doc_id, "_rev": rev}
     doc.update(body)
     atts = doc.get("_attachments")
@@ -325,17 +365,23 @@ def document_fields(snap: Snapshot, fields: tuple[str, ...]) -> Iterator[tuple[s
         f"SELECT d.id, {extract} FROM docs d JOIN revs r ON r.doc_id = d.id AND r.rev = d.winning_rev "
         "WHERE d.deleted = 0 ORDER BY d.id"
     )
-    for doc_id, values in cursor:
-        if doc_id.startswith("_design/") or values is None:
-            continue
-        yield doc_id, decode_body(values)[0]
+    try:
+        for doc_id, values in cursor:
+            if doc_id.startswith("_design/") or values is None:
+                continue
+            yield doc_id, decode_body(values)[0]
+    except sqlite3.OperationalError as exc:
+        raise _malformed_body(snap, exc) from exc
 
 
 def revision_fields(snap: Snapshot, doc_id: str, rev: str, fields: tuple[str, ...]) -> list[Any] | None:
     """The values :func:`document_fields` gives for revision ``rev`` of ``doc_id`` (``None`` when the
     store holds no such revision): the same fields of the few documents a reader has not kept."""
     extract = fields_extract(fields, "body", "revision_fields")
-    row = snap.conn.execute(f"SELECT {extract} FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)).fetchone()
+    try:
+        row = snap.conn.execute(f"SELECT {extract} FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)).fetchone()
+    except sqlite3.OperationalError as exc:
+        raise _malformed_body(snap, exc, doc_id) from exc
     if row is None or row[0] is None:
         return None
     return decode_body(row[0])[0]

@@ -9,7 +9,7 @@ acknowledged after its transaction committed.
 from __future__ import annotations
 
 import base64
-import json
+import contextlib
 import logging
 import os
 import sqlite3
@@ -21,7 +21,7 @@ from typing import Any
 
 from storyloom.store import revtree
 from storyloom.store.all_docs import AllDocsOptions, all_docs_rows, stream_chunks
-from storyloom.store.codec import decode_tree, dumps
+from storyloom.store.codec import dumps
 from storyloom.store.documents import (
     LOCAL_PREFIX,
     check_special_fields,
@@ -34,12 +34,14 @@ from storyloom.store.documents import (
 from storyloom.store.errors import (
     BadRequest,
     Conflict,
+    Damaged,
     DatabaseClosed,
     NotAStore,
     NotFound,
 )
+from storyloom.store.integrity import checked_tree, decode_object, local_crc, translate, verify_tree
 from storyloom.store.readers import ReadContext, ReaderPool, Snapshot
-from storyloom.store.schema import SCHEMA, check_is_store
+from storyloom.store.schema import SCHEMA, check_is_store, upgrade
 from storyloom.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -106,11 +108,26 @@ class Database:
         try:
             self._writer = self._connect()
         except sqlite3.DatabaseError as exc:
+            named = translate(exc, self.path, writing=False)
+            if named is not None and existing:
+                raise named from exc
             raise NotAStore(f"{self.path} is not a Storyloom store ({exc})") from None
+        try:
+            self._set_up(revs_limit)
+        except sqlite3.Error as exc:
+            self._writer.close()
+            raise translate(exc, self.path, writing=False) or exc from exc
+        except BaseException:
+            self._writer.close()
+            raise
+
+    def _set_up(self, revs_limit: int | None) -> None:
+        """The schema (created, or upgraded from an earlier version) and the stored settings."""
         with self._write_lock:
             self._writer.executescript(SCHEMA)
             cur = self._writer.cursor()
             cur.execute("BEGIN IMMEDIATE")
+            upgrade(cur)
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('instance_uuid', ?)", (uuid.uuid4().hex,))
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('update_seq', '0')")
             cur.execute("INSERT OR IGNORE INTO meta VALUES ('doc_count', '0')")
@@ -148,6 +165,32 @@ class Database:
 
     def _read(self) -> ReadContext:
         return ReadContext(self)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction under the write lock: committed when the block ends, rolled
+        back when it raises. SQLite's own failures come out named (a full disk, damage).
+
+        SQLite may already have rolled back when COMMIT fails (a full disk), so the rollback
+        here only runs while a transaction is still open: it must never hide the real error."""
+        with self._write_lock:
+            if self._closed:
+                raise DatabaseClosed()
+            cur = self._writer.cursor()
+            try:
+                cur.execute("BEGIN IMMEDIATE")
+                try:
+                    yield cur
+                    cur.execute("COMMIT")
+                except BaseException:
+                    if self._writer.in_transaction:
+                        cur.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                named = translate(exc, self.path, writing=True)
+                if named is None:
+                    raise
+                raise named from exc
 
     def close(self) -> None:
         """Close every connection. Further calls raise."""
@@ -237,8 +280,8 @@ class Database:
     def _store_setting(self, key: str, value: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise BadRequest(f"{key} must be a positive integer")
-        with self._write_lock:
-            self._writer.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
+        with self._transaction() as cur:
+            cur.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
         return value
 
     def compact(self) -> int:
@@ -248,19 +291,10 @@ class Database:
             ids = [r[0] for r in snap.conn.execute("SELECT doc_id FROM revs GROUP BY doc_id HAVING count(*) > 1")]
         dropped = 0
         for start in range(0, len(ids), 200):
-            with self._write_lock:
-                if self._closed:
-                    raise DatabaseClosed()
-                cur = self._writer.cursor()
-                cur.execute("BEGIN IMMEDIATE")
-                try:
-                    writer = Writer(self, cur)
-                    dropped += writer.compact(ids[start:start + 200])
-                    writer.finish()
-                    cur.execute("COMMIT")
-                except BaseException:
-                    cur.execute("ROLLBACK")
-                    raise
+            with self._transaction() as cur:
+                writer = Writer(self, cur)
+                dropped += writer.compact(ids[start:start + 200])
+                writer.finish()
         return dropped
 
     # -- writes ----------------------------------------------------------------------------------
@@ -306,27 +340,18 @@ class Database:
                 if doc["_id"].startswith(LOCAL_PREFIX):
                     raise BadRequest("_local documents cannot be replicated")
                 revisions.append(replicated_revision(doc))
-        with self._write_lock:
-            if self._closed:
-                raise DatabaseClosed()
-            cur = self._writer.cursor()
-            cur.execute("BEGIN IMMEDIATE")
+        with self._transaction() as cur:
             writer = Writer(self, cur)
-            try:
-                writer.prefetch([doc.get("_id") for doc in docs])
-                if new_edits:
-                    results = writer.write_all_interactive(docs)
-                else:
-                    results = []
-                    for doc, revision in zip(docs, revisions, strict=True):
-                        failure = writer.write_replicated(doc, revision)
-                        if failure:
-                            results.append(failure)
-                writer.finish()
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            writer.prefetch([doc.get("_id") for doc in docs])
+            if new_edits:
+                results = writer.write_all_interactive(docs)
+            else:
+                results = []
+                for doc, revision in zip(docs, revisions, strict=True):
+                    failure = writer.write_replicated(doc, revision)
+                    if failure:
+                        results.append(failure)
+            writer.finish()
         self._notify(writer.changes)
         return results
 
@@ -456,8 +481,8 @@ class Database:
             for name, meta in atts.items():
                 entry = {k: v for k, v in meta.items() if k not in ("stub", "data")}
                 if attachments and entry.get("revpos", 0) > threshold:
-                    data = snap.attachment_data(meta["digest"])
-                    entry["data"] = base64.b64encode(data or b"").decode()
+                    data = snap.attachment_data(meta["digest"], doc_id, name)
+                    entry["data"] = base64.b64encode(data).decode()
                 else:
                     entry["stub"] = True
                 out_atts[name] = entry
@@ -486,10 +511,7 @@ class Database:
             meta = (doc.get("_attachments") or {}).get(name)
             if meta is None:
                 raise NotFound("missing")
-            data = snap.attachment_data(meta["digest"])
-        if data is None:
-            raise NotFound("missing")
-        return data
+            return snap.attachment_data(meta["digest"], doc_id, name)
 
     def revs_diff(self, request: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
         """For each id, the revs this database lacks (and possible ancestors among its leaves)."""
@@ -582,7 +604,7 @@ class Database:
             # Read the tree only when rows need it (a main_only walk never does), and let SQLite
             # apply the limit when no doc_ids filter has to examine rows first (performance).
             need_tree = style == "all_docs" or (include_docs and conflicts)
-            tree_column = "rev_tree" if need_tree else "NULL"
+            tree_column = "rev_tree, crc" if need_tree else "NULL, NULL"
             sql_limit = limit if (limit is not None and wanted_ids is None) else -1
             if descending:
                 query = (
@@ -600,7 +622,7 @@ class Database:
             rows = snap.conn.execute(query, params)
             if not need_tree and not include_docs and wanted_ids is None:
                 # The common walk (the replicator's and the benchmark's): rows only.
-                for doc_id, _, winner, deleted, seq in rows:
+                for doc_id, _, _, winner, deleted, seq in rows:
                     row = {"seq": seq, "id": doc_id, "changes": [{"rev": winner}]}
                     if deleted:
                         row["deleted"] = True
@@ -608,7 +630,7 @@ class Database:
                 if results:
                     last_seq = results[-1]["seq"]
                 rows = iter(())
-            for doc_id, tree_json, winner, deleted, seq in rows:
+            for doc_id, tree_json, crc, winner, deleted, seq in rows:
                 if limit is not None and len(results) >= limit:
                     break
                 last_seq = seq
@@ -618,7 +640,12 @@ class Database:
                 # (and nothing else's but an odd hash), so one "[]" means one leaf, the winner,
                 # and an all_docs row needs no decoding (list_conflicts walks every document).
                 one_leaf = need_tree and not (include_docs and conflicts) and tree_json.count("[]") == 1
-                tree = decode_tree(tree_json) if need_tree and not one_leaf else []
+                if need_tree and not one_leaf:
+                    tree = checked_tree(self.path, doc_id, tree_json, winner, deleted, seq, crc)
+                else:
+                    tree = []
+                    if one_leaf:
+                        verify_tree(self.path, doc_id, tree_json, winner, deleted, seq, crc)
                 if style == "all_docs" and not one_leaf:
                     revs_listed = [winner] + [leaf.rev for leaf in revtree.leaves(tree) if leaf.rev != winner]
                 else:
@@ -663,27 +690,37 @@ class Database:
             # One shared connection: materialise under the lock rather than hold it while streaming.
             result = self.all_docs(**options)
             return iter([dumps(result)])
-        conn = self._connect()
-        conn.execute("BEGIN")
-        snap = Snapshot(conn)
+        try:
+            conn = self._connect()
+            conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, writing=False) or exc from exc
+        snap = Snapshot(conn, self.path)
         try:
             header, rows = all_docs_rows(snap, opts)
-        except BaseException:
+        except BaseException as exc:
             conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc, self.path, writing=False) or exc from exc
             raise
-        return stream_chunks(conn, header, rows, opts)
+        return stream_chunks(conn, header, rows, opts, self.path)
 
     # -- _local documents ------------------------------------------------------------------
 
     def get_local(self, doc_id: str) -> dict[str, Any]:
         key = local_key(doc_id)
         with self._read() as snap:
-            row = snap.conn.execute("SELECT rev, body FROM local_docs WHERE id = ?", (key,)).fetchone()
+            row = snap.conn.execute("SELECT rev, body, crc FROM local_docs WHERE id = ?", (key,)).fetchone()
         if row is None:
             raise NotFound("missing")
         doc = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{row[0]}"}
-        doc.update(json.loads(row[1]))
+        doc.update(self._local_body(key, *row))
         return doc
+
+    def _local_body(self, key: str, rev: int, body: str, crc: int | None) -> dict[str, Any]:
+        if crc is not None and crc != local_crc(key, rev, body):
+            raise Damaged(self.path, doc_id=LOCAL_PREFIX + key, detail="it does not match its checksum")
+        return decode_object(self.path, LOCAL_PREFIX + key, body, "its body")
 
     def local_docs(self, startkey: str | None = None, endkey: str | None = None,
                    include_docs: bool = False) -> dict[str, Any]:
@@ -692,14 +729,14 @@ class Database:
         ``startkey`` and ``endkey`` inclusive."""
         low = (startkey or "").removeprefix(LOCAL_PREFIX)
         high = endkey.removeprefix(LOCAL_PREFIX) if endkey is not None else None
-        sql = "SELECT id, rev, body FROM local_docs WHERE id >= ?" + (" AND id <= ?" if high is not None else "")
+        sql = "SELECT id, rev, body, crc FROM local_docs WHERE id >= ?" + (" AND id <= ?" if high is not None else "")
         with self._read() as snap:
             found = snap.conn.execute(sql + " ORDER BY id", (low,) if high is None else (low, high)).fetchall()
         rows = []
-        for key, rev, body in found:
+        for key, rev, body, crc in found:
             row: dict[str, Any] = {"id": LOCAL_PREFIX + key, "key": LOCAL_PREFIX + key, "value": {"rev": f"0-{rev}"}}
             if include_docs:
-                row["doc"] = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{rev}", **json.loads(body)}
+                row["doc"] = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{rev}", **self._local_body(key, rev, body, crc)}
             rows.append(row)
         return {"total_rows": None, "offset": None, "rows": rows}
 
@@ -712,47 +749,31 @@ class Database:
             self.remove_local(key, doc.get("_rev", ""))
             return {"ok": True, "id": LOCAL_PREFIX + key, "rev": "0-0"}
         body = {k: v for k, v in doc.items() if not k.startswith("_")}
-        with self._write_lock:
-            if self._closed:
-                raise DatabaseClosed()
-            cur = self._writer.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                row = cur.execute("SELECT rev FROM local_docs WHERE id = ?", (key,)).fetchone()
-                given = doc.get("_rev")
-                if row is None:
-                    if given not in (None, "", "0-0"):
-                        raise Conflict()
-                    new_rev = 1
-                else:
-                    if given != f"0-{row[0]}":
-                        raise Conflict()
-                    new_rev = row[0] + 1
-                cur.execute("INSERT OR REPLACE INTO local_docs VALUES (?, ?, ?)", (key, new_rev, dumps(body)))
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._transaction() as cur:
+            row = cur.execute("SELECT rev FROM local_docs WHERE id = ?", (key,)).fetchone()
+            given = doc.get("_rev")
+            if row is None:
+                if given not in (None, "", "0-0"):
+                    raise Conflict()
+                new_rev = 1
+            else:
+                if given != f"0-{row[0]}":
+                    raise Conflict()
+                new_rev = row[0] + 1
+            text = dumps(body)
+            cur.execute("INSERT OR REPLACE INTO local_docs (id, rev, body, crc) VALUES (?, ?, ?, ?)",
+                        (key, new_rev, text, local_crc(key, new_rev, text)))
         return {"ok": True, "id": LOCAL_PREFIX + key, "rev": f"0-{new_rev}"}
 
     def remove_local(self, doc_id: str, rev: str) -> dict[str, Any]:
         key = local_key(doc_id)
-        with self._write_lock:
-            if self._closed:
-                raise DatabaseClosed()
-            cur = self._writer.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                row = cur.execute("SELECT rev FROM local_docs WHERE id = ?", (key,)).fetchone()
-                if row is None:
-                    raise NotFound("missing")
-                if rev != f"0-{row[0]}":
-                    raise Conflict()
-                cur.execute("DELETE FROM local_docs WHERE id = ?", (key,))
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._transaction() as cur:
+            row = cur.execute("SELECT rev FROM local_docs WHERE id = ?", (key,)).fetchone()
+            if row is None:
+                raise NotFound("missing")
+            if rev != f"0-{row[0]}":
+                raise Conflict()
+            cur.execute("DELETE FROM local_docs WHERE id = ?", (key,))
         return {"ok": True, "id": LOCAL_PREFIX + key, "rev": "0-0"}
 
     # -- snapshots -------------------------------------------------------------------------------

@@ -120,6 +120,12 @@ class DiskFull(StoreError):
     status = 507
     error = "disk_full"
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, reading: bool = False) -> None:
         self.path = path
-        super().__init__(f"the disk holding {path} is full: the change was not saved; free space and try again")
+        self.reading = reading
+        if reading:
+            super().__init__(f"the disk holding {path} is full: it cannot be read until some space is "
+                             "freed; free space and try again")
+        else:
+            super().__init__(f"the disk holding {path} is full: the change was not saved; free space "
+                             "and try again")

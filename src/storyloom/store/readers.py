@@ -2,43 +2,51 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from storyloom.store.codec import decode_tree
 from storyloom.store.errors import (
     DatabaseClosed,
 )
+from storyloom.store.integrity import check_attachment, checked_body, checked_tree, translate
 
 
 class Snapshot:
-    """A read view on one connection; reads inside one snapshot see one committed state."""
+    """A read view on one connection; reads inside one snapshot see one committed state.
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    Every row read whole is checked (storyloom.store.integrity): damage raises
+    :class:`~storyloom.store.errors.Damaged` naming ``store`` and the document."""
+
+    def __init__(self, conn: sqlite3.Connection, store: str) -> None:
         self.conn = conn
+        self.store = store
 
     def doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
         row = self.conn.execute(
-            "SELECT rev_tree, winning_rev, deleted, seq FROM docs WHERE id = ?", (doc_id,)
+            "SELECT rev_tree, winning_rev, deleted, seq, crc FROM docs WHERE id = ?", (doc_id,)
         ).fetchone()
         if row is None:
             return None
-        return decode_tree(row[0]), row[1], bool(row[2]), row[3]
+        tree_json, winner, deleted, seq, crc = row
+        return checked_tree(self.store, doc_id, tree_json, winner, deleted, seq, crc), winner, bool(deleted), seq
 
     def body(self, doc_id: str, rev: str) -> tuple[dict[str, Any], bool] | None:
         row = self.conn.execute(
-            "SELECT body, deleted FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
+            "SELECT body, deleted, crc FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
         ).fetchone()
         if row is None:
             return None
-        return json.loads(row[0]), bool(row[1])
+        return checked_body(self.store, doc_id, rev, row[1], row[0], row[2]), bool(row[1])
 
-    def attachment_data(self, digest: str) -> bytes | None:
-        row = self.conn.execute("SELECT data FROM attachments WHERE digest = ?", (digest,)).fetchone()
-        return None if row is None else bytes(row[0])
+    def attachment_data(self, digest: str, doc_id: str | None = None, name: str | None = None) -> bytes:
+        """An attachment's bytes, checked against ``digest``; ``doc_id`` and ``name`` name it
+        when it is damaged or missing."""
+        row = self.conn.execute("SELECT data, length FROM attachments WHERE digest = ?", (digest,)).fetchone()
+        if row is None:
+            return check_attachment(self.store, doc_id, name, digest, None)
+        return check_attachment(self.store, doc_id, name, digest, bytes(row[0]), row[1])
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -49,6 +57,7 @@ class ReadHost(Protocol):
     """What a read transaction needs of its database (the connections, the lock, the thread's
     current read)."""
 
+    path: str
     _memory: bool
     _closed: bool
     _local: threading.local
@@ -78,7 +87,7 @@ class ReadContext:
         self.nested = outer is not None
         if self.nested:
             self.conn = outer
-            return Snapshot(outer)
+            return Snapshot(outer, self.db.path)
         try:
             conn = self.db._checkout_reader()
             if conn is not self.db._writer and conn.in_transaction:
@@ -88,13 +97,17 @@ class ReadContext:
             self.began = not conn.in_transaction
             if self.began:
                 conn.execute("BEGIN")
-        except BaseException:
+        except BaseException as exc:
             if self.locked:
                 self.db._write_lock.release()
+            if isinstance(exc, sqlite3.Error):
+                named = translate(exc, self.db.path, writing=False)
+                if named is not None:
+                    raise named from exc
             raise
         self.conn = conn
         self.db._local.conn = conn
-        return Snapshot(conn)
+        return Snapshot(conn, self.db.path)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if self.nested:
@@ -109,8 +122,12 @@ class ReadContext:
                 self.db._write_lock.release()
             raise DatabaseClosed() from exc
         try:
-            if self.began and not self.db._closed:
+            if self.began and not self.db._closed and self.conn.in_transaction:
                 self.conn.execute("COMMIT")
+            if isinstance(exc, sqlite3.Error):
+                named = translate(exc, self.db.path, writing=False)
+                if named is not None:
+                    raise named from exc
         finally:
             try:
                 self.db._checkin_reader(self.conn)

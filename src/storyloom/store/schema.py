@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from storyloom.store.errors import NotAStore
+from storyloom.store.integrity import docs_crc, local_crc, revs_crc, translate
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -14,13 +15,15 @@ CREATE TABLE IF NOT EXISTS docs (
     rev_tree TEXT NOT NULL,
     winning_rev TEXT NOT NULL,
     deleted INTEGER NOT NULL,
-    seq INTEGER NOT NULL UNIQUE
+    seq INTEGER NOT NULL UNIQUE,
+    crc INTEGER
 );
 CREATE TABLE IF NOT EXISTS revs (
     doc_id TEXT NOT NULL,
     rev TEXT NOT NULL,
     deleted INTEGER NOT NULL,
     body TEXT NOT NULL,
+    crc INTEGER,
     PRIMARY KEY (doc_id, rev)
 );
 CREATE TABLE IF NOT EXISTS attachments (
@@ -38,7 +41,8 @@ CREATE INDEX IF NOT EXISTS att_refs_by_doc ON att_refs (doc_id, rev);
 CREATE TABLE IF NOT EXISTS local_docs (
     id TEXT PRIMARY KEY,
     rev INTEGER NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    crc INTEGER
 );
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
@@ -67,6 +71,35 @@ def check_is_store(path: str) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
+        named = translate(exc, path, writing=False)  # a full disk, a bad disk, a damaged store
+        if named is not None:
+            raise named from exc
         raise NotAStore(f"{path} is not a Storyloom store ({exc})") from None
     if row is None:
         raise NotAStore(f"{path} is not a Storyloom store (it has no instance id)")
+
+
+def upgrade(cur: sqlite3.Cursor) -> None:
+    """Bring a store written by an earlier Storyloom up to this schema, inside the caller's
+    transaction: the checksum columns (storyloom.store.integrity), filled in for every row, so
+    from now on damage to any row is found. Runs once; a store of this version costs one
+    ``PRAGMA table_info`` per open."""
+    columns = {row[1] for row in cur.execute("PRAGMA table_info(docs)")}
+    if "crc" in columns:
+        return
+    for table in ("docs", "revs", "local_docs"):
+        cur.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER")
+    rows = cur.execute("SELECT id, rev_tree, winning_rev, deleted, seq FROM docs").fetchall()
+    cur.executemany("UPDATE docs SET crc = ? WHERE id = ?", [(docs_crc(*row), row[0]) for row in rows])
+    del rows
+    last = -1
+    while True:  # in rowid slices, so a big store's bodies are never all in memory
+        chunk = cur.execute("SELECT rowid, doc_id, rev, deleted, body FROM revs WHERE rowid > ? ORDER BY rowid "
+                            "LIMIT 2000", (last,)).fetchall()
+        if not chunk:
+            break
+        cur.executemany("UPDATE revs SET crc = ? WHERE rowid = ?",
+                        [(revs_crc(doc_id, rev, deleted, body), rowid) for rowid, doc_id, rev, deleted, body in chunk])
+        last = chunk[-1][0]
+    rows = cur.execute("SELECT id, rev, body FROM local_docs").fetchall()
+    cur.executemany("UPDATE local_docs SET crc = ? WHERE id = ?", [(local_crc(*row), row[0]) for row in rows])

@@ -16,7 +16,6 @@ from storyloom.store.codec import (
     NEW_TREE_HEAD,
     NEW_TREE_LIVE,
     NEW_TREE_TAIL,
-    decode_tree,
     dumps,
     encode,
     encode_tree,
@@ -35,6 +34,7 @@ from storyloom.store.errors import (
     MissingStub,
     StoreError,
 )
+from storyloom.store.integrity import checked_tree, docs_crc, revs_crc
 from storyloom.store.readers import Snapshot
 
 _ABSENT = object()  # "no entry" in a dict that may hold None
@@ -46,7 +46,7 @@ _HEX_DIGITS = "0123456789abcdef"
 _sha1 = hashlib.sha1
 
 
-# Rows per multi-row INSERT in ``_insert_rows``: at most 128 (640 parameters for the widest table,
+# Rows per multi-row INSERT in ``_insert_rows``: at most 128 (768 parameters for the widest table,
 # under the 999 of SQLite builds before 3.32).
 _ROWS_PER_INSERT = (128, 64, 32, 16, 8, 4, 2, 1)
 
@@ -96,6 +96,7 @@ class WriteTarget(Protocol):
     """What the write path needs of its database: its revision limit, how many revisions of
     each path keep their bodies, and its validator."""
 
+    path: str
     revs_limit: int
     kept_bodies: int
     validator: Callable[[dict[str, Any], dict[str, Any] | None], None] | None
@@ -124,7 +125,7 @@ class Writer:
         self.dirty_digests: set[str] = set()
         self.rows: dict[str, tuple[list, str, bool, int] | None] = {}
         self.touched: set[str] = set()
-        # Rows to insert, flattened (``_insert_rows``): revs (doc_id, rev, deleted, body), att_refs
+        # Rows to insert, flattened (``_insert_rows``): revs (doc_id, rev, deleted, body, crc), att_refs
         # (digest, doc_id, rev) and docs (id, rev_tree, winning_rev, deleted, seq). A document is in
         # docs at most once: one written again in the same call flushes first (``_begin_doc``).
         self.pending_revs: list[Any] = []
@@ -142,10 +143,11 @@ class Writer:
             chunk = wanted[start:start + 500]
             self.rows.update(dict.fromkeys(chunk))
             marks = ",".join("?" * len(chunk))
-            for doc_id, tree_json, winner, deleted, seq in self.cur.execute(
-                f"SELECT id, rev_tree, winning_rev, deleted, seq FROM docs WHERE id IN ({marks})", chunk
+            for doc_id, tree_json, winner, deleted, seq, crc in self.cur.execute(
+                f"SELECT id, rev_tree, winning_rev, deleted, seq, crc FROM docs WHERE id IN ({marks})", chunk
             ):
-                self.rows[doc_id] = (decode_tree(tree_json), winner, bool(deleted), seq)
+                self.rows[doc_id] = (checked_tree(self.db.path, doc_id, tree_json, winner, deleted, seq, crc),
+                                     winner, bool(deleted), seq)
 
     def _begin_doc(self, doc_id: str) -> None:
         # A document written earlier in this call: make its pending rows visible to the reads below.
@@ -201,8 +203,9 @@ class Writer:
                     new_rev = "1-" + new_hash
                     seq += 1
                     written += 1
-                    pending_revs += (doc_id, new_rev, 0, body_json)
-                    pending_docs += (doc_id, NEW_TREE_HEAD + new_hash + NEW_TREE_TAIL, new_rev, 0, seq)
+                    tree_json = NEW_TREE_HEAD + new_hash + NEW_TREE_TAIL
+                    pending_revs += (doc_id, new_rev, 0, body_json, revs_crc(doc_id, new_rev, 0, raw))
+                    pending_docs += (doc_id, tree_json, new_rev, 0, seq, docs_crc(doc_id, tree_json, new_rev, 0, seq))
                     del rows[doc_id]
                     touched.add(doc_id)
                     changes.append((doc_id, new_rev, seq, False))
@@ -360,15 +363,15 @@ class Writer:
 
     def _doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
         if doc_id not in self.rows:
-            self.rows[doc_id] = Snapshot(self.cur.connection).doc_row(doc_id)
+            self.rows[doc_id] = Snapshot(self.cur.connection, self.db.path).doc_row(doc_id)
         return self.rows[doc_id]
 
     def _body(self, doc_id: str, rev: str) -> dict[str, Any] | None:
-        stored = Snapshot(self.cur.connection).body(doc_id, rev)
+        stored = Snapshot(self.cur.connection, self.db.path).body(doc_id, rev)
         return None if stored is None else stored[0]
 
     def _old_doc(self, doc_id: str, rev: str) -> dict[str, Any] | None:
-        stored = Snapshot(self.cur.connection).body(doc_id, rev)
+        stored = Snapshot(self.cur.connection, self.db.path).body(doc_id, rev)
         if stored is None:
             return None
         body, deleted = stored
@@ -482,7 +485,8 @@ class Writer:
             winner = revtree.winning_leaf(new_tree)
         for digest, data in blobs:
             self.cur.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?, ?)", (digest, data, len(data)))
-        self.pending_revs += (doc_id, new_rev, int(deleted), body_json)
+        self.pending_revs += (doc_id, new_rev, int(deleted), body_json,
+                              revs_crc(doc_id, new_rev, int(deleted), body_json))
         for digest in set(att_digests):
             self.pending_refs += (digest, doc_id, new_rev)
         self._store_tree(doc_id, row, new_tree, stemmed, winner)
@@ -518,7 +522,9 @@ class Writer:
             self.del_count_delta += -1 if is_live else 1
         self.rows[doc_id] = (new_tree, winner.rev, winner.deleted, self.seq)
         self.touched.add(doc_id)
-        self.pending_docs += (doc_id, encode_tree(new_tree), winner.rev, int(winner.deleted), self.seq)
+        tree_json = encode_tree(new_tree)
+        self.pending_docs += (doc_id, tree_json, winner.rev, int(winner.deleted), self.seq,
+                              docs_crc(doc_id, tree_json, winner.rev, int(winner.deleted), self.seq))
         self.changes.append((doc_id, winner.rev, self.seq, winner.deleted))
 
     def _drop_bodies(self, pairs: list[tuple[str, str]]) -> None:
@@ -547,12 +553,15 @@ class Writer:
         """
         dropped = 0
         marks = ",".join("?" * len(doc_ids))
-        rows = self.cur.execute(f"SELECT id, rev_tree FROM docs WHERE id IN ({marks})", doc_ids).fetchall()
-        for doc_id, tree_json in rows:
-            tree = decode_tree(tree_json)
+        rows = self.cur.execute(f"SELECT id, rev_tree, winning_rev, deleted, seq, crc FROM docs WHERE id IN ({marks})",
+                                doc_ids).fetchall()
+        for doc_id, tree_json, winner, deleted, seq, crc in rows:
+            tree = checked_tree(self.db.path, doc_id, tree_json, winner, deleted, seq, crc)
             gone = revtree.prune_bodies(tree, self.db.kept_bodies)
             if gone:
-                self.cur.execute("UPDATE docs SET rev_tree = ? WHERE id = ?", (encode_tree(tree), doc_id))
+                tree_json = encode_tree(tree)
+                self.cur.execute("UPDATE docs SET rev_tree = ?, crc = ? WHERE id = ?",
+                                 (tree_json, docs_crc(doc_id, tree_json, winner, deleted, seq), doc_id))
                 self.pending_drops += ((doc_id, rev) for rev in gone)
                 dropped += len(gone)
         return dropped
@@ -573,7 +582,8 @@ class Writer:
         new_rev = f"1-{new_hash}"
         for digest, data in blobs:
             self.cur.execute("INSERT OR IGNORE INTO attachments VALUES (?, ?, ?)", (digest, data, len(data)))
-        self.pending_revs += (doc_id, new_rev, int(deleted), body_json)
+        self.pending_revs += (doc_id, new_rev, int(deleted), body_json,
+                              revs_crc(doc_id, new_rev, int(deleted), body_json))
         for digest in set(att_digests):
             self.pending_refs += (digest, doc_id, new_rev)
         self.seq += 1
@@ -585,20 +595,24 @@ class Writer:
         tree_json = NEW_TREE_DELETED if deleted else NEW_TREE_LIVE
         self.rows[doc_id] = ([{"pos": 1, "ids": [new_hash, opts, []]}], new_rev, deleted, self.seq)
         self.touched.add(doc_id)
-        self.pending_docs += (doc_id, tree_json % new_hash, new_rev, int(deleted), self.seq)
+        tree_json = tree_json % new_hash
+        self.pending_docs += (doc_id, tree_json, new_rev, int(deleted), self.seq,
+                              docs_crc(doc_id, tree_json, new_rev, int(deleted), self.seq))
         self.changes.append((doc_id, new_rev, self.seq, deleted))
 
     def flush(self) -> None:
         """Write the collected rows."""
         # The lists are emptied in place: write_all_interactive holds on to them.
         if self.pending_revs:
-            _insert_rows(self.cur, "INSERT OR REPLACE INTO revs", 4, self.pending_revs)
+            _insert_rows(self.cur, "INSERT OR REPLACE INTO revs (doc_id, rev, deleted, body, crc)", 5,
+                         self.pending_revs)
             self.pending_revs.clear()
         if self.pending_refs:
             _insert_rows(self.cur, "INSERT OR IGNORE INTO att_refs", 3, self.pending_refs)
             self.pending_refs.clear()
         if self.pending_docs:
-            _insert_rows(self.cur, "INSERT OR REPLACE INTO docs", 5, self.pending_docs)
+            _insert_rows(self.cur, "INSERT OR REPLACE INTO docs (id, rev_tree, winning_rev, deleted, seq, crc)", 6,
+                         self.pending_docs)
             self.pending_docs.clear()
         if self.pending_drops:
             self._drop_bodies(self.pending_drops)
