@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import os
 import pkgutil
+import shlex
 import sys
 
 import storyloom
 from storyloom import cli as cli_package
 from storyloom.errors import StoryloomError
+from storyloom.store.errors import Damaged
 
 
 class CliError(StoryloomError):
@@ -70,6 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code
     except StoryloomError as exc:  # every error meant for the user derives from the one root
         print(f"storyloom: error: {exc}", file=sys.stderr)
+        if isinstance(exc, Damaged):
+            from storyloom.cli.verb_check import damage_advice
+
+            project = getattr(args, "project", None)
+            if isinstance(project, str):
+                print(f"`storyloom check {shlex.quote(project)}` names every damaged document. "
+                      + damage_advice(project), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -77,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get(DEBUG_ENV):
             raise
         reason = exc.strerror or str(exc)
-        if exc.filename:
+        if exc.errno == errno.ENOSPC:
+            where = f" holding {exc.filename}" if exc.filename else ""
+            print(f"storyloom: error: the disk{where} is full: nothing more was written; free space and "
+                  "try again", file=sys.stderr)
+        elif exc.filename:
             print(f"storyloom: error: cannot use {exc.filename}: {reason}; check the path and its "
                   "permissions", file=sys.stderr)
         else:

@@ -10,6 +10,12 @@ then a summary line. ``--json`` prints ``{"project", "documents", "count", "erro
 "warnings", "problems": [{"docId", "name", "collection", "type", "field", "line", "column",
 "severity", "code", "message"}]}``. Exit status 0 when there is no problem, 1 when there is
 any (errors or warnings), so a build can fail on them; 2 when the project cannot be opened.
+
+First the store itself is verified (:func:`storyloom.store.verify.verify`: SQLite's integrity
+check, every row against its checksum, every document decodes, every attachment matches its
+digest, revision trees agree with their winners). Damage is listed one line per damaged item
+(``damaged: document 'x': ...``), with what to do, and exits 1 before the problems are checked;
+``--json`` then prints ``{"project", "damaged", "damage": [{"docId", "attachment", "detail"}]}``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import sys
 from typing import Any
 
@@ -79,6 +86,10 @@ def problem_line(problem: Any) -> str:
 def run_check(args: argparse.Namespace) -> int:
     from storyloom.app.problems import ProjectProblems
 
+    damage = _store_damage(args.project)
+    if damage:
+        _print_damage(args.project, damage, args.json)
+        return 1
     with project_session(args.project) as session:
         checker = ProjectProblems(session.db, session.index)
         problems = checker.rebuild()
@@ -91,6 +102,43 @@ def run_check(args: argparse.Namespace) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
     return 1 if problems else 0
+
+
+def _store_damage(project: str) -> list[Any]:
+    from storyloom.cli.main import CliError
+    from storyloom.project.manager import ProjectError, ProjectManager
+
+    try:
+        return ProjectManager().verify(project)
+    except ProjectError as exc:
+        raise CliError(str(exc)) from None
+
+
+def damage_advice(project: str) -> str:
+    """What to do about a damaged store, as commands."""
+    quoted = shlex.quote(project)
+    return (f"To get the work back: `storyloom backups {quoted}` lists the automatic backups "
+            f"(`storyloom restore FILE --new-id` restores one); `storyloom salvage {quoted} NEWNAME` copies "
+            "everything still readable into a new project; a project that syncs can be cloned again from its "
+            "server (`storyloom clone`). The damaged project is left as it is.")
+
+
+def _print_damage(project: str, damage: list[Any], as_json: bool) -> None:
+    if as_json:
+        report = {
+            "project": project,
+            "damaged": len(damage),
+            "damage": [{"docId": d.doc_id, "attachment": d.attachment, "detail": d.detail} for d in damage],
+        }
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for item in damage:
+            print(f"damaged: {item}")
+        print(f"the store of {project} is damaged: {len(damage):,} damaged item{'s' if len(damage) != 1 else ''}; "
+              "its documents' problems are checked once it is whole again")
+        print(damage_advice(project))
+    sys.stdout.flush()
 
 
 def _print(problems: list[Any], documents: int, name: str, as_json: bool) -> None:

@@ -48,13 +48,16 @@ from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.index import build_index_file
 from storyloom.project.names import name_problem
+from storyloom.project.salvage import SalvageReport, salvage
 from storyloom.project.settings import default_settings, is_uuid
 from storyloom.project.spool import FileSpool
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
 from storyloom.project.users import os_username
-from storyloom.store import Database, NotFound, StoreError
+from storyloom.store import Damaged, Database, NotAStore, NotFound, StoreError
 from storyloom.store.read_view import ReadView
 from storyloom.store.revtree import parse_rev
+from storyloom.store.verify import Damage
+from storyloom.store.verify import verify as verify_store
 
 STORE_FILE = "store.sqlite3"
 META_FILE = "project.json"
@@ -249,8 +252,33 @@ class ProjectManager:
         with contextlib.suppress(OSError):  # a folder made before folders were private becomes so
             if stat.S_IMODE(directory.stat().st_mode) != PROJECT_DIR_MODE:
                 directory.chmod(PROJECT_DIR_MODE)
-        db = Database(str(directory / STORE_FILE))
+        store = directory / STORE_FILE
+        try:
+            db = Database(str(store))
+        except NotAStore as exc:  # the project's own store: whatever is there was one
+            raise Damaged(str(store), detail=exc.reason) from None
         return Project(directory, db, project_id, Editor(db, self._username))
+
+    # -- damage ------------------------------------------------------------------------------
+
+    def verify(self, name_or_id: str, progress: Callable[[int, int], None] | None = None) -> list[Damage]:
+        """Everything damaged in the project's store (:func:`storyloom.store.verify.verify`);
+        a store that does not even open is one damage to the store file."""
+        info = self.find(name_or_id)
+        try:
+            db = Database(str(info.path / STORE_FILE), create=False)
+        except (Damaged, NotAStore) as exc:
+            return [Damage(None, None, getattr(exc, "detail", "") or exc.reason)]
+        try:
+            return verify_store(db, progress)
+        finally:
+            db.close()
+
+    def salvage(self, name_or_id: str, new_name: str, *,
+                progress: ProgressCallback | None = None) -> tuple[Project, SalvageReport]:
+        """A new project with every readable document of a damaged one (see
+        :mod:`storyloom.project.salvage`); the damaged project is left as it is."""
+        return salvage(self, self.find(name_or_id), new_name, progress)
 
     def open(self, name_or_id: str) -> Project:
         """Open a project by id or name."""

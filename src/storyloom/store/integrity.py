@@ -101,7 +101,20 @@ def translate(exc: sqlite3.Error, path: str, *, writing: bool) -> StoreError | N
                           "check the disk", error="io_error")
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return Damaged(path, detail=f"SQLite: {exc}")
+    if is_bad_text(exc):  # its message quotes the text: never pass it on
+        return Damaged(path, detail="a row holds text that is not valid UTF-8")
     return None
+
+
+def is_bad_text(exc: BaseException) -> bool:
+    """Whether ``exc`` is sqlite3's failure to decode a stored text value as UTF-8."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode to UTF-8")
+
+
+def lenient_text(raw: bytes) -> str:
+    """A ``text_factory`` that reads any bytes: invalid UTF-8 becomes lone surrogates, which no
+    checksum of a valid row matches, so the row is reported damaged instead of stopping a walk."""
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def disk_nearly_full(path: str) -> bool:

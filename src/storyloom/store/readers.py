@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from storyloom.store.errors import (
+    Damaged,
     DatabaseClosed,
 )
-from storyloom.store.integrity import check_attachment, checked_body, checked_tree, translate
+from storyloom.store.integrity import check_attachment, checked_body, checked_tree, is_bad_text, translate
 
 
 class Snapshot:
@@ -24,18 +26,28 @@ class Snapshot:
         self.store = store
 
     def doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
-        row = self.conn.execute(
-            "SELECT rev_tree, winning_rev, deleted, seq, crc FROM docs WHERE id = ?", (doc_id,)
-        ).fetchone()
+        try:
+            row = self.conn.execute(
+                "SELECT rev_tree, winning_rev, deleted, seq, crc FROM docs WHERE id = ?", (doc_id,)
+            ).fetchone()
+        except sqlite3.OperationalError as exc:
+            if is_bad_text(exc):
+                raise Damaged(self.store, doc_id=doc_id, detail="its row holds text that is not valid UTF-8") from None
+            raise
         if row is None:
             return None
         tree_json, winner, deleted, seq, crc = row
         return checked_tree(self.store, doc_id, tree_json, winner, deleted, seq, crc), winner, bool(deleted), seq
 
     def body(self, doc_id: str, rev: str) -> tuple[dict[str, Any], bool] | None:
-        row = self.conn.execute(
-            "SELECT body, deleted, crc FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
-        ).fetchone()
+        try:
+            row = self.conn.execute(
+                "SELECT body, deleted, crc FROM revs WHERE doc_id = ? AND rev = ?", (doc_id, rev)
+            ).fetchone()
+        except sqlite3.OperationalError as exc:
+            if is_bad_text(exc):
+                raise Damaged(self.store, doc_id=doc_id, detail=f"revision {rev} is not valid UTF-8") from None
+            raise
         if row is None:
             return None
         return checked_body(self.store, doc_id, rev, row[1], row[0], row[2]), bool(row[1])
@@ -122,12 +134,17 @@ class ReadContext:
                 self.db._write_lock.release()
             raise DatabaseClosed() from exc
         try:
-            if self.began and not self.db._closed and self.conn.in_transaction:
+            if exc is not None:
+                # The read failed: end its transaction quietly, then name the failure.
+                if self.began and not self.db._closed and self.conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    named = translate(exc, self.db.path, writing=False)
+                    if named is not None:
+                        raise named from exc
+            elif self.began and not self.db._closed and self.conn.in_transaction:
                 self.conn.execute("COMMIT")
-            if isinstance(exc, sqlite3.Error):
-                named = translate(exc, self.db.path, writing=False)
-                if named is not None:
-                    raise named from exc
         finally:
             try:
                 self.db._checkin_reader(self.conn)
