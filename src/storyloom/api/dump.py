@@ -13,7 +13,7 @@ from starlette.responses import Response, StreamingResponse
 
 from storyloom.api.openapi import BOOLEAN_PATTERN, COMMON, INTEGER_PATTERN, error_responses
 from storyloom.api.query import parse_all_docs_query
-from storyloom.api.responses import no_body, store_api_error
+from storyloom.api.responses import StreamCut, no_body, store_api_error
 from storyloom.api.state import State, route
 from storyloom.store.errors import StoreError
 
@@ -138,6 +138,8 @@ def stream_all_docs(db: Any, options: dict[str, Any], *, head: bool = False) -> 
         item = first
         try:
             while item is not done:
+                if isinstance(item, StoreError):
+                    raise StreamCut(str(item))
                 if isinstance(item, BaseException):
                     raise item
                 yield item

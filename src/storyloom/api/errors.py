@@ -34,6 +34,8 @@ NOT_NAVIGABLE = "not_navigable"
 NO_PROJECT = "no_project"
 NAVIGATION_UNAVAILABLE = "navigation_unavailable"
 INTERNAL_ERROR = "internal_error"
+DAMAGED = "damaged"
+DISK_FULL = "disk_full"
 
 ERRORS: tuple[ErrorSpec, ...] = (
     ErrorSpec(400, BAD_REQUEST, "A query parameter is missing, unknown or has a bad value; `reason` names it."),
@@ -52,8 +54,12 @@ ERRORS: tuple[ErrorSpec, ...] = (
               "and HEAD; see the `Allow` header)."),
     ErrorSpec(409, NAVIGATION_UNAVAILABLE, "`/navigate`: no desktop app is attached (headless `serve`) "
               "or the app could not open the document."),
+    ErrorSpec(500, DAMAGED, "The project's store is damaged where the answer had to read: `reason` names "
+              "the store, and `docId` (and `attachment`) the damaged item when known. Not a bug: run "
+              "`storyloom check PROJECT`, then restore a backup or salvage the project."),
     ErrorSpec(500, INTERNAL_ERROR, "A bug in Storyloom; the reason says what failed."),
     ErrorSpec(503, NO_PROJECT, "No project is loaded in the app."),
+    ErrorSpec(507, DISK_FULL, "The disk holding the project's store is full; free space and retry."),
 )
 
 REASON_UNAUTHORIZED = (

@@ -22,7 +22,7 @@ from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
 from storyloom.api.state import ALLOW, ENDPOINTS
 from storyloom.store.codec import escape_surrogates
-from storyloom.store.errors import StoreError
+from storyloom.store.errors import Damaged, DiskFull, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,14 @@ def store_api_error(exc: Exception) -> ApiError:
         return ApiError(503, E.NO_PROJECT, E.REASON_NO_PROJECT)
     if status == 400:
         return ApiError(400, E.BAD_REQUEST, str(reason))
+    if isinstance(exc, Damaged):
+        # The id and the store name the damage; the document's text never reaches the log.
+        log.error("the store is damaged: %s", reason)
+        extra = {k: v for k, v in (("docId", exc.doc_id), ("attachment", exc.attachment)) if v is not None}
+        return ApiError(500, E.DAMAGED, str(reason), **extra)
+    if isinstance(exc, DiskFull):
+        log.error("%s", reason)
+        return ApiError(507, E.DISK_FULL, str(reason))
     return ApiError(500, E.INTERNAL_ERROR, f"store error: {getattr(exc, 'error', '?')}: {reason}")
 
 
@@ -98,6 +106,14 @@ def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StoreError, _raised_error)
 
 
+class StreamCut(Exception):
+    """A streamed answer cannot be finished (the store is damaged past its first chunk)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class CatchAllMiddleware:
     """Turns an unexpected exception into a 500 ``internal_error`` body and keeps the connection.
 
@@ -122,6 +138,11 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except StreamCut as cut:
+            # Damage met mid-stream: one line naming it, then the connection closes before the
+            # body's last chunk, so no client takes the part sent for a whole answer.
+            log.error("%s stopped after part of its answer was sent: %s", scope.get("path"), cut.reason)
+            return
         except Exception as exc:
             log.exception("unexpected error on %s", scope.get("path"))
             if started:

@@ -101,7 +101,7 @@ def stream_chunks(
             tail += f',"update_seq":{header["update_seq"]}'
         yield tail + "}\n"
     except sqlite3.Error as exc:
-        raise translate(exc, store, writing=False) or exc from exc
+        raise (translate(exc, store, writing=False) or exc) from None
     finally:
         conn.close()
 

@@ -110,13 +110,13 @@ class Database:
         except sqlite3.DatabaseError as exc:
             named = translate(exc, self.path, writing=False)
             if named is not None and existing:
-                raise named from exc
+                raise named from None
             raise NotAStore(f"{self.path} is not a Storyloom store ({exc})") from None
         try:
             self._set_up(revs_limit)
         except sqlite3.Error as exc:
             self._writer.close()
-            raise translate(exc, self.path, writing=False) or exc from exc
+            raise (translate(exc, self.path, writing=False) or exc) from None
         except BaseException:
             self._writer.close()
             raise
@@ -190,7 +190,7 @@ class Database:
                 named = translate(exc, self.path, writing=True)
                 if named is None:
                     raise
-                raise named from exc
+                raise named from None
 
     def close(self) -> None:
         """Close every connection. Further calls raise."""
@@ -694,14 +694,14 @@ class Database:
             conn = self._connect()
             conn.execute("BEGIN")
         except sqlite3.Error as exc:
-            raise translate(exc, self.path, writing=False) or exc from exc
+            raise (translate(exc, self.path, writing=False) or exc) from None
         snap = Snapshot(conn, self.path)
         try:
             header, rows = all_docs_rows(snap, opts)
         except BaseException as exc:
             conn.close()
             if isinstance(exc, sqlite3.Error):
-                raise translate(exc, self.path, writing=False) or exc from exc
+                raise (translate(exc, self.path, writing=False) or exc) from None
             raise
         return stream_chunks(conn, header, rows, opts, self.path)
 

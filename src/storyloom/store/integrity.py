@@ -36,22 +36,26 @@ _NEARLY_FULL_BYTES = 1 << 20
 
 
 def _utf8(text: str | bytes) -> bytes:
-    return text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    # Values are formatted as they come: a value whose stored type a flipped bit changed
+    # (an integer read back as text, text as a blob) no longer matches its checksum.
+    if isinstance(text, bytes):
+        return text
+    return str(text).encode("utf-8", "surrogatepass")
 
 
 def docs_crc(doc_id: str, tree_json: str, winning_rev: str, deleted: int, seq: int) -> int:
     """The checksum of a ``docs`` row."""
-    return zlib.crc32(_utf8(f"{doc_id}\x00{tree_json}\x00{winning_rev}\x00{int(deleted)}\x00{int(seq)}"))
+    return zlib.crc32(_utf8(f"{doc_id}\x00{tree_json}\x00{winning_rev}\x00{deleted}\x00{seq}"))
 
 
 def revs_crc(doc_id: str, rev: str, deleted: int, body: str | bytes) -> int:
     """The checksum of a ``revs`` row (its body, then who it belongs to)."""
-    return zlib.crc32(_utf8(f"\x00{doc_id}\x00{rev}\x00{int(deleted)}"), zlib.crc32(_utf8(body)))
+    return zlib.crc32(_utf8(f"\x00{doc_id}\x00{rev}\x00{deleted}"), zlib.crc32(_utf8(body)))
 
 
 def local_crc(key: str, rev: int, body: str) -> int:
     """The checksum of a ``local_docs`` row."""
-    return zlib.crc32(_utf8(f"{key}\x00{int(rev)}\x00{body}"))
+    return zlib.crc32(_utf8(f"{key}\x00{rev}\x00{body}"))
 
 
 def decode_object(store: str, doc_id: str, text: str | bytes, what: str) -> dict[str, Any]:
@@ -71,6 +75,8 @@ def check_attachment(store: str, doc_id: str | None, name: str | None, digest: s
     :class:`Damaged` naming it."""
     if data is None:
         raise Damaged(store, doc_id=doc_id, attachment=name, detail="its data is missing")
+    if not isinstance(data, bytes):
+        raise Damaged(store, doc_id=doc_id, attachment=name, detail="its data is stored as the wrong type")
     if length is not None and length != len(data):
         raise Damaged(store, doc_id=doc_id, attachment=name,
                       detail=f"{len(data):,} bytes where {length:,} were stored")

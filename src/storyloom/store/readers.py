@@ -58,7 +58,9 @@ class Snapshot:
         row = self.conn.execute("SELECT data, length FROM attachments WHERE digest = ?", (digest,)).fetchone()
         if row is None:
             return check_attachment(self.store, doc_id, name, digest, None)
-        return check_attachment(self.store, doc_id, name, digest, bytes(row[0]), row[1])
+        data = row[0]
+        return check_attachment(self.store, doc_id, name, digest,
+                                bytes(data) if isinstance(data, (bytes, memoryview)) else data, row[1])
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -115,7 +117,7 @@ class ReadContext:
             if isinstance(exc, sqlite3.Error):
                 named = translate(exc, self.db.path, writing=False)
                 if named is not None:
-                    raise named from exc
+                    raise named from None
             raise
         self.conn = conn
         self.db._local.conn = conn
@@ -142,7 +144,7 @@ class ReadContext:
                 if isinstance(exc, sqlite3.Error):
                     named = translate(exc, self.db.path, writing=False)
                     if named is not None:
-                        raise named from exc
+                        raise named from None
             elif self.began and not self.db._closed and self.conn.in_transaction:
                 self.conn.execute("COMMIT")
         finally:

@@ -73,7 +73,7 @@ def check_is_store(path: str) -> None:
     except sqlite3.DatabaseError as exc:
         named = translate(exc, path, writing=False)  # a full disk, a bad disk, a damaged store
         if named is not None:
-            raise named from exc
+            raise named from None
         raise NotAStore(f"{path} is not a Storyloom store ({exc})") from None
     if row is None:
         raise NotAStore(f"{path} is not a Storyloom store (it has no instance id)")

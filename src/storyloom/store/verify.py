@@ -78,7 +78,7 @@ def verify(db: Database, progress: Callable[[int, int], None] | None = None) -> 
     except sqlite3.DatabaseError as exc:
         named = translate(exc, db.path, writing=False)
         if not isinstance(named, Damaged):
-            raise (named or exc) from exc
+            raise (named or exc) from None
         found.append(Damage.of(named))
     return list(dict.fromkeys(found))
 
@@ -186,7 +186,7 @@ def _attachments(store: str, conn: sqlite3.Connection, users: dict[str, tuple[st
         present.add(digest)
         doc_id, name = users.get(digest, (None, None))
         try:
-            check_attachment(store, doc_id, name, str(digest), None if data is None else bytes(data), length)
+            check_attachment(store, doc_id, name, str(digest), data, length)
         except Damaged as error:
             yield Damage(doc_id, name, error.detail if doc_id else f"attachment data {digest}: {error.detail}")
     for digest, (doc_id, name) in users.items():
