@@ -124,8 +124,8 @@ class DiskFull(StoreError):
         self.path = path
         self.reading = reading
         if reading:
-            super().__init__(f"the disk holding {path} is full: it cannot be read until some space is "
-                             "freed; free space and try again")
+            super().__init__(f"the disk holding {path} is full: the store cannot be opened, and nothing "
+                             "was changed; free space and try again")
         else:
             super().__init__(f"the disk holding {path} is full: the change was not saved; free space "
                              "and try again")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
@@ -24,9 +24,11 @@ from storyloom.gui.sidebar import collection_label
 from storyloom.project.checking import ValidationError
 from storyloom.project.editor import WriteResult
 from storyloom.project.locks import LockRefused
-from storyloom.store import Conflict, NotFound
+from storyloom.store import Conflict, DiskFull, NotFound
 
 AUTOSAVE_MS = 800
+# A save the full disk refused is tried again this often until it goes through.
+DISK_FULL_RETRY_MS = 3000
 
 
 def select_in_text(widget: QPlainTextEdit, line: int, column: int = 1, length: int = 0) -> None:
@@ -115,6 +117,10 @@ class DocumentEditor(QWidget):
         self._remote_change = False  # the newer revision came from another machine (replication)
         self._loading = False
         self._autosave = qdebounced(self.save, timeout=AUTOSAVE_MS, parent=self)
+        self._retry_when_space = QTimer(self)
+        self._retry_when_space.setSingleShot(True)
+        self._retry_when_space.setInterval(DISK_FULL_RETRY_MS)
+        self._retry_when_space.timeout.connect(self._retry_save)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -220,10 +226,20 @@ class DocumentEditor(QWidget):
         except NotFound:
             self._deleted_elsewhere()
             return False
+        except DiskFull as exc:
+            self._refused(f"Not saved: {exc}. What you typed is kept here and saves by itself once there "
+                          "is space.")
+            self._retry_when_space.start()
+            return False
         except StoryloomError as exc:
             self._refused(f"Not saved: {exc}")
             return False
         return self._saved(result)
+
+    def _retry_save(self) -> None:
+        """A save the full disk refused, tried again (and again, until it goes through)."""
+        if self.dirty and not self.deleted:
+            self.save()
 
     def _saved(self, result: WriteResult) -> bool:
         """The write went through: this revision is ours, the editor is clean again, and the
