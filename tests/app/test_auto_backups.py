@@ -18,14 +18,18 @@ from storyloom import paths
 from storyloom.app.auto_backups import (
     INTERVAL,
     RETRY_AFTER,
+    AutoBackupError,
     AutoBackups,
     BackupCancelled,
+    age_text,
     backups_dir,
+    day_text,
     list_backups,
     prune,
     restore_backup,
     restored_name,
     size_text,
+    status_view,
     take_backup,
     write_backup,
 )
@@ -277,3 +281,41 @@ def test_sizes_read_as_people_say_them(size: int, text: str) -> None:
 def test_a_backup_dated_after_now_does_not_stop_the_next_ones(project: Project) -> None:
     take_backup(project, 10, now=START + timedelta(days=30))  # the clock was wrong then
     assert AutoBackups(project, clock=Clock()).due()
+
+
+def test_times_read_as_a_list_of_backups_says_them() -> None:
+    now = datetime(2026, 11, 27, 22, 30).astimezone()  # local times: what the person sees
+    assert day_text(now - timedelta(minutes=8), now) == f"Today {(now - timedelta(minutes=8)):%H:%M}"
+    yesterday = now - timedelta(days=1, hours=2)
+    assert day_text(yesterday, now) == f"Yesterday {yesterday:%H:%M}"
+    earlier = now - timedelta(days=4)
+    assert day_text(earlier, now) == f"{earlier:%a %b} {earlier.day}, {earlier:%H:%M}"
+    assert day_text(now - timedelta(days=400), now).startswith(f"{now - timedelta(days=400):%b}")
+    assert "2025" in day_text(now - timedelta(days=400), now)
+    assert [age_text(now - delta, now) for delta in (timedelta(seconds=30), timedelta(minutes=1),
+                                                     timedelta(minutes=59), timedelta(hours=3),
+                                                     timedelta(days=1, hours=5), timedelta(days=4))] == [
+        "just now", "1 minute ago", "59 minutes ago", "3 hours ago", "1 day ago", "4 days ago"]
+
+
+def test_the_status_bar_words(project: Project) -> None:
+    clock = Clock()
+    backups = AutoBackups(project, clock=clock)
+    assert not backups.status().visible  # none yet, none being written
+    job = backups.start()
+    assert job is not None
+    writing = backups.status()
+    assert writing.visible and writing.text == "Backing up…" and writing.tone == "accent"
+    assert "last 10 automatic backups" in writing.tooltip
+    backup = job.run()
+    done = backups.status()
+    assert done.text == f"Backed up {backup.time.astimezone():%H:%M}" and done.tone == "muted"
+    assert str(backup.path) in done.tooltip and backup.size_text() in done.tooltip and "--restore" in done.tooltip
+    clock.advance(days=2)
+    assert backups.status().text == f"Backed up {backup.time.astimezone():%b} {backup.time.astimezone().day}"
+    assert not AutoBackups(project, keep=lambda: 0, clock=clock).status().visible
+    error = AutoBackupError("could not write the automatic backup of 'Saga' to /x: No space left on device. "
+                            "The earlier backups are kept", "No space left on device")
+    failed = status_view(keep=10, running=False, last=backup, error=error, now=clock())
+    assert failed.text == "Backup failed: No space left on device" and failed.tone == "danger"
+    assert failed.tooltip.startswith("Could not write") and failed.tooltip.endswith("kept.")

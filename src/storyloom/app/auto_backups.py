@@ -95,6 +95,32 @@ class AutoBackup:
                 "path": str(self.path)}
 
 
+def day_text(when: datetime, now: datetime) -> str:
+    """When, as a list of backups reads: ``Today 22:00``, ``Yesterday 17:31``, ``Wed Nov 25, 21:31``
+    (``Nov 25, 2025, 21:31`` in another year), in this machine's time zone."""
+    local, today = when.astimezone(), now.astimezone()
+    days = (today.date() - local.date()).days
+    if days == 0:
+        return f"Today {local:%H:%M}"
+    if days == 1:
+        return f"Yesterday {local:%H:%M}"
+    if local.year == today.year:
+        return f"{local:%a %b} {local.day}, {local:%H:%M}"
+    return f"{local:%b} {local.day}, {local.year}, {local:%H:%M}"
+
+
+def age_text(when: datetime, now: datetime) -> str:
+    """How long ago: ``just now``, ``8 minutes ago``, ``3 hours ago``, ``4 days ago``."""
+    seconds = (now - when).total_seconds()
+    if seconds < 60:
+        return "just now"
+    for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= length:
+            count = int(seconds // length)
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    raise AssertionError("unreachable")
+
+
 def size_text(size: int) -> str:
     """Bytes as people read them: ``512 bytes``, ``48 KB``, ``4.1 MB`` (powers of 1000)."""
     if size < 1000:
@@ -125,7 +151,7 @@ def list_backups(project_id: str, *, root: Path | None = None) -> list[AutoBacku
     found: list[tuple[datetime, int, AutoBackup]] = []
     try:
         entries = list(os.scandir(directory))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none taken yet, or a file in the folder's place
         return []
     for entry in entries:
         match = _NAME.match(entry.name)
@@ -256,6 +282,41 @@ def restore_backup(manager: ProjectManager, backup: AutoBackup, name: str, *,
     return manager.restore(backup.path, name, new_id=True, progress=progress)
 
 
+# ---------------------------------------------------------------------- in words
+@dataclass(frozen=True)
+class BackupStatus:
+    """What the window's status bar says about automatic backups: ``text`` beside an icon of
+    ``tone`` (``muted``, ``accent`` or ``danger``), ``tooltip``; nothing when not ``visible``."""
+
+    visible: bool
+    text: str = ""
+    tooltip: str = ""
+    tone: str = "muted"
+
+
+RESTORE_HINT = ("Restore one from the project manager (Automatic backups…) or with "
+                "`storyloom backups PROJECT --restore N`.")
+
+
+def status_view(*, keep: int, running: bool, last: AutoBackup | None, error: AutoBackupError | None,
+                now: datetime) -> BackupStatus:
+    """The status bar's words: off (nothing shown), writing, failed (with its cause) or the last one."""
+    if keep <= 0:
+        return BackupStatus(False)
+    kept = f"Storyloom keeps the last {keep} automatic backup{'s' if keep != 1 else ''} of this project."
+    if running:
+        return BackupStatus(True, "Backing up…", f"Writing an automatic backup of the project. {kept}", "accent")
+    if error is not None:
+        return BackupStatus(True, f"Backup failed: {error.cause}", f"{str(error)[:1].upper()}{str(error)[1:]}.",
+                            "danger")
+    if last is None:
+        return BackupStatus(False)
+    local, today = last.time.astimezone(), now.astimezone()
+    when = f"{local:%H:%M}" if local.date() == today.date() else f"{local:%b} {local.day}"
+    return BackupStatus(True, f"Backed up {when}", f"Last automatic backup: {last.local_time()} "
+                        f"({last.size_text()}), {last.path}. {kept} {RESTORE_HINT}")
+
+
 # ---------------------------------------------------------------------- the schedule
 class AutoBackups:
     """The automatic backups of one open project: whether one is due, and taking it.
@@ -280,7 +341,10 @@ class AutoBackups:
         #: The newest backup, and the failure of the last try (``None`` after a success).
         self.last: AutoBackup | None = None
         self.last_error: AutoBackupError | None = None
-        existing = list_backups(project.id, root=root)
+        try:
+            existing = list_backups(project.id, root=root)
+        except OSError:  # an unreadable folder: the first backup says why, opening goes on
+            existing = []
         now = clock()
         newest = existing[0] if existing else None
         self.last = newest
@@ -326,6 +390,12 @@ class AutoBackups:
             self._not_before = now + self.interval
             return job
 
+    def status(self) -> BackupStatus:
+        """What the status bar says now (:func:`status_view`)."""
+        with self._lock:
+            running, last, error = self._running is not None, self.last, self.last_error
+        return status_view(keep=self.keep(), running=running, last=last, error=error, now=self.clock())
+
     def run_due(self, cancelled: Callable[[], bool] | None = None) -> AutoBackup | None:
         """Take the backup now, on this thread, when one is due (the CLI, tests)."""
         job = self.start()
@@ -337,13 +407,25 @@ class AutoBackups:
                 self._running = None
             if backup is not None:
                 self.last, self.last_error = backup, None
-            elif isinstance(error, AutoBackupError):
-                self.last_error = error
-                self._changed = True  # nothing was kept: try again soon, edits or not
-                self._not_before = self.clock() + self.retry_after
-            elif error is not None:  # stopped (closing) or a bug: the next opening decides
-                self._changed = True
-                self._not_before = job.started
+                return
+            self._changed = True  # nothing was kept: still to back up
+            if isinstance(error, BackupCancelled | KeyboardInterrupt | SystemExit):
+                self._not_before = job.started  # stopped, not failed: the next check decides
+                return
+            self.last_error = error if isinstance(error, AutoBackupError) else _unexpected(self.project, error)
+            self._not_before = self.clock() + self.retry_after  # soon, but not at every check
+
+
+def _unexpected(project: Project, error: BaseException | None) -> AutoBackupError:
+    """A failure other than the file system's (a closed store, a bug), in the same words."""
+    if isinstance(error, StoryloomError):
+        cause = str(error)
+        what = f"could not back up {project.name!r}: {cause}"
+    else:
+        cause = f"internal error ({type(error).__name__}: {error})"
+        what = (f"the automatic backup of {project.name!r} stopped on an {cause}; this is a bug in "
+                "Storyloom, please report it")
+    return AutoBackupError(f"{what}. The earlier backups are kept and Storyloom tries again shortly", cause)
 
 
 class BackupJob:
