@@ -97,9 +97,11 @@ class OptionsDialog(QDialog):
         self.backups_keep.setSpecialValueText("Off")
         self.backups_keep.setValue(options.auto_backups_keep)
         self.backups_keep.setFixedWidth(160)
+        self.backups_keep.setToolTip("Turning them off removes none of the backups taken so far; restore one "
+                                     "from the project manager (Automatic backups…).")
         self._row(form, "Backups", self.backups_keep, "auto_backups_keep",
-                  "Automatic backups: one when a project opens and one after each hour of edits; the "
-                  "oldest go. Off takes no more (and removes none).")
+                  "Automatic: when a project opens, then after each hour of edits; the oldest go. Off "
+                  "takes none.")
         layout.addLayout(form)
         self.result_label = QLabel()
         self.result_label.setObjectName("optionsResult")
