@@ -279,8 +279,12 @@ def test_sizes_read_as_people_say_them(size: int, text: str) -> None:
 
 
 def test_a_backup_dated_after_now_does_not_stop_the_next_ones(project: Project) -> None:
-    take_backup(project, 10, now=START + timedelta(days=30))  # the clock was wrong then
-    assert AutoBackups(project, clock=Clock()).due()
+    ahead = [take_backup(project, 2, now=START + timedelta(days=30 + day)) for day in range(2)]  # the clock was wrong
+    backups = AutoBackups(project, keep=lambda: 2, clock=Clock())
+    assert backups.due()
+    taken = backups.run_due()
+    assert taken is not None and taken.path.exists()  # the oldest by date, yet the one kept
+    assert [b.path for b in list_backups(project.id)] == [ahead[1].path, taken.path]
 
 
 def test_times_read_as_a_list_of_backups_says_them() -> None:

@@ -241,13 +241,18 @@ def _sync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def prune(project_id: str, keep: int, *, root: Path | None = None) -> list[Path]:
+def prune(project_id: str, keep: int, *, root: Path | None = None, just_taken: Path | None = None) -> list[Path]:
     """Remove the project's automatic backups beyond the newest ``keep`` (none when ``keep`` is
     0 or less: turning backups off deletes nothing) and temporary files a dead process left;
-    returns the backups removed."""
+    returns the backups removed. ``just_taken`` is kept whatever its date (backups dated later
+    were taken while the clock was ahead)."""
     removed: list[Path] = []
     if keep > 0:
-        for backup in list_backups(project_id, root=root)[keep:]:
+        backups = list_backups(project_id, root=root)
+        if just_taken is not None and just_taken in {b.path for b in backups}:
+            backups = [b for b in backups if b.path != just_taken]
+            keep -= 1
+        for backup in backups[keep:]:
             with contextlib.suppress(FileNotFoundError):
                 backup.path.unlink()
                 removed.append(backup.path)
@@ -266,7 +271,7 @@ def take_backup(project: Project, keep: int, *, now: datetime | None = None, roo
     """Write one backup, then (only once it is complete) keep the newest ``keep``."""
     backup = write_backup(project, now=now, root=root, cancelled=cancelled)
     with contextlib.suppress(OSError):  # a backup that cannot be pruned is still a backup
-        prune(project.id, keep, root=root)
+        prune(project.id, keep, root=root, just_taken=backup.path)
     return backup
 
 
