@@ -22,9 +22,10 @@ def _show(capsys, *flags: str) -> dict:  # type: ignore[no-untyped-def]
 
 def test_show_prints_every_option_with_the_defaults(capsys) -> None:  # type: ignore[no-untyped-def]
     values = _show(capsys)
-    assert list(values) == ["username", "api.enabled", "api.key", "api.port", "api.answer_cache_mb"]
+    assert list(values) == ["username", "api.enabled", "api.key", "api.port", "api.answer_cache_mb",
+                            "backups.keep"]
     assert values["api.enabled"] is False and values["api.key"] == "" and values["api.port"] == 9001
-    assert values["api.answer_cache_mb"] == 64
+    assert values["api.answer_cache_mb"] == 64 and values["backups.keep"] == 10
     assert values["username"]
     assert main(["options"]) == 0
     out = capsys.readouterr().out
@@ -49,6 +50,8 @@ def test_the_key_is_masked_unless_asked_for(capsys) -> None:  # type: ignore[no-
     ("api.answer_cache_mb", "128", "api_answer_cache_mb", 128),
     ("api.answer_cache_mb", " 0 ", "api_answer_cache_mb", 0),
     ("api.answer_cache_mb", "4096", "api_answer_cache_mb", 4096),
+    ("backups.keep", "3", "auto_backups_keep", 3),
+    ("backups.keep", "0", "auto_backups_keep", 0),
 ])
 def test_set_saves_one_option(capsys, name, value, field, expected) -> None:  # type: ignore[no-untyped-def]
     assert main(["options", "set", name, value]) == 0
@@ -94,8 +97,11 @@ def test_the_key_comes_from_stdin_or_is_generated_never_from_the_command_line(
     ("api.answer_cache_mb", "4097", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096"),
     ("api.answer_cache_mb", "64MB", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096"),
     ("api.answer_cache_mb", "1.5", "api.answer_cache_mb: expected a whole number of MiB from 0 to 4096"),
+    ("backups.keep", "-1", "backups.keep: expected a whole number from 0 to 1000 (0 turns automatic backups "
+     "off), got '-1'"),
+    ("backups.keep", "ten", "backups.keep: expected a whole number from 0 to 1000"),
     ("colour", "blue", "unknown option 'colour': choose one of username, api.enabled, api.key, api.port, "
-     "api.answer_cache_mb"),
+     "api.answer_cache_mb, backups.keep"),
 ])
 def test_a_wrong_value_names_the_option_and_the_allowed_values(
         capsys, name, value, message) -> None:  # type: ignore[no-untyped-def]

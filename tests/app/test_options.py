@@ -12,6 +12,7 @@ from storyloom import paths
 from storyloom.app.options import (
     DEFAULT_ANSWER_CACHE_MB,
     DEFAULT_API_PORT,
+    DEFAULT_BACKUPS_KEEP,
     AppOptions,
     OptionsError,
     default_username,
@@ -25,6 +26,7 @@ def test_defaults() -> None:
     assert options.api_enabled is False and options.api_key == ""
     assert options.api_port == DEFAULT_API_PORT == 9001
     assert options.api_answer_cache_mb == DEFAULT_ANSWER_CACHE_MB == 64
+    assert options.auto_backups_keep == DEFAULT_BACKUPS_KEEP == 10
 
 
 def test_enabling_the_api_with_an_empty_key_generates_a_strong_one() -> None:
@@ -59,7 +61,7 @@ def test_save_and_load_in_the_config_dir() -> None:
     assert file.parent == paths.config_dir()
     saved = json.loads(file.read_text())
     assert saved == {"username": "ana", "api_enabled": True, "api_key": options.api_key, "api_port": 9100,
-                     "api_answer_cache_mb": 64}
+                     "api_answer_cache_mb": 64, "auto_backups_keep": 10}
     assert AppOptions.load() == options
     options.set_answer_cache_mb(0)
     options.save()
@@ -87,11 +89,33 @@ def test_a_wrong_answer_cache_size_says_what_is_expected(megabytes: object) -> N
     assert options.api_answer_cache_mb == 32
 
 
+@pytest.mark.parametrize("count", [0, 1, 10, 1000])
+def test_the_automatic_backups_kept_are_a_whole_number_from_0_to_1000(count: int) -> None:
+    options = AppOptions(username="ana", auto_backups_keep=count)
+    assert options.auto_backups_keep == count
+    options.save()
+    assert AppOptions.load().auto_backups_keep == count
+
+
+@pytest.mark.parametrize("count", [-1, 1001, 2.0, "10", True, None])
+def test_a_wrong_number_of_backups_says_what_is_expected(count: object) -> None:
+    with pytest.raises(OptionsError) as info:
+        AppOptions(username="ana", auto_backups_keep=count)  # type: ignore[arg-type]
+    assert info.value.field == "auto_backups_keep"
+    assert str(info.value) == (
+        f"auto_backups_keep: expected a whole number from 0 to 1000 (0 turns automatic backups off), got {count!r}"
+    )
+    options = AppOptions(username="ana", auto_backups_keep=3)
+    with pytest.raises(OptionsError):
+        options.set_backups_keep(count)  # type: ignore[arg-type]
+    assert options.auto_backups_keep == 3
+
+
 def test_an_options_file_from_before_the_answer_cache_loads_with_its_default() -> None:
     AppOptions.path().write_text(json.dumps({"username": "ana", "api_enabled": False, "api_key": "",
                                              "api_port": 9100}))
     options = AppOptions.load()
-    assert options.api_port == 9100 and options.api_answer_cache_mb == 64
+    assert options.api_port == 9100 and options.api_answer_cache_mb == 64 and options.auto_backups_keep == 10
     AppOptions.path().write_text(json.dumps({"username": "ana", "api_answer_cache_mb": -5}))
     with pytest.raises(OptionsError) as info:
         AppOptions.load()

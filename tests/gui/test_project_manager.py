@@ -4,15 +4,17 @@ shows the result (rows, banner, empty state, dialogs)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMainWindow, QMessageBox, QWidget
 
+from storyloom.app.auto_backups import take_backup
 from storyloom.app.recent import RecentProjects
 from storyloom.errors import StoryloomError
 from storyloom.gui.project_manager import DOCUMENTS, NAME, ProjectManagerWindow, relative_time
-from storyloom.gui.project_manager_dialogs import ImportReportDialog, ProjectNameDialog
+from storyloom.gui.project_manager_dialogs import AutoBackupsDialog, ImportReportDialog, ProjectNameDialog
 from storyloom.project.summary import project_summary
 from tests.support.fixtures import DRAFFT_PROJECTS
 
@@ -313,8 +315,6 @@ def test_the_filter_narrows_the_list(window, workspace):
 
 
 def test_relative_times_read_as_people_say_them():
-    from datetime import UTC, datetime, timedelta
-
     now = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
     assert relative_time(now - timedelta(seconds=5), now) == "just now"
     assert relative_time(now - timedelta(minutes=5), now) == "5 minutes ago"
@@ -334,3 +334,45 @@ def test_the_sample_story_is_one_click_away_and_opens_clean(window, workspace, q
     window.create_sample()  # a second one gets a name of its own
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     assert sorted(p.name for p in workspace.manager.list()) == ["The Lighthouse Keeper", "The Lighthouse Keeper (2)"]
+
+
+def test_an_automatic_backup_restores_in_two_clicks(window, workspace, qtbot):
+    now = datetime.now(UTC).replace(microsecond=0)
+    with workspace.manager.create("Saga", "the original") as project:
+        project.editor.create("Script", "Prologue")
+        take_backup(project, 10, now=now - timedelta(hours=2))
+        project.editor.create("Script", "Chapter 1")
+        newest = take_backup(project, 10, now=now - timedelta(minutes=5))
+        project.editor.create("Script", "Written after the backups")
+        saga = project.id
+    window.refresh(select=saga)
+
+    def restore(dialog) -> None:  # type: ignore[no-untyped-def]
+        assert isinstance(dialog, AutoBackupsDialog)
+        qtbot.mouseClick(dialog.restore_button, Qt.MouseButton.LeftButton)  # second click: the newest is chosen
+
+    seen = when_modal(qtbot, restore)
+    qtbot.mouseClick(window.buttons["auto-backups"], Qt.MouseButton.LeftButton)  # first click
+    dialog = seen[0]
+    assert dialog.list.topLevelItemCount() == 2 and dialog.list.topLevelItem(0).text(2) == newest.size_text()
+    expected = f"Saga (backup {newest.local_time()})"
+    qtbot.waitUntil(lambda: window.task is None and len(workspace.manager.list()) == 2, timeout=30_000)
+    restored = workspace.manager.find(expected)
+    assert restored.id != saga
+    assert window.selected_id() == restored.id  # selected once restored
+    assert window.banner.level == "success" and expected in window.banner.text.text()
+    with workspace.manager.open(restored.id) as copy:
+        names = {s.name for s in copy.editor.index.summaries() if s.type == "Script"}
+    assert names == {"Prologue", "Chapter 1"}  # the backup's content, not what was written after
+
+
+def test_the_automatic_backups_dialog_without_backups_says_what_happens(qtbot):
+    dialog = AutoBackupsDialog("Saga", [], 10, lambda backup: "")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.empty.isVisible() and not dialog.list.isVisible()
+    assert dialog.empty.title.text() == "No automatic backups yet"
+    assert not dialog.restore_button.isEnabled() and dialog.chosen() is None
+    off = AutoBackupsDialog("Saga", [], 0, lambda backup: "")
+    qtbot.addWidget(off)
+    assert "off" in off.policy.text() and "Options" in off.policy.text()

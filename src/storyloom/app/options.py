@@ -7,6 +7,8 @@
 - ``api_answer_cache_mb``: the MiB of export answers the API keeps in memory for an unchanged
   project, to answer repeated ``/game-export`` and ``/schema-export`` requests at once
   (:data:`DEFAULT_ANSWER_CACHE_MB`; 0 keeps none: each request builds and streams its answer).
+- ``auto_backups_keep``: how many automatic backups the app keeps per project
+  (:data:`DEFAULT_BACKUPS_KEEP`; 0 turns them off); see :mod:`storyloom.app.auto_backups`.
 
 The file is created with mode 0600 (owner only) and replaced atomically (:meth:`AppOptions.save`).
 """
@@ -67,6 +69,28 @@ def parse_answer_cache_mb(text: str) -> int:
     return check_answer_cache_mb(megabytes)
 
 
+DEFAULT_BACKUPS_KEEP = 10
+# More than this many copies of a project is a disk filling up, not a safety net.
+MAX_BACKUPS_KEEP = 1000
+BACKUPS_KEEP_EXPECTED = f"a whole number from 0 to {MAX_BACKUPS_KEEP} (0 turns automatic backups off)"
+
+
+def check_backups_keep(count: object) -> int:
+    """``count`` when it is a valid ``auto_backups_keep``, else :class:`OptionsError`."""
+    if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_BACKUPS_KEEP:
+        raise OptionsError("auto_backups_keep", BACKUPS_KEEP_EXPECTED, count)
+    return count
+
+
+def parse_backups_keep(text: str) -> int:
+    """``auto_backups_keep`` written as text (the command line's)."""
+    try:
+        count = int(text.strip())
+    except ValueError:
+        raise OptionsError("auto_backups_keep", BACKUPS_KEEP_EXPECTED, text) from None
+    return check_backups_keep(count)
+
+
 # The options file holds the API key: only its owner may read it, from the moment it exists.
 OPTIONS_FILE_MODE = 0o600
 
@@ -78,6 +102,7 @@ class AppOptions:
     api_key: str = ""
     api_port: int = DEFAULT_API_PORT
     api_answer_cache_mb: int = DEFAULT_ANSWER_CACHE_MB
+    auto_backups_keep: int = DEFAULT_BACKUPS_KEEP
 
     def __post_init__(self) -> None:
         if not self.username:
@@ -97,6 +122,7 @@ class AppOptions:
         if isinstance(self.api_port, bool) or not isinstance(self.api_port, int) or not 1 <= self.api_port <= 65535:
             raise OptionsError("api_port", "a port number from 1 to 65535", self.api_port)
         check_answer_cache_mb(self.api_answer_cache_mb)
+        check_backups_keep(self.auto_backups_keep)
         if self.api_enabled and not self.api_key:
             self.api_key = generate_api_key()
 
@@ -113,6 +139,9 @@ class AppOptions:
 
     def set_answer_cache_mb(self, megabytes: int) -> None:
         self._set_checked("api_answer_cache_mb", megabytes)
+
+    def set_backups_keep(self, count: int) -> None:
+        self._set_checked("auto_backups_keep", count)
 
     def _set_checked(self, name: str, value: object) -> None:
         """Set one option; a value :meth:`validate` refuses leaves the previous one in place."""

@@ -1,8 +1,8 @@
 """``storyloom options``: the per-machine app options (the Options dialog, headless).
 
 ``storyloom options [--json] [--show-key]`` prints ``username``, ``api.enabled``, ``api.key``
-(masked: its first 4 characters and ``…``, unless ``--show-key``), ``api.port`` and
-``api.answer_cache_mb``.
+(masked: its first 4 characters and ``…``, unless ``--show-key``), ``api.port``,
+``api.answer_cache_mb`` and ``backups.keep`` (the automatic backups kept per project; 0: off).
 ``storyloom options set NAME VALUE`` sets one of them, checked by
 :class:`~storyloom.app.AppOptions`' rules, and saves the options file.
 
@@ -23,7 +23,14 @@ from collections.abc import Callable
 from typing import Any
 
 from storyloom.app import AppOptions, OptionsError
-from storyloom.app.options import ANSWER_CACHE_EXPECTED, MAX_ANSWER_CACHE_MB, parse_answer_cache_mb
+from storyloom.app.options import (
+    ANSWER_CACHE_EXPECTED,
+    BACKUPS_KEEP_EXPECTED,
+    MAX_ANSWER_CACHE_MB,
+    MAX_BACKUPS_KEEP,
+    parse_answer_cache_mb,
+    parse_backups_keep,
+)
 from storyloom.cli.main import CliError
 
 #: The option names of the command line and the ``AppOptions`` field each one sets.
@@ -33,6 +40,7 @@ NAMES: dict[str, str] = {
     "api.key": "api_key",
     "api.port": "api_port",
     "api.answer_cache_mb": "api_answer_cache_mb",
+    "backups.keep": "auto_backups_keep",
 }
 FIELD_NAMES = {field: name for name, field in NAMES.items()}
 
@@ -84,6 +92,13 @@ def _answer_cache_mb(value: str) -> int:
         raise CliError(f"api.answer_cache_mb: expected {ANSWER_CACHE_EXPECTED}, got {value!r}") from None
 
 
+def _backups_keep(value: str) -> int:
+    try:
+        return parse_backups_keep(value)
+    except OptionsError:
+        raise CliError(f"backups.keep: expected {BACKUPS_KEEP_EXPECTED}, got {value!r}") from None
+
+
 def _key(value: str) -> str:
     if value == KEY_GENERATE:
         from storyloom.api.keys import generate_api_key
@@ -108,6 +123,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "api.key": _key,
     "api.port": _port,
     "api.answer_cache_mb": _answer_cache_mb,
+    "backups.keep": _backups_keep,
 }
 
 
@@ -115,7 +131,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "options",
-        help="show or set the app options of this machine (username, local API)",
+        help="show or set the app options of this machine (username, local API, automatic backups)",
         description=(
             "Show the per-machine app options (the API key masked), or set one with "
             "`storyloom options set NAME VALUE`. Names: " + ", ".join(NAMES) + "."
@@ -130,7 +146,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Set one option: username NAME; api.enabled true|false; api.port 1-65535; "
             f"api.answer_cache_mb 0-{MAX_ANSWER_CACHE_MB} (MiB of export answers kept in memory; 0 keeps none); "
-            f"api.key {KEY_FROM_STDIN} (read from standard input) or api.key {KEY_GENERATE} (generate one)."
+            f"api.key {KEY_FROM_STDIN} (read from standard input) or api.key {KEY_GENERATE} (generate one); "
+            f"backups.keep 0-{MAX_BACKUPS_KEEP} (automatic backups kept per project; 0 turns them off)."
         ),
     )
     setter.add_argument("name", metavar="NAME", help="one of " + ", ".join(NAMES))
@@ -194,4 +211,6 @@ def run_set(args: argparse.Namespace) -> int:
               "see it with `storyloom options --show-key`.")
     if name.startswith("api."):
         print("A desktop app that is open keeps its API settings until it is restarted.")
+    elif name == "backups.keep":
+        print("A desktop app that is open keeps the number it read until it is restarted.")
     return 0

@@ -43,6 +43,7 @@ ROLES: dict[str, str] = {
     "export": "ph.upload-simple",
     "backup": "ph.floppy-disk",
     "restore": "ph.clock-counter-clockwise",
+    "auto-backup": "ph.clock-clockwise",
     "recent": "ph.clock-counter-clockwise",
     "rename": "ph.pencil-simple",
     "delete": "ph.trash",

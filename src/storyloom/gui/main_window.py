@@ -111,6 +111,9 @@ class MainWindow(QMainWindow):
         from storyloom.gui.remote_settings_page import install_remote_settings  # Team > Remote Replication…
 
         self.remote_settings_action = install_remote_settings(self)
+        from storyloom.gui.backup_status import install_auto_backups  # a backup per hour of edits
+
+        self.auto_backups = install_auto_backups(self)
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()
@@ -256,6 +259,7 @@ class MainWindow(QMainWindow):
     def _options_saved(self) -> None:
         self.status.set_user(self.workspace.user)
         self._show_api_status()
+        self.auto_backups.show()  # turned off, or on again (the next check takes one when due)
 
     def show_shortcuts(self) -> QWidget:
         from storyloom.gui.shortcuts_dialog import show_shortcuts  # read from this window's actions
@@ -348,6 +352,7 @@ class MainWindow(QMainWindow):
         self.search_panel.stop()
         self.problems_panel.stop()
         self.sync_status.stop()
+        self.auto_backups.stop()  # a backup being written ends before its store closes
         self.lock_ui.stop()  # lock calls still waiting for the server end first
         self.navigation.attached = False
         self.bridge.detach()

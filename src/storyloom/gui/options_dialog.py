@@ -1,4 +1,5 @@
-"""The Options dialog: username, the local API switch, its key, its port and its answer cache.
+"""The Options dialog: username, the local API switch, its key, its port and its answer cache,
+and how many automatic backups are kept per project.
 
 Save copies the fields into the workspace's options (each checked by
 :class:`~storyloom.app.AppOptions`' own rules; a wrong value is shown under its field) and
@@ -26,10 +27,10 @@ from PySide6.QtWidgets import (
 
 from storyloom.api.keys import generate_api_key
 from storyloom.app import OptionsError, Workspace
-from storyloom.app.options import MAX_ANSWER_CACHE_MB
+from storyloom.app.options import MAX_ANSWER_CACHE_MB, MAX_BACKUPS_KEEP
 from storyloom.errors import StoryloomError
 
-_FIELDS = ("username", "api_key", "api_port", "api_answer_cache_mb", "api_enabled")
+_FIELDS = ("username", "api_key", "api_port", "api_answer_cache_mb", "api_enabled", "auto_backups_keep")
 
 
 class OptionsDialog(QDialog):
@@ -90,6 +91,17 @@ class OptionsDialog(QDialog):
         )
         self._row(form, "Answer cache", self.answer_cache, "api_answer_cache_mb",
                   "Exports kept in memory for repeated requests. Off keeps none.")
+        self.backups_keep = QSpinBox()
+        self.backups_keep.setRange(0, MAX_BACKUPS_KEEP)
+        self.backups_keep.setSuffix(" per project")
+        self.backups_keep.setSpecialValueText("Off")
+        self.backups_keep.setValue(options.auto_backups_keep)
+        self.backups_keep.setFixedWidth(160)
+        self.backups_keep.setToolTip("Turning them off removes none of the backups taken so far; restore one "
+                                     "from the project manager (Automatic backups…).")
+        self._row(form, "Backups", self.backups_keep, "auto_backups_keep",
+                  "Automatic: when a project opens, then after each hour of edits; the oldest go. Off "
+                  "takes none.")
         layout.addLayout(form)
         self.result_label = QLabel()
         self.result_label.setObjectName("optionsResult")
@@ -154,6 +166,7 @@ class OptionsDialog(QDialog):
             options.api_enabled = self.api_enabled.isChecked()
             options.set_port(self.api_port.value())
             options.set_answer_cache_mb(self.answer_cache.value())
+            options.set_backups_keep(self.backups_keep.value())
             options.validate()
         except OptionsError as exc:
             for field in _FIELDS:

@@ -1,6 +1,7 @@
 """The project manager: the window the app opens on. It lists the projects on this machine
 (name, description, documents, last change) and creates, opens, renames, deletes, imports
-(Drafft backups), backs up and restores them; recent projects sit in the sidebar.
+(Drafft backups), backs up and restores them (from a file, or one of a project's automatic
+backups in two clicks); recent projects sit in the sidebar.
 
 The window sends intents to the Qt-free layers (``ProjectManager``, ``import_backup``,
 ``RecentProjects``) and shows their answers: errors in the banner over the list, never as a
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -46,12 +46,19 @@ from PySide6.QtWidgets import (
 
 import storyloom
 from storyloom.app import Workspace
+from storyloom.app.auto_backups import list_backups, restored_name
 from storyloom.app.recent import RecentProjects
 from storyloom.drafft import import_backup
 from storyloom.drafft.report import ImportReport, ImportWouldDropError
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
-from storyloom.gui.project_manager_dialogs import ImportReportDialog, ProjectNameDialog, confirm_delete
+from storyloom.gui.project_manager_dialogs import (
+    AutoBackupsDialog,
+    ImportReportDialog,
+    ProjectNameDialog,
+    confirm_delete,
+    relative_time,
+)
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
 from storyloom.progress import Progress, ProgressCallback
@@ -76,27 +83,6 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     from storyloom.gui.main_window import open_project_window as opener
 
     return opener(workspace, project, parent)
-
-
-def relative_time(when: datetime | None, now: datetime | None = None) -> str:
-    """``just now``, ``5 minutes ago``, ``yesterday``, or the date: how long ago, as people say it."""
-    if when is None:
-        return "—"
-    now = now or datetime.now(UTC)
-    seconds = (now - when).total_seconds()
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        minutes = int(seconds // 60)
-        return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
-    local, today = when.astimezone(), now.astimezone()
-    if local.date() == today.date():
-        return f"today {local:%H:%M}"
-    if (today.date() - local.date()).days == 1:
-        return f"yesterday {local:%H:%M}"
-    if local.year == today.year:
-        return f"{local:%b} {local.day}"
-    return f"{local:%b} {local.day}, {local.year}"
 
 
 class ProjectTableModel(QAbstractTableModel):
@@ -230,6 +216,9 @@ class ProjectManagerWindow(QMainWindow):
                                           "Rename the selected project")
         self.backup_action = self._action("Back up…", "backup", "Ctrl+B", self.backup_selected,
                                           "Save a backup file of the selected project")
+        self.auto_backups_action = self._action(
+            "Automatic backups…", "auto-backup", "Ctrl+Shift+B", self.show_auto_backups,
+            "The selected project's automatic backups: restore one as a new project")
         self.delete_action = self._action("Delete…", "delete", QKeySequence.StandardKey.Delete, self.delete_selected,
                                           "Delete the selected project from this machine")
         self.reopen_action = self._action("Reopen last project", "recent", "Ctrl+R", self.reopen_last,
@@ -238,7 +227,8 @@ class ProjectManagerWindow(QMainWindow):
         self.refresh_action = self._action("Refresh", "restore", "F5", self.refresh, "Read the project list again")
         self.quit_action = self._action("Quit", "close", "Ctrl+Q", self._quit, "Quit Storyloom")
         self.dismiss_action = self._action("Dismiss", "close", "Esc", self._dismiss_banner, "Dismiss the message")
-        self.selection_actions = (self.open_action, self.rename_action, self.backup_action, self.delete_action)
+        self.selection_actions = (self.open_action, self.rename_action, self.backup_action, self.auto_backups_action,
+                                  self.delete_action)
 
     def _build(self) -> None:
         root = QWidget()
@@ -355,8 +345,8 @@ class ProjectManagerWindow(QMainWindow):
         buttons.addWidget(self.hint_label)
         buttons.addStretch(1)
         self.buttons: dict[str, QPushButton] = {}
-        for key, action in (("delete", self.delete_action), ("backup", self.backup_action),
-                            ("rename", self.rename_action), ("open", self.open_action)):
+        for key, action in (("delete", self.delete_action), ("auto-backups", self.auto_backups_action),
+                            ("backup", self.backup_action), ("rename", self.rename_action), ("open", self.open_action)):
             button = QPushButton(action.icon(), action.text())
             shortcut = action.shortcut().toString()
             button.setToolTip(f"{action.toolTip()}" + (f" ({shortcut})" if shortcut else ""))
@@ -743,11 +733,26 @@ class ProjectManagerWindow(QMainWindow):
         if file:
             self.start_restore(Path(file))
 
-    def start_restore(self, file: Path, *, new_id: bool = False) -> Task:
+    def show_auto_backups(self) -> None:
+        """The selected project's automatic backups; Restore makes the chosen one a new project."""
+        summary = self.selected_summary()
+        if summary is None:
+            return
+        info = summary.info
+        dialog = AutoBackupsDialog(display_name(info.name), list_backups(info.id),
+                                   self.workspace.options.auto_backups_keep,
+                                   lambda backup: restored_name(self.manager, info.name, backup), self)
+        accepted = dialog.exec()
+        chosen, name = dialog.chosen(), dialog.restored_name
+        dialog.deleteLater()
+        if accepted and chosen is not None:
+            self.start_restore(chosen.path, new_id=True, name=name)
+
+    def start_restore(self, file: Path, *, new_id: bool = False, name: str | None = None) -> Task:
         manager, progress = self.manager, self._progress(f"Restoring {file.name}…")
 
         def work() -> tuple[str, str]:
-            with manager.restore(file, new_id=new_id, progress=progress) as project:
+            with manager.restore(file, name, new_id=new_id, progress=progress) as project:
                 return project.id, project.name
 
         return self._start(f"Restoring {file.name}…", work, self._restore_done,

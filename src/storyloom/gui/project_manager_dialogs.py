@@ -1,26 +1,55 @@
 """The project manager's dialogs: a project's name (create, rename) checked as it is typed, the
-delete confirmation, and the report of a Drafft import."""
+delete confirmation, the report of a Drafft import, and a project's automatic backups to restore."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from storyloom.app.auto_backups import AutoBackup, age_text, day_text
 from storyloom.drafft.report import ImportReport
 from storyloom.gui import icons, theme
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import EmptyState, set_role
 from storyloom.project.manager import ProjectError, ProjectManager
+
+
+def relative_time(when: datetime | None, now: datetime | None = None) -> str:
+    """``just now``, ``5 minutes ago``, ``yesterday``, or the date: how long ago, as people say it."""
+    if when is None:
+        return "—"
+    now = now or datetime.now(UTC)
+    seconds = (now - when).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
+    local, today = when.astimezone(), now.astimezone()
+    if local.date() == today.date():
+        return f"today {local:%H:%M}"
+    if (today.date() - local.date()).days == 1:
+        return f"yesterday {local:%H:%M}"
+    if local.year == today.year:
+        return f"{local:%b} {local.day}"
+    return f"{local:%b} {local.day}, {local.year}"
 
 
 class ProjectNameDialog(QDialog):
@@ -188,3 +217,124 @@ class ImportReportDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons, 0, Qt.AlignmentFlag.AlignRight)
+
+
+class AutoBackupsDialog(QDialog):
+    """A project's automatic backups, the newest first (when, how long ago, size), the newest
+    selected: Restore (or a double-click) accepts the chosen one, which the project manager
+    restores as a new project named :attr:`restored_name`, shown before the click."""
+
+    def __init__(self, project_name: str, backups: list[AutoBackup], keep: int,
+                 name_for: Callable[[AutoBackup], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("auto-backups")
+        self.setWindowTitle(f"Automatic backups — {project_name}")
+        self.resize(600, 460)
+        self.backups = backups
+        self._name_for = name_for
+        self.restored_name = ""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
+        layout.setSpacing(theme.S)
+        head = QHBoxLayout()
+        head.setSpacing(theme.M)
+        badge = QLabel()
+        badge.setPixmap(icons.icon("auto-backup", theme.colors().accent).pixmap(QSize(28, 28)))
+        head.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
+        titles = QVBoxLayout()
+        titles.setSpacing(theme.XS)
+        titles.addWidget(set_role(QLabel("Automatic backups"), "heading"))
+        policy = (f"“{project_name}”: one when the project opens, one after each hour of edits; the last "
+                  f"{keep} are kept." if keep else
+                  f"“{project_name}”: automatic backups are off; set how many to keep in a project's Options (Ctrl+,).")
+        self.policy = set_role(QLabel(policy), "caption")
+        self.policy.setWordWrap(True)
+        titles.addWidget(self.policy)
+        head.addLayout(titles, 1)
+        layout.addLayout(head)
+        layout.addSpacing(theme.S)
+        self.list = QTreeWidget()
+        self.list.setObjectName("auto-backup-list")
+        self.list.setColumnCount(3)
+        self.list.setHeaderLabels(["Taken", "", "Size"])
+        self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
+        self.list.setAllColumnsShowFocus(True)
+        self.list.setIconSize(QSize(16, 16))
+        self.list.setStyleSheet(f"QTreeView::item {{ padding: 0px {theme.S}px; }}")
+        header = self.list.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionsClickable(False)
+        self.list.headerItem().setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        muted = QColor(theme.colors().muted)
+        icon = icons.icon("auto-backup", theme.colors().muted)
+        now = datetime.now(UTC)
+        for backup in backups:
+            item = QTreeWidgetItem([day_text(backup.time, now), age_text(backup.time, now), backup.size_text()])
+            item.setIcon(0, icon)
+            item.setForeground(1, muted)
+            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip(0, f"{backup.local_time()}\n{backup.path}")
+            item.setSizeHint(0, QSize(0, 34))
+            self.list.addTopLevelItem(item)
+        self.empty = EmptyState(
+            icons.icon("auto-backup", theme.colors().muted), "No automatic backups yet",
+            "Storyloom takes one when you open the project, and another after each hour of edits." if keep else
+            "Automatic backups are off for every project on this machine.")
+        self.empty.setObjectName("auto-backups-empty")
+        layout.addWidget(self.list if backups else self.empty, 1)
+        (self.empty if backups else self.list).hide()
+        self.outcome = QWidget()
+        outcome = QVBoxLayout(self.outcome)
+        outcome.setContentsMargins(0, theme.XS, 0, 0)
+        outcome.setSpacing(theme.XS)
+        outcome.addWidget(set_role(QLabel("Restore makes a new project beside this one, which stays as it is:"),
+                                   "caption"))
+        target = QHBoxLayout()
+        target.setSpacing(theme.S)
+        target_icon = QLabel()
+        target_icon.setPixmap(icons.icon("project", theme.colors().accent).pixmap(QSize(16, 16)))
+        target.addWidget(target_icon)
+        self.target_name = QLabel("")
+        self.target_name.setObjectName("restored-name")
+        font = self.target_name.font()
+        font.setBold(True)
+        self.target_name.setFont(font)
+        self.target_name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        target.addWidget(self.target_name, 1)
+        outcome.addLayout(target)
+        layout.addWidget(self.outcome)
+        layout.addSpacing(theme.S)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.restore_button = QPushButton(icons.icon("restore", theme.colors().accent_text), "Restore")
+        self.restore_button.setProperty("primary", "true")
+        self.restore_button.setDefault(True)
+        self.buttons.addButton(self.restore_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.list.currentItemChanged.connect(self._chosen_changed)
+        self.list.itemActivated.connect(lambda _item, _column: self.accept())
+        if backups:
+            self.list.setCurrentItem(self.list.topLevelItem(0))
+            self.list.setFocus()
+        self._chosen_changed()
+
+    def chosen(self) -> AutoBackup | None:
+        item = self.list.currentItem()
+        index = self.list.indexOfTopLevelItem(item) if item is not None else -1
+        return self.backups[index] if 0 <= index < len(self.backups) else None
+
+    def _chosen_changed(self, *_: object) -> None:
+        backup = self.chosen()
+        self.restore_button.setEnabled(backup is not None)
+        self.restored_name = self._name_for(backup) if backup is not None else ""
+        self.target_name.setText(self.restored_name)
+        self.outcome.setVisible(backup is not None)
+
+    def accept(self) -> None:
+        if self.chosen() is not None:
+            super().accept()

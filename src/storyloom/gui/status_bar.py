@@ -1,4 +1,4 @@
-"""The status bar: project, user, the local API's state and sync, in a few words."""
+"""The status bar: project, user, the local API's state, sync and automatic backups, in a few words."""
 
 from __future__ import annotations
 
@@ -72,8 +72,12 @@ class StatusBar(QStatusBar):
         self.sync = ClickableItem("ph.cloud-slash", "Sync off")
         self.sync.setObjectName("syncStatus")
         self.sync.setToolTip("This project is not replicated to a server")
+        self.backup = _Item("ph.clock-clockwise")
+        self.backup.setObjectName("backupStatus")
+        self.backup.hide()  # until there is a backup to speak of
         self.addWidget(self.project)
         self.addWidget(self.user)
+        self.addPermanentWidget(self.backup)
         self.addPermanentWidget(self.sync)
         self.addPermanentWidget(self.api)
 
@@ -86,6 +90,12 @@ class StatusBar(QStatusBar):
         color = "#3fa36b" if status.running else ("#e5484d" if status.error else "#8a94a0")
         self.api.set_icon("ph.broadcast", color)
         self.api.label.setProperty("state", "failed" if status.error else ("on" if status.running else "off"))
+
+    def set_backup(self, visible: bool, text: str, tip: str, icon: str, color: str) -> None:
+        """The automatic backups' words (see :func:`storyloom.app.auto_backups.status_view`)."""
+        self.backup.setVisible(visible)
+        self.backup.set_text(text, tip)
+        self.backup.set_icon(icon, color)
 
     def set_sync(self, text: str, tip: str, icon: str, color: str) -> None:
         """The sync state's words, tooltip, icon and colour (see :mod:`storyloom.app.sync_activity`)."""
