@@ -44,6 +44,7 @@ ROLES: dict[str, str] = {
     "backup": "ph.floppy-disk",
     "restore": "ph.clock-counter-clockwise",
     "auto-backup": "ph.clock-clockwise",
+    "salvage": "ph.first-aid-kit",
     "recent": "ph.clock-counter-clockwise",
     "rename": "ph.pencil-simple",
     "delete": "ph.trash",

@@ -114,6 +114,9 @@ class MainWindow(QMainWindow):
         from storyloom.gui.backup_status import install_auto_backups  # a backup per hour of edits
 
         self.auto_backups = install_auto_backups(self)
+        from storyloom.gui.damaged_project import install_damage_notice  # damaged documents, the way back
+
+        self.damage_notice = install_damage_notice(self)
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()

@@ -52,6 +52,7 @@ from storyloom.drafft import import_backup
 from storyloom.drafft.report import ImportReport, ImportWouldDropError
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
+from storyloom.gui.damaged_project import offer_recovery
 from storyloom.gui.project_manager_dialogs import (
     AutoBackupsDialog,
     ImportReportDialog,
@@ -66,6 +67,7 @@ from storyloom.project.manager import ProjectExists, backup_file_name
 from storyloom.project.names import display_name
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
 from storyloom.project.summary import ProjectSummary, project_summary
+from storyloom.store import Damaged
 
 log = logging.getLogger(__name__)
 
@@ -555,6 +557,9 @@ class ProjectManagerWindow(QMainWindow):
         if window is None:
             try:
                 window = self.opener(self.workspace, info.id, parent=None)
+            except Damaged as exc:  # the ways back, offered at once
+                offer_recovery(self, info, exc)
+                return False
             except StoryloomError as exc:
                 self.show_error(f"Cannot open “{display_name(info.name)}”: {exc}")
                 return False

@@ -15,13 +15,15 @@ from storyloom.gui.editors import DocumentEditor, editor_for
 from storyloom.gui.sidebar import SETTINGS, collection_icon
 from storyloom.gui.tree_model import MarkProvider, document_mark
 from storyloom.project.collections import SETTINGS_ID
-from storyloom.store import NotFound
+from storyloom.store import Damaged, NotFound
 
 
 class DocumentTabs(QTabWidget):
     """``changed`` fires when the set of tabs or the current tab changes."""
 
     changed = Signal()
+    #: A document that cannot be read (its id): the window shows it as damaged.
+    damaged = Signal(str)
 
     def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +76,9 @@ class DocumentTabs(QTabWidget):
             try:
                 doc = self.session.db.get(doc_id)
             except NotFound:
+                return None
+            except Damaged:  # said once, in the window's damage warning, with the ways back
+                self.damaged.emit(doc_id)
                 return None
             editor = editor_for(self.session, doc)
             editor.state_changed.connect(lambda e=editor: self._update_tab(e))

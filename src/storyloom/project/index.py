@@ -55,6 +55,7 @@ from storyloom.project.index_table import (
     table_path,
 )
 from storyloom.project.tree import derive_tree, order_key, sort_position
+from storyloom.store import Damaged
 from storyloom.store.documents import PROBE_PREFIX
 
 DESIGN_PREFIX = "_design/"
@@ -190,6 +191,9 @@ class ProjectIndex:
         # Summaries of this editor's last writes, by id (see note_written).
         self._hints: dict[str, DocSummary] = {}
         self.changes_applied = 0
+        #: Ids of the documents whose winning revision is damaged (storyloom.store.Damaged): left
+        #: out of the index, so one damaged document never keeps the project from opening.
+        self.damaged: set[str] = set()
 
     # -- the table -------------------------------------------------------------------------
 
@@ -323,7 +327,11 @@ class ProjectIndex:
                     else:
                         doc: dict[str, Any] = dict(zip(_SUMMARY_FIELDS, values, strict=True))
                         if doc["type"] in (VARIABLE_TYPE, SCENARIO_TYPE):
-                            found = snap.body(doc_id, rev)
+                            try:
+                                found = snap.body(doc_id, rev)
+                            except Damaged:
+                                self.damaged.add(doc_id)
+                                continue
                             if found is None:  # a winner always keeps its body; should it not, skip it
                                 continue
                             doc = dict(found[0])
@@ -353,8 +361,7 @@ class ProjectIndex:
         # meanwhile) goes the ordinary way.
         building: set[str] | None = set() if table.is_empty() else None
         while True:
-            feed = first if first is not None else self.db.changes(since=seq, include_docs=True,
-                                                                   limit=CATCH_UP_BATCH)
+            feed = first if first is not None else self._feed_page(seq)
             first = None
             results = feed.get("results") or []
             if building is not None:
@@ -378,6 +385,26 @@ class ProjectIndex:
         table.set_meta("seq", str(seq))
         self._seq = seq
         return applied
+
+    def _feed_page(self, seq: int | str) -> dict[str, Any]:
+        """A page of the changes feed with the documents; around a damaged one, the others."""
+        try:
+            return self.db.changes(since=seq, include_docs=True, limit=CATCH_UP_BATCH)
+        except Damaged:
+            page = self.db.changes(since=seq, limit=CATCH_UP_BATCH)
+        rows = []
+        for row in page.get("results") or []:
+            doc_id = row.get("id")
+            if not row.get("deleted"):
+                try:
+                    row = dict(row, doc=self.db.get(doc_id))
+                except Damaged:
+                    self.damaged.add(doc_id)
+                    row = dict(row, doc=None)
+                else:
+                    self.damaged.discard(doc_id)
+            rows.append(row)
+        return dict(page, results=rows)
 
     def _apply(self, table: IndexTable, row: Mapping[str, Any]) -> None:
         doc_id = row.get("id")

@@ -1,0 +1,203 @@
+"""A damaged project, where a person meets it: the offer of the ways back (a dialog), and in an
+open project's window a status-bar warning for documents that cannot be read.
+
+The offer comes from :func:`storyloom.app.recovery.recovery_for`; the work runs on a worker
+thread. The project manager opens the dialog when a project fails to open as damaged; the
+window's warning opens it when documents of the open project are damaged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QSize, Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from storyloom.app.recovery import Recovery, recovery_for, salvage_summary
+from storyloom.gui import icons, theme
+from storyloom.gui.tasks import Task
+from storyloom.gui.widgets import set_role
+from storyloom.store import Damaged
+
+if TYPE_CHECKING:
+    from storyloom.gui.main_window import MainWindow
+
+SALVAGE = "salvage"
+RESTORE = "restore"
+
+
+class DamagedProjectDialog(QDialog):
+    """What is damaged and the ways back: Salvage (the default), Restore the newest automatic
+    backup (when there is one), or Cancel. :attr:`choice` is ``"salvage"``, ``"restore"`` or None."""
+
+    def __init__(self, recovery: Recovery, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("damaged-project")
+        self.setWindowTitle(f"“{recovery.project_name}” is damaged")
+        self.setMinimumWidth(560)
+        self.choice: str | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
+        layout.setSpacing(theme.M)
+        head = QHBoxLayout()
+        head.setSpacing(theme.M)
+        badge = QLabel()
+        badge.setPixmap(icons.icon("warning", theme.colors().danger).pixmap(QSize(32, 32)))
+        head.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
+        column = QVBoxLayout()
+        column.setSpacing(theme.S)
+        column.addWidget(set_role(QLabel("This project's store is damaged"), "heading"))
+        self.text = QLabel(recovery.text)
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        column.addWidget(self.text)
+        head.addLayout(column, 1)
+        layout.addLayout(head)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(theme.S)
+        buttons.addStretch(1)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.reject)
+        buttons.addWidget(cancel)
+        self.restore_button: QPushButton | None = None
+        if recovery.newest_backup is not None:
+            self.restore_button = QPushButton(icons.icon("auto-backup"), "Restore the newest backup")
+            self.restore_button.setToolTip(f"Restores the backup of {recovery.newest_backup.local_time()} as "
+                                           f"“{recovery.backup_name}”")
+            self.restore_button.clicked.connect(lambda: self._choose(RESTORE))
+            buttons.addWidget(self.restore_button)
+        self.salvage_button = QPushButton(icons.icon("salvage"), f"Salvage into “{recovery.salvage_name}”")
+        self.salvage_button.setDefault(True)
+        self.salvage_button.clicked.connect(lambda: self._choose(SALVAGE))
+        buttons.addWidget(self.salvage_button)
+        layout.addLayout(buttons)
+
+    def _choose(self, choice: str) -> None:
+        self.choice = choice
+        self.accept()
+
+
+def recovery_work(manager: Any, recovery: Recovery, choice: str, progress: Any = None) -> tuple[str, str]:
+    """The chosen way back, run on a worker: ``(new project id, what it did in words)``."""
+    if choice == RESTORE and recovery.newest_backup is not None:
+        from storyloom.app.auto_backups import restore_backup
+
+        with restore_backup(manager, recovery.newest_backup, recovery.backup_name or recovery.salvage_name,
+                            progress=progress) as project:
+            return project.id, f"Restored the backup of {recovery.newest_backup.local_time()} as “{project.name}”."
+    project, report = manager.salvage(recovery.project_id, recovery.salvage_name, progress=progress)
+    with project:
+        return project.id, salvage_summary(project.name, report)
+
+
+class DamageNotice(QObject):
+    """The window's warning for damaged documents (left out of the tree): a status-bar button
+    that opens the offer; it runs the chosen way back and says what it did."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.task: Task | None = None
+        self.button = QToolButton()
+        self.button.setObjectName("damage-notice")
+        self.button.setAutoRaise(True)
+        self.button.setIcon(icons.icon("warning", theme.colors().danger))
+        self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.button.clicked.connect(self.offer)
+        self.button.hide()
+        window.statusBar().addPermanentWidget(self.button)
+        self.damaged: set[str] = set()
+        window.tabs.damaged.connect(lambda doc_id: self.refresh({doc_id}))
+        window.bridge.documents_changed.connect(lambda _changes: self.refresh())
+        self.refresh()
+
+    def refresh(self, more: set[str] | None = None) -> None:
+        """Show the warning when the project index left documents out as damaged."""
+        self.damaged |= set(self.window.session.index.damaged) | (more or set())
+        count = len(self.damaged)
+        if count:
+            self.button.setText(f"{count:,} damaged document{'s' if count != 1 else ''}")
+            self.button.setToolTip("These documents cannot be read and are left out of the tree. "
+                                   "Click for the ways back.")
+        self.button.setVisible(bool(count))
+
+    def offer(self) -> DamagedProjectDialog:
+        session = self.window.session
+        manager = self.window.workspace.manager
+        info = manager.find(session.project.id)
+        names = sorted(self.damaged)
+        damage = (f"{len(names):,} document{'s' if len(names) != 1 else ''} cannot be read ("
+                  + ", ".join(names[:5]) + (", …" if len(names) > 5 else "") + ")")
+        recovery = recovery_for(manager, info, damage)
+        dialog = DamagedProjectDialog(recovery, self.window)
+        dialog.finished.connect(lambda _code: self._chosen(dialog, recovery))
+        dialog.open()
+        return dialog
+
+    def _chosen(self, dialog: DamagedProjectDialog, recovery: Recovery) -> None:
+        choice = dialog.choice
+        dialog.deleteLater()
+        if choice is None or self.task is not None:
+            return
+        manager = self.window.workspace.manager
+        self.task = Task(lambda: recovery_work(manager, recovery, choice), "Recovering…", self)
+        self.task.succeeded.connect(self._done)
+        self.task.failed.connect(self._failed)
+        self.task.finished.connect(self._finished)
+        self.button.setEnabled(False)
+        self.button.setText("Recovering…")
+        self.task.start()
+
+    def _finished(self) -> None:
+        if self.task is not None:
+            self.task.deleteLater()
+        self.task = None
+        self.button.setEnabled(True)
+        self.refresh()
+
+    def _done(self, result: tuple[str, str]) -> None:
+        _project_id, said = result
+        QMessageBox.information(self.window, "Storyloom",
+                                f"{said}\n\nOpen it from the project list (File > Close Project).")
+
+    def _failed(self, exc: BaseException) -> None:
+        QMessageBox.warning(self.window, "Storyloom", f"The way back failed: {exc}")
+
+
+def offer_recovery(owner: Any, info: Any, error: Damaged) -> DamagedProjectDialog:
+    """The project manager's offer for a project that did not open as damaged; the chosen way
+    back runs on its worker (``owner._start``) with its progress, then selects the new project."""
+    manager = owner.manager
+    recovery = recovery_for(manager, info, error.detail or str(error))
+    dialog = DamagedProjectDialog(recovery, owner)
+
+    def chosen(_code: int) -> None:
+        choice = dialog.choice
+        dialog.deleteLater()
+        if choice is None:
+            return
+        progress = owner._progress("Recovering")
+
+        def done(result: tuple[str, str]) -> None:
+            owner.refresh(select=result[0])
+            owner.show_success(result[1])
+
+        owner._start("Recovering…", lambda: recovery_work(manager, recovery, choice, progress), done,
+                     lambda exc: owner.show_error(owner._failure_text("The way back failed", exc)))
+
+    dialog.finished.connect(chosen)
+    dialog.open()
+    return dialog
+
+
+def install_damage_notice(window: MainWindow) -> DamageNotice:
+    return DamageNotice(window)
