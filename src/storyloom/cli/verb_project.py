@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
 from storyloom.drafft import DrafftImportError, import_backup
-from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
+from storyloom.project.manager import DumpError, ProjectError, ProjectManager
 from storyloom.project.names import display_name
 from storyloom.project.sample import create_sample_project
 from storyloom.project.validation import ValidationError
@@ -91,10 +91,9 @@ def _delete(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     manager = _manager()
     info = manager.find(args.project)
-    # A folder given as -o gets the default file name inside it.
-    file = Path(args.output) if args.output else Path(backup_file_name(info.name))
+    # Without -o: the default name in the current folder (a free numbered one when it is taken).
     with progress_bars(args) as progress:
-        written = manager.backup(info.id, file, progress=progress)
+        written = manager.backup(info.id, args.output or os.curdir, progress=progress, force=args.force)
     print(f"Backed up {info.name!r} to {written}")
     return 0
 
@@ -146,8 +145,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("backup", help="write a project's backup file (an all_docs dump)")
     p.add_argument("project", help="the project's name or id")
     p.add_argument("-o", "--output",
-                   help="the file to write, or a folder to write <name>-<time>.json into "
-                   "(default: <name>-<time>.json here)")
+                   help="the file to write, or a folder (an existing one, or ending in /: created) to write "
+                   "<name>-<time>.json into (default: <name>-<time>.json here)")
+    p.add_argument("--force", action="store_true", help="replace the file named by -o when it exists")
     add_quiet_option(p)
     p.set_defaults(func=_backup)
 

@@ -711,12 +711,13 @@ class ProjectManagerWindow(QMainWindow):
         suggested = str(Path.home() / backup_file_name(summary.info.name))
         file, _ = QFileDialog.getSaveFileName(self, f"Back up “{summary.info.name}”", suggested,
                                               "Storyloom backups (*.json)")
-        if file:
-            self.start_backup(summary.info.id, Path(file))
+        if file:  # the save dialog asked before naming an existing file: replacing it is confirmed
+            self.start_backup(summary.info.id, Path(file), force=True)
 
-    def start_backup(self, project_id: str, file: Path) -> Task:
+    def start_backup(self, project_id: str, file: Path, *, force: bool = False) -> Task:
         manager, progress = self.manager, self._progress(f"Backing up to {file.name}…")
-        return self._start(f"Backing up to {file.name}…", lambda: manager.backup(project_id, file, progress=progress),
+        return self._start(f"Backing up to {file.name}…",
+                           lambda: manager.backup(project_id, file, progress=progress, force=force),
                            lambda written: self.show_success(f"Backed up to {written}."),
                            lambda exc: self.show_error(self._failure_text("Cannot back up the project", exc)))
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import json
-import os
 import re
 import shutil
 import stat
@@ -41,6 +40,7 @@ from typing import Any
 
 from storyloom import paths
 from storyloom.errors import StoryloomError
+from storyloom.output_files import OutputError, OutputExists, resolve_output, write_chunks
 from storyloom.progress import ProgressCallback, reporter
 from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
@@ -83,6 +83,14 @@ class ProjectExists(ProjectError):
 
 class BackupError(ProjectError):
     """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents)."""
+
+
+class BackupExists(BackupError):
+    """The backup's file exists, and a backup replaces a file only when forced."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} exists already; pass --force to replace it, or choose another name")
+        self.path = path
 
 
 class InvalidProjectName(ProjectError):
@@ -346,42 +354,50 @@ class ProjectManager:
 
     # -- backup / restore --------------------------------------------------------------------
 
-    def backup(self, project: Project | str, file: Path | str, *, progress: ProgressCallback | None = None) -> Path:
+    def backup(self, project: Project | str, file: Path | str, *, progress: ProgressCallback | None = None,
+               force: bool = False) -> Path:
         """Write the project's ``all_docs`` dump (documents and attachments) to ``file``; returns
-        the file written. When ``file`` is an existing folder, the backup goes into it as
-        :func:`backup_file_name` (``<name>-<UTC time>.json``). The dump is streamed from one
-        snapshot of the store, a document at a time (memory bounded whatever the project's
-        size); ``progress`` hears phase ``"backup"``, documents written out of the project's."""
+        the file written. ``file`` follows :func:`storyloom.output_files.resolve_output`: a folder
+        (an existing one, or a ``str`` ending in a separator, created when absent) gets
+        :func:`backup_file_name` (``<name>-<UTC time>.json``) inside it, or a free numbered name
+        beside a backup already there; an existing file is replaced only with ``force``
+        (:class:`BackupExists` otherwise, and nothing is written). The file is written
+        atomically, and the partial files of backups killed midway in that folder are removed
+        first. The dump is streamed from one snapshot of the store, a document at a time (memory
+        bounded whatever the project's size); ``progress`` hears phase ``"backup"``, documents
+        written out of the project's."""
         info, opened = self._resolve(project)
-        file = Path(file)
-        if file.is_dir():
-            file = file / backup_file_name(info.name)
-        if not file.parent.is_dir():
-            raise BackupError(f"cannot write the backup to {file}: folder {file.parent} does not exist")
+        try:
+            output = resolve_output(file, backup_file_name(info.name), replace=force)
+        except OutputExists as exc:
+            raise BackupExists(exc.path) from None
+        except OutputError as exc:
+            raise BackupError(str(exc)) from None
         target = opened or self._open_dir(info.path, info.id)
-        tmp = file.with_name(f".{file.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
             report = reporter(progress, "backup", target.store.info()["doc_count"] if progress else None)
-            report.set_detail(f"writing {file.name}")
+            report.set_detail(f"writing {output.path.name}")
+
+            def chunks() -> Iterator[str]:
+                # One chunk is the header, then one per document, then the tail.
+                for count, chunk in enumerate(target.db.all_docs_stream(include_docs=True, attachments=True)):
+                    yield chunk
+                    if count and report.total is not None and count <= report.total:
+                        report.update(count)
+
             try:
-                with tmp.open("w", encoding="utf-8") as out:
-                    # One chunk is the header, then one per document, then the tail.
-                    for count, chunk in enumerate(target.db.all_docs_stream(include_docs=True, attachments=True)):
-                        out.write(chunk)
-                        if count and report.total is not None and count <= report.total:
-                            report.update(count)
-                os.replace(tmp, file)
+                written, _ = write_chunks(output.path, chunks(), replace=force, numbered=output.in_folder)
+            except OutputExists as exc:  # taken while the backup was written
+                raise BackupExists(exc.path) from None
             except OSError as exc:
                 raise BackupError(
-                    f"cannot write the backup to {file}: {exc.strerror or exc}; choose another file or folder"
+                    f"cannot write the backup to {output.path}: {exc.strerror or exc}; choose another file or folder"
                 ) from None
             report.finish()
         finally:
             if opened is None:
                 target.close()
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-        return file
+        return written
 
     def restore(self, file: Path | str, name: str | None = None, *, new_id: bool = False,
                 progress: ProgressCallback | None = None) -> Project:
