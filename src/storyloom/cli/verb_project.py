@@ -100,8 +100,12 @@ def _backup(args: argparse.Namespace) -> int:
 
 @_run
 def _restore(args: argparse.Namespace) -> int:
+    warnings: list[str] = []
     with progress_bars(args) as progress:
-        project = _manager().restore(args.file, args.name, new_id=args.new_id, progress=progress)
+        project = _manager().restore(args.file, args.name, new_id=args.new_id, progress=progress,
+                                     accept_damaged=args.accept_damaged, on_warning=warnings.append)
+    for warning in warnings:
+        print(f"storyloom: warning: {warning}", file=sys.stderr)
     with project:
         print(f"Restored project {project.name!r} (id {project.id}) from {args.file}")
     return 0
@@ -111,13 +115,22 @@ def _restore(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     with progress_bars(args) as progress:
         project, report = import_backup(_manager(), args.file, args.name, allow_skips=args.allow_skips,
-                                        progress=progress)
+                                        progress=progress, accept_damaged=args.accept_damaged)
     project.close()
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(report.to_text())
     return 0
+
+
+def _accept_damaged_option(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--accept-damaged",
+        action="store_true",
+        help=f"{verb} attachments whose bytes do not match the digest recorded with them as they are "
+        "(each is listed in a warning); without it such a backup is refused",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -156,6 +169,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="the restored project's name (default: the backup's)")
     p.add_argument("--new-id", action="store_true",
                    help="restore as a copy with a new project id (needed while the original exists here)")
+    _accept_damaged_option(p, "restore")
     add_quiet_option(p)
     p.set_defaults(func=_restore)
 
@@ -168,5 +182,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="import even when some documents cannot be (they are left out and listed in the report)",
     )
+    _accept_damaged_option(p, "import")
     add_quiet_option(p)
     p.set_defaults(func=_import)

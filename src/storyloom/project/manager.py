@@ -42,6 +42,12 @@ from storyloom import paths
 from storyloom.errors import StoryloomError
 from storyloom.output_files import OutputError, OutputExists, resolve_output, write_chunks
 from storyloom.progress import ProgressCallback, reporter
+from storyloom.project.attachment_digests import (
+    DamagedAttachment,
+    DamagedAttachmentsError,
+    damaged_attachments,
+    damaged_warnings,
+)
 from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
@@ -91,6 +97,11 @@ class BackupExists(BackupError):
     def __init__(self, path: Path) -> None:
         super().__init__(f"{path} exists already; pass --force to replace it, or choose another name")
         self.path = path
+
+
+class DamagedBackupError(DamagedAttachmentsError, BackupError):
+    """A backup with attachments whose bytes do not match their recorded digest: nothing was
+    restored (``restore(..., accept_damaged=True)`` restores them as they are)."""
 
 
 class InvalidProjectName(ProjectError):
@@ -400,7 +411,8 @@ class ProjectManager:
         return written
 
     def restore(self, file: Path | str, name: str | None = None, *, new_id: bool = False,
-                progress: ProgressCallback | None = None) -> Project:
+                progress: ProgressCallback | None = None, accept_damaged: bool = False,
+                on_warning: Callable[[str], None] | None = None) -> Project:
         """A new project from a Storyloom backup file.
 
         The project keeps the backup's project id and every revision id, unless ``new_id`` (a
@@ -413,22 +425,32 @@ class ProjectManager:
         from where they are written in batches, each checked against the whole backup
         (:class:`~storyloom.project.bulk.BulkContext`). ``progress`` hears phase ``"restore"``: documents checked,
         then documents written out of the total.
+
+        An attachment whose bytes do not match the digest the backup recorded with it
+        (:mod:`storyloom.project.attachment_digests`) makes the restore fail before anything is
+        written (:class:`DamagedBackupError`, naming each), unless ``accept_damaged``: it is then
+        restored as it is (the store keeps the digest of its bytes) and ``on_warning`` hears
+        one warning for each.
         """
         spool = FileSpool()
         try:
-            return self._restore(file, name, new_id, spool, progress)
+            return self._restore(file, name, new_id, spool, progress, accept_damaged, on_warning)
         finally:
             spool.close()
 
     def _restore(self, file: Path | str, name: str | None, new_id: bool, spool: FileSpool,
-                 progress: ProgressCallback | None) -> Project:
+                 progress: ProgressCallback | None, accept_damaged: bool,
+                 on_warning: Callable[[str], None] | None) -> Project:
         checking = reporter(progress, "restore")
         checking.set_detail("checking the backup")
         context = BulkContext(lambda doc_id: spool.get(doc_id) if doc_id in spool else None)
         settings: dict[str, Any] | None = None
         unkeyed: list[dict[str, Any]] = []
+        damaged: list[DamagedAttachment] = []
         for doc in _backup_docs(read_dump_rows(file)):
             _check_revision(file, doc)
+            if "_attachments" in doc:
+                damaged.extend(damaged_attachments(doc, _label(doc)))
             if settings is None and doc.get("_id") == SETTINGS_ID:
                 settings = doc
             if isinstance(doc.get("_id"), str) and doc["_id"] not in spool:
@@ -444,6 +466,8 @@ class ProjectManager:
                 f"{file}: not a Storyloom backup (no ProjectSettings document with a projectId); "
                 "use `storyloom import` for Drafft backups"
             )
+        if damaged and not accept_damaged:
+            raise DamagedBackupError(str(file), damaged, verb="restore")
         project_id = str(uuid.uuid4()) if new_id else settings["projectId"]
         if not new_id and (self.root / project_id).exists():
             raise ProjectExists(
@@ -478,7 +502,18 @@ class ProjectManager:
                 project.editor.update_settings(changes, intent=WriteIntent.RESTORE)
             writing.set_detail("indexing")  # the staging's end builds the project index
         writing.finish()
+        if on_warning is not None:
+            for warning in damaged_warnings(damaged):
+                on_warning(warning)
         return project
+
+
+def _label(doc: dict[str, Any]) -> str:
+    """A document for people, in messages: ``Attachment “portrait”`` (its type, its name)."""
+    kind, name = doc.get("type"), doc.get("name")
+    if isinstance(kind, str) and isinstance(name, str):
+        return f"{kind} “{name}”"
+    return kind if isinstance(kind, str) else ""
 
 
 def _backup_docs(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
