@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
-    QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QColor, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -52,6 +49,15 @@ from storyloom.drafft.report import ImportReport, ImportWouldDropError
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.project_manager_dialogs import ImportReportDialog, ProjectNameDialog, confirm_delete
+from storyloom.gui.project_table import (  # noqa: F401 - relative_time: the tests read it here
+    DESCRIPTION,
+    DOCUMENTS,
+    MODIFIED,
+    NAME,
+    SORT_ROLE,
+    ProjectTableModel,
+    relative_time,
+)
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
 from storyloom.progress import Progress, ProgressCallback
@@ -64,10 +70,6 @@ log = logging.getLogger(__name__)
 
 #: ``opener(workspace, project_id, parent=None) -> MainWindow``: how a project gets its window.
 Opener = Callable[..., Any]
-
-COLUMNS = ("Name", "Description", "Documents", "Last modified")
-NAME, DESCRIPTION, DOCUMENTS, MODIFIED = range(4)
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_RECENT_SHOWN = 5
 
 
@@ -76,95 +78,6 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     from storyloom.gui.main_window import open_project_window as opener
 
     return opener(workspace, project, parent)
-
-
-def relative_time(when: datetime | None, now: datetime | None = None) -> str:
-    """``just now``, ``5 minutes ago``, ``yesterday``, or the date: how long ago, as people say it."""
-    if when is None:
-        return "—"
-    now = now or datetime.now(UTC)
-    seconds = (now - when).total_seconds()
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        minutes = int(seconds // 60)
-        return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
-    local, today = when.astimezone(), now.astimezone()
-    if local.date() == today.date():
-        return f"today {local:%H:%M}"
-    if (today.date() - local.date()).days == 1:
-        return f"yesterday {local:%H:%M}"
-    if local.year == today.year:
-        return f"{local:%b} {local.day}"
-    return f"{local:%b} {local.day}, {local.year}"
-
-
-class ProjectTableModel(QAbstractTableModel):
-    """The projects as rows (one :class:`ProjectSummary` each)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[ProjectSummary] = []
-
-    def set_rows(self, rows: list[ProjectSummary]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return COLUMNS[section]
-            if role == Qt.ItemDataRole.TextAlignmentRole:
-                align = Qt.AlignmentFlag.AlignRight if section == DOCUMENTS else Qt.AlignmentFlag.AlignLeft
-                return int(align | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        row = self.rows[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == NAME:
-                return display_name(row.info.name) or "(unnamed)"
-            if column == DESCRIPTION:
-                return row.problem or " ".join(row.description.split())
-            if column == DOCUMENTS:
-                return "—" if row.documents is None else f"{row.documents:,}"
-            return relative_time(row.modified)
-        if role == SORT_ROLE:
-            if column == NAME:
-                return row.info.name.casefold()
-            if column == DESCRIPTION:
-                return row.description.casefold()
-            if column == DOCUMENTS:
-                return -1 if row.documents is None else row.documents
-            return row.modified.timestamp() if row.modified else 0.0
-        if role == Qt.ItemDataRole.DecorationRole and column == NAME:
-            return icons.icon("error") if row.problem else icons.icon("project", theme.colors().accent)
-        if role == Qt.ItemDataRole.ForegroundRole and column in (DESCRIPTION, MODIFIED):
-            return QColor(theme.colors().danger if row.problem and column == DESCRIPTION else theme.colors().muted)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            align = Qt.AlignmentFlag.AlignRight if column == DOCUMENTS else Qt.AlignmentFlag.AlignLeft
-            return int(align | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == MODIFIED and row.modified:
-                return row.modified.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-            if column == DESCRIPTION and (row.problem or row.description):
-                return row.problem or row.description
-            if column == NAME:
-                return f"{row.info.name}\n{row.info.path}"
-        return None
-
-    def summary(self, row: int) -> ProjectSummary:
-        return self.rows[row]
 
 
 class ProjectManagerWindow(QMainWindow):
