@@ -65,7 +65,7 @@ def test_accept_damaged_imports_it_as_it_is_with_a_warning(manager: ProjectManag
         assert item.doc_id == BELLE
         assert [w for w in report.warnings if "does not match the digest" in w] == [
             f"attachment 'expression_default' of document '{BELLE}' (Actor “Belle”) does not match the digest "
-            f"recorded with it ({recorded}); kept as it is (--accept-damaged), with the digest of its bytes, "
+            f"recorded with it ({recorded}); kept as it is, with the digest of its bytes, "
             f"{md5_digest(damaged)}"
         ]
         assert report.to_dict()["damagedAttachments"] == [

@@ -90,7 +90,7 @@ def test_accept_damaged_restores_them_as_they_are_with_a_warning(manager: Projec
         assert project.db.get_attachment(ids["map"], "blob") == MAP
     assert warnings == [
         f"attachment 'blob' of document '{ids['portrait']}' (Attachment “portrait”) does not match the digest "
-        f"recorded with it ({recorded}); kept as it is (--accept-damaged), with the digest of its bytes, "
+        f"recorded with it ({recorded}); kept as it is, with the digest of its bytes, "
         f"{md5_digest(damaged)}"
     ]
 

@@ -61,6 +61,7 @@ from storyloom.gui.project_table import (  # noqa: F401 - relative_time: the tes
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
 from storyloom.progress import Progress, ProgressCallback
+from storyloom.project.attachment_digests import DamagedAttachmentsError
 from storyloom.project.manager import ProjectExists, backup_file_name
 from storyloom.project.names import display_name
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
@@ -582,17 +583,18 @@ class ProjectManagerWindow(QMainWindow):
         if file:
             self.start_import(Path(file))
 
-    def start_import(self, file: Path, *, allow_skips: bool = False) -> Task:
+    def start_import(self, file: Path, *, allow_skips: bool = False, accept_damaged: bool = False) -> Task:
         """Import ``file`` on a worker thread; the report dialog follows (or the reason)."""
         manager, progress = self.manager, self._progress(f"Importing {file.name}…")
 
         def work() -> tuple[str, ImportReport]:
-            project, report = import_backup(manager, file, allow_skips=allow_skips, progress=progress)
+            project, report = import_backup(manager, file, allow_skips=allow_skips, progress=progress,
+                                            accept_damaged=accept_damaged)
             with project:
                 return project.id, report
 
         return self._start(f"Importing {file.name}… A large project takes a few seconds.", work,
-                           self._import_done, partial(self._import_failed, file))
+                           self._import_done, partial(self._import_failed, file, allow_skips, accept_damaged))
 
     def _import_done(self, result: tuple[str, ImportReport]) -> None:
         project_id, report = result
@@ -604,14 +606,19 @@ class ProjectManagerWindow(QMainWindow):
         if accepted:
             self.open_project(project_id)
 
-    def _import_failed(self, file: Path, exc: BaseException) -> None:
+    def _import_failed(self, file: Path, allow_skips: bool, accept_damaged: bool, exc: BaseException) -> None:
+        if isinstance(exc, DamagedAttachmentsError):
+            self.show_error(f"Nothing was imported: {exc.in_short()}. Import anyway to keep them as they are "
+                            "(the report lists each), or import another backup.", "Import anyway",
+                            partial(self.start_import, file, allow_skips=allow_skips, accept_damaged=True))
+            return
         if isinstance(exc, ImportWouldDropError):
             count = len(exc.dropped)
             self.show_error(
                 f"Nothing was imported: {count} {'entry' if count == 1 else 'entries'} of {file.name} cannot be "
                 f"kept (first: {exc.dropped[0].id}: {exc.dropped[0].reason}). Import the rest and see them "
                 "listed in the report, or fix the backup.",
-                "Import the rest", partial(self.start_import, file, allow_skips=True),
+                "Import the rest", partial(self.start_import, file, allow_skips=True, accept_damaged=accept_damaged),
             )
             return
         self.show_error(self._failure_text(f"Cannot import {file.name}", exc))
@@ -657,27 +664,35 @@ class ProjectManagerWindow(QMainWindow):
         if file:
             self.start_restore(Path(file))
 
-    def start_restore(self, file: Path, *, new_id: bool = False) -> Task:
+    def start_restore(self, file: Path, *, new_id: bool = False, accept_damaged: bool = False) -> Task:
         manager, progress = self.manager, self._progress(f"Restoring {file.name}…")
 
-        def work() -> tuple[str, str]:
-            with manager.restore(file, new_id=new_id, progress=progress) as project:
-                return project.id, project.name
+        def work() -> tuple[str, str, list[str]]:
+            warnings: list[str] = []
+            with manager.restore(file, new_id=new_id, progress=progress, accept_damaged=accept_damaged,
+                                 on_warning=warnings.append) as project:
+                return project.id, project.name, warnings
 
         return self._start(f"Restoring {file.name}…", work, self._restore_done,
-                           partial(self._restore_failed, file))
+                           partial(self._restore_failed, file, new_id, accept_damaged))
 
-    def _restore_done(self, result: tuple[str, str]) -> None:
-        project_id, name = result
+    def _restore_done(self, result: tuple[str, str, list[str]]) -> None:
+        project_id, name, warnings = result
         self.refresh(select=project_id)
-        self.show_success(f"Restored “{display_name(name)}”.")
+        kept = f" Kept as they were: {len(warnings)} damaged attachment(s); first: {warnings[0]}." if warnings else ""
+        self.show_success(f"Restored “{display_name(name)}”.{kept}")
 
-    def _restore_failed(self, file: Path, exc: BaseException) -> None:
+    def _restore_failed(self, file: Path, new_id: bool, accept_damaged: bool, exc: BaseException) -> None:
+        if isinstance(exc, DamagedAttachmentsError):
+            self.show_error(f"Nothing was restored: {exc.in_short()}. Restore anyway to keep them as they are, "
+                            "or restore another backup.", "Restore anyway",
+                            partial(self.start_restore, file, new_id=new_id, accept_damaged=True))
+            return
         if isinstance(exc, ProjectExists):
             self.show_error(
                 f"The project in {file.name} is on this machine already. Restore it as a copy (a new "
                 "project beside it), or delete the existing project first.",
-                "Restore as a copy", partial(self.start_restore, file, new_id=True),
+                "Restore as a copy", partial(self.start_restore, file, new_id=True, accept_damaged=accept_damaged),
             )
             return
         self.show_error(self._failure_text(f"Cannot restore {file.name}", exc))

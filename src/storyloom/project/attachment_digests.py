@@ -23,6 +23,7 @@ import hashlib
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from storyloom.errors import StoryloomError
@@ -141,11 +142,19 @@ class DamagedAttachmentsError(StoryloomError):
         ]
         super().__init__("\n".join(lines))
 
+    def in_short(self) -> str:
+        """How many, and the first, in one sentence (for a banner): ``2 attachments of
+        b.json do not match the digest recorded with them (first: attachment …)``."""
+        one = len(self.damaged) == 1
+        return (f"{len(self.damaged)} attachment{'' if one else 's'} of {PurePath(self.source).name} "
+                f"{'does' if one else 'do'} not match the digest recorded with {'it' if one else 'them'} "
+                f"(first: {self.damaged[0].where()})")
+
 
 def damaged_warnings(damaged: Iterable[DamagedAttachment]) -> list[str]:
     """The warnings of an import or restore that accepted damaged attachments: one each."""
     return [
-        f"{item.where()} does not match the digest recorded with it ({item.recorded}); kept as it is "
-        f"(--accept-damaged), with the digest of its bytes, {item.actual}"
+        f"{item.where()} does not match the digest recorded with it ({item.recorded}); kept as it is, "
+        f"with the digest of its bytes, {item.actual}"
         for item in damaged
     ]
