@@ -158,3 +158,16 @@ def test_files_written_are_ordinary_files(project: str, tmp_path: Path, capsys: 
     for verb in ("export", "backup"):
         assert run(capsys, verb, project, "-o", str(tmp_path / f"{verb}.json"))[0] == 0
         assert (tmp_path / f"{verb}.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_the_apps_export_follows_the_same_rules(project: str, tmp_path: Path) -> None:
+    from storyloom.app.export_files import ExportChoices, export_game_content, export_schema
+
+    folder = tmp_path / "exports"
+    with ProjectManager(username="tester").open(project) as opened:
+        game = export_game_content(opened, ExportChoices(output=f"{folder}/", schema_sidecar=True), exported_by="t")
+        schema = export_schema(opened, ExportChoices(output=str(folder)))
+    assert [name for name, _ in game.files] == [str(folder / "the-goddess.json"),
+                                                  str(folder / "the-goddess.schema.json")]
+    assert [name for name, _ in schema.files] == [str(folder / "the-goddess.schema.json")]  # replaced
+    assert sorted(p.name for p in folder.iterdir()) == ["the-goddess.json", "the-goddess.schema.json"]
