@@ -47,7 +47,7 @@ except ImportError:  # Windows: the writer's process id, and open files that can
 #: ``.<target name>.storyloom-<pid>-<8 hex>.tmp``: hidden, beside the target, and recognisable,
 #: so a cleanup never touches another program's files.
 TEMP_PATTERN = re.compile(r"^\..*\.storyloom-(?P<pid>\d{1,10})-[0-9a-f]{8}\.tmp$", re.DOTALL)
-# A temporary file name keeps at most this much of the target's name (names are limited to 255 bytes).
+# A temporary file name keeps at most this many bytes of the target's name (names are limited to 255).
 _NAME_PART = 100
 # An empty temporary nobody holds may belong to a writer between creating and locking it: it is
 # left alone until it is this old (seconds).
@@ -196,7 +196,7 @@ def _create_temp(target: Path) -> tuple[Path, int]:
     """A new temporary file beside ``target``, held (locked) by this process."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     while True:
-        temp = target.with_name(f".{target.name[:_NAME_PART]}.storyloom-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        temp = target.with_name(f".{_short(target.name)}.storyloom-{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(temp, flags, 0o666)  # an ordinary file: the umask decides, as for any file
         except FileExistsError:
@@ -214,6 +214,11 @@ def _create_temp(target: Path) -> tuple[Path, int]:
             os.close(fd)
             raise
         os.close(fd)  # removed meanwhile: another name
+
+
+def _short(name: str) -> str:
+    """The start of ``name``, at most :data:`_NAME_PART` bytes (a name has at most 255)."""
+    return name.encode("utf-8", "surrogateescape")[:_NAME_PART].decode("utf-8", "ignore")
 
 
 def _numbered(target: Path, number: int) -> Path:

@@ -176,3 +176,9 @@ def test_a_file_that_must_not_be_replaced(tmp_path: Path) -> None:
         out.write("half")
         raise RuntimeError("stopped")
     assert not (tmp_path / "c.json").exists() and temps(tmp_path) == []
+
+
+def test_a_long_name_gets_a_temporary_file_that_fits(tmp_path: Path) -> None:
+    target = tmp_path / ("\U0001d11e" * 62 + ".json")  # 253 bytes (67 characters): near the 255 limit
+    assert write_chunks(target, ["long"]) == (target, 4)
+    assert target.read_text() == "long" and temps(tmp_path) == []
