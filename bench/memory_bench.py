@@ -84,7 +84,7 @@ def run(args: argparse.Namespace, home: Path) -> int:
     drafft = home / "memory-bench-drafft.json"
     checks: list[Check] = []
     for verb, argv, file in (
-        ("backup", ["backup", name, "-o", str(backup)], backup),
+        ("backup", ["backup", name, "-o", str(backup), "--force"], backup),  # --dir may hold one
         ("restore", ["restore", str(backup), "--new-id", "--name", f"{name}-restored"], backup),
         ("import", ["import", str(drafft), "--name", f"{name}-imported", "--json"], drafft),
     ):

@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
 }
 #: Top-level modules every layer may use (they import no layer themselves).
-SHARED = {"paths", "errors", "diagnostics", "progress", "collector", "__init__"}
+SHARED = {"paths", "errors", "diagnostics", "progress", "collector", "output_files", "__init__"}
 #: Third-party frameworks and the only layers that may import them.
 FRAMEWORKS: dict[str, set[str]] = {
     "PySide6": {"gui"},

@@ -114,8 +114,13 @@ def test_a_cancelled_export_writes_nothing(session, tmp_path: Path) -> None:  # 
 def test_where_an_export_cannot_go(tmp_path: Path) -> None:
     with pytest.raises(ex.ExportError, match="Choose the file"):
         ex.check_output("  ")
+    # A folder gets the default name inside it (created when the output ends with a separator).
+    assert ex.check_output(str(tmp_path), "garden.json") == tmp_path / "garden.json"
+    assert ex.check_output(f"{tmp_path / 'new'}/", "garden.json") == tmp_path / "new" / "garden.json"
+    assert (tmp_path / "new").is_dir()
+    (tmp_path / "taken.json").mkdir()
     with pytest.raises(ex.ExportError, match="is a folder"):
-        ex.check_output(str(tmp_path))
+        ex.check_output(f"{tmp_path}/", "taken.json")
     with pytest.raises(ex.ExportError, match="does not exist"):
         ex.check_output(str(tmp_path / "missing" / "game.json"))
     assert ex.check_output(str(tmp_path / "game.json")) == tmp_path / "game.json"

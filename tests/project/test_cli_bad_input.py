@@ -136,14 +136,14 @@ def test_backup_into_a_missing_folder_is_a_clear_error(storyloom_home: Path, tmp
     target = tmp_path / "nowhere" / "game.json"
     result = storyloom("backup", "Game", "-o", str(target), home=storyloom_home)
     assert result.returncode == 1
-    assert f"cannot write the backup to {target}: folder {target.parent} does not exist" in result.stderr
+    assert f"cannot write {target}: the folder {target.parent} does not exist" in result.stderr
 
 
-def test_export_to_a_folder_is_a_clear_error(storyloom_home: Path, tmp_path: Path) -> None:
+def test_export_to_a_folder_writes_the_default_name_inside(storyloom_home: Path, tmp_path: Path) -> None:
     assert storyloom("new", "Game", home=storyloom_home).returncode == 0
     result = storyloom("export", "Game", "-o", str(tmp_path), home=storyloom_home)
-    assert result.returncode == 2
-    assert f"cannot write {tmp_path}: it is a folder; give a file name" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "game.json").read_text(encoding="utf-8"))["_meta"]
 
 
 # -- names that are not UTF-8 -------------------------------------------------------------------

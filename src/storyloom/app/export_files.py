@@ -10,18 +10,18 @@ so a file exported from the app is the one the command line writes for the same 
   project's export sections ticked; :func:`selection` turns the ticks into the export's
   ``collections`` argument (``None`` when they are the project's sections, as the CLI without
   ``--collections``).
-- :func:`export_game_content` and :func:`export_schema` build and write (atomically), reporting
-  their steps to ``progress`` and stopping before anything is written when ``cancelled()``.
+- :func:`export_game_content` and :func:`export_schema` build and write, reporting their steps
+  to ``progress`` and stopping before anything is written when ``cancelled()``. Where the file
+  goes and how it is written are :mod:`storyloom.output_files`' rules, as for ``storyloom
+  export``: a folder gets :func:`default_file_name` inside it, a file named is replaced (never a
+  folder), atomically.
 - :class:`ExportResult` is the summary the dialog shows (files, counts, warnings).
 - The last choices are kept per project and machine (a ``_local`` document).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,8 @@ from storyloom.export.compat import parse_compat
 from storyloom.export.game_export import default_collections, dumps_export
 from storyloom.export.schema_export import sidecar_path
 from storyloom.export.stream import ExportStopped, stream_game_export, stream_schema
+from storyloom.output_files import OutputError, resolve_output
+from storyloom.output_files import write_chunks as write_file
 from storyloom.progress import ProgressCallback
 from storyloom.project.collections import COLLECTIONS, FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.editor import Editor, WriteIntent
@@ -40,6 +42,7 @@ from storyloom.store import NotFound
 
 GAME = "game"
 SCHEMA = "schema"
+DUMP = "dump"
 CHOICES_ID = "_local/storyloom-export-choices"
 MAX_WARNING_LINES = 200
 _LABELS = {"ProjectSettings": "Project Settings"}
@@ -138,10 +141,18 @@ def slug(name: str) -> str:
     return text or "project"
 
 
+_SUFFIXES = {GAME: ".json", SCHEMA: ".schema.json", DUMP: ".dump.json"}
+
+
+def default_file_name(project_name: str, kind: str) -> str:
+    """``<slug>.json`` for the game export, ``<slug>.schema.json`` for the schema,
+    ``<slug>.dump.json`` for the raw dump: the name an output naming a folder gets."""
+    return f"{slug(project_name)}{_SUFFIXES[kind]}"
+
+
 def default_output(project_name: str, kind: str, folder: Path) -> str:
-    """``<folder>/<slug>.json`` for the game export, ``<slug>.schema.json`` for the schema."""
-    suffix = ".schema.json" if kind == SCHEMA else ".json"
-    return str(folder / f"{slug(project_name)}{suffix}")
+    """``<folder>/`` and :func:`default_file_name`."""
+    return str(folder / default_file_name(project_name, kind))
 
 
 def load_choices(db: Any, kind: str) -> ExportChoices | None:
@@ -229,44 +240,26 @@ def describe_warning(warning: Mapping[str, Any], name_of: Callable[[str], str | 
     return ", ".join(parts), str(warning.get("message") or "")
 
 
-def check_output(output: str) -> Path:
-    """The file to write, or :class:`ExportError` naming what is wrong with ``output``."""
+def check_output(output: str, default_name: str = "game.json") -> Path:
+    """The file to write for ``output`` (a folder gets ``default_name`` inside it, created when
+    absent), or :class:`ExportError` naming what is wrong with it."""
     if not output.strip():
         raise ExportError("Choose the file to write the export to.")
-    target = Path(output).expanduser()
-    directory = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise ExportError(f"{target} is a folder; give a file name (e.g. {target / 'game.json'}).")
-    if not directory.is_dir():
-        raise ExportError(f"Cannot write {target.name}: the folder {directory} does not exist.")
-    return target
+    try:
+        return resolve_output(output.strip(), default_name).path
+    except OutputError as exc:
+        raise ExportError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
 
 
 def write_text(path: Path, text: str) -> int:
-    """Write ``text`` as UTF-8 to ``path`` atomically (a temporary file renamed into place);
-    returns the bytes written."""
+    """Write ``text`` as UTF-8 to ``path`` atomically; returns the bytes written."""
     return write_chunks(path, [text.encode("utf-8")])
 
 
 def write_chunks(path: Path, chunks: Iterable[bytes]) -> int:
-    """Write ``chunks`` to ``path`` atomically (a temporary file renamed into place); returns the
-    bytes written."""
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    written = 0
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-                written += len(chunk)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return written
+    """Write ``chunks`` to ``path`` atomically (:func:`storyloom.output_files.write_chunks`:
+    a held temporary file beside it, flushed and renamed into place); returns the bytes written."""
+    return write_file(path, chunks)[1]
 
 
 Progress = Callable[[str], None]
@@ -291,7 +284,7 @@ def export_game_content(project: Any, choices: ExportChoices, *, exported_by: st
     The export is streamed as ``storyloom export`` streams it (the documents read one at a time,
     memory bounded); ``progress`` gets the steps in words, ``on_progress`` the documents done of
     the total (:class:`storyloom.progress.Progress`, phase ``"export"``)."""
-    target = check_output(choices.output)
+    target = check_output(choices.output, default_file_name(project.name, GAME))
     _step(progress, cancelled, "Reading the project and building the export…")
     indent = 2 if choices.pretty else None
     try:
@@ -316,7 +309,7 @@ def export_schema(project: Any, choices: ExportChoices, *, progress: Progress | 
     """Build the JSON Schema of ``project``'s game export for ``choices`` and write it (the
     documents read one at a time; ``on_progress`` as for :func:`export_game_content`, phase
     ``"schema"``)."""
-    target = check_output(choices.output)
+    target = check_output(choices.output, default_file_name(project.name, SCHEMA))
     _step(progress, cancelled, "Reading the project and building the schema…")
     schema = stream_schema(project, choices.collections, compat=choices.compat, progress=on_progress)
     _step(progress, cancelled, f"Writing {target.name}…")

@@ -10,8 +10,11 @@
 - ``dump PROJECT [-o FILE]``: the raw ``all_docs`` dump with ``include_docs`` and
   ``attachments`` (what ``/db-dump`` serves and what a backup holds).
 
-``PROJECT`` is a project name or id. Output goes to stdout unless ``-o`` is given; files are
-written atomically (a temporary file renamed into place). ``export`` and ``schema`` read the
+``PROJECT`` is a project name or id. Output goes to stdout unless ``-o`` is given. ``-o``
+follows :mod:`storyloom.output_files`: ending in ``/`` or naming an existing folder, it is a
+folder (created when absent) for the verb's default name (``<project>.json``,
+``<project>.schema.json``, ``<project>.dump.json``); a file named is replaced (a build script
+rewrites its output), never a folder; files are written atomically. ``export`` and ``schema`` read the
 documents one at a time (:mod:`storyloom.export.stream`: memory bounded) and draw a progress bar on
 stderr when it is a terminal (not with ``--quiet``).
 """
@@ -23,7 +26,6 @@ import contextlib
 import os
 import shlex
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,10 @@ from typing import Any
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import project_session
+from storyloom.output_files import OutputError, resolve_output, write_chunks
+
+_OUTPUT_HELP = ("write to FILE (replaced when it exists) instead of stdout; a folder (an existing one, or ending "
+                "in /: created) gets {name} inside it")
 
 
 def register(subparsers: Any) -> None:
@@ -42,7 +48,7 @@ def register(subparsers: Any) -> None:
     export.add_argument("project", metavar="PROJECT", help="project name or id")
     _collections_option(export)
     _compat_option(export)
-    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument("-o", "--output", metavar="FILE", help=_OUTPUT_HELP.format(name="<project>.json"))
     export.add_argument(
         "--schema-sidecar",
         action="store_true",
@@ -60,7 +66,7 @@ def register(subparsers: Any) -> None:
     schema.add_argument("project", metavar="PROJECT", help="project name or id")
     _collections_option(schema)
     _compat_option(schema)
-    schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    schema.add_argument("-o", "--output", metavar="FILE", help=_OUTPUT_HELP.format(name="<project>.schema.json"))
     schema.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
     add_quiet_option(schema)
     schema.set_defaults(func=run_schema)
@@ -72,7 +78,7 @@ def register(subparsers: Any) -> None:
         "the same JSON /db-dump serves.",
     )
     dump.add_argument("project", metavar="PROJECT", help="project name or id")
-    dump.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    dump.add_argument("-o", "--output", metavar="FILE", help=_OUTPUT_HELP.format(name="<project>.dump.json"))
     dump.set_defaults(func=run_dump)
 
 
@@ -101,42 +107,40 @@ def _compat_option(parser: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _write(chunks: Iterable[str | bytes], output: str | None) -> None:
-    """Write chunks (text, written as UTF-8, or bytes) to ``output`` (atomically) or to stdout."""
+# The kinds of app.export_files (imported when a verb runs: the CLI starts without the export code).
+GAME, SCHEMA, DUMP = "game", "schema", "dump"
+
+
+def _target(output: str | None, project_name: str, kind: str) -> Path | None:
+    """The file ``-o`` names for this verb (``None``: stdout), checked before the work starts."""
     if output is None:
-        stream = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
-        try:
-            for chunk in chunks:
-                if stream is not None:
-                    stream.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
-                else:  # pragma: no cover - a text-only stdout (captured)
-                    sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8"))
-            if stream is not None:
-                stream.flush()
-        except BrokenPipeError:  # the reader stopped early (`storyloom dump P | head`): not an error
-            with contextlib.suppress(OSError, ValueError):
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
-        return
-    target = Path(output)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise CliError(f"cannot write {output}: directory {directory} does not exist")
-    if target.is_dir():
-        raise CliError(f"cannot write {output}: it is a folder; give a file name (e.g. {target / 'game.json'})")
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        return None
+    from storyloom.app.export_files import default_file_name
+
     try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+        return resolve_output(output, default_file_name(project_name, kind)).path
+    except OutputError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _write(chunks: Iterable[str | bytes], target: Path | None) -> None:
+    """Write chunks (text, written as UTF-8, or bytes) to ``target`` (atomically) or to stdout."""
+    if target is not None:
+        write_chunks(target, chunks)
+        return
+    stream = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    try:
+        for chunk in chunks:
+            if stream is not None:
+                stream.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+            else:  # pragma: no cover - a text-only stdout (captured)
+                sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8"))
+        if stream is not None:
+            stream.flush()
+    except BrokenPipeError:  # the reader stopped early (`storyloom dump P | head`): not an error
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
 
 
 def _selection(args: argparse.Namespace) -> str | None:
@@ -156,15 +160,16 @@ def run_export(args: argparse.Namespace) -> int:
     # bounded whatever the project's size; with the sidecar, one reading of the store for both.
     with progress_bars(args) as progress, project_session(args.project) as session:
         project, user = session.project, session.workspace.user
+        target = _target(args.output, project.name, GAME)
         try:
             export = stream_game_export(project, _selection(args), user, compat=args.compat, indent=indent,
                                         with_schema=args.schema_sidecar, progress=progress)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
     with export:
-        _write(export.chunks(), args.output)
-        if export.schema is not None:
-            _write([dumps_export(export.schema, indent)], sidecar_path(args.output))
+        _write(export.chunks(), target)
+        if export.schema is not None and target is not None:
+            _write([dumps_export(export.schema, indent)], Path(sidecar_path(str(target))))
         meta = export.meta
     warnings = meta["warnings"]
     count = meta.get("warningCount", len(warnings))
@@ -187,22 +192,24 @@ def run_schema(args: argparse.Namespace) -> int:
     from storyloom.export.stream import stream_schema
 
     with progress_bars(args) as progress, project_session(args.project) as session:
+        target = _target(args.output, session.project.name, SCHEMA)
         try:
             schema = stream_schema(session.project, _selection(args), compat=args.compat, progress=progress)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
-    _write([dumps_export(schema, 2 if args.pretty else None)], args.output)
+    _write([dumps_export(schema, 2 if args.pretty else None)], target)
     return 0
 
 
 def run_dump(args: argparse.Namespace) -> int:
     with project_session(args.project) as session:
         db = session.db
+        target = _target(args.output, session.project.name, DUMP)
         stream = getattr(db, "all_docs_stream", None)
         if callable(stream):
-            _write(stream(include_docs=True, attachments=True), args.output)
+            _write(stream(include_docs=True, attachments=True), target)
         else:  # pragma: no cover - every Database has all_docs_stream
             import json
 
-            _write([json.dumps(db.all_docs(include_docs=True, attachments=True), ensure_ascii=False)], args.output)
+            _write([json.dumps(db.all_docs(include_docs=True, attachments=True), ensure_ascii=False)], target)
     return 0

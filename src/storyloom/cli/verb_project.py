@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
 from storyloom.drafft import DrafftImportError, import_backup
-from storyloom.project.manager import DumpError, ProjectError, ProjectManager, backup_file_name
+from storyloom.project.manager import DumpError, ProjectError, ProjectManager
 from storyloom.project.names import display_name
 from storyloom.project.sample import create_sample_project
 from storyloom.project.validation import ValidationError
@@ -91,18 +91,21 @@ def _delete(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     manager = _manager()
     info = manager.find(args.project)
-    # A folder given as -o gets the default file name inside it.
-    file = Path(args.output) if args.output else Path(backup_file_name(info.name))
+    # Without -o: the default name in the current folder (a free numbered one when it is taken).
     with progress_bars(args) as progress:
-        written = manager.backup(info.id, file, progress=progress)
+        written = manager.backup(info.id, args.output or os.curdir, progress=progress, force=args.force)
     print(f"Backed up {info.name!r} to {written}")
     return 0
 
 
 @_run
 def _restore(args: argparse.Namespace) -> int:
+    warnings: list[str] = []
     with progress_bars(args) as progress:
-        project = _manager().restore(args.file, args.name, new_id=args.new_id, progress=progress)
+        project = _manager().restore(args.file, args.name, new_id=args.new_id, progress=progress,
+                                     accept_damaged=args.accept_damaged, on_warning=warnings.append)
+    for warning in warnings:
+        print(f"storyloom: warning: {warning}", file=sys.stderr)
     with project:
         print(f"Restored project {project.name!r} (id {project.id}) from {args.file}")
     return 0
@@ -112,13 +115,22 @@ def _restore(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     with progress_bars(args) as progress:
         project, report = import_backup(_manager(), args.file, args.name, allow_skips=args.allow_skips,
-                                        progress=progress)
+                                        progress=progress, accept_damaged=args.accept_damaged)
     project.close()
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(report.to_text())
     return 0
+
+
+def _accept_damaged_option(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--accept-damaged",
+        action="store_true",
+        help=f"{verb} attachments whose bytes do not match the digest recorded with them as they are "
+        "(each is listed in a warning); without it such a backup is refused",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -146,8 +158,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("backup", help="write a project's backup file (an all_docs dump)")
     p.add_argument("project", help="the project's name or id")
     p.add_argument("-o", "--output",
-                   help="the file to write, or a folder to write <name>-<time>.json into "
-                   "(default: <name>-<time>.json here)")
+                   help="the file to write, or a folder (an existing one, or ending in /: created) to write "
+                   "<name>-<time>.json into (default: <name>-<time>.json here)")
+    p.add_argument("--force", action="store_true", help="replace the file named by -o when it exists")
     add_quiet_option(p)
     p.set_defaults(func=_backup)
 
@@ -156,6 +169,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--name", help="the restored project's name (default: the backup's)")
     p.add_argument("--new-id", action="store_true",
                    help="restore as a copy with a new project id (needed while the original exists here)")
+    _accept_damaged_option(p, "restore")
     add_quiet_option(p)
     p.set_defaults(func=_restore)
 
@@ -168,5 +182,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="import even when some documents cannot be (they are left out and listed in the report)",
     )
+    _accept_damaged_option(p, "import")
     add_quiet_option(p)
     p.set_defaults(func=_import)

@@ -13,7 +13,9 @@ document validation refuses after the repairs, an attachment without data) makes
 fail with :class:`ImportWouldDropError`, listing each, and nothing is created, unless
 ``allow_skips=True`` (``storyloom import --allow-skips``) asks to import the rest; the report
 then lists what was left out. An attachment whose base64 ``data`` does not decode fails the
-import too (it would be lost).
+import too (it would be lost), and so do attachments whose bytes do not match the digest the
+backup recorded with them (they were damaged), unless ``accept_damaged=True`` (``storyloom
+import --accept-damaged``) keeps them as they are, each with a warning.
 
 In short, for every document: ``_rev`` dropped (imported documents are fresh documents in the
 new project), the three date formats normalised to ISO-8601 UTC, locks released, ``path``
@@ -29,13 +31,14 @@ anywhere (the report says it must be entered again when syncing).
 
 from storyloom.drafft.convert import LEGACY_REMOTE_LOCAL_ID, PASSWORD_NOT_KEPT, Conversion, convert_rows
 from storyloom.drafft.importer import import_backup
-from storyloom.drafft.report import DrafftImportError, ImportReport, ImportWouldDropError
+from storyloom.drafft.report import DamagedDrafftBackupError, DrafftImportError, ImportReport, ImportWouldDropError
 from storyloom.drafft.shapes import convert_graph
 
 __all__ = [
     "LEGACY_REMOTE_LOCAL_ID",
     "PASSWORD_NOT_KEPT",
     "Conversion",
+    "DamagedDrafftBackupError",
     "DrafftImportError",
     "ImportReport",
     "ImportWouldDropError",

@@ -19,6 +19,7 @@ from storyloom.drafft.report import (
     stable_id,
     type_label,
 )
+from storyloom.project.attachment_digests import DamagedAttachment, digest_matches, md5_digest
 from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
 from storyloom.project.documents import (
     new_document,
@@ -56,6 +57,10 @@ def convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportRep
                 f"{report.source}: document {doc['_id']!r} ({type_label(doc)}): attachment {att_name!r} "
                 f"is not valid base64 ({exc}); the attachment cannot be imported, so nothing was imported"
             ) from None
+        recorded = att.get("digest")
+        if isinstance(recorded, str) and not digest_matches(recorded, raw, att.get("content_type")):
+            label = type_label(doc) + (f" “{doc['name']}”" if isinstance(doc.get("name"), str) else "")
+            report.damaged_attachments.append(DamagedAttachment(doc["_id"], att_name, recorded, md5_digest(raw), label))
         report.attachments += 1
         report.attachment_bytes += len(raw)
         content_type = att.get("content_type")

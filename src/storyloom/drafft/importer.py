@@ -9,8 +9,15 @@ from typing import Any
 
 from storyloom.diagnostics import name_list
 from storyloom.drafft.convert import Converter
-from storyloom.drafft.report import DrafftImportError, ImportReport, ImportWouldDropError, Skipped
+from storyloom.drafft.report import (
+    DamagedDrafftBackupError,
+    DrafftImportError,
+    ImportReport,
+    ImportWouldDropError,
+    Skipped,
+)
 from storyloom.progress import ProgressCallback, reporter
+from storyloom.project.attachment_digests import damaged_warnings
 from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.editor import WriteIntent
@@ -21,7 +28,7 @@ from storyloom.project.spool import FileSpool
 
 def import_backup(
     manager: ProjectManager, file: Path | str, name: str | None = None, *, allow_skips: bool = False,
-    progress: ProgressCallback | None = None,
+    progress: ProgressCallback | None = None, accept_damaged: bool = False,
 ) -> tuple[Project, ImportReport]:
     """Import the Drafft backup ``file`` as a new project (a fresh project id every time).
 
@@ -36,6 +43,12 @@ def import_backup(
     documents wait in a temporary file, and they are written in batches, each checked against
     the whole backup. ``progress`` hears phase ``"import"``: rows read, then documents written
     out of the total.
+
+    An attachment whose bytes do not match the digest the backup recorded with it
+    (:mod:`storyloom.project.attachment_digests`) makes the import fail, creating nothing
+    (:class:`DamagedDrafftBackupError`, naming each), unless ``accept_damaged``: it is then
+    imported as it is (the store keeps the digest of its bytes), with a warning in the report
+    for each (and ``report.damaged_attachments``).
     """
     path = Path(file)
     if name is not None:
@@ -46,13 +59,13 @@ def import_backup(
     project_id = str(uuid.uuid4())
     converter = Converter(source=path.name, project_id=project_id, name=name, spool=FileSpool())
     try:
-        return _import(manager, path, converter, name, allow_skips, progress)
+        return _import(manager, path, converter, name, allow_skips, accept_damaged, progress)
     finally:
         converter.spool.close()
 
 
 def _import(manager: ProjectManager, path: Path, converter: Converter, name: str | None, allow_skips: bool,
-            progress: ProgressCallback | None) -> tuple[Project, ImportReport]:
+            accept_damaged: bool, progress: ProgressCallback | None) -> tuple[Project, ImportReport]:
     reading = reporter(progress, "import")
     reading.set_detail(f"reading {path.name}")
     try:
@@ -65,6 +78,10 @@ def _import(manager: ProjectManager, path: Path, converter: Converter, name: str
     converter.finish()
     report = converter.report
     spool = converter.spool
+    if report.damaged_attachments:
+        if not accept_damaged:
+            raise DamagedDrafftBackupError(str(path), report.damaged_attachments, verb="import")
+        report.warnings.extend(damaged_warnings(report.damaged_attachments))
     if not any(doc_id != SETTINGS_ID for doc_id in converter.summaries):
         lost = [s for s in report.skipped if s.lost]
         if lost and not allow_skips:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storyloom.errors import StoryloomError
+from storyloom.project.attachment_digests import DamagedAttachment, DamagedAttachmentsError
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 
 HOTKEYS_COLLECTION = "Hotkeys"
@@ -40,6 +41,11 @@ class ImportWouldDropError(DrafftImportError):
             "(the report then lists what was left out)."
         )
         super().__init__("\n".join(lines))
+
+
+class DamagedDrafftBackupError(DamagedAttachmentsError, DrafftImportError):
+    """The backup holds attachments whose bytes do not match their recorded digest; nothing was
+    created (``import_backup(..., accept_damaged=True)`` imports them as they are)."""
 
 
 def stable_id(*parts: str) -> str:
@@ -96,6 +102,8 @@ class ImportReport:
     folders_converted: int = 0
     local_documents: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Attachments whose bytes do not match the digest the backup recorded with them.
+    damaged_attachments: list[DamagedAttachment] = field(default_factory=list)
     # Things the user has to do after the import (a password to enter again).
     notices: list[str] = field(default_factory=list)
 
@@ -149,6 +157,10 @@ class ImportReport:
             "foldersConverted": self.folders_converted,
             "localDocuments": list(self.local_documents),
             "warnings": list(self.warnings),
+            "damagedAttachments": [
+                {"docId": d.doc_id, "name": d.name, "recordedDigest": d.recorded, "digest": d.actual}
+                for d in self.damaged_attachments
+            ],
             "notices": list(self.notices),
         }
 

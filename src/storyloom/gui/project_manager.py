@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
-    QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QColor, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -58,11 +56,20 @@ from storyloom.gui.project_manager_dialogs import (
     ImportReportDialog,
     ProjectNameDialog,
     confirm_delete,
+)
+from storyloom.gui.project_table import (  # noqa: F401 - relative_time: the tests read it here
+    DESCRIPTION,
+    DOCUMENTS,
+    MODIFIED,
+    NAME,
+    SORT_ROLE,
+    ProjectTableModel,
     relative_time,
 )
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
 from storyloom.progress import Progress, ProgressCallback
+from storyloom.project.attachment_digests import DamagedAttachmentsError
 from storyloom.project.manager import ProjectExists, backup_file_name
 from storyloom.project.names import display_name
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
@@ -73,10 +80,6 @@ log = logging.getLogger(__name__)
 
 #: ``opener(workspace, project_id, parent=None) -> MainWindow``: how a project gets its window.
 Opener = Callable[..., Any]
-
-COLUMNS = ("Name", "Description", "Documents", "Last modified")
-NAME, DESCRIPTION, DOCUMENTS, MODIFIED = range(4)
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_RECENT_SHOWN = 5
 
 
@@ -85,74 +88,6 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     from storyloom.gui.main_window import open_project_window as opener
 
     return opener(workspace, project, parent)
-
-
-class ProjectTableModel(QAbstractTableModel):
-    """The projects as rows (one :class:`ProjectSummary` each)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[ProjectSummary] = []
-
-    def set_rows(self, rows: list[ProjectSummary]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return COLUMNS[section]
-            if role == Qt.ItemDataRole.TextAlignmentRole:
-                align = Qt.AlignmentFlag.AlignRight if section == DOCUMENTS else Qt.AlignmentFlag.AlignLeft
-                return int(align | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        row = self.rows[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == NAME:
-                return display_name(row.info.name) or "(unnamed)"
-            if column == DESCRIPTION:
-                return row.problem or " ".join(row.description.split())
-            if column == DOCUMENTS:
-                return "—" if row.documents is None else f"{row.documents:,}"
-            return relative_time(row.modified)
-        if role == SORT_ROLE:
-            if column == NAME:
-                return row.info.name.casefold()
-            if column == DESCRIPTION:
-                return row.description.casefold()
-            if column == DOCUMENTS:
-                return -1 if row.documents is None else row.documents
-            return row.modified.timestamp() if row.modified else 0.0
-        if role == Qt.ItemDataRole.DecorationRole and column == NAME:
-            return icons.icon("error") if row.problem else icons.icon("project", theme.colors().accent)
-        if role == Qt.ItemDataRole.ForegroundRole and column in (DESCRIPTION, MODIFIED):
-            return QColor(theme.colors().danger if row.problem and column == DESCRIPTION else theme.colors().muted)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            align = Qt.AlignmentFlag.AlignRight if column == DOCUMENTS else Qt.AlignmentFlag.AlignLeft
-            return int(align | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == MODIFIED and row.modified:
-                return row.modified.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-            if column == DESCRIPTION and (row.problem or row.description):
-                return row.problem or row.description
-            if column == NAME:
-                return f"{row.info.name}\n{row.info.path}"
-        return None
-
-    def summary(self, row: int) -> ProjectSummary:
-        return self.rows[row]
 
 
 class ProjectManagerWindow(QMainWindow):
@@ -664,17 +599,18 @@ class ProjectManagerWindow(QMainWindow):
         if file:
             self.start_import(Path(file))
 
-    def start_import(self, file: Path, *, allow_skips: bool = False) -> Task:
+    def start_import(self, file: Path, *, allow_skips: bool = False, accept_damaged: bool = False) -> Task:
         """Import ``file`` on a worker thread; the report dialog follows (or the reason)."""
         manager, progress = self.manager, self._progress(f"Importing {file.name}…")
 
         def work() -> tuple[str, ImportReport]:
-            project, report = import_backup(manager, file, allow_skips=allow_skips, progress=progress)
+            project, report = import_backup(manager, file, allow_skips=allow_skips, progress=progress,
+                                            accept_damaged=accept_damaged)
             with project:
                 return project.id, report
 
         return self._start(f"Importing {file.name}… A large project takes a few seconds.", work,
-                           self._import_done, partial(self._import_failed, file))
+                           self._import_done, partial(self._import_failed, file, allow_skips, accept_damaged))
 
     def _import_done(self, result: tuple[str, ImportReport]) -> None:
         project_id, report = result
@@ -686,14 +622,19 @@ class ProjectManagerWindow(QMainWindow):
         if accepted:
             self.open_project(project_id)
 
-    def _import_failed(self, file: Path, exc: BaseException) -> None:
+    def _import_failed(self, file: Path, allow_skips: bool, accept_damaged: bool, exc: BaseException) -> None:
+        if isinstance(exc, DamagedAttachmentsError):
+            self.show_error(f"Nothing was imported: {exc.in_short()}. Import anyway to keep them as they are "
+                            "(the report lists each), or import another backup.", "Import anyway",
+                            partial(self.start_import, file, allow_skips=allow_skips, accept_damaged=True))
+            return
         if isinstance(exc, ImportWouldDropError):
             count = len(exc.dropped)
             self.show_error(
                 f"Nothing was imported: {count} {'entry' if count == 1 else 'entries'} of {file.name} cannot be "
                 f"kept (first: {exc.dropped[0].id}: {exc.dropped[0].reason}). Import the rest and see them "
                 "listed in the report, or fix the backup.",
-                "Import the rest", partial(self.start_import, file, allow_skips=True),
+                "Import the rest", partial(self.start_import, file, allow_skips=True, accept_damaged=accept_damaged),
             )
             return
         self.show_error(self._failure_text(f"Cannot import {file.name}", exc))
@@ -706,12 +647,13 @@ class ProjectManagerWindow(QMainWindow):
         suggested = str(Path.home() / backup_file_name(summary.info.name))
         file, _ = QFileDialog.getSaveFileName(self, f"Back up “{summary.info.name}”", suggested,
                                               "Storyloom backups (*.json)")
-        if file:
-            self.start_backup(summary.info.id, Path(file))
+        if file:  # the save dialog asked before naming an existing file: replacing it is confirmed
+            self.start_backup(summary.info.id, Path(file), force=True)
 
-    def start_backup(self, project_id: str, file: Path) -> Task:
+    def start_backup(self, project_id: str, file: Path, *, force: bool = False) -> Task:
         manager, progress = self.manager, self._progress(f"Backing up to {file.name}…")
-        return self._start(f"Backing up to {file.name}…", lambda: manager.backup(project_id, file, progress=progress),
+        return self._start(f"Backing up to {file.name}…",
+                           lambda: manager.backup(project_id, file, progress=progress, force=force),
                            lambda written: self.show_success(f"Backed up to {written}."),
                            lambda exc: self.show_error(self._failure_text("Cannot back up the project", exc)))
 
@@ -753,27 +695,37 @@ class ProjectManagerWindow(QMainWindow):
         if accepted and chosen is not None:
             self.start_restore(chosen.path, new_id=True, name=name)
 
-    def start_restore(self, file: Path, *, new_id: bool = False, name: str | None = None) -> Task:
+    def start_restore(self, file: Path, *, new_id: bool = False, name: str | None = None,
+                      accept_damaged: bool = False) -> Task:
         manager, progress = self.manager, self._progress(f"Restoring {file.name}…")
 
-        def work() -> tuple[str, str]:
-            with manager.restore(file, name, new_id=new_id, progress=progress) as project:
-                return project.id, project.name
+        def work() -> tuple[str, str, list[str]]:
+            warnings: list[str] = []
+            with manager.restore(file, name, new_id=new_id, progress=progress, accept_damaged=accept_damaged,
+                                 on_warning=warnings.append) as project:
+                return project.id, project.name, warnings
 
         return self._start(f"Restoring {file.name}…", work, self._restore_done,
-                           partial(self._restore_failed, file))
+                           partial(self._restore_failed, file, new_id, name, accept_damaged))
 
-    def _restore_done(self, result: tuple[str, str]) -> None:
-        project_id, name = result
+    def _restore_done(self, result: tuple[str, str, list[str]]) -> None:
+        project_id, name, warnings = result
         self.refresh(select=project_id)
-        self.show_success(f"Restored “{display_name(name)}”.")
+        kept = f" Kept as they were: {len(warnings)} damaged attachment(s); first: {warnings[0]}." if warnings else ""
+        self.show_success(f"Restored “{display_name(name)}”.{kept}")
 
-    def _restore_failed(self, file: Path, exc: BaseException) -> None:
+    def _restore_failed(self, file: Path, new_id: bool, name: str | None, accept_damaged: bool,
+                        exc: BaseException) -> None:
+        if isinstance(exc, DamagedAttachmentsError):
+            self.show_error(f"Nothing was restored: {exc.in_short()}. Restore anyway to keep them as they are, "
+                            "or restore another backup.", "Restore anyway",
+                            partial(self.start_restore, file, new_id=new_id, name=name, accept_damaged=True))
+            return
         if isinstance(exc, ProjectExists):
             self.show_error(
                 f"The project in {file.name} is on this machine already. Restore it as a copy (a new "
                 "project beside it), or delete the existing project first.",
-                "Restore as a copy", partial(self.start_restore, file, new_id=True),
+                "Restore as a copy", partial(self.start_restore, file, new_id=True, accept_damaged=accept_damaged),
             )
             return
         self.show_error(self._failure_text(f"Cannot restore {file.name}", exc))

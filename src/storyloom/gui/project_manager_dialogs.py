@@ -31,27 +31,6 @@ from storyloom.gui.widgets import EmptyState, set_role
 from storyloom.project.manager import ProjectError, ProjectManager
 
 
-def relative_time(when: datetime | None, now: datetime | None = None) -> str:
-    """``just now``, ``5 minutes ago``, ``yesterday``, or the date: how long ago, as people say it."""
-    if when is None:
-        return "—"
-    now = now or datetime.now(UTC)
-    seconds = (now - when).total_seconds()
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        minutes = int(seconds // 60)
-        return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
-    local, today = when.astimezone(), now.astimezone()
-    if local.date() == today.date():
-        return f"today {local:%H:%M}"
-    if (today.date() - local.date()).days == 1:
-        return f"yesterday {local:%H:%M}"
-    if local.year == today.year:
-        return f"{local:%b} {local.day}"
-    return f"{local:%b} {local.day}, {local.year}"
-
-
 class ProjectNameDialog(QDialog):
     """Ask for a project's name (and, for a new project, a description). The name is checked
     against the manager's rules as it is typed; the error shows under the field and the accept

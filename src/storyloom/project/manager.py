@@ -26,7 +26,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import json
-import os
 import re
 import shutil
 import stat
@@ -41,7 +40,14 @@ from typing import Any
 
 from storyloom import paths
 from storyloom.errors import StoryloomError
+from storyloom.output_files import OutputError, OutputExists, resolve_output, write_chunks
 from storyloom.progress import ProgressCallback, reporter
+from storyloom.project.attachment_digests import (
+    DamagedAttachment,
+    DamagedAttachmentsError,
+    damaged_attachments,
+    damaged_warnings,
+)
 from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
@@ -86,6 +92,19 @@ class ProjectExists(ProjectError):
 
 class BackupError(ProjectError):
     """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents)."""
+
+
+class BackupExists(BackupError):
+    """The backup's file exists, and a backup replaces a file only when forced."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} exists already; pass --force to replace it, or choose another name")
+        self.path = path
+
+
+class DamagedBackupError(DamagedAttachmentsError, BackupError):
+    """A backup with attachments whose bytes do not match their recorded digest: nothing was
+    restored (``restore(..., accept_damaged=True)`` restores them as they are)."""
 
 
 class InvalidProjectName(ProjectError):
@@ -374,45 +393,54 @@ class ProjectManager:
 
     # -- backup / restore --------------------------------------------------------------------
 
-    def backup(self, project: Project | str, file: Path | str, *, progress: ProgressCallback | None = None) -> Path:
+    def backup(self, project: Project | str, file: Path | str, *, progress: ProgressCallback | None = None,
+               force: bool = False) -> Path:
         """Write the project's ``all_docs`` dump (documents and attachments) to ``file``; returns
-        the file written. When ``file`` is an existing folder, the backup goes into it as
-        :func:`backup_file_name` (``<name>-<UTC time>.json``). The dump is streamed from one
-        snapshot of the store, a document at a time (memory bounded whatever the project's
-        size); ``progress`` hears phase ``"backup"``, documents written out of the project's."""
+        the file written. ``file`` follows :func:`storyloom.output_files.resolve_output`: a folder
+        (an existing one, or a ``str`` ending in a separator, created when absent) gets
+        :func:`backup_file_name` (``<name>-<UTC time>.json``) inside it, or a free numbered name
+        beside a backup already there; an existing file is replaced only with ``force``
+        (:class:`BackupExists` otherwise, and nothing is written). The file is written
+        atomically, and the partial files of backups killed midway in that folder are removed
+        first. The dump is streamed from one snapshot of the store, a document at a time (memory
+        bounded whatever the project's size); ``progress`` hears phase ``"backup"``, documents
+        written out of the project's."""
         info, opened = self._resolve(project)
-        file = Path(file)
-        if file.is_dir():
-            file = file / backup_file_name(info.name)
-        if not file.parent.is_dir():
-            raise BackupError(f"cannot write the backup to {file}: folder {file.parent} does not exist")
+        try:
+            output = resolve_output(file, backup_file_name(info.name), replace=force)
+        except OutputExists as exc:
+            raise BackupExists(exc.path) from None
+        except OutputError as exc:
+            raise BackupError(str(exc)) from None
         target = opened or self._open_dir(info.path, info.id)
-        tmp = file.with_name(f".{file.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
             report = reporter(progress, "backup", target.store.info()["doc_count"] if progress else None)
-            report.set_detail(f"writing {file.name}")
+            report.set_detail(f"writing {output.path.name}")
+
+            def chunks() -> Iterator[str]:
+                # One chunk is the header, then one per document, then the tail.
+                for count, chunk in enumerate(target.db.all_docs_stream(include_docs=True, attachments=True)):
+                    yield chunk
+                    if count and report.total is not None and count <= report.total:
+                        report.update(count)
+
             try:
-                with tmp.open("w", encoding="utf-8") as out:
-                    # One chunk is the header, then one per document, then the tail.
-                    for count, chunk in enumerate(target.db.all_docs_stream(include_docs=True, attachments=True)):
-                        out.write(chunk)
-                        if count and report.total is not None and count <= report.total:
-                            report.update(count)
-                os.replace(tmp, file)
+                written, _ = write_chunks(output.path, chunks(), replace=force, numbered=output.in_folder)
+            except OutputExists as exc:  # taken while the backup was written
+                raise BackupExists(exc.path) from None
             except OSError as exc:
                 raise BackupError(
-                    f"cannot write the backup to {file}: {exc.strerror or exc}; choose another file or folder"
+                    f"cannot write the backup to {output.path}: {exc.strerror or exc}; choose another file or folder"
                 ) from None
             report.finish()
         finally:
             if opened is None:
                 target.close()
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-        return file
+        return written
 
     def restore(self, file: Path | str, name: str | None = None, *, new_id: bool = False,
-                progress: ProgressCallback | None = None) -> Project:
+                progress: ProgressCallback | None = None, accept_damaged: bool = False,
+                on_warning: Callable[[str], None] | None = None) -> Project:
         """A new project from a Storyloom backup file.
 
         The project keeps the backup's project id and every revision id, unless ``new_id`` (a
@@ -425,22 +453,32 @@ class ProjectManager:
         from where they are written in batches, each checked against the whole backup
         (:class:`~storyloom.project.bulk.BulkContext`). ``progress`` hears phase ``"restore"``: documents checked,
         then documents written out of the total.
+
+        An attachment whose bytes do not match the digest the backup recorded with it
+        (:mod:`storyloom.project.attachment_digests`) makes the restore fail before anything is
+        written (:class:`DamagedBackupError`, naming each), unless ``accept_damaged``: it is then
+        restored as it is (the store keeps the digest of its bytes) and ``on_warning`` hears
+        one warning for each.
         """
         spool = FileSpool()
         try:
-            return self._restore(file, name, new_id, spool, progress)
+            return self._restore(file, name, new_id, spool, progress, accept_damaged, on_warning)
         finally:
             spool.close()
 
     def _restore(self, file: Path | str, name: str | None, new_id: bool, spool: FileSpool,
-                 progress: ProgressCallback | None) -> Project:
+                 progress: ProgressCallback | None, accept_damaged: bool,
+                 on_warning: Callable[[str], None] | None) -> Project:
         checking = reporter(progress, "restore")
         checking.set_detail("checking the backup")
         context = BulkContext(lambda doc_id: spool.get(doc_id) if doc_id in spool else None)
         settings: dict[str, Any] | None = None
         unkeyed: list[dict[str, Any]] = []
+        damaged: list[DamagedAttachment] = []
         for doc in _backup_docs(read_dump_rows(file)):
             _check_revision(file, doc)
+            if "_attachments" in doc:
+                damaged.extend(damaged_attachments(doc, _label(doc)))
             if settings is None and doc.get("_id") == SETTINGS_ID:
                 settings = doc
             if isinstance(doc.get("_id"), str) and doc["_id"] not in spool:
@@ -456,6 +494,8 @@ class ProjectManager:
                 f"{file}: not a Storyloom backup (no ProjectSettings document with a projectId); "
                 "use `storyloom import` for Drafft backups"
             )
+        if damaged and not accept_damaged:
+            raise DamagedBackupError(str(file), damaged, verb="restore")
         project_id = str(uuid.uuid4()) if new_id else settings["projectId"]
         if not new_id and (self.root / project_id).exists():
             raise ProjectExists(
@@ -490,7 +530,18 @@ class ProjectManager:
                 project.editor.update_settings(changes, intent=WriteIntent.RESTORE)
             writing.set_detail("indexing")  # the staging's end builds the project index
         writing.finish()
+        if on_warning is not None:
+            for warning in damaged_warnings(damaged):
+                on_warning(warning)
         return project
+
+
+def _label(doc: dict[str, Any]) -> str:
+    """A document for people, in messages: ``Attachment “portrait”`` (its type, its name)."""
+    kind, name = doc.get("type"), doc.get("name")
+    if isinstance(kind, str) and isinstance(name, str):
+        return f"{kind} “{name}”"
+    return kind if isinstance(kind, str) else ""
 
 
 def _backup_docs(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
