@@ -412,7 +412,7 @@ class LockService(ClusterLockWrites):
         return sorted(found, key=lambda record: str(record.at or ""), reverse=True)
 
     def _documents(self) -> Iterator[dict[str, Any]]:
-        for row in self._store.all_docs(include_docs=True)["rows"]:
+        for row in self._store.all_docs(include_docs=True, skip_damaged=True)["rows"]:
             doc = row.get("doc")
             if doc and not row["id"].startswith("_design/"):
                 yield doc

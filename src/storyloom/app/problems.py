@@ -215,7 +215,7 @@ class ProjectProblems:
         self._types.clear()
         self._mentioned.clear()
         self._mentioners.clear()
-        rows = self.db.all_docs(include_docs=True)["rows"]
+        rows = self.db.all_docs(include_docs=True, skip_damaged=True)["rows"]
         docs = [row["doc"] for row in rows if row.get("doc") and self._checked_id(row["id"])]
         self._check(docs, set())
         return self.problems()
@@ -265,7 +265,7 @@ class ProjectProblems:
 
     def _fetch(self, ids: list[str]) -> Iterator[dict[str, Any]]:
         for start in range(0, len(ids), _FETCH_CHUNK):
-            rows = self.db.all_docs(keys=ids[start:start + _FETCH_CHUNK], include_docs=True)["rows"]
+            rows = self.db.all_docs(keys=ids[start:start + _FETCH_CHUNK], include_docs=True, skip_damaged=True)["rows"]
             for row in rows:
                 doc = row.get("doc")
                 if doc and not doc.get("_deleted"):

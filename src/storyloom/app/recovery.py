@@ -13,8 +13,8 @@ from storyloom.project.manager import ProjectInfo, ProjectManager
 from storyloom.project.salvage import SalvageReport
 
 #: Said in every offer: the third way back, which needs the team's server, not this machine.
-SERVER_WAY = ("If the project syncs with a team server, joining it again from the server (Join a team "
-              "project) is the other way back.")
+SERVER_WAY = ("If the project syncs with a team server, joining it again from the server (Join a project "
+              "from a server…) is the other way back.")
 
 
 @dataclass(frozen=True)

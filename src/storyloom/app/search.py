@@ -322,7 +322,7 @@ class ProjectSearch:
     def rebuild(self) -> int:
         """Read every document once; returns how many are searchable."""
         entries: dict[str, _Entry] = {}
-        rows = self.db.all_docs(include_docs=True)["rows"]
+        rows = self.db.all_docs(include_docs=True, skip_damaged=True)["rows"]
         for row in rows:
             doc = row.get("doc")
             if doc and _searched_id(row["id"]) and _searched(doc):
@@ -351,7 +351,8 @@ class ProjectSearch:
         found: dict[str, _Entry] = {}
         listed = sorted(ids)
         for start in range(0, len(listed), _FETCH_CHUNK):
-            rows = self.db.all_docs(keys=listed[start:start + _FETCH_CHUNK], include_docs=True)["rows"]
+            rows = self.db.all_docs(keys=listed[start:start + _FETCH_CHUNK], include_docs=True,
+                                    skip_damaged=True)["rows"]
             for row in rows:
                 doc = row.get("doc")
                 if doc and _searched(doc):

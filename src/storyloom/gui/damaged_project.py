@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
     QPushButton,
     QToolButton,
     QVBoxLayout,
@@ -32,6 +31,8 @@ if TYPE_CHECKING:
     from storyloom.gui.main_window import MainWindow
 
 SALVAGE = "salvage"
+#: How long the window's status bar shows what the way back did.
+RESULT_SHOWN_MS = 30_000
 RESTORE = "restore"
 
 
@@ -77,6 +78,7 @@ class DamagedProjectDialog(QDialog):
             buttons.addWidget(self.restore_button)
         self.salvage_button = QPushButton(icons.icon("salvage"), f"Salvage into “{recovery.salvage_name}”")
         self.salvage_button.setDefault(True)
+        self.salvage_button.setProperty("primary", "true")
         self.salvage_button.clicked.connect(lambda: self._choose(SALVAGE))
         buttons.addWidget(self.salvage_button)
         layout.addLayout(buttons)
@@ -107,6 +109,7 @@ class DamageNotice(QObject):
         super().__init__(window)
         self.window = window
         self.task: Task | None = None
+        self.said = ""
         self.button = QToolButton()
         self.button.setObjectName("damage-notice")
         self.button.setAutoRaise(True)
@@ -166,11 +169,12 @@ class DamageNotice(QObject):
 
     def _done(self, result: tuple[str, str]) -> None:
         _project_id, said = result
-        QMessageBox.information(self.window, "Storyloom",
-                                f"{said}\n\nOpen it from the project list (File > Close Project).")
+        self.said = f"{said} Open it from the project list (File > Close Project)."
+        self.window.statusBar().showMessage(self.said, RESULT_SHOWN_MS)
 
     def _failed(self, exc: BaseException) -> None:
-        QMessageBox.warning(self.window, "Storyloom", f"The way back failed: {exc}")
+        self.said = f"The way back failed: {exc}"
+        self.window.statusBar().showMessage(self.said, RESULT_SHOWN_MS)
 
 
 def offer_recovery(owner: Any, info: Any, error: Damaged) -> DamagedProjectDialog:

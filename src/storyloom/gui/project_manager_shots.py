@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QWidget
 from storyloom.app import Workspace
 from storyloom.app.auto_backups import list_backups, restored_name, take_backup
 from storyloom.app.recent import RecentProjects
+from storyloom.app.recovery import recovery_for
+from storyloom.gui.damaged_project import DamagedProjectDialog
 from storyloom.gui.project_manager import ProjectManagerWindow
 from storyloom.gui.project_manager_dialogs import AutoBackupsDialog
 from storyloom.gui.screenshots import register
@@ -77,6 +79,31 @@ def project_manager_backups(workspace: Workspace, out_dir: Path) -> QWidget:
     dialog.setStyleSheet("#auto-backups { background: palette(window); border: 1px solid palette(mid); "
                          "border-radius: 8px; }")
     window.resize(1440, 900)
+    dialog.move(QPoint((1440 - dialog.width()) // 2, (900 - dialog.height()) // 2))
+    dialog.show()
+    dialog.raise_()
+    return window
+
+
+@register("project-manager-damaged")
+def project_manager_damaged(workspace: Workspace, out_dir: Path) -> QWidget:
+    """The offer for a project that does not open as damaged, over the list."""
+    window = project_manager(workspace, out_dir)
+    assert isinstance(window, ProjectManagerWindow)
+    projects = workspace.manager.list()
+    info = next((p for p in projects if p.name.startswith("The Garden")), projects[0])
+    with workspace.manager.open(info.id) as project:
+        take_backup(project, 10)
+    window.select(info.id)
+    damage = "SQLite: database disk image is malformed"
+    dialog = DamagedProjectDialog(recovery_for(workspace.manager, info, damage))
+    dialog.setWindowFlags(Qt.WindowType.Widget)  # drawn inside the window: one picture shows both
+    dialog.setParent(window)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+    dialog.setStyleSheet("#damaged-project { background: palette(window); border: 1px solid palette(mid); "
+                         "border-radius: 8px; }")
+    window.resize(1440, 900)
+    dialog.adjustSize()
     dialog.move(QPoint((1440 - dialog.width()) // 2, (900 - dialog.height()) // 2))
     dialog.show()
     dialog.raise_()

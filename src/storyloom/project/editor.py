@@ -118,7 +118,7 @@ class StoreContext(Context):
 
     def all_docs(self) -> list[dict[str, Any]]:
         if self._all is None:
-            rows = self.db.all_docs(include_docs=True)["rows"]
+            rows = self.db.all_docs(include_docs=True, skip_damaged=True)["rows"]
             merged = {row["id"]: row["doc"] for row in rows if row.get("doc")}
             merged.update(self.pending)
             self._all = [d for d in merged.values() if not d.get("_deleted")]
@@ -146,7 +146,7 @@ class StoreContext(Context):
             if not doc.get("_deleted") and doc.get("type") == doc_type:
                 (in_place if index.get(doc_id, catch_up=False) is not None else new).append(doc_id)
         fetch = [i for i in in_place if i not in self.pending]
-        rows = self.db.all_docs(keys=fetch, include_docs=True)["rows"] if fetch else []
+        rows = self.db.all_docs(keys=fetch, include_docs=True, skip_damaged=True)["rows"] if fetch else []
         docs = {row["id"]: row["doc"] for row in rows if row.get("doc")}
         docs.update((i, self.pending[i]) for i in in_place + new if i in self.pending)
         return [docs[i] for i in [*sorted(in_place), *new] if i in docs]
@@ -316,7 +316,7 @@ class Editor:
 
     def documents(self) -> list[dict[str, Any]]:
         """Every current document (no design documents)."""
-        rows = self.db.all_docs(include_docs=True)["rows"]
+        rows = self.db.all_docs(include_docs=True, skip_damaged=True)["rows"]
         return [row["doc"] for row in rows if row.get("doc") and not row["id"].startswith("_design/")]
 
     def tree(self) -> dict[str, dict[str, Any]]:
@@ -335,7 +335,7 @@ class Editor:
         keys = list(ids)
         if not keys:
             return []
-        rows = self.db.all_docs(keys=keys, include_docs=True)["rows"]
+        rows = self.db.all_docs(keys=keys, include_docs=True, skip_damaged=True)["rows"]
         return sorted((row["doc"] for row in rows if row.get("doc")), key=order_key)
 
     # -- writing -----------------------------------------------------------------------------

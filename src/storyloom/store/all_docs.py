@@ -14,6 +14,7 @@ from storyloom.store.codec import DIGITS_AS_ZERO, dumps, has_unusual_float, may_
 from storyloom.store.errors import (
     BadRequest,
     Damaged,
+    NotFound,
 )
 from storyloom.store.integrity import checked_body, translate, verify_body
 from storyloom.store.readers import Snapshot
@@ -81,6 +82,28 @@ class AllDocsOptions:
                 raise BadRequest(f"Invalid value for {name}: must not be negative")
             setattr(opts, name, value)
         return opts
+
+
+def all_docs_around_damage(db: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``db.all_docs(**options)`` with each document read on its own and a damaged one as an
+    error row ``{"id", "key", "error": "damaged", "reason"}``. Not one snapshot: the rare path
+    after damage was met, for readers that go on around it (``all_docs(skip_damaged=True)``)."""
+    opts = AllDocsOptions.parse(options)
+    listing = db.all_docs(**{**options, "include_docs": False})
+    rows = []
+    for row in listing["rows"]:
+        if "error" in row or not opts.include_docs or row["value"].get("deleted"):
+            rows.append(row if "error" in row or not opts.include_docs else {**row, "doc": None})
+            continue
+        try:
+            doc = db.get(row["id"], conflicts=opts.conflicts, attachments=opts.attachments)
+        except Damaged as exc:
+            rows.append({"id": row["id"], "key": row["key"], "error": "damaged", "reason": exc.reason})
+            continue
+        except NotFound:  # deleted since the listing
+            continue
+        rows.append({**row, "doc": doc})
+    return {**listing, "rows": rows}
 
 
 def stream_chunks(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.store import revtree
-from storyloom.store.all_docs import AllDocsOptions, all_docs_rows, stream_chunks
+from storyloom.store.all_docs import AllDocsOptions, all_docs_around_damage, all_docs_rows, stream_chunks
 from storyloom.store.codec import dumps
 from storyloom.store.documents import (
     LOCAL_PREFIX,
@@ -667,8 +667,18 @@ class Database:
 
     # -- all_docs --------------------------------------------------------------------------------
 
-    def all_docs(self, **options: Any) -> dict[str, Any]:
-        """CouchDB ``_all_docs``: see docs/store.md for every option and the output shape."""
+    def all_docs(self, *, skip_damaged: bool = False, **options: Any) -> dict[str, Any]:
+        """CouchDB ``_all_docs``: see docs/store.md for every option and the output shape.
+
+        ``skip_damaged`` (not a CouchDB option): a damaged document's row becomes ``{"id", "key",
+        "error": "damaged", "reason"}`` instead of failing the whole call, for readers that must
+        go on around one damaged document (the app's search, problems and locks, the editor's
+        checks). Without it, damage raises :class:`Damaged`."""
+        if skip_damaged:
+            try:
+                return self.all_docs(**options)
+            except Damaged:
+                return all_docs_around_damage(self, options)
         opts = AllDocsOptions.parse(options)
         with self._read() as snap:
             header, rows = all_docs_rows(snap, opts)
