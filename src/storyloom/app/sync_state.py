@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from storyloom.errors import StoryloomError
+from storyloom.store import Damaged, DiskFull
 from storyloom.sync import (
     AccessDenied,
     DatabaseMissing,
@@ -35,6 +36,7 @@ from storyloom.sync import (
     WritesDropped,
 )
 from storyloom.sync.errors import DROPPED_WRITES_FIX
+from storyloom.sync.peers import LocalStoreError
 
 SyncKind = Literal["off", "connecting", "syncing", "idle", "offline", "error"]
 KINDS: tuple[str, ...] = ("off", "connecting", "syncing", "idle", "offline", "error")
@@ -193,6 +195,17 @@ def explain(error: BaseException, *, project: str, username: str | None, databas
             f"{DROPPED_WRITES_FIX}; then sync again (Sync now, or `storyloom sync {project}`): the "
             f"{error.count} revision(s) are still on this machine",
         )
+    if isinstance(error, LocalStoreError) and isinstance(error.store_error, Damaged | DiskFull):
+        error = error.store_error
+    if isinstance(error, Damaged):
+        return Trouble(
+            "error", "damaged", message,
+            f"this machine's copy is damaged, not the server's: `storyloom check {project}` names every "
+            f"damaged document; `storyloom salvage {project} NEWNAME` or joining the project again from the "
+            "server gets the work back",
+        )
+    if isinstance(error, DiskFull):
+        return Trouble("error", "disk_full", message, "free space on this disk; Sync now tries again")
     if isinstance(error, InvalidRemote):
         return Trouble("error", "config", message, f"fix the remote settings: `storyloom remote set {project} ...`")
     if isinstance(error, SyncError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from storyloom.store.errors import NotAStore
+from storyloom.store.errors import Damaged, NotAStore
 from storyloom.store.integrity import docs_crc, local_crc, revs_crc, translate
 
 SCHEMA = """
@@ -71,8 +71,11 @@ def check_is_store(path: str) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        named = translate(exc, path, writing=False)  # a full disk, a bad disk, a damaged store
-        if named is not None:
+        # A full or failing disk is said as such. A file that SQLite cannot read is not a store
+        # as far as this file alone shows; a project's own store says "damaged" (the project
+        # manager knows it was one).
+        named = translate(exc, path, writing=False)
+        if named is not None and not isinstance(named, Damaged):
             raise named from None
         raise NotAStore(f"{path} is not a Storyloom store ({exc})") from None
     if row is None:

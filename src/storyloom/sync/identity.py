@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from storyloom.sync.errors import RemoteNotFound, SyncError
-from storyloom.sync.peers import LocalPeer, LocalStoreError, Peer, RemotePeer
+from storyloom.sync.peers import LocalPeer, Peer, RemotePeer, local_store_error
 from storyloom.sync.remote import RemoteDatabase
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def read_local_identity(db: Database, key: IdentityDoc) -> Identity | None:
     except StoreNotFound:
         return None
     except StoreError as exc:
-        raise LocalStoreError(f"the local store failed ({exc.status} {exc.error}: {exc.reason})") from None
+        raise local_store_error(exc) from None
 
 
 def _is_empty(db: Database) -> bool:
@@ -116,7 +116,7 @@ def _is_empty(db: Database) -> bool:
     try:
         info = db.info()
     except StoreError as exc:
-        raise LocalStoreError(f"the local store failed ({exc.status} {exc.error}: {exc.reason})") from None
+        raise local_store_error(exc) from None
     return not info["doc_count"] and not info["doc_del_count"]
 
 

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storyloom.store.errors import Damaged, DiskFull, StoreError
 from storyloom.sync.errors import (
     AccessDenied,
     Cancelled,
@@ -153,11 +154,24 @@ def _local_read(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except StoreError as exc:
-        raise LocalStoreError(f"the local store failed ({exc.status} {exc.error}: {exc.reason})") from None
+        raise local_store_error(exc) from None
 
 
 class LocalStoreError(SyncError):
-    """The local store refused a read or a write (closed, corrupt, invalid data)."""
+    """The local store refused a read or a write (closed, damaged, a full disk, invalid data);
+    ``store_error`` is the store's own error. A full disk may pass: retryable."""
+
+    def __init__(self, message: str, store_error: Exception | None = None) -> None:
+        super().__init__(message)
+        self.store_error = store_error
+        self.retryable = isinstance(store_error, DiskFull)
+
+
+def local_store_error(exc: StoreError, doing: str = "failed") -> LocalStoreError:
+    """The sync error of a local store error: damage and a full disk in their own words."""
+    if isinstance(exc, Damaged | DiskFull):
+        return LocalStoreError(f"this machine's store {doing}: {exc.reason}", exc)
+    return LocalStoreError(f"the local store {doing} ({exc.status} {exc.error}: {exc.reason})", exc)
 
 
 class LocalPeer(Peer):
@@ -238,9 +252,7 @@ class LocalPeer(Peer):
         except MissingStub as exc:
             raise StubsUnresolved(f"the local store could not resolve attachment stubs: {exc.reason}") from None
         except StoreError as exc:
-            raise LocalStoreError(
-                f"the local store refused the documents ({exc.status} {exc.error}: {exc.reason})"
-            ) from None
+            raise local_store_error(exc, "refused the documents") from None
 
     def get_checkpoint(self, rep_id: str) -> dict[str, Any] | None:
         from storyloom.store import NotFound as StoreNotFound
@@ -262,7 +274,7 @@ class LocalPeer(Peer):
         except StoreConflict:
             raise  # the checkpointer re-reads and retries
         except StoreError as exc:
-            raise LocalStoreError(f"the local store failed ({exc.status} {exc.error}: {exc.reason})") from None
+            raise local_store_error(exc) from None
 
     def abort(self) -> None:
         self._changed.set()

@@ -40,6 +40,7 @@ from typing import Any
 
 from storyloom.collector import gc_paused
 from storyloom.progress import ProgressCallback, reporter
+from storyloom.store.errors import Damaged, DiskFull
 from storyloom.sync.checkpoint import Checkpointer, replication_id
 from storyloom.sync.errors import (
     AccessDenied,
@@ -68,6 +69,7 @@ from storyloom.sync.peers import (
     FetchResult,
     Peer,
     StubsUnresolved,
+    local_store_error,
     take_included_docs,
 )
 from storyloom.sync.replication_state import (  # noqa: F401 (imported from here by callers)
@@ -269,6 +271,8 @@ class Replicator:
                 return
             except SyncError as exc:
                 error = self._explain(exc)
+            except (Damaged, DiskFull) as exc:  # this machine's store: named, not a bug
+                error = local_store_error(exc)
             except Exception as exc:  # a bug: report it rather than die silently
                 log.exception("replication failed unexpectedly")
                 error = SyncError(f"internal error during {self.direction}: {exc!r}")
