@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import httpx
@@ -9,7 +10,7 @@ import pytest
 
 from storyloom.api import ApiServer, ApiStartError, StaticProjectProvider, generate_api_key
 from storyloom.api.protection import ProtectionSettings, split_host_header
-from tests.api.support import KEY, Options, running_server
+from tests.api.support import KEY, Options, raw_request, running_server
 
 
 def _port(harness) -> int:
@@ -155,6 +156,26 @@ def test_api_cannot_start_with_an_empty_key(garden):
         with pytest.raises(ApiStartError, match="key is empty"):
             server.start()
         assert not server.running
+
+
+def _two_keys(port: int, path: str, first: str, second: str) -> tuple[int, dict]:
+    answer = raw_request(port, (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-api-key: {first}\r\n"
+        f"X-Api-Key: {second}\r\nConnection: close\r\n\r\n"
+    ).encode())
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+@pytest.mark.parametrize(("first", "second"), [(KEY, KEY), (KEY, "wrong"), ("wrong", KEY), ("", KEY)])
+@pytest.mark.parametrize("path", ["/info", "/navigate?id=x", "/openapi.json", "/nope"])
+def test_two_key_headers_are_refused_whether_they_agree_or_not(shared_api, path, first, second):
+    status, body = _two_keys(_port(shared_api), path, first, second)
+    assert status == 400 and body["error"] == "bad_request"
+    assert body["reason"] == ("the x-api-key header is sent more than once: send the key once (one x-api-key "
+                              "header holding the key)")
+    assert KEY not in body["reason"]
+    assert shared_api.get("/info").status_code == 200  # one key header is fine
 
 
 def test_generated_keys_are_strong_and_unique():

@@ -41,7 +41,8 @@ REQUEST_TIMEOUT = "request_timeout"
 TOO_MANY_CONNECTIONS = "too_many_connections"
 
 ERRORS: tuple[ErrorSpec, ...] = (
-    ErrorSpec(400, BAD_REQUEST, "A query parameter is missing, unknown or has a bad value; `reason` names it."),
+    ErrorSpec(400, BAD_REQUEST, "A query parameter is missing, unknown or has a bad value; `reason` names it. "
+              "Also `x-api-key` sent twice, and requests the HTTP layer cannot parse."),
     ErrorSpec(400, UNKNOWN_COLLECTIONS, "`collections` names an unknown collection or is empty; "
               "`reason` lists the valid names."),
     ErrorSpec(400, NOT_NAVIGABLE, "`/navigate`: the id is a design document, a `_local` id, a folder "
@@ -72,6 +73,10 @@ ERRORS: tuple[ErrorSpec, ...] = (
 REASON_UNAUTHORIZED = (
     "missing or wrong API key: send the key shown in Storyloom's options (or given to "
     "`storyloom serve`) in the x-api-key header"
+)
+REASON_TWO_KEYS = (
+    "the x-api-key header is sent more than once: send the key once (one x-api-key header holding "
+    "the key)"
 )
 REASON_NO_PROJECT = "no project is loaded: open a project in Storyloom, then retry"
 
