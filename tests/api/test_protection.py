@@ -158,6 +158,21 @@ def test_api_cannot_start_with_an_empty_key(garden):
         assert not server.running
 
 
+@pytest.mark.parametrize("key", ["k" * 15, " " * 4 + "k" * 15 + " " * 4, "x"])
+def test_api_cannot_start_with_a_key_shorter_than_16_characters(garden, key):
+    server = ApiServer(StaticProjectProvider(garden), Options(api_key=key))
+    with pytest.raises(ApiStartError) as refused:
+        server.start()
+    assert not server.running
+    message = str(refused.value)
+    length = len(key.strip())
+    assert f"the API key is too short ({length} character{'s' if length > 1 else ''})" in message
+    assert "at least 16 characters" in message and "`storyloom options set api.key new`" in message
+    assert key.strip() not in message
+    with running_server(garden, options=Options(api_key="k" * 16)) as api:  # 16 is enough
+        assert api.get("/info").status_code == 200
+
+
 def _two_keys(port: int, path: str, first: str, second: str) -> tuple[int, dict]:
     answer = raw_request(port, (
         f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-api-key: {first}\r\n"
@@ -200,7 +215,7 @@ def test_responses_carry_no_store_and_nosniff(shared_api):
 
 
 def test_key_with_non_ascii_characters(garden):
-    with running_server(garden, options=Options(api_key="clé-ключ")) as api:
-        ok = httpx.get(api.url + "/info", headers={"x-api-key": "clé-ключ".encode()})
+    with running_server(garden, options=Options(api_key="clé-ключ-clé-ключ")) as api:
+        ok = httpx.get(api.url + "/info", headers={"x-api-key": "clé-ключ-clé-ключ".encode()})
         assert ok.status_code == 200
         assert httpx.get(api.url + "/info", headers={"x-api-key": KEY}).status_code == 401

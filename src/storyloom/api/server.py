@@ -23,6 +23,7 @@ import uvicorn
 
 from storyloom.api.app import create_app
 from storyloom.api.events import EventHub
+from storyloom.api.keys import api_key_problem
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import (
@@ -370,6 +371,9 @@ class ApiServer:
                     "the API key is empty: the API cannot be enabled without a key. Generate one in the "
                     "options (or set STORYLOOM_API_KEY / pass --key-file for `storyloom serve`)."
                 )
+            problem = api_key_problem(key)
+            if problem is not None:
+                raise ApiStartError(problem)
             port = getattr(self.options, "api_port", DEFAULT_PORT)
             warning = exposure_warning(self.host)
             if warning:
