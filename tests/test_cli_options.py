@@ -76,15 +76,36 @@ def test_the_key_comes_from_stdin_or_is_generated_never_from_the_command_line(
     assert err.startswith("storyloom: error: api.key:") and "'-'" in err and "'new'" in err
     assert "secret-key-on-the-command-line" not in err
     assert AppOptions.load().api_key == ""
-    monkeypatch.setattr(sys, "stdin", io.StringIO("from-stdin-key\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("from-standard-input\n"))
     assert main(["options", "set", "api.key", "-"]) == 0
-    assert AppOptions.load().api_key == "from-stdin-key"
-    assert "from-stdin-key" not in capsys.readouterr().out
+    assert AppOptions.load().api_key == "from-standard-input"
+    assert "from-standard-input" not in capsys.readouterr().out
     assert main(["options", "set", "api.key", "new"]) == 0
-    assert AppOptions.load().api_key not in ("", "from-stdin-key")
+    assert AppOptions.load().api_key not in ("", "from-standard-input")
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     assert main(["options", "set", "api.key", "-"]) == 2
     assert "standard input held no key" in capsys.readouterr().err
+
+
+def test_a_key_shorter_than_16_characters_is_refused_and_the_generating_command_is_named(
+        capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.api.keys import GENERATE_KEY_COMMAND
+
+    for short in ("x", "fifteen-chars!!"):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(short + "\n"))
+        assert main(["options", "set", "api.key", "-"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"storyloom: error: api.key: the key read from standard input is too short "
+                              f"({len(short)} character")
+        assert "at least 16 characters" in err and f"`{GENERATE_KEY_COMMAND}`" in err and short not in err
+        assert AppOptions.load().api_key == ""  # nothing saved
+    monkeypatch.setattr(sys, "stdin", io.StringIO("sixteen-chars!!!\n"))
+    assert main(["options", "set", "api.key", "-"]) == 0
+    assert AppOptions.load().api_key == "sixteen-chars!!!"
+    # The command the message names is the one that generates a good key.
+    assert GENERATE_KEY_COMMAND.startswith("storyloom ")
+    assert main(GENERATE_KEY_COMMAND.split()[1:]) == 0
+    assert len(AppOptions.load().api_key) >= 43
 
 
 @pytest.mark.parametrize(("name", "value", "message"), [

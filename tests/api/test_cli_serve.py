@@ -27,6 +27,8 @@ from tests.api.support import GARDEN, KEY, free_port
 URL_LINE = re.compile(r"Serving project '(?P<name>[^']+)' at (?P<url>http://\S+) \(Ctrl-C to stop\)")
 DEADLINE = 30.0  # seconds: for the child to start, answer, or exit
 KEY_ENV = {"STORYLOOM_API_KEY": KEY}
+# Where a key came from, told apart (each long enough for the key rule: 16 characters at least).
+ENV_KEY, OPTIONS_KEY, FILE_KEY = "from-the-environment", "from-the-app-options", "from-the-key-file"
 
 
 @pytest.fixture
@@ -175,16 +177,16 @@ def test_headless_navigate_is_409(served_project):
 def test_key_from_the_environment_then_the_options(served_project):
     from storyloom.app.options import AppOptions
 
-    with serve(served_project, "--port", str(free_port()), env={"STORYLOOM_API_KEY": "from-env"}) as (p, url):
-        assert httpx.get(url + "/info", headers={"x-api-key": "from-env"}, timeout=DEADLINE).status_code == 200
+    with serve(served_project, "--port", str(free_port()), env={"STORYLOOM_API_KEY": ENV_KEY}) as (p, url):
+        assert httpx.get(url + "/info", headers={"x-api-key": ENV_KEY}, timeout=DEADLINE).status_code == 200
         _finish(p, signal.SIGTERM)
     options = AppOptions.load()
-    options.api_key = "from-options"
+    options.api_key = OPTIONS_KEY
     options.api_port = free_port()
     options.save()
     with serve(served_project) as (p, url):
         assert url == f"http://127.0.0.1:{options.api_port}"
-        assert httpx.get(url + "/info", headers={"x-api-key": "from-options"}, timeout=DEADLINE).status_code == 200
+        assert httpx.get(url + "/info", headers={"x-api-key": OPTIONS_KEY}, timeout=DEADLINE).status_code == 200
         _finish(p, signal.SIGTERM)
 
 
@@ -199,6 +201,31 @@ def test_serve_without_a_key_is_a_clear_error(served_project):
     result = _run(served_project, "--port", str(free_port()))
     assert result.returncode == 2
     assert "no API key" in result.stderr and "STORYLOOM_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("source", ["environment", "key file", "app options"])
+def test_serve_refuses_a_key_shorter_than_16_characters_from_every_source(served_project, tmp_path, source):
+    from storyloom.app.options import AppOptions
+
+    short = "hunter2-hunter2"  # 15 characters
+    args, env, named = ["--port", str(free_port())], {}, ""
+    if source == "environment":
+        env, named = {"STORYLOOM_API_KEY": short}, "$STORYLOOM_API_KEY is too short (15 characters)"
+    elif source == "key file":
+        file = _key_file(tmp_path, short, 0o600)
+        args += ["--key-file", str(file)]
+        named = f"the key in {file} is too short (15 characters)"
+    else:
+        options = AppOptions.load()
+        options.api_key = short  # as an options file written before the rule would hold it
+        options.save()
+        named = "the app options' API key is too short (15 characters)"
+    result = _run(served_project, *args, env=env)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"storyloom: error: {named}: an API key needs at least 16 characters")
+    assert "`storyloom options set api.key new`" in result.stderr
+    assert short not in result.stderr + result.stdout and "Serving" not in result.stdout
     assert "Traceback" not in result.stderr
 
 
@@ -261,23 +288,23 @@ def _key_file(directory, key: str, mode: int):
 
 
 def test_key_from_a_private_key_file_wins_over_the_environment(served_project, tmp_path):
-    file = _key_file(tmp_path, "from-file", 0o600)
+    file = _key_file(tmp_path, FILE_KEY, 0o600)
     with serve(served_project, "--port", str(free_port()), "--key-file", str(file),
-               env={"STORYLOOM_API_KEY": "from-env"}) as (served, url):
-        assert httpx.get(url + "/info", headers={"x-api-key": "from-file"}, timeout=DEADLINE).status_code == 200
-        assert httpx.get(url + "/info", headers={"x-api-key": "from-env"}, timeout=DEADLINE).status_code == 401
+               env={"STORYLOOM_API_KEY": ENV_KEY}) as (served, url):
+        assert httpx.get(url + "/info", headers={"x-api-key": FILE_KEY}, timeout=DEADLINE).status_code == 200
+        assert httpx.get(url + "/info", headers={"x-api-key": ENV_KEY}, timeout=DEADLINE).status_code == 401
         with open(f"/proc/{served.process.pid}/cmdline", "rb") as cmdline:  # what `ps` shows
-            assert b"from-file" not in cmdline.read()
+            assert FILE_KEY.encode() not in cmdline.read()
         _finish(served, signal.SIGTERM)
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
 def test_a_key_file_other_users_can_open_is_refused(served_project, tmp_path, mode):
-    file = _key_file(tmp_path, "secret-in-file", mode)
+    file = _key_file(tmp_path, "secret-in-the-key-file", mode)
     result = _run(served_project, "--port", str(free_port()), "--key-file", str(file))
     assert result.returncode == 2
     assert f"chmod 600 {file}" in result.stderr and f"mode {mode:04o}" in result.stderr
-    assert "secret-in-file" not in result.stderr + result.stdout
+    assert "secret-in-the-key-file" not in result.stderr + result.stdout
     assert "Traceback" not in result.stderr
 
 

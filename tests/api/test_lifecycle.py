@@ -82,11 +82,11 @@ def test_restart_applies_a_new_port_and_key(garden):
     with ApiServer(StaticProjectProvider(garden), options) as server:
         old_url = server.url
         options.api_port = free_port()
-        options.api_key = "new-key-abcdef"
+        options.api_key = "new-key-abcdef-ghijk"
         new_url = server.restart()
         assert new_url != old_url and new_url == server.url
         assert _refused(old_url)
-        assert _info(new_url, "new-key-abcdef").status_code == 200
+        assert _info(new_url, "new-key-abcdef-ghijk").status_code == 200
         assert _info(new_url, KEY).status_code == 401
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import httpx
@@ -9,7 +10,7 @@ import pytest
 
 from storyloom.api import ApiServer, ApiStartError, StaticProjectProvider, generate_api_key
 from storyloom.api.protection import ProtectionSettings, split_host_header
-from tests.api.support import KEY, Options, running_server
+from tests.api.support import KEY, Options, raw_request, running_server
 
 
 def _port(harness) -> int:
@@ -157,6 +158,41 @@ def test_api_cannot_start_with_an_empty_key(garden):
         assert not server.running
 
 
+@pytest.mark.parametrize("key", ["k" * 15, " " * 4 + "k" * 15 + " " * 4, "x"])
+def test_api_cannot_start_with_a_key_shorter_than_16_characters(garden, key):
+    server = ApiServer(StaticProjectProvider(garden), Options(api_key=key))
+    with pytest.raises(ApiStartError) as refused:
+        server.start()
+    assert not server.running
+    message = str(refused.value)
+    length = len(key.strip())
+    assert f"the API key is too short ({length} character{'s' if length > 1 else ''})" in message
+    assert "at least 16 characters" in message and "`storyloom options set api.key new`" in message
+    assert key.strip() not in message
+    with running_server(garden, options=Options(api_key="k" * 16)) as api:  # 16 is enough
+        assert api.get("/info").status_code == 200
+
+
+def _two_keys(port: int, path: str, first: str, second: str) -> tuple[int, dict]:
+    answer = raw_request(port, (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-api-key: {first}\r\n"
+        f"X-Api-Key: {second}\r\nConnection: close\r\n\r\n"
+    ).encode())
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+@pytest.mark.parametrize(("first", "second"), [(KEY, KEY), (KEY, "wrong"), ("wrong", KEY), ("", KEY)])
+@pytest.mark.parametrize("path", ["/info", "/navigate?id=x", "/openapi.json", "/nope"])
+def test_two_key_headers_are_refused_whether_they_agree_or_not(shared_api, path, first, second):
+    status, body = _two_keys(_port(shared_api), path, first, second)
+    assert status == 400 and body["error"] == "bad_request"
+    assert body["reason"] == ("the x-api-key header is sent more than once: send the key once (one x-api-key "
+                              "header holding the key)")
+    assert KEY not in body["reason"]
+    assert shared_api.get("/info").status_code == 200  # one key header is fine
+
+
 def test_generated_keys_are_strong_and_unique():
     keys = {generate_api_key() for _ in range(100)}
     assert len(keys) == 100
@@ -179,7 +215,7 @@ def test_responses_carry_no_store_and_nosniff(shared_api):
 
 
 def test_key_with_non_ascii_characters(garden):
-    with running_server(garden, options=Options(api_key="clé-ключ")) as api:
-        ok = httpx.get(api.url + "/info", headers={"x-api-key": "clé-ключ".encode()})
+    with running_server(garden, options=Options(api_key="clé-ключ-clé-ключ")) as api:
+        ok = httpx.get(api.url + "/info", headers={"x-api-key": "clé-ключ-clé-ключ".encode()})
         assert ok.status_code == 200
         assert httpx.get(api.url + "/info", headers={"x-api-key": KEY}).status_code == 401

@@ -34,10 +34,38 @@ def test_enabling_the_api_with_an_empty_key_generates_a_strong_one() -> None:
     options.enable_api()
     assert options.api_enabled and len(options.api_key) >= 40
     assert AppOptions(username="ana", api_enabled=True).api_key != options.api_key
-    kept = AppOptions(username="ana", api_enabled=True, api_key="my-key")
-    assert kept.api_key == "my-key"
+    kept = AppOptions(username="ana", api_enabled=True, api_key="my-key-of-16-chars")
+    assert kept.api_key == "my-key-of-16-chars"
     old = kept.api_key
     assert kept.regenerate_api_key() != old
+
+
+def test_a_typed_key_needs_16_characters_and_the_refusal_never_shows_it() -> None:
+    from storyloom.app.options import ApiKeyError
+
+    options = AppOptions(username="ana", api_key="the-previous-key-0001")
+    for short in ("abc", "  fifteen-chars-  "):
+        with pytest.raises(ApiKeyError) as info:
+            options.set_api_key(short)
+        assert isinstance(info.value, OptionsError) and info.value.field == "api_key"
+        assert str(info.value).startswith(f"the API key is too short ({len(short.strip())} characters)")
+        assert short.strip() not in str(info.value)
+        assert options.api_key == "the-previous-key-0001"
+    options.set_api_key("  sixteen-chars-00  ")  # 16 once the surrounding spaces are dropped
+    assert options.api_key == "sixteen-chars-00"
+    options.set_api_key("")  # none: one is generated when the API is enabled
+    options.enable_api()
+    assert len(options.api_key) >= 43
+
+
+def test_a_short_key_already_saved_still_loads_so_it_can_be_replaced() -> None:
+    AppOptions.path().parent.mkdir(parents=True, exist_ok=True)
+    AppOptions.path().write_text(json.dumps({"username": "ana", "api_enabled": True, "api_key": "short"}))
+    options = AppOptions.load()
+    assert options.api_key == "short"
+    options.regenerate_api_key()
+    options.save()
+    assert len(AppOptions.load().api_key) >= 43
 
 
 @pytest.mark.parametrize("port", [0, -1, 65536, "9001", True, 90.5])

@@ -242,6 +242,27 @@ def test_a_bad_option_is_shown_under_its_field(window) -> None:  # type: ignore[
     assert window.workspace.options.username == "tester"
 
 
+def test_a_short_api_key_is_refused_under_its_field_and_nothing_is_saved(window, workspace) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.app import AppOptions
+
+    saved = AppOptions.load().api_key
+    dialog = window.show_options()
+    dialog.api_enabled.setChecked(True)
+    dialog.api_port.setValue(free_port())
+    dialog.api_key.setText("too-short")
+    assert not dialog.save()
+    assert dialog.isVisible() and dialog.result() == 0  # the dialog stays open
+    error = dialog.errors["api_key"]
+    assert error.isVisibleTo(dialog)
+    assert error.text().startswith("the API key is too short (9 characters): an API key needs at least 16")
+    assert "`storyloom options set api.key new`" in error.text() and "too-short" not in error.text()
+    assert not workspace.options.api_enabled and workspace.options.api_key != "too-short"
+    assert AppOptions.load().api_key == saved and not window.session.api.status.running
+    dialog.generate_key()  # the fix the message names
+    assert dialog.save() and not dialog.isVisible()
+    assert window.session.api.status.running and len(workspace.options.api_key) >= 43
+
+
 def test_the_answer_cache_option_is_shown_saved_and_served(window, workspace) -> None:  # type: ignore[no-untyped-def]
     from storyloom.app import AppOptions
 

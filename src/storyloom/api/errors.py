@@ -36,9 +36,13 @@ NAVIGATION_UNAVAILABLE = "navigation_unavailable"
 INTERNAL_ERROR = "internal_error"
 DAMAGED = "damaged"
 DISK_FULL = "disk_full"
+# Answered by the connection layer (storyloom.api.wire), before a request reaches the app.
+REQUEST_TIMEOUT = "request_timeout"
+TOO_MANY_CONNECTIONS = "too_many_connections"
 
 ERRORS: tuple[ErrorSpec, ...] = (
-    ErrorSpec(400, BAD_REQUEST, "A query parameter is missing, unknown or has a bad value; `reason` names it."),
+    ErrorSpec(400, BAD_REQUEST, "A query parameter is missing, unknown or has a bad value; `reason` names it. "
+              "Also `x-api-key` sent twice, and requests the HTTP layer cannot parse."),
     ErrorSpec(400, UNKNOWN_COLLECTIONS, "`collections` names an unknown collection or is empty; "
               "`reason` lists the valid names."),
     ErrorSpec(400, NOT_NAVIGABLE, "`/navigate`: the id is a design document, a `_local` id, a folder "
@@ -52,6 +56,8 @@ ERRORS: tuple[ErrorSpec, ...] = (
               "or no attachment with this name (`/attachments`)."),
     ErrorSpec(405, METHOD_NOT_ALLOWED, "The path exists but not for this method (every endpoint answers GET "
               "and HEAD; see the `Allow` header)."),
+    ErrorSpec(408, REQUEST_TIMEOUT, "The request line and headers did not all arrive within the head "
+              "timeout (10 s by default); the connection is closed."),
     ErrorSpec(409, NAVIGATION_UNAVAILABLE, "`/navigate`: no desktop app is attached (headless `serve`) "
               "or the app could not open the document."),
     ErrorSpec(500, DAMAGED, "The project's store is damaged where the answer had to read: `reason` names "
@@ -59,12 +65,18 @@ ERRORS: tuple[ErrorSpec, ...] = (
               "`storyloom check PROJECT`, then restore a backup or salvage the project."),
     ErrorSpec(500, INTERNAL_ERROR, "A bug in Storyloom; the reason says what failed."),
     ErrorSpec(503, NO_PROJECT, "No project is loaded in the app."),
+    ErrorSpec(503, TOO_MANY_CONNECTIONS, "The server holds its limit of open connections (256 by default); the new "
+              "connection is answered at once and closed. Retry when some connections have closed."),
     ErrorSpec(507, DISK_FULL, "The disk holding the project's store is full; free space and retry."),
 )
 
 REASON_UNAUTHORIZED = (
     "missing or wrong API key: send the key shown in Storyloom's options (or given to "
     "`storyloom serve`) in the x-api-key header"
+)
+REASON_TWO_KEYS = (
+    "the x-api-key header is sent more than once: send the key once (one x-api-key header holding "
+    "the key)"
 )
 REASON_NO_PROJECT = "no project is loaded: open a project in Storyloom, then retry"
 

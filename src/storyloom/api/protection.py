@@ -11,9 +11,10 @@ Order, for each HTTP request:
 2. An ``Origin`` header, when present, must be on the allowlist (empty by default: no CORS);
    otherwise 403 ``forbidden_origin``. Allowed origins get ``Access-Control-Allow-Origin`` and
    their preflight ``OPTIONS`` requests are answered here (browsers send them without the key).
-3. ``x-api-key`` must equal the key (compared in constant time on SHA-256 digests, so neither
-   the content nor the length leaks); a missing and a wrong key get the same 401. Only
-   ``/openapi.json`` is public.
+3. ``x-api-key`` must be sent once (twice is 400 ``bad_request``, whether the values agree or
+   not: a proxy or a client may read either one) and equal the key (compared in constant time
+   on SHA-256 digests, so neither the content nor the length leaks); a missing and a wrong key
+   get the same 401. Only ``/openapi.json`` is public (a doubled key is refused there too).
 
 Refusals are JSON error bodies like every other error (with ``"success": false`` on
 ``/navigate``, see :mod:`storyloom.api.errors`). ``Cache-Control: no-store`` and
@@ -37,6 +38,7 @@ from storyloom.api.errors import (
     BAD_REQUEST,
     FORBIDDEN_HOST,
     FORBIDDEN_ORIGIN,
+    REASON_TWO_KEYS,
     REASON_UNAUTHORIZED,
     UNAUTHORIZED,
     error_body,
@@ -170,6 +172,11 @@ def _header_bytes(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+def _api_keys(scope: Scope) -> list[bytes]:
+    """Every ``x-api-key`` value of the request, in order."""
+    return [value for key, value in scope.get("headers", ()) if key == API_KEY_HEADER_BYTES]
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
     value = _header_bytes(scope, name)
     return None if value is None else value.decode("latin-1")
@@ -247,9 +254,11 @@ class ProtectionMiddleware:
                 })
                 await send({"type": "http.response.body", "body": b""})
                 return
-        if scope["path"] not in PUBLIC_PATHS and not settings.key_matches(
-            _header_bytes(scope, API_KEY_HEADER_BYTES)
-        ):
+        keys = _api_keys(scope)
+        if len(keys) > 1:
+            await send_json(send, 400, error_body(BAD_REQUEST, REASON_TWO_KEYS, path), extra_headers)
+            return
+        if scope["path"] not in PUBLIC_PATHS and not settings.key_matches(keys[0] if keys else None):
             await send_json(send, 401, error_body(UNAUTHORIZED, REASON_UNAUTHORIZED, path), extra_headers)
             return
 

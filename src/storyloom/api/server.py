@@ -8,7 +8,9 @@ options) and the bind address are read at each start; ``restart()`` applies chan
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import functools
 import logging
 import socket
 import sys
@@ -21,6 +23,7 @@ import uvicorn
 
 from storyloom.api.app import create_app
 from storyloom.api.events import EventHub
+from storyloom.api.keys import api_key_problem
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import (
@@ -32,7 +35,15 @@ from storyloom.api.provider import (
     StoryloomPayloads,
     as_provider,
 )
-from storyloom.api.wire import MAX_HEAD_BYTES, JsonH11Protocol
+from storyloom.api.wire import (
+    DEFAULT_HEAD_TIMEOUT,
+    DEFAULT_KEEP_ALIVE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    MAX_HEAD_BYTES,
+    ConnectionLimits,
+    JsonH11Protocol,
+    RateLimitedLog,
+)
 from storyloom.errors import StoryloomError
 
 log = logging.getLogger(__name__)
@@ -122,16 +133,49 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+# errno values of an accept() that failed for want of a resource (asyncio retries it every second).
+OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server; an accept() that runs out of file descriptors is one log line a minute
+    (with a count), not asyncio's traceback on every retry."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.out_of_resources_log = RateLimitedLog()
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        asyncio.get_running_loop().set_exception_handler(self._loop_exception)
+        await super().serve(sockets)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in OUT_OF_RESOURCES:
+            self.out_of_resources_log.report(
+                "the API cannot accept new connections: %s (the process has no file descriptors or "
+                "memory left); it retries every second. Close idle connections, or raise the limit "
+                "(`ulimit -n`) if this load is expected.", exc.strerror or exc)
+            return
+        if self.should_exit and isinstance(exc, ValueError) and "_start_serving" in str(context.get("message")):
+            # asyncio schedules one accept retry per failed accept() of a burst (up to the
+            # backlog, 2048); those still pending when the server stops find the listening
+            # socket closed. Nothing is lost: the server is stopping.
+            return
+        loop.default_exception_handler(context)
+
+
 class UvicornThread:
     """One ASGI app served by uvicorn on an already bound socket, in a daemon thread.
 
     Shared by :class:`ApiServer` and the benchmark's reference app, so both are served the same
-    way (h11, asyncio, no access log).
+    way (h11, asyncio, no access log, the same connection limits).
     """
 
     def __init__(self, app: Any, sock: socket.socket, *, graceful_timeout: float = 3.0,
-                 name: str = "storyloom-api") -> None:
+                 name: str = "storyloom-api", limits: ConnectionLimits | None = None) -> None:
         self.sock = sock
+        self.limits = limits if limits is not None else ConnectionLimits()
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -139,13 +183,14 @@ class UvicornThread:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=max(1, round(graceful_timeout)),
-            timeout_keep_alive=5,
+            timeout_keep_alive=self.limits.keep_alive_timeout,  # type: ignore[arg-type]
             server_header=False,
             proxy_headers=False,  # no proxy in front: never trust X-Forwarded-* headers
-            http=JsonH11Protocol,  # h11, with the HTTP layer's own 400s as the API's JSON errors
+            # h11, with JSON refusals, the head deadline and the connection cap (api.wire)
+            http=functools.partial(JsonH11Protocol, limits=self.limits),  # type: ignore[arg-type]
             h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         )
-        self.server = uvicorn.Server(config)
+        self.server = _Server(config)
         self.error: BaseException | None = None
         self.forced = False  # set by stop() when uvicorn had to be forced to exit
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -201,6 +246,11 @@ class ApiServer:
     non-loopback ``host`` (default: logged). ``answer_cache_bytes`` bounds the bytes of export
     answers kept for an unchanged project (default: the options' ``api_answer_cache_mb`` MiB when
     they have it, else 64 MiB; ``0``: none kept; ignored when ``payloads`` is given).
+
+    Connection limits (see :mod:`storyloom.api.wire`): a request head must arrive whole within
+    ``head_timeout`` seconds, an idle keep-alive connection is closed after
+    ``keep_alive_timeout`` seconds, and past ``max_connections`` open connections a new one is
+    answered 503 ``too_many_connections`` and closed.
     """
 
     def __init__(
@@ -217,7 +267,15 @@ class ApiServer:
         graceful_timeout: float = 3.0,
         on_warning: Callable[[str], None] | None = None,
         answer_cache_bytes: int | None = None,
+        head_timeout: float = DEFAULT_HEAD_TIMEOUT,
+        keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
+        # Checked now: a bad limit is a programming error, not something to find at start.
+        ConnectionLimits(head_timeout, keep_alive_timeout, max_connections)
+        self.head_timeout = head_timeout
+        self.keep_alive_timeout = keep_alive_timeout
+        self.max_connections = max_connections
         self.provider = as_provider(project_provider)
         self.options = options
         self.navigation = navigation
@@ -276,6 +334,12 @@ class ApiServer:
         return self._cache if self.running else None
 
     @property
+    def open_connections(self) -> int:
+        """Connections the running server is serving (0 when stopped)."""
+        runner = self._runner
+        return runner.limits.open_connections if runner is not None and self.running else 0
+
+    @property
     def open_event_streams(self) -> int:
         hub = self._hub
         return hub.open_streams if hub is not None and self.running else 0
@@ -307,6 +371,9 @@ class ApiServer:
                     "the API key is empty: the API cannot be enabled without a key. Generate one in the "
                     "options (or set STORYLOOM_API_KEY / pass --key-file for `storyloom serve`)."
                 )
+            problem = api_key_problem(key)
+            if problem is not None:
+                raise ApiStartError(problem)
             port = getattr(self.options, "api_port", DEFAULT_PORT)
             warning = exposure_warning(self.host)
             if warning:
@@ -334,8 +401,9 @@ class ApiServer:
                 payloads=payloads,
                 hub=hub,
             )
+            limits = ConnectionLimits(self.head_timeout, self.keep_alive_timeout, self.max_connections)
             runner = UvicornThread(app, sock, graceful_timeout=self.graceful_timeout,
-                                   name=f"storyloom-api-{bound_port}")
+                                   name=f"storyloom-api-{bound_port}", limits=limits)
             self._runner, self._hub = runner, hub
             self._port, self._key = bound_port, key
             try:

@@ -1,11 +1,23 @@
-"""Requests refused before they reach the app: the HTTP layer's 400s, as the API's JSON errors.
+"""The connection layer: what is answered before a request reaches the app, and the limits on
+connections.
 
-uvicorn parses HTTP/1.1 with h11 and answers a request h11 refuses (no ``Host`` in an HTTP/1.1
-request, ``Host`` given twice, a request line or header block larger than
-:data:`MAX_HEAD_BYTES`, a malformed request line or header) with a plain-text
-``Invalid HTTP request received.``. :class:`JsonH11Protocol` is uvicorn's h11 protocol with that
-one answer replaced by the documented body ``{"error": "bad_request", "reason": ...}`` naming
-the problem; the connection is then closed, as before (the rest of its bytes cannot be trusted).
+uvicorn parses HTTP/1.1 with h11. :class:`JsonH11Protocol` is uvicorn's h11 protocol with:
+
+- **JSON refusals.** A request h11 refuses (no ``Host`` in an HTTP/1.1 request, ``Host`` given
+  twice, a request line or header block larger than :data:`MAX_HEAD_BYTES`, a malformed request
+  line, header or chunked body) gets the documented body ``{"error": "bad_request", "reason":
+  ...}`` naming the problem instead of uvicorn's plain text, and the connection is closed (the
+  rest of its bytes cannot be trusted). When the request's head was already handed to the app
+  (a malformed chunked body comes after it), the app's answer is dropped quietly: one answer,
+  the 400, and no traceback in the log.
+- **A head deadline.** A connection must deliver a complete request head within
+  ``head_timeout`` seconds of connecting, or of the first byte after a keep-alive wait (a total,
+  not per byte: trickling one byte at a time does not extend it). A partial head is then
+  answered 408 ``request_timeout``; a connection that sent nothing is closed silently.
+- **An idle keep-alive timeout** (uvicorn's ``timeout_keep_alive``, set from the limits).
+- **A cap on open connections.** Past ``max_connections``, a new connection is answered 503
+  ``too_many_connections`` at once and closed; the connections already open go on. One log line
+  says so (at most once a minute), not one per connection.
 
 What the stack does not allow: a request h11 cannot parse never reaches the ASGI app, so its
 answer carries none of the app's per-path details (no ``"success": false`` for ``/navigate``).
@@ -13,19 +25,35 @@ answer carries none of the app's per-path details (no ``"success": false`` for `
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import sys
+import time
+from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import Any
 
 import h11
+from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
 
-from storyloom.api.errors import BAD_REQUEST, error_body
+from storyloom.api.errors import BAD_REQUEST, REQUEST_TIMEOUT, TOO_MANY_CONNECTIONS, error_body
 from storyloom.api.protection import SECURITY_HEADERS
+
+log = logging.getLogger(__name__)
 
 # Request line plus headers; larger is refused by h11 (400). A query string has its own, smaller
 # limit (``protection.MAX_QUERY_BYTES``), checked on every request whatever its packets.
 MAX_HEAD_BYTES = 64 * 1024
+DEFAULT_HEAD_TIMEOUT = 10.0  # seconds to deliver a whole request head
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0  # seconds a connection may wait idle between requests
+DEFAULT_MAX_CONNECTIONS = 256
+# A refused connection is kept this long to read what its client sends (closing a socket with
+# unread bytes resets it, and the reset can destroy the 503 before the client reads it).
+REFUSED_LINGER = 1.0
+REPORT_INTERVAL = 60.0  # seconds between two log lines about the same trouble
 
 _REASONS = {
     "Missing mandatory Host: header": "no Host header: an HTTP/1.1 request must carry one (Host: 127.0.0.1:<port>)",
@@ -35,36 +63,198 @@ _REASONS = {
         "query string or fewer headers"
     ),
 }
+# h11 messages that go on with the bytes received (shown as their meaning, not their bytes).
+_REASON_PREFIXES = {
+    "illegal chunk header": (
+        "a chunk-size line of the chunked body is not a hexadecimal size: send a valid "
+        "Transfer-Encoding: chunked body (no endpoint reads a body: sending none is simplest)"
+    ),
+    "malformed chunk footer": (
+        "a chunk of the chunked body does not end where its size says: send a valid "
+        "Transfer-Encoding: chunked body (no endpoint reads a body: sending none is simplest)"
+    ),
+}
 
 
 def malformed_reason(detail: str) -> str:
     """The ``reason`` of a request h11 refused, from h11's message."""
     known = _REASONS.get(detail)
+    if known is None:
+        known = next((text for prefix, text in _REASON_PREFIXES.items() if detail.startswith(prefix)), None)
     if known is not None:
         return f"malformed HTTP request: {known}"
     shown = detail if len(detail) <= 200 else detail[:200] + "..."
     return f"malformed HTTP request ({shown or 'unparsable'}): send a well-formed HTTP/1.1 request"
 
 
+def error_answer(status: int, code: str, reason: str) -> bytes:
+    """A whole ``Connection: close`` answer with the API's JSON error body, as bytes (written
+    without h11: it also answers connections that sent no request)."""
+    payload = json.dumps(error_body(code, reason)).encode("utf-8")
+    head = [
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}".encode(),
+        b"content-type: application/json",
+        b"content-length: " + str(len(payload)).encode(),
+        b"connection: close",
+        *(name + b": " + value for name, value in SECURITY_HEADERS),
+    ]
+    return b"\r\n".join(head) + b"\r\n\r\n" + payload
+
+
+class RateLimitedLog:
+    """Logs a trouble's first occurrence, then at most one line per ``interval`` with how many
+    occurrences that line stands for: a flood of them is a few lines, not one per event."""
+
+    def __init__(self, interval: float = REPORT_INTERVAL) -> None:
+        self.interval = interval
+        self._last: float | None = None
+        self._unreported = 0
+
+    def report(self, message: str, *args: Any) -> None:
+        now = time.monotonic()
+        if self._last is not None and now - self._last < self.interval:
+            self._unreported += 1
+            return
+        if self._unreported:
+            message += f" ({self._unreported} more times since the last report)"
+        self._last, self._unreported = now, 0
+        log.warning(message, *args)
+
+
+@dataclass
+class ConnectionLimits:
+    """The limits of one running server, and the connections they count (shared by all of its
+    connections, on the server's event loop thread)."""
+
+    head_timeout: float = DEFAULT_HEAD_TIMEOUT
+    keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    served: set[Any] = field(default_factory=set)
+    refused: set[Any] = field(default_factory=set)
+    over_cap_log: RateLimitedLog = field(default_factory=RateLimitedLog)
+
+    def __post_init__(self) -> None:
+        if not self.head_timeout > 0 or not self.keep_alive_timeout > 0:
+            raise ValueError("the head and keep-alive timeouts must be positive numbers of seconds")
+        if self.max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+
+    @property
+    def open_connections(self) -> int:
+        """Connections being served (the refused ones, closing, are not counted)."""
+        return len(self.served)
+
+
 class JsonH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol; a request h11 refuses gets the API's JSON 400 instead of plain text."""
+    """uvicorn's h11 protocol with JSON refusals, a head deadline and the connection cap (see
+    the module's description). ``limits`` are the server's; uvicorn passes the rest."""
+
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None, *,
+                 limits: ConnectionLimits | None = None) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.limits = limits if limits is not None else ConnectionLimits()
+        self.timeout_keep_alive = self.limits.keep_alive_timeout
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._refused = False
+
+    # -- connections -----------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        limits = self.limits
+        if len(limits.served) >= limits.max_connections:
+            self._refuse()
+            return
+        limits.served.add(self)
+        self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.limits.served.discard(self)
+        self.limits.refused.discard(self)
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+    def _refuse(self) -> None:
+        limits = self.limits
+        self._refused = True
+        limits.over_cap_log.report(
+            "the API holds %d connections, its limit: new connections are answered 503 "
+            "too_many_connections until some close", limits.max_connections)
+        self.transport.write(error_answer(
+            503, TOO_MANY_CONNECTIONS,
+            f"the server has {limits.max_connections} connections open, its limit: close idle "
+            "connections or retry in a moment",
+        ))
+        if len(limits.refused) >= limits.max_connections:
+            # Refusals come faster than they close: stop reading, free the socket now.
+            self.transport.close()
+            return
+        limits.refused.add(self)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(REFUSED_LINGER, self.transport.close)
+
+    # -- the head deadline -----------------------------------------------------------------
+
+    def _arm_head_timer(self) -> None:
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.limits.head_timeout, self._head_timed_out)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _waiting_for_head(self) -> bool:
+        """True while no request of this connection is being answered, so the client owes bytes."""
+        return self.cycle is None or self.cycle.response_complete
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # read and dropped: the connection was answered 503 and closes
+        cycle = self.cycle
+        super().data_received(data)
+        if self.transport.is_closing():
+            self._cancel_head_timer()
+        elif self.cycle is not cycle and not self._waiting_for_head():
+            self._cancel_head_timer()  # a whole head arrived: the app answers it
+        elif self._waiting_for_head() and self.timeout_keep_alive_task is None:
+            self._arm_head_timer()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._cancel_head_timer()  # a pipelined request started
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or not self._waiting_for_head():
+            return
+        pending, _closed = self.conn.trailing_data
+        if self.conn.their_state is h11.IDLE and pending:
+            self.transport.write(error_answer(
+                408, REQUEST_TIMEOUT,
+                f"the request line and headers did not all arrive within {self.limits.head_timeout:g} s: "
+                "send the whole request head at once",
+            ))
+        self.transport.close()
+
+    # -- the HTTP layer's 400s -------------------------------------------------------------
 
     def send_400_response(self, msg: str) -> None:
         # uvicorn calls this from its ``except h11.RemoteProtocolError`` block: the error in
         # flight says what was wrong.
         exc = sys.exc_info()[1]
         detail = str(exc) if isinstance(exc, h11.ProtocolError) else ""
-        payload = json.dumps(error_body(BAD_REQUEST, malformed_reason(detail))).encode("utf-8")
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(payload)).encode()),
-            (b"connection", b"close"),
-            *SECURITY_HEADERS,
-        ]
-        for event in (
-            h11.Response(status_code=400, headers=headers, reason=HTTPStatus.BAD_REQUEST.phrase.encode()),
-            h11.Data(data=payload),
-            h11.EndOfMessage(),
-        ):
-            self.transport.write(self.conn.send(event))
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            # The head reached the app before the body went wrong: its answer must not follow
+            # the 400 (h11 would refuse it, with a traceback); to the app, the client left.
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self._cancel_head_timer()
+        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            self.transport.write(error_answer(400, BAD_REQUEST, malformed_reason(detail)))
+        # Else an answer is already (partly) out: closing is all that is left to say.
         self.transport.close()

@@ -3,7 +3,10 @@
 - ``username``: stamped in ``modifiedBy``/``createdBy`` and lock owners; defaults to the OS user.
 - ``api_enabled``, ``api_key``, ``api_port``: the local REST API. Enabling the API with an empty
   key generates a strong random one (:func:`generate_api_key`, ``secrets.token_urlsafe(32)``):
-  the API never runs open.
+  the API never runs open. A key set by a person (:meth:`AppOptions.set_api_key`) is held to
+  :func:`~storyloom.api.keys.api_key_problem`'s rule (16 characters at least). A shorter key
+  already in an options file still loads, so that the options can be fixed; the API refuses to
+  start with it.
 - ``api_answer_cache_mb``: the MiB of export answers the API keeps in memory for an unchanged
   project, to answer repeated ``/game-export`` and ``/schema-export`` requests at once
   (:data:`DEFAULT_ANSWER_CACHE_MB`; 0 keeps none: each request builds and streams its answer).
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom import paths
-from storyloom.api.keys import generate_api_key
+from storyloom.api.keys import MIN_API_KEY_LENGTH, api_key_problem, generate_api_key
 from storyloom.errors import StoryloomError
 from storyloom.project.users import os_username
 
@@ -45,6 +48,15 @@ class OptionsError(StoryloomError, ValueError):
         self.field = field
         self.expected = expected
         super().__init__(f"{field}: expected {expected}, got {got!r}")
+
+
+class ApiKeyError(OptionsError):
+    """An API key the key rule refuses; the message says why and never holds the key."""
+
+    def __init__(self, reason: str) -> None:
+        self.field = "api_key"
+        self.expected = f"a key of at least {MIN_API_KEY_LENGTH} characters"
+        StoryloomError.__init__(self, reason)
 
 
 def default_username() -> str:
@@ -129,6 +141,16 @@ class AppOptions:
     def enable_api(self, enabled: bool = True) -> None:
         self.api_enabled = enabled
         self.validate()
+
+    def set_api_key(self, key: str) -> None:
+        """Set the key a person typed (surrounding whitespace dropped): empty, meaning "generate
+        one when the API is enabled", or a key :func:`api_key_problem` accepts; else
+        :class:`ApiKeyError` and the previous key stays."""
+        key = key.strip()
+        problem = api_key_problem(key) if key else None
+        if problem is not None:
+            raise ApiKeyError(problem)
+        self.api_key = key
 
     def regenerate_api_key(self) -> str:
         self.api_key = generate_api_key()

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from storyloom.api.keys import GENERATE_KEY_COMMAND, api_key_problem, generate_api_key
 from storyloom.app import AppOptions, OptionsError
 from storyloom.app.options import (
     ANSWER_CACHE_EXPECTED,
@@ -101,14 +102,15 @@ def _backups_keep(value: str) -> int:
 
 def _key(value: str) -> str:
     if value == KEY_GENERATE:
-        from storyloom.api.keys import generate_api_key
-
         return generate_api_key()
     if value == KEY_FROM_STDIN:
         key = sys.stdin.readline().strip()
         if not key:
             raise CliError("api.key: standard input held no key; pipe one line holding the key, "
-                           f"or use `storyloom options set api.key {KEY_GENERATE}` to generate one")
+                           f"or use `{GENERATE_KEY_COMMAND}` to generate one")
+        problem = api_key_problem(key, "the key read from standard input")
+        if problem is not None:
+            raise CliError(f"api.key: {problem}")
         return key
     raise CliError(
         f"api.key: expected {KEY_FROM_STDIN!r} (read the key from standard input) or {KEY_GENERATE!r} "

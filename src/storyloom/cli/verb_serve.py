@@ -23,6 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from storyloom.api.keys import api_key_problem
 from storyloom.app.options import (
     ANSWER_CACHE_EXPECTED,
     DEFAULT_ANSWER_CACHE_MB,
@@ -118,14 +119,19 @@ def resolve_options(args: argparse.Namespace, app_options: Any) -> ServeOptions:
             f"(ps); set {KEY_ENV} or pass --key-file PATH (a file holding the key, mode 0600) instead"
         )
     if getattr(args, "key_file", None):
-        key = read_key_file(args.key_file)
+        key, source = read_key_file(args.key_file), f"the key in {args.key_file}"
+    elif os.environ.get(KEY_ENV):
+        key, source = os.environ[KEY_ENV], f"${KEY_ENV}"
     else:
-        key = os.environ.get(KEY_ENV) or getattr(app_options, "api_key", "") or ""
+        key, source = getattr(app_options, "api_key", "") or "", "the app options' API key"
     if not key.strip():
         raise CliError(
             f"no API key: set {KEY_ENV}, pass --key-file PATH (a file holding the key, mode 0600), or "
             "enable the API in the app options (which generates a key)"
         )
+    problem = api_key_problem(key, source)
+    if problem is not None:
+        raise CliError(problem)
     port = args.port if args.port is not None else getattr(app_options, "api_port", 9001)
     username = getattr(app_options, "username", "") or os.environ.get("USER", "") or ""
     return ServeOptions(api_key=key, api_port=int(port), username=username,

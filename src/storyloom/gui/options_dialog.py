@@ -162,7 +162,7 @@ class OptionsDialog(QDialog):
         before = copy.copy(options)
         try:
             options.username = self.username.text().strip()
-            options.api_key = self.api_key.text().strip()
+            options.set_api_key(self.api_key.text())  # a short key is refused under its field
             options.api_enabled = self.api_enabled.isChecked()
             options.set_port(self.api_port.value())
             options.set_answer_cache_mb(self.answer_cache.value())
