@@ -18,6 +18,7 @@ from storyloom import paths
 from storyloom.app.auto_backups import (
     INTERVAL,
     RETRY_AFTER,
+    AutoBackup,
     AutoBackupError,
     AutoBackups,
     BackupCancelled,
@@ -28,7 +29,6 @@ from storyloom.app.auto_backups import (
     prune,
     restore_backup,
     restored_name,
-    size_text,
     status_view,
     take_backup,
     write_backup,
@@ -272,10 +272,11 @@ def test_a_listed_backup_restores_as_a_new_project_with_a_unique_name(manager: P
     assert restored_name(manager, project.name, backup) == f"Saga (backup {backup.local_time()}) (2)"
 
 
-@pytest.mark.parametrize(("size", "text"), [(0, "0 bytes"), (1, "1 byte"), (999, "999 bytes"),
-                                            (48_213, "48 KB"), (4_130_000, "4.1 MB"), (12_000_000_000, "12 GB")])
-def test_sizes_read_as_people_say_them(size: int, text: str) -> None:
-    assert size_text(size) == text
+@pytest.mark.parametrize(("size", "text"), [(0, "0 bytes"), (1, "1 byte"), (1023, "1023 bytes"),
+                                            (48_213, "47.1 KB"), (4_130_000, "3.9 MB"), (12_000_000_000, "11.2 GB")])
+def test_sizes_read_as_the_attachments_editor_says_them(size: int, text: str) -> None:
+    backup = AutoBackup(path=Path("/x.json"), time=START, size=size)
+    assert backup.size_text() == text
 
 
 def test_a_backup_dated_after_now_does_not_stop_the_next_ones(project: Project) -> None:

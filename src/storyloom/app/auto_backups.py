@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from storyloom import paths
+from storyloom.app.attachments import human_size
 from storyloom.app.options import DEFAULT_BACKUPS_KEEP
 from storyloom.errors import StoryloomError
 
@@ -87,7 +88,7 @@ class AutoBackup:
         return self.time.astimezone().strftime("%Y-%m-%d %H:%M")
 
     def size_text(self) -> str:
-        return size_text(self.size)
+        return human_size(self.size)
 
     def to_json(self) -> dict[str, Any]:
         """``{"time", "size", "path"}``: ISO 8601 with this machine's offset, bytes, the file."""
@@ -118,18 +119,6 @@ def age_text(when: datetime, now: datetime) -> str:
         if seconds >= length:
             count = int(seconds // length)
             return f"{count} {unit}{'s' if count != 1 else ''} ago"
-    raise AssertionError("unreachable")
-
-
-def size_text(size: int) -> str:
-    """Bytes as people read them: ``512 bytes``, ``48 KB``, ``4.1 MB`` (powers of 1000)."""
-    if size < 1000:
-        return f"{size} byte{'s' if size != 1 else ''}"
-    value = float(size)
-    for unit in ("KB", "MB", "GB"):
-        value /= 1000
-        if value < 1000 or unit == "GB":
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
     raise AssertionError("unreachable")
 
 

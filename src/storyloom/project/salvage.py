@@ -22,7 +22,7 @@ from storyloom.progress import ProgressCallback, reporter
 from storyloom.project.editor import WriteIntent
 from storyloom.project.settings import default_settings
 from storyloom.store import Damaged, Database, NotFound, StoreError
-from storyloom.store.integrity import lenient_text
+from storyloom.store.integrity import is_utf8, lenient_text
 
 if TYPE_CHECKING:
     from storyloom.project.manager import Project, ProjectInfo, ProjectManager
@@ -104,7 +104,7 @@ def _document_ids(db: Database, report: SalvageReport) -> Iterator[str]:
                         break
                     rowid = rows[-1][0]
                 for _, doc_id in rows:
-                    if _is_utf8(doc_id):
+                    if is_utf8(doc_id):
                         yield doc_id
                     else:
                         report.lost.append(f"a document whose id is damaged ({doc_id!r})")
@@ -134,14 +134,6 @@ def _scalar(conn: sqlite3.Connection, sql: str) -> Any:
     except sqlite3.DatabaseError:
         return None
     return None if row is None else row[0]
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _readable_revisions(source: Database, project: Project, doc_id: str, report: SalvageReport) -> list[dict[str, Any]]:

@@ -117,6 +117,15 @@ def is_bad_text(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode to UTF-8")
 
 
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` (read with :func:`lenient_text`) was valid UTF-8 as stored."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def lenient_text(raw: bytes) -> str:
     """A ``text_factory`` that reads any bytes: invalid UTF-8 becomes lone surrogates, which no
     checksum of a valid row matches, so the row is reported damaged instead of stopping a walk."""

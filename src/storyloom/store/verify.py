@@ -21,6 +21,7 @@ from storyloom.store.integrity import (
     check_attachment,
     checked_body,
     checked_tree,
+    is_utf8,
     lenient_text,
     local_crc,
     translate,
@@ -107,7 +108,7 @@ def _documents(store: str, conn: sqlite3.Connection, progress: Callable[[int, in
             dead += 1
         else:
             live += 1
-        if not _is_utf8(doc_id):
+        if not is_utf8(doc_id):
             found.append(Damage(doc_id, None, "its id is not valid UTF-8"))
             continue
         try:
@@ -122,14 +123,6 @@ def _documents(store: str, conn: sqlite3.Connection, progress: Callable[[int, in
     found += _attachments(store, conn, users)
     found += _counters(conn, live, dead, top_seq)
     return found
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _orphans(conn: sqlite3.Connection) -> Iterator[Damage]:
