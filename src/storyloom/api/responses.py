@@ -21,6 +21,7 @@ from starlette.responses import Response
 from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
 from storyloom.api.state import ALLOW, ENDPOINTS
+from storyloom.errors import StoryloomError
 from storyloom.store.codec import escape_surrogates
 from storyloom.store.errors import Damaged, DiskFull, StoreError
 
@@ -106,7 +107,7 @@ def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StoreError, _raised_error)
 
 
-class StreamCut(Exception):
+class StreamCut(StoryloomError):
     """A streamed answer cannot be finished (the store is damaged past its first chunk)."""
 
     def __init__(self, reason: str) -> None:
