@@ -2,7 +2,10 @@
 
 One set of rules for every file Storyloom writes on a person's request: ``storyloom backup``,
 ``export`` (and its schema sidecar), ``schema`` and ``dump``, and the desktop app's export and
-back-up.
+back-up, the Grid editor's CSV export and an attachment's saved copy. Its writer is also the one
+atomic write of Storyloom's own files (:class:`AtomicWriter`, :func:`atomic_write`): the app's
+options, the password file, the recent projects, a project's ``project.json`` and its index
+table, the automatic backups.
 
 - :func:`resolve_output`: an output ending in ``/`` (or the platform's separator), or naming a
   folder that exists, is a folder: created when absent (with its parents), and the file is the
@@ -12,10 +15,15 @@ back-up.
   it was told to write (what a build script wants); a backup does not (:class:`OutputExists`),
   unless forced, and in a folder it takes a free name beside the one already there
   (``name-2.json``).
-- :class:`AtomicFile` and :func:`write_chunks` write through a temporary file in the target's
-  folder, flushed to disk (``fsync``) and renamed into place, so the target is never half
-  written. A file that must not replace another is linked into place (``os.link`` fails when the
-  name is taken), so two writers cannot both take one name.
+- :class:`AtomicWriter` and :func:`atomic_write` write through a temporary file in the target's
+  folder, flushed to disk (``fsync``, then the folder's entry: ``durable``, the default) and
+  renamed over the target (``os.replace``), so the target is never half written; a failure
+  removes the temporary file. ``mode`` (0600 for a private file) is the temporary file's mode
+  from its creation, so the file is never readable by others, not even for a moment. They raise
+  ``OSError`` and nothing of the output rules.
+- :class:`AtomicFile` and :func:`write_chunks` add the output rules: a folder in the target's
+  place is an :class:`OutputError`, and a file that must not replace another is linked into
+  place (``os.link`` fails when the name is taken), so two writers cannot both take one name.
 - The temporary file is held while it is written: an exclusive ``flock`` on POSIX (the kernel
   releases it when the process dies, however it dies). Every writer first removes the
   temporaries in its folder whose lock it can take (:func:`remove_stale_temps`): those of
@@ -35,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, Self
 
 from storyloom.errors import StoryloomError
 
@@ -119,20 +127,24 @@ def resolve_output(given: str | os.PathLike[str], default_name: str, *, replace:
 # ------------------------------------------------------------------------------ writing
 
 
-class AtomicFile:
-    """A file written through a held temporary beside ``target``; :meth:`commit` puts it in
-    place (``path`` is then the file written), :meth:`abort` (or leaving the ``with`` block by an
-    exception) removes it. ``replace``: whether an existing file may be replaced; ``numbered``:
-    when it may not, take ``name-2.ext``, ``name-3.ext``... instead of failing."""
+class AtomicWriter:
+    """A file written through a held temporary beside ``target`` (``temp``); :meth:`commit`
+    renames it over ``target`` (``path`` is then the file written), :meth:`abort` (or leaving the
+    ``with`` block by an exception) removes it.
 
-    def __init__(self, target: Path | str, *, replace: bool = True, numbered: bool = False) -> None:
+    ``mode``: the file's mode, set on the temporary file from its creation (``None``: an ordinary
+    file, whose mode the umask decides). ``durable``: flush the file and then the folder's entry
+    to disk (``fsync``); a cache that is rebuilt when lost may skip both. A writer that needs a
+    path (SQLite's backup) may fill ``temp`` by its name before :meth:`commit`. Raises
+    ``OSError`` when the file system refuses."""
+
+    def __init__(self, target: Path | str, *, mode: int | None = None, durable: bool = True) -> None:
         self.target = Path(target)
         self.path = self.target
-        self.replace = replace
-        self.numbered = numbered
+        self.durable = durable
         self.written = 0
         remove_stale_temps(self.target.parent)
-        self.temp, fd = _create_temp(self.target)
+        self.temp, fd = _create_temp(self.target, mode)
         self._handle: BinaryIO | None = os.fdopen(fd, "wb", buffering=1 << 20)
 
     def write(self, chunk: str | bytes) -> None:
@@ -148,16 +160,22 @@ class AtomicFile:
         assert handle is not None, "the file is closed"
         try:
             handle.flush()
-            os.fsync(handle.fileno())
+            if self.durable:
+                os.fsync(handle.fileno())
             if fcntl is None:  # Windows renames only closed files
                 self._close()
-            self.path = _place(self.temp, self.target, self.replace, self.numbered)
+            self.path = self._put_in_place()
         except BaseException:
             self.abort()
             raise
         self._close()
-        _sync_folder(self.path.parent)
+        if self.durable:
+            _sync_folder(self.path.parent)
         return self.path
+
+    def _put_in_place(self) -> Path:
+        os.replace(self.temp, self.target)
+        return self.target
 
     def abort(self) -> None:
         """Remove the temporary file (nothing is put in place)."""
@@ -171,7 +189,7 @@ class AtomicFile:
                 self._handle.close()
             self._handle = None
 
-    def __enter__(self) -> AtomicFile:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -182,25 +200,60 @@ class AtomicFile:
             self.abort()
 
 
+def atomic_write(target: Path | str, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> int:
+    """Write ``data`` (text as UTF-8, or bytes) over ``target`` atomically (an
+    :class:`AtomicWriter`); returns the bytes written. ``OSError`` when the file system refuses:
+    the previous file is then as it was, and no temporary file is left."""
+    with AtomicWriter(target, mode=mode, durable=durable) as out:
+        out.write(data)
+    return out.written
+
+
+class AtomicFile(AtomicWriter):
+    """An :class:`AtomicWriter` with the output rules: ``replace``: whether an existing file may
+    be replaced (never a folder: :class:`OutputError`); ``numbered``: when it may not, take
+    ``name-2.ext``, ``name-3.ext``... instead of failing (:class:`OutputExists`)."""
+
+    def __init__(self, target: Path | str, *, replace: bool = True, numbered: bool = False,
+                 mode: int | None = None, durable: bool = True) -> None:
+        self.replace = replace
+        self.numbered = numbered
+        super().__init__(target, mode=mode, durable=durable)
+
+    def _put_in_place(self) -> Path:
+        return _place(self.temp, self.target, self.replace, self.numbered)
+
+
 def write_chunks(target: Path | str, chunks: Iterable[str | bytes], *, replace: bool = True,
-                 numbered: bool = False) -> tuple[Path, int]:
+                 numbered: bool = False, mode: int | None = None) -> tuple[Path, int]:
     """Write ``chunks`` (text as UTF-8, or bytes) to ``target`` atomically; ``(the file written,
-    bytes written)``. See :class:`AtomicFile` for ``replace`` and ``numbered``."""
-    with AtomicFile(target, replace=replace, numbered=numbered) as out:
+    bytes written)``. See :class:`AtomicFile` for ``replace``, ``numbered`` and ``mode``."""
+    with AtomicFile(target, replace=replace, numbered=numbered, mode=mode) as out:
         for chunk in chunks:
             out.write(chunk)
     return out.path, out.written
 
 
-def _create_temp(target: Path) -> tuple[Path, int]:
-    """A new temporary file beside ``target``, held (locked) by this process."""
+def _create_temp(target: Path, mode: int | None = None) -> tuple[Path, int]:
+    """A new temporary file beside ``target``, held (locked) by this process; ``mode`` (when
+    given) from its creation, and exactly that whatever the umask."""
+    # O_EXCL: a new file, never one found there (nor a symbolic link's target).
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     while True:
         temp = target.with_name(f".{_short(target.name)}.storyloom-{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:
-            fd = os.open(temp, flags, 0o666)  # an ordinary file: the umask decides, as for any file
+            # No mode: an ordinary file, the umask decides, as for any file.
+            fd = os.open(temp, flags, 0o666 if mode is None else mode)
         except FileExistsError:
             continue
+        try:
+            if mode is not None and os.name == "posix":
+                os.fchmod(fd, mode)  # the umask may have taken bits the mode asks for
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
         if fcntl is None:
             return temp, fd
         try:

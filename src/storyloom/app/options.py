@@ -18,10 +18,7 @@ The file is created with mode 0600 (owner only) and replaced atomically (:meth:`
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import secrets
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -29,6 +26,7 @@ from typing import Any
 from storyloom import paths
 from storyloom.api.keys import MIN_API_KEY_LENGTH, api_key_problem, generate_api_key
 from storyloom.errors import StoryloomError
+from storyloom.output_files import atomic_write
 from storyloom.project.users import os_username
 
 OPTIONS_FILE = "options.json"
@@ -200,27 +198,15 @@ class AppOptions:
         """Validate and write the options atomically; returns the file written.
 
         The file holds the API key, so it is never readable by others, not even for a moment:
-        the text goes to a new temporary file in the same directory, created with mode 0600
-        (``os.open`` with ``O_EXCL``, so the mode applies from its creation), which then replaces
-        the options file (``os.replace``: readers see the old file or the new one, never half of
-        one). A failure leaves the previous file as it was and no temporary file behind.
+        :func:`storyloom.output_files.atomic_write` writes the text to a new temporary file in the
+        same directory, created with mode 0600 (so the mode applies from its creation), flushed
+        to disk, which then replaces the options file (``os.replace``: readers see the old file
+        or the new one, never half of one). A failure leaves the previous file as it was and no
+        temporary file behind.
         """
         self.validate()
         file = self.path()
-        data = (json.dumps(self.to_dict(), indent=2) + "\n").encode("utf-8")
-        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(tmp, flags, OPTIONS_FILE_MODE)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, file)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write(file, json.dumps(self.to_dict(), indent=2) + "\n", mode=OPTIONS_FILE_MODE)
         return file
 
     def to_dict(self) -> dict[str, Any]:
