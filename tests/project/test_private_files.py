@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from storyloom.drafft import import_backup
-from storyloom.project.manager import STORE_FILE, Project, ProjectManager
+from storyloom.project.manager import META_FILE, STORE_FILE, Project, ProjectManager
 from storyloom.store import Database
 
 from .conftest import fixture_path
@@ -20,8 +20,10 @@ def mode(path: Path) -> int:
 
 
 def assert_private(project: Project) -> None:
-    """The folder is 0700 and every store file (db, -wal, -shm) is 0600, while the project is open."""
+    """The folder is 0700 and every store file (db, -wal, -shm) and project.json are 0600, while
+    the project is open."""
     assert mode(project.path) == 0o700
+    assert mode(project.path / META_FILE) == 0o600
     project.store.info()  # a read: the -shm file exists for every open WAL database
     files = [project.path / (STORE_FILE + suffix) for suffix in ("", "-wal", "-shm")]
     for file in files:

@@ -9,9 +9,7 @@ recent list must never stop the app from starting.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom import paths
+from storyloom.output_files import atomic_write
 
 RECENT_FILE = "recent.json"
 MAX_RECENT = 10
@@ -94,13 +93,7 @@ class RecentProjects:
     def _write(self, entries: list[RecentProject]) -> None:
         file = self.file
         text = json.dumps({"projects": [asdict(entry) for entry in entries]}, indent=2) + "\n"
-        tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, file)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+        atomic_write(file, text)
 
 
 def _entry(row: Any) -> RecentProject | None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from storyloom import paths
 from storyloom.errors import StoryloomError
+from storyloom.output_files import atomic_write
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 BACKEND_ENV = "STORYLOOM_PASSWORD_STORE"
@@ -197,18 +198,9 @@ class PasswordStore:
     def _write_file(self, data: dict[str, Any]) -> None:
         path = self.file_path
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        # Created 0600 from the start (never readable by others, whatever the umask), then moved in.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out, indent=1, sort_keys=True)
-            os.chmod(tmp, FILE_MODE)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
+        # A temporary file created 0600 (never readable by others, whatever the umask), flushed,
+        # then moved in; a failure removes it.
+        atomic_write(path, json.dumps(data, indent=1, sort_keys=True), mode=FILE_MODE)
 
     def _forget_in_file(self, key: str) -> None:
         if not self.file_path.exists():

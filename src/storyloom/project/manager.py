@@ -10,8 +10,8 @@ A backup is the project's ``all_docs`` dump with ``include_docs`` and ``attachme
 JSON as Drafft's backups and ``/db-dump``). Restoring keeps every revision id, so a restored
 project still replicates cleanly with its remote.
 
-A project's folder is private to its owner (0700) and its store files are too (0600): they hold
-the project's data and its remote settings.
+A project's folder is private to its owner (0700) and its store files and ``project.json`` are
+too (0600): they hold the project's data and its remote settings.
 
 A project being built (an import, a restore, a create) carries a marker file,
 ``.storyloom-unfinished``, from the moment its folder exists until its metadata is written. The
@@ -40,7 +40,7 @@ from typing import Any
 
 from storyloom import paths
 from storyloom.errors import StoryloomError
-from storyloom.output_files import OutputError, OutputExists, resolve_output, write_chunks
+from storyloom.output_files import OutputError, OutputExists, atomic_write, resolve_output, write_chunks
 from storyloom.progress import ProgressCallback, reporter
 from storyloom.project.attachment_digests import (
     DamagedAttachment,
@@ -70,6 +70,8 @@ META_FILE = "project.json"
 FORMAT_VERSION = 1
 # Only the owner may list, read or write a project's folder.
 PROJECT_DIR_MODE = 0o700
+# ... and read its metadata file (the store files are made 0600 by the store).
+META_FILE_MODE = 0o600
 # Deeper documents are refused when a backup is read: Python's recursion (copies, encoders)
 # cannot handle them reliably, and no Drafft or Storyloom document nests more than a dozen levels.
 MAX_NESTING = 200
@@ -184,9 +186,8 @@ def _read_meta(directory: Path) -> dict[str, Any]:
 
 
 def _write_meta(directory: Path, data: dict[str, Any]) -> None:
-    tmp = directory / (META_FILE + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(directory / META_FILE)
+    """``project.json``, atomically and private (0600) as the project's other files."""
+    atomic_write(directory / META_FILE, json.dumps(data, indent=2) + "\n", mode=META_FILE_MODE)
 
 
 class ProjectManager:
