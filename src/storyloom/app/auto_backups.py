@@ -9,10 +9,12 @@ restoring them. Qt-free: the app's window, its project manager and ``storyloom b
   private to its owner (0700) and each file too (0600), like a project's own files.
 - **What.** The ``all_docs`` dump ``storyloom backup`` writes, so ``storyloom restore FILE``
   reads any of them.
-- **Safely.** Written to a new temporary file in the same folder (its name starts with a dot
-  and ends in ``.tmp``: never listed), flushed to the disk, then renamed: a killed app leaves a
-  temporary file, never a half backup that looks complete. Older backups beyond the number kept
-  are removed only after the new one is complete, so a failed write (a full disk) leaves every
+- **Safely.** Written by :class:`storyloom.output_files.AtomicFile` to a new temporary file in
+  the same folder (its name starts with a dot and ends in ``.tmp``: never listed), flushed to the
+  disk, then linked into place under a free name: a killed app leaves a temporary file, never a
+  half backup that looks complete, and the next backup removes it once its writer is gone (one
+  an older version left is removed a day later). Older backups beyond the number kept are
+  removed only after the new one is complete, so a failed write (a full disk) leaves every
   earlier one.
 - **How many.** The app option ``auto_backups_keep`` (10; 0 turns automatic backups off and
   removes none of those already taken).
@@ -23,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from storyloom import paths
 from storyloom.app.attachments import human_size
 from storyloom.app.options import DEFAULT_BACKUPS_KEEP
 from storyloom.errors import StoryloomError
+from storyloom.output_files import AtomicFile, OutputError
 
 if TYPE_CHECKING:
     from storyloom.progress import ProgressCallback
@@ -158,16 +160,6 @@ def list_backups(project_id: str, *, root: Path | None = None) -> list[AutoBacku
     return [backup for _, _, backup in found]
 
 
-def _file_for(directory: Path, when: datetime) -> Path:
-    """``<UTC time>.json``, or ``<UTC time>-2.json``... when a backup of that second exists."""
-    stamp = when.astimezone(UTC).strftime(STAMP)
-    candidate, counter = directory / f"{stamp}.json", 2
-    while candidate.exists():
-        candidate = directory / f"{stamp}-{counter}.json"
-        counter += 1
-    return candidate
-
-
 # ---------------------------------------------------------------------- writing and pruning
 def write_backup(project: Project, *, now: datetime | None = None, root: Path | None = None,
                  cancelled: Callable[[], bool] | None = None) -> AutoBackup:
@@ -178,16 +170,15 @@ def write_backup(project: Project, *, now: datetime | None = None, root: Path | 
     between two documents."""
     when = now or utc_now()
     directory = backups_dir(project.id, root)
-    tmp: Path | None = None
+    stamp = when.astimezone(UTC).strftime(STAMP)
     try:
         directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         with contextlib.suppress(OSError):
             directory.chmod(DIR_MODE)  # the exact mode, whatever the umask
-        final = _file_for(directory, when)
-        tmp = directory / f".{final.name}.{secrets.token_hex(4)}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(tmp, flags, FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        # <UTC time>.json, or <UTC time>-2.json... when a backup of that second exists: linked
+        # into place, so two writers never take one name. Flushed to the disk before it takes a
+        # backup's name; a failure or a cancel removes the temporary file.
+        with AtomicFile(directory / f"{stamp}.json", replace=False, numbered=True, mode=FILE_MODE) as out:
             chunks = project.db.all_docs_stream(include_docs=True, attachments=True)
             try:
                 for chunk in chunks:  # the same dump as `storyloom backup`, from one snapshot
@@ -198,36 +189,17 @@ def write_backup(project: Project, *, now: datetime | None = None, root: Path | 
                 close = getattr(chunks, "close", None)
                 if close is not None:
                     close()  # the snapshot's connection ends now, not when collected
-            out.flush()
-            os.fsync(out.fileno())  # complete on the disk before it takes a backup's name
-        os.replace(tmp, final)
-        tmp = None
-        _sync_dir(directory)
+        final = out.path
         size = final.stat().st_size
-    except OSError as exc:
-        cause = exc.strerror or str(exc)
+    except (OSError, OutputError) as exc:  # OutputError: a thousand backups in that second
+        cause = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
         raise AutoBackupError(
             f"could not write the automatic backup of {project.name!r} to {directory}: {cause}. "
             "The earlier backups are kept; free some space on that disk (or check the folder's "
             "permissions) and Storyloom tries again shortly",
             cause,
         ) from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
     return AutoBackup(final, when.astimezone(UTC).replace(microsecond=0), size)
-
-
-def _sync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); a platform without directory handles skips it."""
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def prune(project_id: str, keep: int, *, root: Path | None = None, just_taken: Path | None = None) -> list[Path]:
