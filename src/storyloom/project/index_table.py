@@ -6,8 +6,9 @@ columns) is saved in its own file, ``<store file>-index`` (mode 0600), so that r
 project costs loading that file (a page copy) and reading the changes made since the table's
 recorded seq, not reading and decoding every document again. While the project is open the
 table lives in memory: a write costs a few statements in memory, no file I/O beside the store's
-own. It is saved whole (a copy renamed over the old file) after it is built, after many
-changes, and when the index closes (:meth:`ProjectIndex.close`, the session's close, or when
+own. It is saved whole (a copy renamed over the old file:
+:class:`storyloom.output_files.AtomicWriter`, whose temporary file SQLite fills) after it is
+built, after many changes, and when the index closes (:meth:`ProjectIndex.close`, the session's close, or when
 the index is collected or the process exits). It is a cache of the store and nothing else: it
 holds the store's instance id and the seq it has caught up to, and when either does not match
 the store (a foreign file, a format change, a store replaced under it) it is rebuilt from the
@@ -32,8 +33,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from storyloom.output_files import AtomicWriter
+
 FORMAT = "1"
 SUFFIX = "-index"
+#: The table's file is as private as the store's.
+FILE_MODE = 0o600
 #: SQLite's page cache of an on-disk build, in KiB.
 SCRATCH_CACHE_KIB = 16 * 1024
 
@@ -129,16 +134,21 @@ class IndexTable:
         #: ``path`` (SQLite's page cache in memory, not the table) and renamed over ``path`` by
         #: the first :meth:`save`: a build whose memory does not grow with the project (an
         #: import, restore or clone builds one before it closes the project).
-        self._scratch: str | None = None
+        self._scratch: AtomicWriter | None = None
         self._in_place = False
         if on_disk and path != ":memory:":
-            self._scratch = f"{path}.{os.getpid()}-{id(self):x}.build"
-            os.close(os.open(self._scratch, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600))  # private
-            self.conn = sqlite3.connect(self._scratch, isolation_level=None, check_same_thread=False)
-            # A scratch file is worth nothing after a crash: no journal, no syncs until the rename.
-            self.conn.execute("PRAGMA journal_mode = OFF")
-            self.conn.execute("PRAGMA synchronous = OFF")
-            self.conn.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
+            # The one atomic writer's temporary file (private, held while the build runs, so a
+            # killed build's is removed by the next writer in the folder); SQLite fills it by name.
+            self._scratch = AtomicWriter(path, mode=FILE_MODE)
+            try:
+                self.conn = sqlite3.connect(self._scratch.temp, isolation_level=None, check_same_thread=False)
+                # A scratch file is worth nothing after a crash: no journal, no syncs until the rename.
+                self.conn.execute("PRAGMA journal_mode = OFF")
+                self.conn.execute("PRAGMA synchronous = OFF")
+                self.conn.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
+            except BaseException:
+                self._scratch.abort()
+                raise
             self.loaded = False
         else:
             self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -176,18 +186,16 @@ class IndexTable:
         if self._in_place:  # the table is its file: each transaction is saved as it commits
             self.unsaved = 0
             return
-        temporary = f"{self.path}.{os.getpid()}-{id(self):x}.tmp"
         try:
-            os.close(os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600))  # private
-            target = sqlite3.connect(temporary)
-            try:
-                self.conn.backup(target)
-            finally:
-                target.close()
-            os.replace(temporary, self.path)
+            # A private temporary file SQLite copies the table into, renamed over the old file.
+            # Not synced: a cache, rebuilt from the store when a crash tears it.
+            with AtomicWriter(self.path, mode=FILE_MODE, durable=False) as out:
+                target = sqlite3.connect(out.temp)
+                try:
+                    self.conn.backup(target)
+                finally:
+                    target.close()
         except OSError:  # a folder gone (the project deleted) or read-only: the store is what counts
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
             return
         self.unsaved = 0
 
@@ -200,14 +208,10 @@ class IndexTable:
         self._scratch = None
         self.conn.close()
         try:
-            with open(scratch, "rb+") as handle:
-                os.fsync(handle.fileno())
-            os.replace(scratch, self.path)
+            scratch.commit()  # synced, renamed over ``path``
             target = self.path
         except OSError:  # a folder gone (the project deleted) or read-only: the store is what counts
-            target = ":memory:"
-            with contextlib.suppress(OSError):
-                os.unlink(scratch)
+            target = ":memory:"  # (the temporary file is removed)
         self.conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
         self.conn.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
         self._in_place = True
@@ -223,8 +227,7 @@ class IndexTable:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.close()
             if self._scratch is not None:  # a build never saved: nothing of it is kept
-                with contextlib.suppress(OSError):
-                    os.unlink(self._scratch)
+                self._scratch.abort()
                 self._scratch = None
 
     # -- transactions and meta ------------------------------------------------------------------
