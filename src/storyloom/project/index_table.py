@@ -8,8 +8,8 @@ recorded seq, not reading and decoding every document again. While the project i
 table lives in memory: a write costs a few statements in memory, no file I/O beside the store's
 own. It is saved whole (a copy renamed over the old file:
 :class:`storyloom.output_files.AtomicWriter`, whose temporary file SQLite fills) after it is
-built, after many changes, and when the index closes (:meth:`ProjectIndex.close`, the session's close, or when
-the index is collected or the process exits). It is a cache of the store and nothing else: it
+built, after many changes, and when the index closes (:meth:`ProjectIndex.close`, the
+session's close, or when the index is collected or the process exits). It is a cache of the store and nothing else: it
 holds the store's instance id and the seq it has caught up to, and when either does not match
 the store (a foreign file, a format change, a store replaced under it) it is rebuilt from the
 feed; a crash loses the changes since the last save, never the store's data, and the next
