@@ -168,8 +168,10 @@ def test_files_dropped_from_the_desktop_are_added(window, qtbot, tmp_path: Path)
 
 def test_save_a_copy_writes_the_bytes(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     editor = _open_attachment(window, WARM)
+    (tmp_path / "copy.jpg").write_bytes(b"an older copy")
     written = editor.save_copy(tmp_path / "copy.jpg")
     assert written is not None and written.read_bytes() == window.session.db.get_attachment(WARM, "blob")
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.jpg"]  # replaced atomically: no temporary file left
 
 
 @pytest.fixture

@@ -217,6 +217,14 @@ def test_csv_export_and_import(sample_window, tmp_path: Path) -> None:  # type: 
     assert editor.model.grid.row_count == 3 and len(editor.model.grid.columns) == 9
     assert not editor.import_csv(tmp_path / "missing.csv")
     assert editor.banner.kind == "error"
+    # Written atomically: an existing file replaced whole, no temporary file left, never a folder.
+    out.write_text("old", encoding="utf-8")
+    assert editor.export_csv(out) and out.read_text(encoding="utf-8").startswith("Clue,")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clues.csv", "new.csv"]
+    (tmp_path / "folder.csv").mkdir()
+    assert not editor.export_csv(tmp_path / "folder.csv")
+    assert editor.banner.kind == "error"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clues.csv", "folder.csv", "new.csv"]
 
 
 def test_a_new_grid_is_built_from_nothing(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]

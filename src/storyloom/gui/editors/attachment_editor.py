@@ -46,6 +46,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.editors.preview_images import decode_image
+from storyloom.output_files import OutputError, write_chunks
 from storyloom.project.checking import ValidationError
 from storyloom.project.editor import WriteResult
 from storyloom.project.locks import LockRefused
@@ -378,8 +379,11 @@ class AttachmentEditor(DocumentEditor):
             self.banner.show_message("error", "Not saved: this attachment holds no file.")
             return None
         target = Path(path)
-        try:
-            target.write_bytes(data)
+        try:  # atomically, replacing the file named (the save dialog asked)
+            write_chunks(target, [data])
+        except OutputError as exc:
+            self.banner.show_message("error", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")  # it is a folder
+            return None
         except OSError as exc:
             self.banner.show_message("error", f"Could not write {target.name}: {exc.strerror or exc}.")
             return None

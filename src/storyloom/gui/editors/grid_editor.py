@@ -50,6 +50,7 @@ from storyloom.gui.editors.grid_model import GridDelegate, GridProxy, GridTableM
 from storyloom.gui.editors.grid_parts import ColumnDialog, GridCommand, GridView, ResizeCommand
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.editors.preview_images import decode_image
+from storyloom.output_files import OutputError, write_chunks
 from storyloom.project import grids as g
 
 ROW_HEIGHT = 28
@@ -521,10 +522,14 @@ class GridEditor(DocumentEditor):
         return True
 
     def export_csv(self, path: str | Path) -> bool:
+        """Write the grid as CSV to ``path``, replacing it (the save dialog asked), atomically."""
         try:
-            Path(path).write_text(g.to_csv(self.model.grid), encoding="utf-8")
-        except OSError as exc:
-            self.banner.show_message("error", f"Could not write {Path(path).name}: {exc}")
+            write_chunks(path, [g.to_csv(self.model.grid)])
+        except OutputError as exc:
+            self.banner.show_message("error", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")  # it is a folder
+            return False
+        except OSError as exc:  # the system's words, not the temporary file's name
+            self.banner.show_message("error", f"Could not write {Path(path).name}: {exc.strerror or exc}")
             return False
         self.banner.show_message("info", f"Exported {self.model.grid.row_count:,} rows to {Path(path).name}.")
         return True
