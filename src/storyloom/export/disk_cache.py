@@ -125,7 +125,9 @@ class DiskMemo:
             return self._conn
         try:
             # Private as the store is (it holds the project's content); SQLite gives its -wal and
-            # -shm files the same mode.
+            # -shm files the same mode. (Not the one atomic writer of storyloom.output_files: the
+            # cache is a live database changed in place by SQLite's transactions, never written
+            # whole and renamed; a torn write is a miss.)
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
             conn = sqlite3.connect(self.path, timeout=0.5, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")

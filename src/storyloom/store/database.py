@@ -97,8 +97,8 @@ class Database:
                 there = os.path.exists(self.path)
                 raise NotAStore(f"{self.path} is empty, not a Storyloom store" if there
                                 else f"no Storyloom store at {self.path}")
-            # A store holds a project's data and credentials: only its owner may read it. SQLite
-            # gives the -wal and -shm files the mode of the database file it finds.
+            # Only its owner may read a store (a project's data and credentials); SQLite gives -wal
+            # and -shm this mode. Changed in place, never written whole: not an atomic_write.
             try:
                 os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
             except OSError:  # created meanwhile (its mode stands), or not creatable (SQLite says why)
