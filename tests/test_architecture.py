@@ -1,4 +1,5 @@
-"""The layer rules of docs/architecture.md and the module-size rule, read from the code's imports.
+"""The layer rules of docs/architecture.md and the module-size rule, read from the code's imports
+(and no module imports the repository's own folders: ``bench``, ``tests``, ``tools``).
 
 Every ``import`` counts, including the ones inside functions (a lazy import is still a
 dependency). A failure names the module, the line and the rule it breaks.
@@ -41,6 +42,8 @@ FRAMEWORKS: dict[str, set[str]] = {
     "uvicorn": {"api"},
     "httpx": {"sync"},
 }
+#: The repository's own folders: an installed Storyloom has none of them, so no module imports them.
+REPOSITORY_FOLDERS = {"bench", "tests", "tools"}
 MAX_MODULE_LINES = 800
 
 
@@ -87,6 +90,9 @@ def layer_violations(paths: list[Path], root: Path = SRC) -> list[str]:
                     problems.append(f"{where}:{line}: {layer!r} may not import {target!r} ({module})")
             elif top in FRAMEWORKS and layer not in FRAMEWORKS[top]:
                 problems.append(f"{where}:{line}: {top} belongs to {sorted(FRAMEWORKS[top])}, not {layer!r}")
+            elif top in REPOSITORY_FOLDERS:
+                problems.append(f"{where}:{line}: imports the repository's {top}/ ({module}), "
+                                "which an installed Storyloom does not have")
     return problems
 
 
@@ -107,6 +113,24 @@ def test_the_rule_check_catches_an_upward_import(tmp_path: Path) -> None:
     assert problems == [
         "storyloom/store/_not_a_module.py:2: 'store' may not import 'project' (storyloom.project)",
         "storyloom/project/_not_a_module.py:1: PySide6 belongs to ['gui'], not 'project'",
+    ]
+
+
+def test_the_rule_check_catches_an_import_of_the_repositorys_folders(tmp_path: Path) -> None:
+    # The package imports bench/, tests/ or tools/ (lazily too): fine in a checkout, broken installed.
+    root = tmp_path / "storyloom"
+    fake = root / "gui" / "_not_a_module.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("import tools.screenshots\nfrom tests.support import couch\n\n\n"
+                    "def f():\n    from bench.peers import CouchServer\n", encoding="utf-8")
+    problems = layer_violations([fake], root)
+    assert problems == [
+        "storyloom/gui/_not_a_module.py:1: imports the repository's tools/ (tools.screenshots), "
+        "which an installed Storyloom does not have",
+        "storyloom/gui/_not_a_module.py:2: imports the repository's tests/ (tests.support), "
+        "which an installed Storyloom does not have",
+        "storyloom/gui/_not_a_module.py:6: imports the repository's bench/ (bench.peers), "
+        "which an installed Storyloom does not have",
     ]
 
 

@@ -149,7 +149,7 @@ def test_a_cancelled_export_writes_nothing(window, qtbot, tmp_path: Path, monkey
 
 
 def test_the_screenshots_are_registered() -> None:
-    from storyloom.gui import screenshots
+    from tools import screenshots
 
     assert {"attachments", "export-dialog", "export-summary", "gdd"} <= set(screenshots.registered())
 

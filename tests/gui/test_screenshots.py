@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtGui import QImage
-
-from storyloom.gui import screenshots
+from tools import screenshots
 
 
 def test_the_project_manager_renders_with_projects_and_empty(qapp, tmp_path, storyloom_home):

@@ -17,10 +17,10 @@ from storyloom.app.recovery import recovery_for
 from storyloom.gui.damaged_project import DamagedProjectDialog
 from storyloom.gui.project_manager import ProjectManagerWindow
 from storyloom.gui.project_manager_dialogs import AutoBackupsDialog
-from storyloom.gui.screenshots import register
+from tools.screenshots import register
 
 # The Drafft samples beside the checkout (tests/support/fixtures.py names the same folder).
-DRAFFT_SAMPLE = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "drafft" / "projects" / "v2" \
+DRAFFT_SAMPLE = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "drafft" / "projects" / "v2" \
     / "the-garden-of-fading-memories.json"
 
 

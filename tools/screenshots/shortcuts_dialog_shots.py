@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QWidget
 
 from storyloom.app import Workspace
-from storyloom.gui.main_window_shots import _overlay, _window
-from storyloom.gui.screenshots import register
+from tools.screenshots import register
+from tools.screenshots.main_window_shots import _overlay, _window
 
 
 @register("keyboard-shortcuts")

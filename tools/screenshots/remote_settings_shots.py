@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from storyloom.app import Workspace
 from storyloom.app import remote_form as form
 from storyloom.gui.main_window import MainWindow
-from storyloom.gui.main_window_shots import _window
-from storyloom.gui.screenshots import SIZE, register, settle
 from storyloom.gui.sidebar import SETTINGS
+from tools.screenshots import SIZE, register, settle
+from tools.screenshots.main_window_shots import _window
 
 OWNER = "maya-owner"
 
@@ -27,7 +27,7 @@ OWNER = "maya-owner"
 def _server() -> Any:
     """A pouchdb-server in a temporary folder, stopped (and the folder removed) at the latest
     when the process ends."""
-    from bench.peers import CouchServer  # the checkout's test server, not part of the package
+    from bench.peers import CouchServer  # the checkout's test server (bench/peers.py)
 
     workdir = Path(tempfile.mkdtemp(prefix="storyloom-shot-couch-"))
     server = CouchServer(workdir)
@@ -96,7 +96,7 @@ def server_check(workspace: Workspace, out_dir: Path) -> QWidget:
 
 
 def _dialog_overlay(window: QWidget, dialog: QWidget, name: str) -> None:
-    from storyloom.gui.main_window_shots import _overlay
+    from tools.screenshots.main_window_shots import _overlay
 
     _overlay(window, dialog)  # type: ignore[arg-type]
     dialog.setStyleSheet(f"#{name} {{ background: palette(window); border: 1px solid palette(mid); "
@@ -137,8 +137,8 @@ def admin_login(workspace: Workspace, out_dir: Path) -> QWidget:
 def join_project(workspace: Workspace, out_dir: Path) -> QWidget:
     """The project manager's Join dialog, filled in as an invitation says, on a project list."""
     from storyloom.gui.project_manager import ProjectManagerWindow
-    from storyloom.gui.project_manager_shots import _no_opener
     from storyloom.gui.remote_dialogs import JoinDialog
+    from tools.screenshots.project_manager_shots import _no_opener
 
     for name, description in (("Ashes of Aurora", "Act II rewrite: the lighthouse keeper's choices"),
                               ("Tavern Tales", "Bark and ambient dialogue for the harbour district")):

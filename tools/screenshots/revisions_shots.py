@@ -19,11 +19,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import MainWindow
-from storyloom.gui.main_window_shots import _window
-from storyloom.gui.screenshots import register, settle
 from storyloom.project.editor import Editor
 from storyloom.store import Database
 from storyloom.sync import RemoteDatabase, pull, push
+from tools.screenshots import register, settle
+from tools.screenshots.main_window_shots import _window
 
 PASSWORDS = {"ada": "ada-secret", "bob": "bob-secret"}
 
@@ -38,7 +38,7 @@ class Team:
     """The server, Ada's window and Bob's machine, each with a client of the shared database."""
 
     def __init__(self, workspace: Workspace) -> None:
-        from bench.peers import CouchServer  # the checkout's test server, not part of the package
+        from bench.peers import CouchServer  # the checkout's test server (bench/peers.py)
 
         self.folder = Path(tempfile.mkdtemp(prefix="storyloom-shot-team-"))
         self.server = CouchServer(self.folder / "server")
@@ -219,7 +219,7 @@ def changed_remotely(workspace: Workspace, out_dir: Path) -> QWidget:
     window.installEventFilter(_DropTypingOnClose(editor, window))
     dialog = editor.show_changes()
     if dialog is not None:
-        from storyloom.gui.main_window_shots import _overlay
+        from tools.screenshots.main_window_shots import _overlay
 
         _overlay(window, dialog, top=150, fit=False)  # type: ignore[arg-type]
         dialog.resize(1000, 560)

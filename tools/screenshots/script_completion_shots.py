@@ -11,8 +11,8 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
-from storyloom.gui.main_window_shots import _window
-from storyloom.gui.screenshots import register, settle
+from tools.screenshots import register, settle
+from tools.screenshots.main_window_shots import _window
 
 
 @register("script-completion")

@@ -1,8 +1,13 @@
 """``scripts/screenshots DIR``: every window rendered offscreen to ``DIR/<name>.png``.
 
-Windows register here with :func:`register`; each function gets a fresh :class:`Workspace` in a
-temporary STORYLOOM_HOME (so no real project is touched), fills it with the content it needs,
-and returns the widget to render::
+Developer tooling of the repository, not part of the ``storyloom`` package: run from the
+checkout's root as ``python -m tools.screenshots`` (what ``scripts/screenshots`` does), so that
+``tools`` and ``bench`` (whose pouchdb-server the sync screenshots start) are importable.
+
+Windows register here with :func:`register` (in this package's ``*_shots`` modules, listed in
+:data:`SHOT_MODULES`); each function gets a fresh :class:`Workspace` in a temporary
+STORYLOOM_HOME (so no real project is touched), fills it with the content it needs, and returns
+the widget to render::
 
     @register("project-manager")
     def _manager(workspace: Workspace, out_dir: Path) -> QWidget: ...
@@ -37,15 +42,15 @@ from storyloom.gui.application import create_application
 Shot = Callable[[Workspace, Path], QWidget]
 SIZE = QSize(1440, 900)
 #: Modules that register windows when imported (each engineer adds theirs).
-SHOT_MODULES = ("storyloom.gui.project_manager_shots", "storyloom.gui.main_window_shots",
-                "storyloom.gui.shortcuts_dialog_shots", "storyloom.gui.text_editors_shots",
-                "storyloom.gui.problems_panel_shots", "storyloom.gui.settings_editor_shots",
-                "storyloom.gui.variable_editors_shots", "storyloom.gui.search_panel_shots",
-                "storyloom.gui.attachments_shots", "storyloom.gui.script_completion_shots",
-                "storyloom.gui.player_shots", "storyloom.gui.remote_settings_shots",
-                "storyloom.gui.boards_shots", "storyloom.gui.dialogue_graph_shots",
-                "storyloom.gui.canvas_map_shots",
-                "storyloom.gui.sync_locks_shots", "storyloom.gui.revisions_shots")
+SHOT_MODULES = ("tools.screenshots.project_manager_shots", "tools.screenshots.main_window_shots",
+                "tools.screenshots.shortcuts_dialog_shots", "tools.screenshots.text_editors_shots",
+                "tools.screenshots.problems_panel_shots", "tools.screenshots.settings_editor_shots",
+                "tools.screenshots.variable_editors_shots", "tools.screenshots.search_panel_shots",
+                "tools.screenshots.attachments_shots", "tools.screenshots.script_completion_shots",
+                "tools.screenshots.player_shots", "tools.screenshots.remote_settings_shots",
+                "tools.screenshots.boards_shots", "tools.screenshots.dialogue_graph_shots",
+                "tools.screenshots.canvas_map_shots",
+                "tools.screenshots.sync_locks_shots", "tools.screenshots.revisions_shots")
 
 _REGISTRY: dict[str, Shot] = {}
 
@@ -169,10 +174,3 @@ def main(argv: list[str] | None = None) -> int:
     app.processEvents()
     return 1 if failures else 0
 
-
-if __name__ == "__main__":
-    # Run as ``python -m``, this file is ``__main__``: the windows register with the module of
-    # its real name, so that one's main() runs.
-    from storyloom.gui.screenshots import main as registered_main
-
-    sys.exit(registered_main())

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QWidget
 
 from storyloom.app import Workspace
-from storyloom.gui.main_window_shots import _window
-from storyloom.gui.screenshots import register
+from tools.screenshots import register
+from tools.screenshots.main_window_shots import _window
 
 
 def _open(workspace: Workspace, doc_type: str, name: str | None = None) -> QWidget:

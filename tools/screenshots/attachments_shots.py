@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import MainWindow
-from storyloom.gui.main_window_shots import _overlay, _window
-from storyloom.gui.screenshots import register, settle
 from storyloom.gui.sidebar import ATTACHMENTS
+from tools.screenshots import register, settle
+from tools.screenshots.main_window_shots import _overlay, _window
 
 ATTACHMENT = "woman_expression_warm"
 IMAGE_LINES = ("\n\n![The Woman, warm](drafft://image/{id})\n\n"

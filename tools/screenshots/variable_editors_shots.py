@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QWidget
 
 from storyloom.app import Workspace
 from storyloom.app.variable_rows import LIVE_STATE_ID
-from storyloom.gui.screenshots import register
-from storyloom.gui.text_editors_shots import _open
+from tools.screenshots import register
+from tools.screenshots.text_editors_shots import _open
 
 
 @register("variables")

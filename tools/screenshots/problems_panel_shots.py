@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
-from storyloom.gui.main_window_shots import _window
-from storyloom.gui.screenshots import register, settle
+from tools.screenshots import register, settle
+from tools.screenshots.main_window_shots import _window
 
 BROKEN = "::Woman:: You came back.\n@if v.player.brave\n::Woman:: Then stay.\n@set v.player.courage += \n"
 

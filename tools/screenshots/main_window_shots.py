@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import MainWindow, open_project_window
-from storyloom.gui.screenshots import SIZE, register, settle
+from tools.screenshots import SIZE, register, settle
 
-DRAFFT_SAMPLE = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "drafft" / "projects" / "v2" \
+DRAFFT_SAMPLE = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "drafft" / "projects" / "v2" \
     / "the-garden-of-fading-memories.json"
 SCRIPT = "Reflection (Ending)"
 

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import MainWindow, open_project_window
-from storyloom.gui.screenshots import SIZE, register
 from storyloom.project.sample import create_sample_project
+from tools.screenshots import SIZE, register
 
 
 def open_sample(workspace: Workspace, doc_type: str) -> MainWindow:

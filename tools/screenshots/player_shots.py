@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import MainWindow, open_project_window
-from storyloom.gui.screenshots import SIZE, register
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
+from tools.screenshots import SIZE, register
 
 
 def sample_window(workspace: Workspace) -> MainWindow:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
-from storyloom.gui.main_window_shots import _window
-from storyloom.gui.screenshots import register, settle
 from storyloom.gui.sidebar import SETTINGS
+from tools.screenshots import register, settle
+from tools.screenshots.main_window_shots import _window
 
 
 @register("project-settings")

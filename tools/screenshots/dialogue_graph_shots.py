@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QSplitter, QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import open_project_window
-from storyloom.gui.screenshots import SIZE, register, settle
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
+from tools.screenshots import SIZE, register, settle
 
 DIALOGUE = "The Interview"
 CHOICE = "Where does Wren press?"

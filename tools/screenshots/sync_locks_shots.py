@@ -30,10 +30,10 @@ from storyloom.app.remote import RemoteAccess
 from storyloom.app.secrets import PasswordStore
 from storyloom.app.session import ProjectSession
 from storyloom.gui.main_window import MainWindow, open_project_window
-from storyloom.gui.main_window_shots import DRAFFT_SAMPLE, _overlay
-from storyloom.gui.screenshots import SIZE, register, settle
 from storyloom.project.manager import Project, ProjectManager
 from storyloom.project.remote_settings import RemoteSettings
+from tools.screenshots import SIZE, register, settle
+from tools.screenshots.main_window_shots import DRAFFT_SAMPLE, _overlay
 
 PROJECT = "The Garden of Fading Memories"
 PASSWORDS = {"Ada": "ada-secret-pw", "Ben": "ben-secret-pw"}
