@@ -292,6 +292,47 @@ def test_a_replicated_conflict_under_a_local_winner_is_remote(session) -> None: 
     assert session._origins == {}  # the coalesced local write left nothing behind
 
 
+def test_a_revisions_origin_is_known_before_its_event_is_published(session) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27: an editor whose save a newer revision refused asks where that revision came
+    from before the session's event for it arrives; the answer must not depend on that timing."""
+    recorder = Recorder()
+    gate = Gate()
+    session.subscribe(gate)
+    session.subscribe(recorder)
+    doc = session.editor.create("Item", "Sword").doc
+    assert gate.entered.wait(5)  # the event thread is held: nothing below is published yet
+    renamed = session.editor.rename(doc["_id"], "Axe")
+    written, _ = session.editor.write_many(
+        [new_document("Item", "Shield", doc_id="imported", sortKey="s1")], WriteIntent.IMPORT)
+    replicated = dict(renamed.doc, _rev="3-" + "b" * 32, name="Theirs", modifiedBy="bob")
+    replicated["_revisions"] = {"start": 3, "ids": ["b" * 32, *(r.split("-")[1] for r in (renamed.rev, doc["_rev"]))]}
+    assert session.project.store.bulk_docs([replicated], new_edits=False) == []
+    assert session.db.get(doc["_id"])["_rev"] == replicated["_rev"]  # what an editor reads now
+    expected = {(doc["_id"], doc["_rev"]): Origin.LOCAL, (doc["_id"], renamed.rev): Origin.LOCAL,
+                ("imported", written[0].rev): Origin.IMPORT, (doc["_id"], replicated["_rev"]): Origin.REMOTE}
+    assert [c.rev for c in recorder.changes()] == []
+    assert {key: session.origin_of(*key) for key in expected} == expected  # before the events
+    gate.release.set()
+    assert session.wait_for_events()
+    assert {key: session.origin_of(*key) for key in expected} == expected  # and after them
+    last = [c for c in recorder.changes() if c.id == doc["_id"]][-1]
+    assert (last.rev, last.origin) == (replicated["_rev"], Origin.REMOTE)
+
+
+def test_origin_of_waits_for_the_editor_write_in_flight(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    with editor._in_flight_lock:
+        editor._in_flight["in-flight"] += 1  # as between an editor's commit and its notification
+    rev = session.project.store.put(new_document("Item", "Meanwhile", doc_id="in-flight", sortKey="m1"))["rev"]
+    started = time.monotonic()
+    assert session.origin_of("in-flight", rev, timeout=0.3) is Origin.REMOTE  # never notified: not ours
+    assert time.monotonic() - started >= 0.3
+    with editor._in_flight_lock:
+        del editor._in_flight["in-flight"]
+    started = time.monotonic()
+    assert session.origin_of("in-flight", rev) is Origin.REMOTE and time.monotonic() - started < 0.5
+
+
 def test_a_change_waits_for_the_editor_write_in_flight_then_is_published(session) -> None:  # type: ignore[no-untyped-def]
     recorder = Recorder()
     session.subscribe(recorder)

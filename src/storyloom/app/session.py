@@ -12,7 +12,9 @@ Events (see :mod:`storyloom.app.events` for the threading rule):
   subscriber, in seq order, whoever wrote it. ``origin`` is ``local`` or ``import`` when this
   session's editor made the write at that seq (the editor tells the store's subscribers, on the
   writing thread, why it writes; the session keys that by seq), ``remote`` otherwise
-  (replication, another process).
+  (replication, another process). :meth:`ProjectSession.origin_of` answers the same question
+  for a revision at once, whether or not its event was published yet (an editor whose save was
+  refused by a newer revision names where that revision came from before its event arrives).
 - :class:`ApiStateChanged` when the local API starts, stops or fails to start.
 - :class:`SyncStateChanged` when what the sync service shows changes (also sent to the API's
   ``/events`` streams as ``event: sync``).
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -66,6 +69,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _IMPORT_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
+# The revisions of each document this session's editor wrote, newest last, kept for origin_of:
+# the revision asked about is the one just read, so the last few per document are plenty.
+_WRITTEN_PER_DOCUMENT = 16
 
 
 class SessionHost(Protocol):
@@ -114,6 +120,8 @@ class ProjectSession:
         elif getattr(load_remote_settings(project.store), "enabled", False):
             project.editor.lock_policy = self.locks.team_policy()
         self._origins: dict[int, Origin] = {}  # seq -> origin, for this editor's writes not yet published
+        # doc id -> {rev: origin}: the last revisions this editor wrote, published or not (origin_of)
+        self._written: dict[str, dict[str, Origin]] = {}
         self._origins_lock = threading.Lock()
         self._closed = False
         self._close_lock = threading.Lock()
@@ -296,17 +304,42 @@ class ProjectSession:
                 self._follower.start()
             return self._follower
 
+    def origin_of(self, doc_id: str, rev: str, timeout: float = 1.0) -> Origin:
+        """Where revision ``rev`` of ``doc_id`` came from: ``local`` or ``import`` when this
+        session's editor wrote it, ``remote`` otherwise (replication, another process).
+
+        Unlike :class:`DocumentChanged`, this does not wait for the changes feed: a revision read
+        from the store before its event was published gets the same answer as after. A write of
+        ``doc_id`` by this editor still in flight on another thread (committed, its notification
+        not run yet) is waited for, up to ``timeout`` seconds, as the event thread waits for it."""
+        editor = self.project.editor
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._origins_lock:
+                origin = self._written.get(doc_id, {}).get(rev)
+            if origin is not None:
+                return origin
+            # (a thread asking in the middle of its own write would only wait for itself)
+            if (not editor.is_writing(doc_id) or editor.writing_intent() is not None
+                    or time.monotonic() >= deadline):
+                return Origin.REMOTE
+            time.sleep(0.005)
+
     def _on_store_change(self, change: dict[str, Any]) -> None:
         # Runs on the writing thread: the editor's intent, if any, belongs to this very write.
-        follower = self._follower
-        if follower is None:
-            return
         intent = self.project.editor.writing_intent()
-        if intent is not None:
-            origin = Origin.IMPORT if intent in _IMPORT_INTENTS else Origin.LOCAL
+        origin = None if intent is None else Origin.IMPORT if intent in _IMPORT_INTENTS else Origin.LOCAL
+        follower = self._follower
+        if origin is not None:
             with self._origins_lock:
-                self._origins[int(change["seq"])] = origin
-        follower.wake()
+                written = self._written.setdefault(str(change["id"]), {})
+                written[str(change["rev"])] = origin
+                if len(written) > _WRITTEN_PER_DOCUMENT:
+                    del written[next(iter(written))]
+                if follower is not None:
+                    self._origins[int(change["seq"])] = origin
+        if follower is not None:
+            follower.wake()
 
     def _deliver(self, rows: list[dict[str, Any]]) -> int:
         db = self.project.db

@@ -3,7 +3,11 @@
 Every save goes through the session's editor gate (``editor.patch`` against the revision the
 editor was based on). A refused save keeps the text as typed, marks the editor invalid and
 shows why in a banner over it; a change made elsewhere is applied at once when nothing is
-being typed, and otherwise kept aside with a "changed elsewhere" banner so nothing typed is lost.
+being typed, and otherwise kept aside with a banner so nothing typed is lost: "changed
+remotely" (replicated, or written by another process) or "changed elsewhere" (written through
+this session: a restore, a merge, the local API). Which of the two belongs to the revision kept
+aside (``session.origin_of``), so it reads the same whether the session's event or a save that
+revision refused brought it first.
 Subclasses fill :meth:`build_body`, :meth:`apply_document` and :meth:`changes`.
 """
 
@@ -16,7 +20,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
-from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app import DocumentChanged, Origin, ProjectSession
 from storyloom.app.lock_view import lock_only_change
 from storyloom.app.outline import display_name
 from storyloom.errors import StoryloomError
@@ -114,7 +118,6 @@ class DocumentEditor(QWidget):
         self._own_revs: set[str] = set()
         self._elsewhere: dict[str, Any] | None = None  # a newer revision kept aside while typing
         self._set_aside: dict[str, Any] | None = None  # the text "Take theirs" replaced, to put back
-        self._remote_change = False  # the newer revision came from another machine (replication)
         self._loading = False
         self._autosave = qdebounced(self.save, timeout=AUTOSAVE_MS, parent=self)
         self._retry_when_space = QTimer(self)
@@ -313,7 +316,6 @@ class DocumentEditor(QWidget):
                 self._autosave()  # on the new revision (the lock decides whether it goes through)
             return
         if self.dirty:
-            self._remote_change = change.origin == "remote"
             self._changed_elsewhere(doc)
             return
         self._load(doc)
@@ -328,7 +330,10 @@ class DocumentEditor(QWidget):
         self._elsewhere = doc
         who = doc.get("modifiedBy")
         by = f" by {who}" if isinstance(who, str) and who else ""
-        where = "remotely" if self._remote_change else "elsewhere"
+        # Asked of the revision itself: a save refused by it (Conflict) may come before the
+        # session's event for it, and the event may name an older revision than the one read.
+        remote = self.session.origin_of(self.doc_id, str(doc.get("_rev"))) == Origin.REMOTE
+        where = "remotely" if remote else "elsewhere"
         self.banner.show_message(
             "warning",
             f"This document was changed {where}{by} while you were typing. Your text is kept and not saved yet.",
@@ -383,7 +388,6 @@ class DocumentEditor(QWidget):
         self._load(doc)
         self.dirty = False
         self.invalid = False
-        self._remote_change = False
         self.banner.clear()
         self.state_changed.emit()
 
