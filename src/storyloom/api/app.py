@@ -90,7 +90,7 @@ class InfoFastPath:
                 and not scope.get("query_string")):
             try:
                 body = info_answer(self.state)
-            except Exception:  # the route answers it (and its error) as it always has
+            except Exception:  # noqa: BLE001 - the route answers it (and its error) as it always has
                 pass
             else:
                 await send({

@@ -115,7 +115,7 @@ def stream_all_docs(db: Any, options: dict[str, Any], *, head: bool = False) -> 
             if batch and not hand_over("".join(batch)):
                 return
             put(done)
-        except BaseException as exc:  # handed to the consumer
+        except BaseException as exc:  # noqa: BLE001 - producer thread: handed to the consumer, which raises it
             put(exc)
         finally:
             close = getattr(iterator, "close", None)

@@ -202,7 +202,7 @@ class UvicornThread:
     def _run(self) -> None:
         try:
             self.server.run(sockets=[self.sock])
-        except BaseException as exc:  # reported by start() or logged
+        except BaseException as exc:  # noqa: BLE001 - server thread: reported by start() or logged
             self.error = exc
             log.error("the API server stopped unexpectedly: %r", exc)
         finally:

@@ -74,7 +74,7 @@ def parse_status(text: str, language: str) -> ParseStatus:
         else:
             where = ""
         return ParseStatus(False, f"{where}{exc.message}", exc.line, exc.column)
-    except Exception as exc:  # a parser's own failure is still only a status, never a traceback
+    except Exception as exc:  # noqa: BLE001 - a parser's own failure is still only a status, never a traceback
         return ParseStatus(False, str(exc) or type(exc).__name__)
     return ParseStatus(True, "Parses")
 

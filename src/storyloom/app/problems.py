@@ -284,7 +284,7 @@ class ProjectProblems:
         """The project's ``defaultEditorLanguage`` (what the export parses property text in)."""
         try:
             settings = self.db.get(SETTINGS_ID)
-        except Exception:  # no settings document yet: the default's default
+        except Exception:  # noqa: BLE001 - no settings document yet: the default's default
             return "hjson"
         language = settings.get("defaultEditorLanguage") if isinstance(settings, dict) else None
         return language if isinstance(language, str) and language.lower() in LANGUAGES else "hjson"

@@ -64,7 +64,7 @@ def usable_keyring() -> Any | None:
         return None
     try:
         backend = keyring.get_keyring()
-    except Exception:  # a broken keyring configuration: the file is the safe place
+    except Exception:  # noqa: BLE001 - a broken keyring configuration: the file is the safe place
         return None
     name = type(backend).__module__ + "." + type(backend).__name__
     if isinstance(backend, fail.Keyring) or name.startswith("keyring.backends.null"):
@@ -131,7 +131,7 @@ class PasswordStore:
         if self._keyring is not None:
             try:
                 found = self._keyring.get_password(KEYRING_SERVICE, key)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any backend's failure becomes a PasswordStoreError with its text
                 raise PasswordStoreError(self._keyring_failure("read", exc)) from None
             if found is not None:
                 return found
@@ -145,7 +145,7 @@ class PasswordStore:
         if self._keyring is not None:
             try:
                 self._keyring.set_password(KEYRING_SERVICE, key, password)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any backend's failure becomes a PasswordStoreError with its text
                 raise PasswordStoreError(self._keyring_failure("save", exc)) from None
             self._forget_in_file(key)  # one place per password
             return

@@ -364,7 +364,7 @@ class SyncService:
             self._dirs = {"push": _Direction(), "pull": _Direction()}
         try:
             client = self.remote.open(**self.client_options)
-        except Exception as exc:  # not configured, no password, a bad URL: the error says what to do
+        except Exception as exc:  # noqa: BLE001 - not configured, no password, a bad URL: the error says what to do
             self._fail(exc)
             return
         with self._lock:

@@ -117,7 +117,7 @@ def variables_status(text: str, language: str | None) -> VariablesStatus:
         state = parse_variables_doc(doc)
     except ContentError as exc:
         return VariablesStatus(False, _where(exc.line, exc.column) + exc.message, exc.line, exc.column)
-    except Exception as exc:  # a parser's own failure is only a status, never a traceback
+    except Exception as exc:  # noqa: BLE001 - a parser's own failure is only a status, never a traceback
         return VariablesStatus(False, str(exc) or type(exc).__name__)
     count = sum(1 for key in state if key != "_sid")
     noun = "property" if count == 1 else "properties"
@@ -146,7 +146,7 @@ def scenario_status(text: str, language: str | None, states: Mapping[str, Mappin
     doc = {"_id": doc_id, "content": {"scenario": text}, "editorLanguage": language or None}
     try:
         problems = sorted(validate_scenario(doc, states), key=lambda p: (p.line or 0, p.column or 0))
-    except Exception as exc:  # never a traceback
+    except Exception as exc:  # noqa: BLE001 - a checker's own failure is only a status, never a traceback
         return ScenarioStatus(False, str(exc) or type(exc).__name__)
     if not problems:
         return ScenarioStatus(True, f"Matches the variables ({len(states)} states)")

@@ -166,7 +166,7 @@ def apply_theme(app: QApplication, dark: bool | None = None) -> ThemeColors:
 
         qtawesome.reset_cache()
         qtawesome.set_defaults(color=theme.text, color_disabled=theme.disabled)
-    except Exception:  # icons keep their previous colour; never stop the app for that
+    except Exception:  # noqa: BLE001 - icons keep their previous colour; never stop the app for that
         pass
     return theme
 

@@ -139,7 +139,7 @@ def _variable_state(doc: Mapping[str, Any]) -> tuple[str | None, dict[str, Any] 
 
     try:
         state = parsed_source(content, doc, "variables")
-    except Exception:  # a ContentError, or any malformed document the store accepted
+    except Exception:  # noqa: BLE001 - a ContentError, or any malformed document the store accepted
         return None, None
     return state["_sid"], state
 
@@ -149,7 +149,7 @@ def _scenario_refs(doc: Mapping[str, Any]) -> frozenset[str] | None:
 
     try:
         diff = parsed_source(content, doc, "scenario")
-    except Exception:  # a ContentError, or any malformed document
+    except Exception:  # noqa: BLE001 - a ContentError, or any malformed document
         return None
     return frozenset(str(key) for key in diff)
 

@@ -32,7 +32,7 @@ def _make_fast_dumps() -> Callable[[Any], str] | None:
         if fast_dumps(sample) != _ENCODER.encode(sample) or fast_dumps("x") != '"x"':
             return None
         return fast_dumps
-    except Exception:  # any surprise in the private API: keep the plain encoder
+    except Exception:  # noqa: BLE001 - any surprise in the private API: keep the plain encoder
         return None
 
 

@@ -448,7 +448,7 @@ class Replicator:
             return
         try:
             checkpointer.flush()
-        except Exception as flush_error:  # the failure being reported is ``exc``
+        except Exception as flush_error:  # noqa: BLE001 - cleanup: the failure being reported is ``exc``
             log.info("%s: could not write the checkpoint after a failure: %s", self.direction, flush_error)
 
     def _next(self, batches: queue.Queue[Any]) -> Any:
@@ -511,7 +511,7 @@ class Replicator:
                 if not self._put(batches, _CAUGHT_UP, stop):
                     return
                 live_waiting = True
-        except BaseException as exc:  # handed to the writer, which raises it
+        except BaseException as exc:  # noqa: BLE001 - reader thread: handed to the writer, which raises it
             item: BaseException = Cancelled("the replication was cancelled") if self._cancel.is_set() else exc
             self._put(batches, item, stop)
         finally:

@@ -265,7 +265,7 @@ class DocumentEditor(QWidget):
         """The name of another document of the project (for links), ``None`` when unknown."""
         try:
             summary = self.session.index.get(doc_id)
-        except Exception:
+        except Exception:  # noqa: BLE001 - the index is a convenience: without it, the name is unknown
             return None
         return summary.name if summary is not None else None
 
@@ -273,10 +273,10 @@ class DocumentEditor(QWidget):
         """Whether a link to ``doc_id`` leads anywhere."""
         try:
             return self.session.index.get(doc_id) is not None
-        except Exception:  # the index is a convenience: without it, ask the store
+        except Exception:  # noqa: BLE001 - the index is a convenience: without it, ask the store
             try:
                 self.session.db.get(doc_id)
-            except Exception:
+            except Exception:  # noqa: BLE001 - missing, deleted or unreadable: the link leads nowhere
                 return False
             return True
 

@@ -662,7 +662,7 @@ class GridEditor(DocumentEditor):
                 if image is not None and not image.isNull():
                     icon = QIcon(QPixmap.fromImage(image).scaled(
                         20, 20, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
-            except Exception:  # a missing or broken attachment shows its name alone
+            except Exception:  # noqa: BLE001 - a missing or broken attachment shows its name alone
                 icon = None
             self._thumbs[doc_id] = icon
         return self._thumbs[doc_id]

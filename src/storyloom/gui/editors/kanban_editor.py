@@ -536,7 +536,7 @@ class KanbanEditor(DocumentEditor):
     def settings(self) -> dict[str, Any]:
         try:
             return self.session.settings() or {}
-        except Exception:
+        except Exception:  # noqa: BLE001 - no settings document (or an unreadable one): the board's defaults
             return {}
 
     def users(self) -> list[str]:
@@ -547,7 +547,7 @@ class KanbanEditor(DocumentEditor):
             if summary.type == "User":
                 try:
                     docs.append(self.session.db.get(summary.id))
-                except Exception:
+                except Exception:  # noqa: BLE001 - a User document that cannot be read is not offered
                     continue
         return k.assignable_users(docs, self.content, self.session.editor.username)
 

@@ -297,7 +297,7 @@ class SceneEditor(DocumentEditor):
         self.add_box.clear()
         try:
             summaries = self.session.index.summaries()
-        except Exception:  # without the index, nothing to offer
+        except Exception:  # noqa: BLE001 - without the index, nothing to offer
             summaries = []
         playable = sorted((s for s in summaries if s.type in ("Script", "Dialogue")),
                           key=lambda s: (s.type != "Dialogue", (s.name or "").lower()))

@@ -93,7 +93,7 @@ class ScriptEditor(DocumentEditor):
         self._parse_later.cancel()
         try:
             known = self.session.index.states()
-        except Exception:  # the index is a convenience here: without it, paths go unchecked
+        except Exception:  # noqa: BLE001 - the index is a convenience here: without it, paths go unchecked
             known = None
         parsed = parse_script(self.text.toPlainText(), known_state=known or None)
         self.parsed_lines = list(parsed.lines)
@@ -125,7 +125,7 @@ class ScriptEditor(DocumentEditor):
             index = self.session.index
             summaries = [s for s in map(index.get, index.ids_of_type("Actor")) if s is not None]
             states, settings = index.states(), self.session.settings()
-        except Exception:  # completion is a help: without the index, offer what the script has
+        except Exception:  # noqa: BLE001 - completion is a help: without the index, offer what the script has
             summaries, states, settings = [], {}, {}
         return source_for(summaries, states, settings, self.parsed_lines)
 

@@ -266,7 +266,7 @@ class VariablesEditor(_SourceEditor):
         """The live state of ``sid`` (``_local/live-state``), ``None`` when there is none."""
         try:
             doc = self.session.db.get_local(LIVE_STATE_ID)
-        except Exception:  # no live state (or an unreadable one): the column shows "—"
+        except Exception:  # noqa: BLE001 - no live state (or an unreadable one): the column shows "—"
             return None
         return live_states(doc).get(sid)
 
@@ -315,7 +315,7 @@ class ScenarioEditor(_SourceEditor):
     def states(self) -> dict[str, dict[str, Any]]:
         try:
             return self.session.index.states()
-        except Exception:  # no index: nothing to check against (the gate still checks on save)
+        except Exception:  # noqa: BLE001 - no index: nothing to check against (the gate still checks on save)
             return {}
 
     # ------------------------------------------------------------------ the Live state

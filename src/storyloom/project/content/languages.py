@@ -145,7 +145,7 @@ def _hjson_root_object_error(text: str) -> Any:
         decoder.scan_object_once(text, start)
     except hjson.HjsonDecodeError as exc:
         return exc
-    except Exception:  # pragma: no cover - defensive: keep hjson's own error
+    except Exception:  # noqa: BLE001 - defensive: keep hjson's own error  # pragma: no cover
         return None
     return None
 

@@ -181,7 +181,7 @@ class CanvasEditor(DocumentEditor):
         try:
             summaries = [s for s in self.session.index.summaries() if s.type not in ("Folder", "User")
                          and s.id != self.doc_id and isinstance(s.type, str)]
-        except Exception:
+        except Exception:  # noqa: BLE001 - without the index, the inspector offers no documents
             summaries = []
         documents = sorted(((s.id, str(s.name or "Untitled"), str(s.type), collection_label(str(s.type)))
                             for s in summaries if s.type != "Attachment"), key=lambda d: (d[3], d[1].casefold()))
@@ -189,7 +189,7 @@ class CanvasEditor(DocumentEditor):
         for s in sorted((s for s in summaries if s.type == "Attachment"), key=lambda s: str(s.name or "")):
             try:
                 mime = str(self.session.db.get(s.id).get("mimeType") or "")
-            except Exception:
+            except Exception:  # noqa: BLE001 - a missing or unreadable attachment is not offered as an image
                 continue
             if mime.startswith("image/"):
                 images.append((s.id, str(s.name or "Untitled")))

@@ -241,7 +241,7 @@ class DialogueGraphEditor(DocumentEditor):
         """The project's scripts to link, the dialogue's script folder first, by name."""
         try:
             summaries = [s for s in self.session.index.summaries() if s.type == "Script"]
-        except Exception:
+        except Exception:  # noqa: BLE001 - without the index, no scripts to offer
             return []
         folder = doc.get("dialogueScriptFolderID")
         summaries.sort(key=lambda s: (s.parent != folder, str(s.name or "").casefold()))
@@ -251,7 +251,7 @@ class DialogueGraphEditor(DocumentEditor):
         if script_id not in self._previews:
             try:
                 doc = self.session.db.get(script_id)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a missing or unreadable script has no preview
                 doc = None
             if doc is None or doc.get("type") != "Script":
                 self._previews[script_id] = None
@@ -263,7 +263,7 @@ class DialogueGraphEditor(DocumentEditor):
     def _script_exists(self, script_id: str) -> bool:
         try:
             summary = self.session.index.get(script_id)
-        except Exception:
+        except Exception:  # noqa: BLE001 - the index is a convenience: without it, ask the store
             return self._preview(script_id) is not None
         return summary is not None and summary.type == "Script"
 
