@@ -22,7 +22,7 @@ from storyloom.progress import ProgressCallback, reporter
 from storyloom.project.editor import WriteIntent
 from storyloom.project.settings import default_settings
 from storyloom.store import Damaged, Database, NotFound, StoreError
-from storyloom.store.integrity import is_utf8, lenient_text
+from storyloom.store.integrity import is_utf8, lenient_reading
 
 if TYPE_CHECKING:
     from storyloom.project.manager import Project, ProjectInfo, ProjectManager
@@ -85,31 +85,25 @@ def salvage(manager: ProjectManager, info: ProjectInfo, new_name: str,
 def _document_ids(db: Database, report: SalvageReport) -> Iterator[str]:
     """Every document id the ``docs`` table still yields, in rowid slices; a slice SQLite cannot
     read is stepped over row by row, so one damaged page loses only its own rows."""
-    with db.snapshot() as snap:
-        conn = snap.conn
-        usual = conn.text_factory
-        conn.text_factory = lenient_text
-        try:
-            top = _scalar(conn, "SELECT max(rowid) FROM docs") or 0
-            rowid = 0
-            while rowid < top:
-                try:
-                    rows = conn.execute("SELECT rowid, id FROM docs WHERE rowid > ? ORDER BY rowid LIMIT 500",
-                                        (rowid,)).fetchall()
-                except sqlite3.DatabaseError:
-                    rows = _one_by_one(conn, rowid, min(top, rowid + 500), report)
-                    rowid = min(top, rowid + 500)
+    with db.snapshot() as snap, lenient_reading(snap.conn) as conn:
+        top = _scalar(conn, "SELECT max(rowid) FROM docs") or 0
+        rowid = 0
+        while rowid < top:
+            try:
+                rows = conn.execute("SELECT rowid, id FROM docs WHERE rowid > ? ORDER BY rowid LIMIT 500",
+                                    (rowid,)).fetchall()
+            except sqlite3.DatabaseError:
+                rows = _one_by_one(conn, rowid, min(top, rowid + 500), report)
+                rowid = min(top, rowid + 500)
+            else:
+                if not rows:
+                    break
+                rowid = rows[-1][0]
+            for _, doc_id in rows:
+                if is_utf8(doc_id):
+                    yield doc_id
                 else:
-                    if not rows:
-                        break
-                    rowid = rows[-1][0]
-                for _, doc_id in rows:
-                    if is_utf8(doc_id):
-                        yield doc_id
-                    else:
-                        report.lost.append(f"a document whose id is damaged ({doc_id!r})")
-        finally:
-            conn.text_factory = usual
+                    report.lost.append(f"a document whose id is damaged ({doc_id!r})")
 
 
 def _one_by_one(conn: sqlite3.Connection, after: int, until: int, report: SalvageReport) -> list[tuple[int, str]]:
@@ -203,18 +197,12 @@ def _unchecked_body(source: Database, doc_id: str) -> dict[str, Any] | None:
     """The winning body of ``doc_id`` as stored, without its checksum (None when it does not
     decode to an object, or the rows cannot be read)."""
     try:
-        with source.snapshot() as snap:
-            conn = snap.conn
-            usual = conn.text_factory
-            conn.text_factory = lenient_text
-            try:
-                row = conn.execute("SELECT r.body FROM docs d JOIN revs r ON r.doc_id = d.id AND "
-                                   "r.rev = d.winning_rev WHERE d.id = ?", (doc_id,)).fetchone()
-                if row is None:  # the tree's winner is what is damaged: the longest kept body
-                    row = conn.execute("SELECT body FROM revs WHERE doc_id = ? AND deleted = 0 "
-                                       "ORDER BY CAST(rev AS INTEGER) DESC LIMIT 1", (doc_id,)).fetchone()
-            finally:
-                conn.text_factory = usual
+        with source.snapshot() as snap, lenient_reading(snap.conn) as conn:
+            row = conn.execute("SELECT r.body FROM docs d JOIN revs r ON r.doc_id = d.id AND "
+                               "r.rev = d.winning_rev WHERE d.id = ?", (doc_id,)).fetchone()
+            if row is None:  # the tree's winner is what is damaged: the longest kept body
+                row = conn.execute("SELECT body FROM revs WHERE doc_id = ? AND deleted = 0 "
+                                   "ORDER BY CAST(rev AS INTEGER) DESC LIMIT 1", (doc_id,)).fetchone()
     except (sqlite3.DatabaseError, StoreError):
         return None
     if row is None:

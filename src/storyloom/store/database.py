@@ -39,7 +39,7 @@ from storyloom.store.errors import (
     NotAStore,
     NotFound,
 )
-from storyloom.store.integrity import checked_tree, decode_object, local_crc, translate, verify_tree
+from storyloom.store.integrity import checked_local, checked_tree, local_crc, translate, verify_tree
 from storyloom.store.readers import ReadContext, ReaderPool, Snapshot
 from storyloom.store.schema import SCHEMA, check_is_store, upgrade
 from storyloom.store.writer import Writer
@@ -724,13 +724,9 @@ class Database:
         if row is None:
             raise NotFound("missing")
         doc = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{row[0]}"}
-        doc.update(self._local_body(key, *row))
+        doc.update(checked_local(self.path, key, *row))
         return doc
 
-    def _local_body(self, key: str, rev: int, body: str, crc: int | None) -> dict[str, Any]:
-        if crc is not None and crc != local_crc(key, rev, body):
-            raise Damaged(self.path, doc_id=LOCAL_PREFIX + key, detail="it does not match its checksum")
-        return decode_object(self.path, LOCAL_PREFIX + key, body, "its body")
 
     def local_docs(self, startkey: str | None = None, endkey: str | None = None,
                    include_docs: bool = False) -> dict[str, Any]:
@@ -746,7 +742,8 @@ class Database:
         for key, rev, body, crc in found:
             row: dict[str, Any] = {"id": LOCAL_PREFIX + key, "key": LOCAL_PREFIX + key, "value": {"rev": f"0-{rev}"}}
             if include_docs:
-                row["doc"] = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{rev}", **self._local_body(key, rev, body, crc)}
+                body = checked_local(self.path, key, rev, body, crc)
+                row["doc"] = {"_id": LOCAL_PREFIX + key, "_rev": f"0-{rev}", **body}
             rows.append(row)
         return {"total_rows": None, "offset": None, "rows": rows}
 

@@ -80,6 +80,15 @@ class NotAStore(StoreError):
     error = "not_a_store"
 
 
+def damaged_item(doc_id: str | None, attachment: str | None) -> str:
+    """What is damaged, in words: an attachment of a document, a document, or the store file."""
+    if doc_id is not None and attachment is not None:
+        return f"attachment {attachment!r} of document {doc_id!r}"
+    if doc_id is not None:
+        return f"document {doc_id!r}"
+    return "the store file"
+
+
 class Damaged(StoreError):
     """Part of a store cannot be read back as it was written: flipped bits, a bad disk, a copy
     cut short. It names the store and, when known, the document or attachment; ``detail`` says
@@ -95,13 +104,7 @@ class Damaged(StoreError):
         self.doc_id = doc_id
         self.attachment = attachment
         self.detail = detail
-        if doc_id is not None and attachment is not None:
-            what = f"attachment {attachment!r} of document {doc_id!r}"
-        elif doc_id is not None:
-            what = f"document {doc_id!r}"
-        else:
-            what = "the store file"
-        reason = f"{what} in {store} is damaged" + (f" ({detail})" if detail else "")
+        reason = f"{damaged_item(doc_id, attachment)} in {store} is damaged" + (f" ({detail})" if detail else "")
         super().__init__(reason)
 
     def to_json(self) -> dict[str, str]:

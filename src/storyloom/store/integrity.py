@@ -15,11 +15,13 @@ body; see docs/benchmarks.md for what it costs ``dump`` and ``export``.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 from storyloom.store.codec import decode_tree
@@ -132,6 +134,18 @@ def lenient_text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
+@contextlib.contextmanager
+def lenient_reading(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``conn`` reading text with :func:`lenient_text` for the block (the checks and the
+    salvage walk past broken text), then as before (a pooled connection goes back as it was)."""
+    usual = conn.text_factory
+    conn.text_factory = lenient_text
+    try:
+        yield conn
+    finally:
+        conn.text_factory = usual
+
+
 def disk_nearly_full(path: str) -> bool:
     """Whether the file system holding ``path`` has (almost) no space left for this user."""
     folder = os.path.dirname(os.path.abspath(path)) or "."
@@ -145,8 +159,7 @@ def disk_nearly_full(path: str) -> bool:
 def checked_tree(store: str, doc_id: str, tree_json: str, winning_rev: str, deleted: int, seq: int,
                  crc: int | None) -> list:
     """A ``docs`` row's revision tree, decoded, once the row matches its checksum."""
-    if crc is not None and crc != docs_crc(doc_id, tree_json, winning_rev, deleted, seq):
-        raise Damaged(store, doc_id=doc_id, detail="its revision tree does not match its checksum")
+    verify_tree(store, doc_id, tree_json, winning_rev, deleted, seq, crc)
     try:
         tree = decode_tree(tree_json)
     except (ValueError, TypeError, IndexError, KeyError, AttributeError, RecursionError):
@@ -158,9 +171,16 @@ def checked_tree(store: str, doc_id: str, tree_json: str, winning_rev: str, dele
 
 def checked_body(store: str, doc_id: str, rev: str, deleted: int, body: str | bytes, crc: int | None) -> dict[str, Any]:
     """A ``revs`` row's body, decoded, once the row matches its checksum."""
-    if crc is not None and crc != revs_crc(doc_id, rev, deleted, body):
-        raise Damaged(store, doc_id=doc_id, detail=f"revision {rev} does not match its checksum")
+    verify_body(store, doc_id, rev, deleted, body, crc)
     return decode_object(store, doc_id, body, f"revision {rev}")
+
+
+def checked_local(store: str, key: str, rev: int, body: str, crc: int | None) -> dict[str, Any]:
+    """A ``local_docs`` row's body, decoded, once the row matches its checksum."""
+    doc_id = f"_local/{key}"
+    if crc is not None and crc != local_crc(key, rev, body):
+        raise Damaged(store, doc_id=doc_id, detail="it does not match its checksum")
+    return decode_object(store, doc_id, body, "its body")
 
 
 def verify_body(store: str, doc_id: str, rev: str, deleted: int, body: str | bytes, crc: int | None) -> None:

@@ -9,21 +9,20 @@ memory stays flat at any size.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from storyloom.store import revtree
-from storyloom.store.errors import Damaged
+from storyloom.store.errors import Damaged, damaged_item
 from storyloom.store.integrity import (
     check_attachment,
     checked_body,
+    checked_local,
     checked_tree,
     is_utf8,
-    lenient_text,
-    local_crc,
+    lenient_reading,
     translate,
 )
 
@@ -48,13 +47,7 @@ class Damage:
         return cls(error.doc_id, error.attachment, error.detail)
 
     def __str__(self) -> str:
-        if self.doc_id is not None and self.attachment is not None:
-            what = f"attachment {self.attachment!r} of document {self.doc_id!r}"
-        elif self.doc_id is not None:
-            what = f"document {self.doc_id!r}"
-        else:
-            what = "the store file"
-        return f"{what}: {self.detail}"
+        return f"{damaged_item(self.doc_id, self.attachment)}: {self.detail}"
 
 
 def verify(db: Database, progress: Callable[[int, int], None] | None = None) -> list[Damage]:
@@ -63,17 +56,11 @@ def verify(db: Database, progress: Callable[[int, int], None] | None = None) -> 
     (documents done, documents in all)."""
     found: list[Damage] = []
     try:
-        with db.snapshot() as snap:
-            conn = snap.conn
-            usual = conn.text_factory
-            conn.text_factory = lenient_text  # a row with broken text is named, not a stop
-            try:
-                found += _sqlite_structure(conn)
-                found += _documents(db.path, conn, progress)
-                found += _orphans(conn)
-                found += _local_documents(db.path, conn)
-            finally:
-                conn.text_factory = usual
+        with db.snapshot() as snap, lenient_reading(snap.conn) as conn:  # broken text is named, not a stop
+            found += _sqlite_structure(conn)
+            found += _documents(db.path, conn, progress)
+            found += _orphans(conn)
+            found += _local_documents(db.path, conn)
     except Damaged as error:  # SQLite could not even walk a table: name what stopped it
         found.append(Damage.of(error))
     except sqlite3.DatabaseError as exc:
@@ -216,14 +203,7 @@ def _counters(conn: sqlite3.Connection, live: int, dead: int, top_seq: int) -> l
 
 def _local_documents(store: str, conn: sqlite3.Connection) -> Iterator[Damage]:
     for key, rev, body, crc in conn.execute("SELECT id, rev, body, crc FROM local_docs"):
-        doc_id = f"_local/{key}"
-        if crc is not None and crc != local_crc(key, rev, body):
-            yield Damage(doc_id, None, "it does not match its checksum")
-            continue
         try:
-            value: Any = json.loads(body)
-        except (ValueError, RecursionError):
-            yield Damage(doc_id, None, "it is not readable JSON")
-            continue
-        if not isinstance(value, dict):
-            yield Damage(doc_id, None, "it is not a JSON object")
+            checked_local(store, key, rev, body, crc)
+        except Damaged as error:
+            yield Damage.of(error)
