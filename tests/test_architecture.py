@@ -24,11 +24,15 @@ ALLOWED: dict[str, set[str]] = {
     "export": {"store", "script", "project"},
     "drafft": {"store", "script", "project"},
     "api": {"store", "script", "project", "export"},
-    "app": {"store", "script", "sync", "project", "export", "drafft", "api"},
-    "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "app"},
-    "cli": {"store", "script", "sync", "project", "export", "drafft", "api", "app", "gui"},
+    "play": {"store", "script", "project"},
+    "app": {"store", "script", "sync", "project", "export", "drafft", "api", "play"},
+    "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "app"},
+    "cli": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "app", "gui"},
     "__main__": {"cli"},
 }
+#: Parts of a layer that the rest of the layer may not import: the app's view models stand on its
+#: session core, never the other way round.
+UPPER_PARTS: dict[str, set[str]] = {"app": {"views"}}
 #: Top-level modules every layer may use (they import no layer themselves).
 SHARED = {"paths", "errors", "diagnostics", "progress", "collector", "output_files", "__init__"}
 #: Third-party frameworks and the only layers that may import them.
@@ -80,7 +84,14 @@ def layer_violations(paths: list[Path], root: Path = SRC) -> list[str]:
                 if len(parts) < 2:
                     continue
                 target = parts[1]
-                if target == layer or target in SHARED:
+                if target == layer:
+                    upper = parts[2] if len(parts) > 2 else None
+                    inside = path.relative_to(root).parts[1] if len(path.relative_to(root).parts) > 2 else None
+                    if upper in UPPER_PARTS.get(layer, ()) and inside != upper:
+                        problems.append(f"{where}:{line}: {layer!r} imports its own upper part "
+                                        f"{layer}.{upper} ({module})")
+                    continue
+                if target in SHARED:
                     continue
                 if layer in SHARED:
                     problems.append(f"{where}:{line}: the shared module {layer!r} imports the layer {target!r}")
@@ -113,6 +124,20 @@ def test_the_rule_check_catches_an_upward_import(tmp_path: Path) -> None:
     assert problems == [
         "storyloom/store/_not_a_module.py:2: 'store' may not import 'project' (storyloom.project)",
         "storyloom/project/_not_a_module.py:1: PySide6 belongs to ['gui'], not 'project'",
+    ]
+
+
+def test_the_rule_check_catches_the_app_core_importing_its_views(tmp_path: Path) -> None:
+    root = tmp_path / "storyloom"
+    core = root / "app" / "_not_a_module.py"
+    view = root / "app" / "views" / "_not_a_module.py"
+    view.parent.mkdir(parents=True)
+    core.write_text("from storyloom.app.views.search import SearchResults\n", encoding="utf-8")
+    view.write_text("from storyloom.app.views import outline\nfrom storyloom.app.locks import LockService\n",
+                    encoding="utf-8")
+    assert layer_violations([core, view], root) == [
+        "storyloom/app/_not_a_module.py:1: 'app' imports its own upper part app.views "
+        "(storyloom.app.views.search)",
     ]
 
 

@@ -6,14 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from storyloom.app.broken_notices import (
-    ANNOUNCED_ID,
-    BreakNotices,
-    broken_banner,
-    broken_line,
-    broken_view,
-    unannounced,
-)
+from storyloom.app.broken_notices import ANNOUNCED_ID, BreakNotices, unannounced
+from storyloom.app.views.lock_view import broken_banner, broken_view
+from storyloom.cli.verb_locks import broken_line
 from storyloom.project.locks import BrokenLock
 from storyloom.store import Database
 

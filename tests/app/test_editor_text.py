@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storyloom.app.editor_text import parse_status, property_layout, resolve_link
+from storyloom.app.views.editor_text import parse_status, property_layout, resolve_link
 
 
 def test_document_links_resolve_to_ids_any_scheme() -> None:
@@ -33,7 +33,7 @@ def test_property_layout_per_collection() -> None:
 
 
 def test_drafft_document_references_become_links() -> None:
-    from storyloom.app.editor_text import link_document_refs
+    from storyloom.app.views.editor_text import link_document_refs
 
     names = {"a1": "Woman [main]"}.get
     text = "| **Woman** :doc{#a1} | x :doc{#zz} |"

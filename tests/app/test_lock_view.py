@@ -1,4 +1,4 @@
-"""How locks read in the app (storyloom.app.lock_view): colours per person, "locked by X since
+"""How locks read in the app (storyloom.app.views.lock_view): colours per person, "locked by X since
 T", the editor's lock state, the dashboard's rows and a settled lock's words."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
-from storyloom.app.lock_view import (
+from storyloom.app.locks import LockNotice
+from storyloom.app.views.lock_view import (
     PERSON_COLORS,
     LockTable,
     break_question,
@@ -20,7 +21,6 @@ from storyloom.app.lock_view import (
     person_color,
     when_text,
 )
-from storyloom.app.locks import LockNotice
 from storyloom.project.locks import BrokenLock, LockInfo
 
 NOW = datetime(2025, 11, 25, 16, 0, tzinfo=UTC)

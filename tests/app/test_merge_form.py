@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from storyloom.app.merge_form import (
+from storyloom.app.views.merge_form import (
     EDITED,
     MERGED,
     MergeFormError,
@@ -149,8 +149,8 @@ def test_unsaved_text_merges_with_the_revision_that_arrived() -> None:
 
 
 def test_flags_follow_remote_changes_and_resolutions(editor: Editor, tmp_path: Path) -> None:
-    from storyloom.app.conflict_flags import ConflictFlags
     from storyloom.app.events import DocumentChanged, Origin
+    from storyloom.app.views.conflict_flags import ConflictFlags
 
     flags = ConflictFlags(editor.db)
     flags.rebuild()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app.open_tabs import OpenTabs, load_open_tabs, save_open_tabs, without_missing
-from storyloom.app.outline import build_outline, can_move_into, create_in, drop_placement, duplicate, new_name
-from storyloom.app.quick_open import fuzzy_score, quick_open
+from storyloom.app.views.open_tabs import OpenTabs, load_open_tabs, save_open_tabs, without_missing
+from storyloom.app.views.outline import build_outline, can_move_into, create_in, drop_placement, duplicate, new_name
+from storyloom.app.views.quick_open import fuzzy_score, quick_open
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from storyloom.app import AppOptions, DocumentChanged, Workspace
-from storyloom.app.problems import SCRIPT, VALIDATION, ProjectProblems
+from storyloom.app.views.problems import SCRIPT, VALIDATION, ProjectProblems
 from storyloom.drafft import import_backup
 from tests.support.fixtures import DRAFFT_PROJECTS
 

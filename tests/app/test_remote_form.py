@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app import remote_form as form
 from storyloom.app.remote import RemoteAccess, RemoteNotConfigured
+from storyloom.app.views import remote_form as form
 from storyloom.project.locks import TeamLocks
 from storyloom.project.remote_settings import load_remote_settings
 from storyloom.sync import AccessDenied, ProjectMismatch

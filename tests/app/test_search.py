@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from storyloom.app import AppOptions, DocumentChanged, Workspace
-from storyloom.app.search import (
+from storyloom.app.views.search import (
     PREVIEW_CHARS,
     ProjectSearch,
     SearchError,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storyloom.app import settings_form as form
+from storyloom.app.views import settings_form as form
 from storyloom.project.checking import ValidationError
 from storyloom.project.collections import EXPORT_NAMES
 from storyloom.project.documents import EDITOR_MODES

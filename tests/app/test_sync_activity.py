@@ -1,4 +1,4 @@
-"""What the app shows of sync (storyloom.app.sync_activity): the status bar's words for each
+"""What the app shows of sync (storyloom.app.views.sync_activity): the status bar's words for each
 state, the panel's summary (a 413 names the document, its size and the setting to raise) and
 the recent activity."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from storyloom.app.lock_view import NoticeView
-from storyloom.app.sync_activity import SyncActivity, panel_view, seconds_text, size_text, status_view
 from storyloom.app.sync_state import PROXY_SETTING, SyncProgress, SyncState, TooLargeDocument
+from storyloom.app.views.lock_view import NoticeView
+from storyloom.app.views.sync_activity import SyncActivity, panel_view, seconds_text, size_text, status_view
 
 NOW = datetime(2025, 11, 25, 16, 0, tzinfo=UTC).timestamp()
 REMOTE = "http://127.0.0.1:5984/app_v2_garden"

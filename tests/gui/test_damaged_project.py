@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from storyloom.app import Workspace
 from storyloom.app.auto_backups import take_backup
-from storyloom.app.recovery import recovery_for, salvage_summary
+from storyloom.app.views.recovery import recovery_for, salvage_summary
 from storyloom.gui.damaged_project import DamagedProjectDialog
 from storyloom.project.salvage import SalvageReport
 

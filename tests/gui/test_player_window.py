@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QUrl
 
-from storyloom.app.live_state import read_live
 from storyloom.gui.player import open_player
 from storyloom.gui.player.window import PlayerWindow
+from storyloom.play.live_state import read_live
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
 
 

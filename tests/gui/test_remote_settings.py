@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app.remote_form import ReportLine
+from storyloom.app.views.remote_form import ReportLine
 from storyloom.gui.remote_dialogs import InviteDialog, JoinDialog
 from storyloom.gui.remote_settings_page import RemoteSettingsPage
 from storyloom.gui.sidebar import SETTINGS

@@ -5,8 +5,8 @@ saves it through the gate; undo brings the old text back."""
 
 from __future__ import annotations
 
-from storyloom.app.live_state import read_live
 from storyloom.gui.editors.variable_editor import ScenarioEditor, VariablesEditor
+from storyloom.play.live_state import read_live
 from storyloom.project.content import parse_scenario_doc
 
 
@@ -52,7 +52,7 @@ def test_save_live_as_scenario_writes_the_differences_and_saves(window) -> None:
     live = read_live(window.session.db)
     states = dict(live.states)
     states["player"] = dict(states["player"], memory_locket_found=True)
-    from storyloom.app.live_state import write_live
+    from storyloom.play.live_state import write_live
 
     write_live(window.session.editor, states, live.rev)
     target = window.tabs.open(_named(window, "Scenario", "Reluctant Visitor"))

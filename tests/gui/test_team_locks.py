@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QPlainTextEdit, QWidget
 
-from storyloom.app.lock_view import person_color
+from storyloom.app.views.lock_view import person_color
 from storyloom.gui.locks_dashboard import LocksDashboard
 from storyloom.gui.main_window import MainWindow
 from storyloom.gui.tree_model import ID_ROLE

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from storyloom.app.lock_view import when_text
+from storyloom.app.views.lock_view import when_text
 from tests.support.couch import CouchServer
 from tests.team.lock_clients import TeamCouch
 from tests.team.test_cli_locks import Team

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from storyloom.app.problems import ProjectProblems
 from storyloom.app.remote import PasswordMissing, RemoteAccess, RemoteNotConfigured, build_settings
 from storyloom.app.secrets import PasswordStore, PasswordStoreError, password_key, resolve_password
+from storyloom.app.views.problems import ProjectProblems
 from storyloom.export.game_export import build_game_export
 from storyloom.project.manager import Project, ProjectManager
 from storyloom.project.remote_settings import (

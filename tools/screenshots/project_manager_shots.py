@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 from storyloom.app import Workspace
 from storyloom.app.auto_backups import list_backups, restored_name, take_backup
 from storyloom.app.recent import RecentProjects
-from storyloom.app.recovery import recovery_for
+from storyloom.app.views.recovery import recovery_for
 from storyloom.gui.damaged_project import DamagedProjectDialog
 from storyloom.gui.project_manager import ProjectManagerWindow
 from storyloom.gui.project_manager_dialogs import AutoBackupsDialog

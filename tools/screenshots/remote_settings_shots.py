@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import Workspace
-from storyloom.app import remote_form as form
+from storyloom.app.views import remote_form as form
 from storyloom.gui.main_window import MainWindow
 from storyloom.gui.sidebar import SETTINGS
 from tools.screenshots import SIZE, register, settle

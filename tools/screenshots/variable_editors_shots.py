@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QWidget
 
 from storyloom.app import Workspace
-from storyloom.app.variable_rows import LIVE_STATE_ID
+from storyloom.play.variable_rows import LIVE_STATE_ID
 from tools.screenshots import register
 from tools.screenshots.text_editors_shots import _open
 

@@ -8,7 +8,7 @@ activity lists it and an open editor of the document says so. Which breaks were 
 in the store's ``_local/storyloom-announced-breaks`` (local documents are never replicated), so
 each is told once per machine, whichever process saw it first.
 
-:func:`unannounced` and :func:`broken_line` are the pure rule and its words;
+:func:`unannounced` is the pure rule (the words are the front ends': `app.views.lock_view` and the CLI);
 :class:`BreakNotices` keeps the record.
 """
 
@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Iterable
-from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
-from storyloom.app.lock_view import NoticeView, when_text
 from storyloom.project.locks import BrokenLock, broken_lock
 from storyloom.store import Conflict, NotFound
 
@@ -50,39 +48,6 @@ def unannounced(docs: Iterable[dict[str, Any] | None], me: str, announced: Colle
         if key not in announced:
             found.setdefault(key, record)
     return list(found.values())
-
-
-def _name_part(record: BrokenLock, name: str) -> str:
-    return f"{name!r} ({record.doc_id})" if name else repr(record.doc_id)
-
-
-def broken_line(record: BrokenLock, name: str = "", *, now: datetime | None = None, tz: tzinfo | None = None) -> str:
-    """``your lock on 'Prologue' (<id>) was broken by bea at 14:02 (held since 13:40)``."""
-    at = when_text(record.at, now=now, tz=tz)
-    since = when_text(record.since, now=now, tz=tz)
-    return (f"your lock on {_name_part(record, name)} was broken by {record.by}"
-            f"{' at ' + at if at else ''}{' (held since ' + since + ')' if since else ''}")
-
-
-def broken_view(record: BrokenLock, name: str, *, now: datetime | None = None, tz: tzinfo | None = None) -> NoticeView:
-    """The app's words for a break of our lock (the sync activity, the editor's banner)."""
-    at = when_text(record.at, now=now, tz=tz)
-    since = when_text(record.since, now=now, tz=tz)
-    shown = f"“{name}”" if name else f"“{record.doc_id}”"
-    return NoticeView(record.doc_id, "warning", f"Lock broken: {shown}",
-                      f"Your lock on {shown}{' (held since ' + since + ')' if since else ''} was broken by "
-                      f"{record.by}{' at ' + at if at else ''}. Lock it again before you go on editing; "
-                      "edits you had not synced come back as a conflict to merge.")
-
-
-def broken_banner(record: BrokenLock, *, now: datetime | None = None, tz: tzinfo | None = None) -> str:
-    """What an open editor of the document says (the banner the editor shows for a break
-    recorded in its document, with since when the lock was held)."""
-    at = when_text(record.at, now=now, tz=tz)
-    since = when_text(record.since, now=now, tz=tz)
-    return (f"Your lock was broken by {record.by}{' at ' + at if at else ''}"
-            f"{' (held since ' + since + ')' if since else ''}. Lock the document again before you go on "
-            "editing if you still need it; edits you had not synced come back as a conflict to merge.")
 
 
 class BreakNotices:

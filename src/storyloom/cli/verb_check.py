@@ -1,6 +1,6 @@
 """``storyloom check PROJECT [--json]``: every problem of a project, for people and build servers.
 
-The problems are those of the desktop app's problems panel (:mod:`storyloom.app.problems`):
+The problems are those of the desktop app's problems panel (:mod:`storyloom.app.views.problems`):
 each document's validation problems, its property text that does not parse, and its script's
 problems against the project's variables. One line per problem::
 
@@ -84,7 +84,7 @@ def problem_line(problem: Any) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from storyloom.app.problems import ProjectProblems
+    from storyloom.app.views.problems import ProjectProblems
 
     damage = _store_damage(args.project)
     if damage:

@@ -79,7 +79,7 @@ def run_conflicts(args: argparse.Namespace) -> int:
 
 def _print_differences(winner: Any, leaf: Any) -> None:
     """The fields in which ``leaf`` differs from the winner, an excerpt of each side."""
-    from storyloom.app.revisions import field_excerpts
+    from storyloom.project.revisions import field_excerpts
 
     if leaf.deleted or winner.deleted:
         print("         deleted on one side while changed on the other")

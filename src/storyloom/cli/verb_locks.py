@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 from storyloom.cli.main import CliError
 
 if TYPE_CHECKING:
+    from datetime import datetime, tzinfo
+
     from storyloom.app import ProjectSession
     from storyloom.app.locks import LockService
     from storyloom.project.locks import BrokenLock
@@ -98,8 +100,6 @@ def tell_broken_locks(session: ProjectSession) -> None:
     """Print on stderr each break of this machine's lock the verb sees first (a pull, a server
     copy read by a lock call or by ``doc set``'s read-back): once per machine, with who broke it
     and when. Once per session, however many verbs ask."""
-    from storyloom.app.broken_notices import broken_line
-
     if getattr(session, "_cli_tells_breaks", False) or not hasattr(session, "on_lock_broken"):
         return
 
@@ -109,6 +109,21 @@ def tell_broken_locks(session: ProjectSession) -> None:
 
     session.on_lock_broken(tell)
     session._cli_tells_breaks = True  # type: ignore[attr-defined]
+
+
+def _name_part(record: BrokenLock, name: str) -> str:
+    return f"{name!r} ({record.doc_id})" if name else repr(record.doc_id)
+
+
+def broken_line(record: BrokenLock, name: str = "", *, now: datetime | None = None, tz: tzinfo | None = None) -> str:
+    """``your lock on 'Prologue' (<id>) was broken by bea at 14:02 (held since 13:40)``: the CLI's
+    words for a break of this machine's lock."""
+    from storyloom.app.views.lock_view import when_text
+
+    at = when_text(record.at, now=now, tz=tz)
+    since = when_text(record.since, now=now, tz=tz)
+    return (f"your lock on {_name_part(record, name)} was broken by {record.by}"
+            f"{' at ' + at if at else ''}{' (held since ' + since + ')' if since else ''}")
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """Conflicted documents, flagged where the user looks: a warning icon and a sentence in the tree
 and the tab, and a bar in the open editor with the way to the merge view. The flags are
-:class:`storyloom.app.conflict_flags.ConflictFlags`, kept current from the session's changes
+:class:`storyloom.app.views.conflict_flags.ConflictFlags`, kept current from the session's changes
 (a pull that brings a conflicting version, a merge that settles one).
 
 :func:`install_conflict_marks` wires them into a main window; :meth:`ConflictMarks.open_merge`
@@ -16,7 +16,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from storyloom.app import DocumentChanged
-from storyloom.app.conflict_flags import ConflictFlags, DocFlag
+from storyloom.app.views.conflict_flags import ConflictFlags, DocFlag
 from storyloom.gui import icons, theme
 from storyloom.gui.editors import DocumentEditor
 from storyloom.gui.merge_view import MergeView, open_merge_view

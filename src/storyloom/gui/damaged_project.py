@@ -1,7 +1,7 @@
 """A damaged project, where a person meets it: the offer of the ways back (a dialog), and in an
 open project's window a status-bar warning for documents that cannot be read.
 
-The offer comes from :func:`storyloom.app.recovery.recovery_for`; the work runs on a worker
+The offer comes from :func:`storyloom.app.views.recovery.recovery_for`; the work runs on a worker
 thread. The project manager opens the dialog when a project fails to open as damaged; the
 window's warning opens it when documents of the open project are damaged.
 """
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storyloom.app.recovery import Recovery, recovery_for, salvage_summary
+from storyloom.app.views.recovery import Recovery, recovery_for, salvage_summary
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role

@@ -1,6 +1,6 @@
 """A field-level diff, shown: one section per field that differs, text fields as a line diff
 (removed lines red, added lines green, unchanged context grey), other fields as their old and
-new values. The diff itself comes from :func:`storyloom.app.revisions.diff_documents`."""
+new values. The diff itself comes from :func:`storyloom.project.revisions.diff_documents`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import html
 from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from storyloom.app.revisions import FieldDiff, value_text
 from storyloom.gui import theme
+from storyloom.project.revisions import FieldDiff, value_text
 
 
 def _colours() -> dict[str, str]:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import DocumentChanged, ProjectSession
-from storyloom.app.outline import create_in, duplicate
+from storyloom.app.views.outline import create_in, duplicate
 from storyloom.errors import StoryloomError
 from storyloom.gui.attachment_files import AttachmentFiles
 from storyloom.gui.sidebar import ATTACHMENTS, SETTINGS, collection_label

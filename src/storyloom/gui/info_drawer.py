@@ -6,7 +6,7 @@ one, and "Restore this revision", written through the editor gate so locks apply
 shown in the drawer, under the button).
 
 :func:`install_info_drawer` adds it to a main window (View ▸ Document Info, Ctrl+I). The rules
-live in :mod:`storyloom.app.revisions`."""
+live in :mod:`storyloom.project.revisions`."""
 
 from __future__ import annotations
 
@@ -32,9 +32,16 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import DocumentChanged, ProjectSession
-from storyloom.app.conflict_flags import ConflictFlags
-from storyloom.app.outline import display_name
-from storyloom.app.revisions import (
+from storyloom.app.views.conflict_flags import ConflictFlags
+from storyloom.app.views.outline import display_name
+from storyloom.errors import StoryloomError
+from storyloom.gui import icons, theme
+from storyloom.gui.diff_view import DiffView
+from storyloom.gui.sidebar import collection_label
+from storyloom.gui.widgets import set_role
+from storyloom.project.checking import ValidationError
+from storyloom.project.locks import LockRefused
+from storyloom.project.revisions import (
     Revision,
     RevisionList,
     diff_documents,
@@ -44,13 +51,6 @@ from storyloom.app.revisions import (
     restore_revision,
     when_text,
 )
-from storyloom.errors import StoryloomError
-from storyloom.gui import icons, theme
-from storyloom.gui.diff_view import DiffView
-from storyloom.gui.sidebar import collection_label
-from storyloom.gui.widgets import set_role
-from storyloom.project.checking import ValidationError
-from storyloom.project.locks import LockRefused
 from storyloom.store import Conflict, NotFound
 
 if TYPE_CHECKING:

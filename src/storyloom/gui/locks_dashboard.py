@@ -1,7 +1,7 @@
 """The "My locks" dashboard (Team ▸ My Locks…, Ctrl+Shift+L): the documents I hold locked, with
 "Unlock" and "Unlock all", the documents others hold, with "Break lock…" (after a confirmation
 that says the break is recorded), and the breaks recorded lately. Rows open their document on
-a double click. The rows come from :func:`storyloom.app.lock_view.lock_rows`; every change goes
+a double click. The rows come from :func:`storyloom.app.views.lock_view.lock_rows`; every change goes
 through the window's :class:`~storyloom.gui.locks_ui.LockController`, off the GUI thread."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from storyloom.app.lock_view import LockRow, broken_text, lock_rows
+from storyloom.app.views.lock_view import LockRow, broken_text, lock_rows
 from storyloom.gui import icons, theme
 from storyloom.gui.locks_ui import LOCKED_ICON
 from storyloom.gui.tasks import Task

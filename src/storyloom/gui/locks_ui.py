@@ -4,7 +4,7 @@ and F2 to lock or unlock the open document, read-only editors with a banner for 
 someone else holds, "Break lock…" with a confirmation that says it is recorded, the "My locks"
 dashboard (Ctrl+Shift+L) and the announcement of a provisional lock settled after reconnecting.
 
-What each of these says comes from :mod:`storyloom.app.lock_view`; taking, releasing and
+What each of these says comes from :mod:`storyloom.app.views.lock_view`; taking, releasing and
 breaking are :class:`storyloom.app.locks.LockService` calls, run off the GUI thread (they may
 wait for the server) through :class:`storyloom.gui.tasks.Task`.
 """
@@ -37,18 +37,19 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from storyloom.app import DocumentChanged
-from storyloom.app.broken_notices import broken_banner, broken_view
-from storyloom.app.lock_view import (
+from storyloom.app.locks import LockBreakRefused, LockNotice
+from storyloom.app.views.lock_view import (
     EditorLock,
     LockBadge,
     LockTable,
     break_question,
+    broken_banner,
+    broken_view,
     editor_lock,
     lock_badge,
     notice_view,
     when_text,
 )
-from storyloom.app.locks import LockBreakRefused, LockNotice
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 from storyloom.gui.editors.base import Banner, DocumentEditor

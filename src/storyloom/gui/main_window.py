@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import ApiStateChanged, DocumentChanged, ProjectSession, Workspace
-from storyloom.app.open_tabs import load_open_tabs, save_open_tabs, without_missing
+from storyloom.app.views.open_tabs import load_open_tabs, save_open_tabs, without_missing
 from storyloom.errors import StoryloomError
 from storyloom.gui.bridge import SessionBridge
 from storyloom.gui.explorer import ExplorerPanel

@@ -8,7 +8,7 @@ Saving a conflict writes the resolution through ``storyloom.project.conflicts.re
 machine converges on it with the next sync); for an editor's unsaved text against a remote
 change, the result goes back to the editor (``merged``), which saves it like typed text.
 
-Every rule is in :mod:`storyloom.app.merge_form`; this module only shows it.
+Every rule is in :mod:`storyloom.app.views.merge_form`; this module only shows it.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import ProjectSession
-from storyloom.app.merge_form import (
+from storyloom.app.views.merge_form import (
     EDITED,
     END,
     MERGED,
@@ -57,13 +57,13 @@ from storyloom.app.merge_form import (
     conflict_blocks,
     conflict_form,
 )
-from storyloom.app.revisions import value_text
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.widgets import set_role
 from storyloom.project.checking import ValidationError
 from storyloom.project.conflicts import ConflictError, list_conflicts
 from storyloom.project.locks import LockRefused
+from storyloom.project.revisions import value_text
 from storyloom.store import Conflict as StoreConflict
 
 

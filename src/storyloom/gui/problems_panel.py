@@ -1,6 +1,6 @@
 """The Problems dock: every problem of the open project in one table (severity, message,
 document, line), kept current from the session's changes by
-:class:`storyloom.app.problems.ProjectProblems`. Activating a row asks to open the document
+:class:`storyloom.app.views.problems.ProjectProblems`. Activating a row asks to open the document
 (``open_requested(doc_id, line)``; line 0 when the problem has none). The first check of the
 whole project runs on a worker thread: the window does not wait for it.
 
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import DocumentChanged, ProjectSession
-from storyloom.app.problems import ProjectProblem, ProjectProblems
+from storyloom.app.views.problems import ProjectProblem, ProjectProblems
 from storyloom.gui import icons
 from storyloom.gui.tasks import Task
 

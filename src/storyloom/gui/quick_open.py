@@ -1,6 +1,6 @@
 """Quick open (Ctrl+P): type part of a name, Enter opens the best match.
 
-The matching is :func:`storyloom.app.quick_open.quick_open` over the session's index; the list
+The matching is :func:`storyloom.app.views.quick_open.quick_open` over the session's index; the list
 is a model view, so a large project lists only the rows it paints."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QListView, QVBoxLayout, QWidget
 
 from storyloom.app import ProjectSession
-from storyloom.app.quick_open import QuickOpenMatch, quick_open
+from storyloom.app.views.quick_open import QuickOpenMatch, quick_open
 from storyloom.gui.sidebar import collection_icon, collection_label
 
 LIMIT = 200

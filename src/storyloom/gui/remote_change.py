@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from storyloom.app.merge_form import unsaved_form
-from storyloom.app.revisions import diff_documents, when_text
+from storyloom.app.views.merge_form import unsaved_form
 from storyloom.gui import theme
 from storyloom.gui.diff_view import DiffView
 from storyloom.gui.merge_view import MergeView
 from storyloom.gui.widgets import set_role
+from storyloom.project.revisions import diff_documents, when_text
 
 if TYPE_CHECKING:
     from storyloom.gui.editors.base import DocumentEditor

@@ -4,7 +4,7 @@ Replication) and, in the project manager, Join a project from a server….
 
 Both run the domain's functions on a worker thread (:class:`~storyloom.gui.tasks.Task`):
 ``storyloom remote invite``'s :func:`~storyloom.sync.server_setup.invite` through
-:func:`storyloom.app.remote_form.invite_teammate`, and ``storyloom clone``'s
+:func:`storyloom.app.views.remote_form.invite_teammate`, and ``storyloom clone``'s
 :func:`storyloom.app.clone.clone_project`, whose first pull shows its progress and can be
 cancelled (nothing is kept then). A refusal says its cause and what to do, in the dialog.
 """
@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import ProjectSession, Workspace
-from storyloom.app import remote_form as form
 from storyloom.app.clone import CloneResult, clone_project
 from storyloom.app.team_setup import AdminLogin, AdminNeeded
+from storyloom.app.views import remote_form as form
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role

@@ -1,7 +1,7 @@
 """Project Settings > Remote Replication: where and how this machine syncs the project, and the
 server's own report.
 
-The page shows the fields of :mod:`storyloom.app.remote_form` (checked as they are typed: the
+The page shows the fields of :mod:`storyloom.app.views.remote_form` (checked as they are typed: the
 server URL's scheme, the database name's characters with their position and the lowercase
 conversion) and saves them as ``storyloom remote set`` does; then the session follows them
 (``session.remote_settings_changed()``) and sync starts. "Check server", "Set up" and "Invite
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import ProjectSession
-from storyloom.app import remote_form as form
+from storyloom.app.views import remote_form as form
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task

@@ -1,7 +1,7 @@
 """The Search dock (Ctrl+Shift+F): names and content of the whole project, results grouped by
 document, each hit with its line, column and the line's text, the match highlighted.
 
-The rules live in :mod:`storyloom.app.search` (:class:`~storyloom.app.search.ProjectSearch`).
+The rules live in :mod:`storyloom.app.views.search` (:class:`~storyloom.app.views.search.ProjectSearch`).
 The project's text is read once, on a worker thread, the first time the dock is shown; then it
 follows the session's changes (the bridge's ``documents_changed``) and searches again while a
 query is shown. Typing searches after a short pause; Enter searches now. Activating a hit opens
@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import qdebounced
 
 from storyloom.app import DocumentChanged, ProjectSession
-from storyloom.app.search import DocumentHits, ProjectSearch, SearchError, SearchHit, SearchOptions, SearchResults
+from storyloom.app.views.search import DocumentHits, ProjectSearch, SearchError, SearchHit, SearchOptions, SearchResults
 from storyloom.gui import icons, theme
 from storyloom.gui.sidebar import collection_label
 from storyloom.gui.tasks import Task

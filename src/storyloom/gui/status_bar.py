@@ -98,6 +98,6 @@ class StatusBar(QStatusBar):
         self.backup.set_icon(icon, color)
 
     def set_sync(self, text: str, tip: str, icon: str, color: str) -> None:
-        """The sync state's words, tooltip, icon and colour (see :mod:`storyloom.app.sync_activity`)."""
+        """The sync state's words, tooltip, icon and colour (see :mod:`storyloom.app.views.sync_activity`)."""
         self.sync.set_text(text, tip)
         self.sync.set_icon(icon, color)

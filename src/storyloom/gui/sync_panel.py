@@ -4,7 +4,7 @@ pushed) and, when it is clicked (or Team ▸ Sync Panel, Ctrl+Shift+Y), the sync
 in a sentence, the current problem with its fix (for a document too large for the server: the
 document, its size and the setting to raise), "Sync now" and the recent activity.
 
-The words come from :mod:`storyloom.app.sync_activity`; the states from the session's
+The words come from :mod:`storyloom.app.views.sync_activity`; the states from the session's
 ``SyncStateChanged`` events (through the window's bridge), the received documents from its
 ``DocumentChanged`` events and the settled locks from ``LockSettled``.
 """
@@ -31,11 +31,17 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import DocumentChanged, Origin
-from storyloom.app.broken_notices import broken_view
-from storyloom.app.lock_view import lock_only_change, notice_view
 from storyloom.app.locks import LockNotice
-from storyloom.app.sync_activity import ActivityEntry, PanelView, SyncActivity, clock_text, panel_view, status_view
 from storyloom.app.sync_state import SyncState
+from storyloom.app.views.lock_view import broken_view, lock_only_change, notice_view
+from storyloom.app.views.sync_activity import (
+    ActivityEntry,
+    PanelView,
+    SyncActivity,
+    clock_text,
+    panel_view,
+    status_view,
+)
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 
@@ -52,7 +58,7 @@ NOT_CONFIGURED = SyncState(
 
 
 def tone_color(tone: str) -> str:
-    """A tone of :mod:`storyloom.app.sync_activity` as a colour of the theme in use."""
+    """A tone of :mod:`storyloom.app.views.sync_activity` as a colour of the theme in use."""
     colours = theme.colors()
     return {"accent": colours.accent, "success": colours.success, "warning": colours.warning,
             "danger": colours.danger}.get(tone, colours.muted)

@@ -1,7 +1,7 @@
 """Open documents in tabs: one editor per document, unsaved (•) and invalid state in the tab.
 
 Ctrl+W closes the current tab (saving it first; a tab whose save was refused asks before its
-text is dropped). Which tabs are open is kept Qt-free in :mod:`storyloom.app.open_tabs`."""
+text is dropped). Which tabs are open is kept Qt-free in :mod:`storyloom.app.views.open_tabs`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QTabBar, QTabWidget, QToolButton, QWidget
 
 from storyloom.app import ProjectSession
-from storyloom.app.open_tabs import OpenTabs
+from storyloom.app.views.open_tabs import OpenTabs
 from storyloom.gui import icons
 from storyloom.gui.editors import DocumentEditor, editor_for
 from storyloom.gui.sidebar import SETTINGS, collection_icon

@@ -1,6 +1,6 @@
 """One collection's folder tree as a Qt model, built from the session's index.
 
-The rows come from :func:`storyloom.app.outline.build_outline` (folders first, each group in
+The rows come from :func:`storyloom.app.views.outline.build_outline` (folders first, each group in
 the user's order); renaming (inline editing) and drag and drop send their intent to the
 session's editor (``rename``, ``move``), and the tree is rebuilt from the index when the
 change comes back as an event. Attachments, which have no tree, are listed flat by name.
@@ -16,7 +16,7 @@ from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersiste
 from PySide6.QtGui import QIcon
 
 from storyloom.app import ProjectSession
-from storyloom.app.outline import OutlineNode, build_outline, can_move_into, display_name, drop_placement
+from storyloom.app.views.outline import OutlineNode, build_outline, can_move_into, display_name, drop_placement
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.sidebar import ATTACHMENTS, collection_icon

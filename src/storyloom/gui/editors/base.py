@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QP
 from superqt.utils import qdebounced
 
 from storyloom.app import DocumentChanged, Origin, ProjectSession
-from storyloom.app.lock_view import lock_only_change
-from storyloom.app.outline import display_name
+from storyloom.app.views.lock_view import lock_only_change
+from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.gui.sidebar import collection_label
 from storyloom.project.checking import ValidationError

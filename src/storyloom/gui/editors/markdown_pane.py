@@ -4,7 +4,7 @@ The preview is a :class:`QTextBrowser` filled with :meth:`QTextDocument.setMarkd
 a rich-text GDD), redrawn a moment after typing stops. Images (``![alt](storyloom://image/<id>)``,
 Drafft's ``drafft://image/<id>``, an attachment's id or name) are drawn from the project's
 attachments (:mod:`storyloom.gui.editors.preview_images`). Clicking a link asks
-:func:`storyloom.app.editor_text.resolve_link` where it leads: a document link emits
+:func:`storyloom.app.views.editor_text.resolve_link` where it leads: a document link emits
 ``document_requested(id)``; a web address goes to the system browser; anything else does nothing."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWid
 from superqt.utils import qdebounced
 
 from storyloom.app.attachments import AttachmentImages
-from storyloom.app.editor_text import link_document_refs, resolve_link
+from storyloom.app.views.editor_text import link_document_refs, resolve_link
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.editors.preview_images import PreviewBrowser
 

@@ -3,7 +3,7 @@
 The properties text (``content.properties``; ``content.item`` for an Item) is edited in the
 document's ``editorLanguage`` (chosen in the header's list), with a status line under it that
 says "Parses" or where it does not ("Line 3, column 5: ..."), checked a moment after typing
-stops by :func:`storyloom.app.editor_text.parse_status`. A line that does not parse is marked in
+stops by :func:`storyloom.app.views.editor_text.parse_status`. A line that does not parse is marked in
 the gutter too. Text that does not parse is still saved as typed (the writer may be mid-edit).
 An Actor's bio is markdown with its preview beside it; a Quest's conditions and any notes are
 plain text. Every other content field is kept as it is."""
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import qdebounced
 
 from storyloom.app.attachments import AttachmentImages
-from storyloom.app.editor_text import ParseStatus, normal_language, parse_status, property_layout
+from storyloom.app.views.editor_text import ParseStatus, normal_language, parse_status, property_layout
 from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor

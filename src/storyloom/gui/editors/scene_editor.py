@@ -5,7 +5,7 @@ Alt+Up / Alt+Down), remove one (Delete), choose where each starts (a script's li
 dialogue's node), open an item's document, and play the scene, or the scene from the selected
 item. Every step is an undoable command (Ctrl+Z, Ctrl+Shift+Z); the items are saved through
 the editor gate as ``content.items`` like every other edit. The rules are
-:mod:`storyloom.app.scenes`'.
+:mod:`storyloom.play.scenes`'.
 """
 
 from __future__ import annotations
@@ -43,8 +43,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storyloom.app.play_session import read_doc
-from storyloom.app.scenes import (
+from storyloom.gui import icons, theme
+from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.theme import scaled_font
+from storyloom.gui.widgets import set_role
+from storyloom.play.play_session import read_doc
+from storyloom.play.scenes import (
     SceneItemError,
     describe_items,
     insert_item,
@@ -57,10 +61,6 @@ from storyloom.app.scenes import (
     scene_program,
     set_start,
 )
-from storyloom.gui import icons, theme
-from storyloom.gui.editors.base import DocumentEditor
-from storyloom.gui.theme import scaled_font
-from storyloom.gui.widgets import set_role
 
 
 class _ItemsCommand(QUndoCommand):

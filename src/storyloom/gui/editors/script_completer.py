@@ -1,6 +1,6 @@
 """Completion in the script editor: a :class:`QCompleter` popup over :class:`ScriptText`.
 
-What is offered is decided by :mod:`storyloom.app.completion` (actors after ``::``, directives
+What is offered is decided by :mod:`storyloom.script.completion` (actors after ``::``, directives
 after ``@``, commands after ``<``, variable paths after ``@if``/``@set`` and in ``${}``). The
 list opens with Ctrl+Space, and by itself after a character that starts a completion; typing
 narrows it, Enter or Tab takes the choice, Escape closes it. The source (the project's actors,
@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storyloom.app.completion import (
+from storyloom.gui import theme
+from storyloom.gui.editors.code_editor import CodeEditor
+from storyloom.script.completion import (
     ACTOR,
     COMMAND,
     DIRECTIVE,
@@ -31,8 +33,6 @@ from storyloom.app.completion import (
     complete,
     opens_completion,
 )
-from storyloom.gui import theme
-from storyloom.gui.editors.code_editor import CodeEditor
 
 FILTER_ROLE = Qt.ItemDataRole.UserRole + 1
 INSERT_ROLE = Qt.ItemDataRole.UserRole + 2

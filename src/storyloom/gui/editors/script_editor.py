@@ -16,13 +16,13 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
-from storyloom.app.completion import CompletionSource, source_for
 from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor, is_dark
 from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
 from storyloom.script import parse_script
+from storyloom.script.completion import CompletionSource, source_for
 
 PARSE_MS = 250
 

@@ -4,7 +4,7 @@ General: the project's name (the base editor's title field, moved into the form)
 and version. Export: the export sections as checkboxes, the compatibility mode, and the export
 mappings of each script language (speech and command templates) with a live preview of a sample
 line rendered as the game export would. What the form computes lives in
-:mod:`storyloom.app.settings_form`; saving writes the changed fields through
+:mod:`storyloom.app.views.settings_form`; saving writes the changed fields through
 ``session.editor.update_settings``. A refused value shows its message under its field, and
 what was typed stays. The form saves with the revision it loaded: when the settings changed
 elsewhere meanwhile, a banner says so (Reload / Overwrite) and nothing typed is lost."""
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storyloom.app import settings_form as form
+from storyloom.app.views import settings_form as form
 from storyloom.errors import StoryloomError
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.project.checking import ValidationError

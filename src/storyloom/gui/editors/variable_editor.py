@@ -6,7 +6,7 @@ live value when a live state exists (``_local/live-state``). The table follows t
 parses. A Scenario's diff (``content.scenario``) is type-checked against the variables' states
 as typed: unknown states, unknown properties and changed types are listed with their line (and
 marked in the gutter); the text is saved as typed either way. The rules are in
-:mod:`storyloom.app.variable_rows`."""
+:mod:`storyloom.play.variable_rows`."""
 
 from __future__ import annotations
 
@@ -31,7 +31,12 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qdebounced
 
-from storyloom.app.live_state import (
+from storyloom.diagnostics import Diagnostic
+from storyloom.errors import StoryloomError
+from storyloom.gui import theme
+from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.editors.code_editor import CodeEditor
+from storyloom.play.live_state import (
     LoadedScenario,
     live_diff,
     read_live,
@@ -40,7 +45,7 @@ from storyloom.app.live_state import (
     scenario_language,
     write_live,
 )
-from storyloom.app.variable_rows import (
+from storyloom.play.variable_rows import (
     LIVE_STATE_ID,
     ScenarioStatus,
     VariableRow,
@@ -50,11 +55,6 @@ from storyloom.app.variable_rows import (
     variable_rows,
     variables_status,
 )
-from storyloom.diagnostics import Diagnostic
-from storyloom.errors import StoryloomError
-from storyloom.gui import theme
-from storyloom.gui.editors.base import DocumentEditor
-from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.project.content.problems import LANGUAGES, ContentError
 from storyloom.store import Conflict
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 
-from storyloom.app.play_session import PLAYABLE_TYPES, PlayError, program_for, read_doc
 from storyloom.gui.player.window import PlayerWindow
+from storyloom.play.play_session import PLAYABLE_TYPES, PlayError, program_for, read_doc
 
 if TYPE_CHECKING:
     from storyloom.gui.main_window import MainWindow

@@ -15,8 +15,8 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from storyloom.app.player import Entry
 from storyloom.gui import theme
+from storyloom.play.player import Entry
 
 AVATAR = 36
 # Actor name colours: readable on both themes' surfaces.

@@ -4,7 +4,7 @@ A transcript of what was played (actors, expressions, lines), the choices as but
 and a side panel: the state the play started from (Defaults, Live or a Scenario) and whether it
 writes to Live, what is being played (the node and the script line, each with a button that
 opens it), and the variables the play changed. Keys: Space or Enter continues, 1-9 choose,
-Backspace steps back, Ctrl+R restarts. Every rule is :class:`~storyloom.app.play_session.PlaySession`'s.
+Backspace steps back, Ctrl+R restarts. Every rule is :class:`~storyloom.play.play_session.PlaySession`'s.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app.attachments import read_blob
-from storyloom.app.play_session import PlayError, PlaySession, expression_image, read_doc, scenarios
-from storyloom.app.player import PlayItem
 from storyloom.gui import theme
 from storyloom.gui.style import window_style
 from storyloom.gui.widgets import Banner, set_role
+from storyloom.play.play_session import PlayError, PlaySession, expression_image, read_doc, scenarios
+from storyloom.play.player import PlayItem
 
 #: ``opener(doc_id, line, node)``: open a document at a script line or a dialogue node.
 Opener = Callable[[str, "int | None", "str | None"], object]

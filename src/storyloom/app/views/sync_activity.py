@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
-from storyloom.app.lock_view import NoticeView, when_text
 from storyloom.app.sync_state import SyncState
+from storyloom.app.views.lock_view import NoticeView, when_text
 
 #: How many entries the activity keeps (newest first).
 ACTIVITY_LIMIT = 50

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.app.variable_rows import LIVE_STATE_ID, live_states
 from storyloom.errors import StoryloomError
+from storyloom.play.variable_rows import LIVE_STATE_ID, live_states
 from storyloom.project.content import check_scenario_diff, detect_language, parse_detected, parse_text
 from storyloom.project.content.problems import ContentError, ContentProblem
 from storyloom.project.content.yaml12 import dump_yaml12

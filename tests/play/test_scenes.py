@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app.player import PlayItem
-from storyloom.app.scenes import (
+from storyloom.export.game_export import build_game_export
+from storyloom.play.player import PlayItem
+from storyloom.play.scenes import (
     SceneItemError,
     describe_items,
     insert_item,
@@ -21,7 +22,6 @@ from storyloom.app.scenes import (
     scene_program,
     set_start,
 )
-from storyloom.export.game_export import build_game_export
 from storyloom.project.sample import create_sample_project
 
 SCRIPT = {"_id": "s1", "type": "Script", "name": "Arrival",

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app.live_state import (
+from storyloom.play.live_state import (
     ScenarioTextError,
     live_diff,
     read_live,
@@ -19,7 +19,7 @@ from storyloom.app.live_state import (
     scenario_language,
     write_live,
 )
-from storyloom.app.variable_rows import live_states
+from storyloom.play.variable_rows import live_states
 from storyloom.project.content import parse_text
 from storyloom.store import Conflict
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from storyloom.app.events import DocumentChanged
-from storyloom.app.outline import display_name
+from storyloom.app.views.outline import display_name
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.content import LANGUAGES, ContentError, parse_text

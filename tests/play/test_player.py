@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app.live_state import read_live
-from storyloom.app.play_session import PlayError, PlaySession, expression_image, program_for, start_state
-from storyloom.app.player import Player, PlayItem
+from storyloom.play.live_state import read_live
+from storyloom.play.play_session import PlayError, PlaySession, expression_image, program_for, start_state
+from storyloom.play.player import Player, PlayItem
 from storyloom.project.sample import create_sample_project
 
 OPENS = [

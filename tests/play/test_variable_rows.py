@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storyloom.app.variable_rows import (
+from storyloom.play.variable_rows import (
     NO_VALUE,
     live_states,
     scenario_status,

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
-from storyloom.app.outline import display_name
+from storyloom.app.views.outline import display_name
 from storyloom.project.collections import FOLDER_TYPE
 from storyloom.project.documents import TREE_COLLECTIONS
 from storyloom.project.index import DocSummary

@@ -5,7 +5,8 @@ states; what opens the list by itself; and the source built from a real project.
 from __future__ import annotations
 
 from storyloom.app import AppOptions, Workspace
-from storyloom.app.completion import (
+from storyloom.script import parse_script
+from storyloom.script.completion import (
     ACTOR,
     COMMAND,
     DIRECTIVE,
@@ -16,7 +17,6 @@ from storyloom.app.completion import (
     opens_completion,
     source_for,
 )
-from storyloom.script import parse_script
 
 STATES = {
     "player": {"_sid": "player", "courage": 3, "name": "Ana", "inventory": {"keys": ["brass"], "gold": 12}},

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storyloom.app.events import DocumentChanged
-from storyloom.app.outline import display_name
+from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.project.collections import COLLECTIONS, FOLDER_TYPE
 

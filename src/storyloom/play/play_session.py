@@ -1,6 +1,6 @@
 """A play of a project's documents: the player's state source, programs and the Live state.
 
-:class:`PlaySession` binds a :class:`~storyloom.app.player.Player` to an open project
+:class:`PlaySession` binds a :class:`~storyloom.play.player.Player` to an open project
 (anything with ``.db``, ``.index`` and ``.editor``: a :class:`~storyloom.app.ProjectSession`).
 The state a play starts from is one of :data:`STATE_SOURCES`:
 
@@ -8,7 +8,7 @@ The state a play starts from is one of :data:`STATE_SOURCES`:
 - ``live``: the stored Live state (``_local/live-state``), the Defaults when none is stored
   (Live is the Defaults until something writes it), with states added since filled in;
 - ``scenario``: the Defaults with a Scenario's valid overrides
-  (:func:`~storyloom.app.live_state.scenario_into_live`; the ones left out are listed in
+  (:func:`~storyloom.play.live_state.scenario_into_live`; the ones left out are listed in
   :attr:`PlaySession.problems`).
 
 The play changes its own copy of the state. With ``write_live`` the state after every step
@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.app.live_state import read_live, scenario_into_live, write_live
-from storyloom.app.player import Entry, Player, PlayItem
 from storyloom.errors import StoryloomError
+from storyloom.play.live_state import read_live, scenario_into_live, write_live
+from storyloom.play.player import Entry, Player, PlayItem
 from storyloom.project.content import ContentError
 from storyloom.store import Conflict, NotFound
 
@@ -103,7 +103,7 @@ def program_for(doc: Mapping[str, Any], *, line: int | None = None, node: str | 
     if kind == "Dialogue":
         return [PlayItem(doc_id, "Dialogue", start_node=node)]
     if kind == "Scene":
-        from storyloom.app.scenes import scene_items, scene_program
+        from storyloom.play.scenes import scene_items, scene_program
 
         return scene_program(scene_items(doc))
     raise PlayError(f"a {kind or 'document'} cannot be played: play a Script, a Dialogue or a Scene")

@@ -276,3 +276,24 @@ def notice_view(notice: LockNotice, name: str, *, now: datetime | None = None, t
                           f"The server confirmed your lock on “{name}”.")
     return NoticeView(notice.doc_id, "muted", f"Lock released: “{name}”",
                       f"Your provisional lock on “{name}” was released before the server saw it.")
+
+
+def broken_view(record: BrokenLock, name: str, *, now: datetime | None = None, tz: tzinfo | None = None) -> NoticeView:
+    """The app's words for a break of our lock (the sync activity, the editor's banner)."""
+    at = when_text(record.at, now=now, tz=tz)
+    since = when_text(record.since, now=now, tz=tz)
+    shown = f"“{name}”" if name else f"“{record.doc_id}”"
+    return NoticeView(record.doc_id, "warning", f"Lock broken: {shown}",
+                      f"Your lock on {shown}{' (held since ' + since + ')' if since else ''} was broken by "
+                      f"{record.by}{' at ' + at if at else ''}. Lock it again before you go on editing; "
+                      "edits you had not synced come back as a conflict to merge.")
+
+
+def broken_banner(record: BrokenLock, *, now: datetime | None = None, tz: tzinfo | None = None) -> str:
+    """What an open editor of the document says (the banner the editor shows for a break
+    recorded in its document, with since when the lock was held)."""
+    at = when_text(record.at, now=now, tz=tz)
+    since = when_text(record.since, now=now, tz=tz)
+    return (f"Your lock was broken by {record.by}{' at ' + at if at else ''}"
+            f"{' (held since ' + since + ')' if since else ''}. Lock the document again before you go on "
+            "editing if you still need it; edits you had not synced come back as a conflict to merge.")

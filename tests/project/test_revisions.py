@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from storyloom.app.revisions import (
+from storyloom.project.editor import Editor
+from storyloom.project.locks import LockRefused, TeamLocks
+from storyloom.project.revisions import (
     DiffLine,
     RevisionNotKept,
     diff_documents,
@@ -18,8 +20,6 @@ from storyloom.app.revisions import (
     restore_revision,
     when_text,
 )
-from storyloom.project.editor import Editor
-from storyloom.project.locks import LockRefused, TeamLocks
 from storyloom.project.settings import default_settings
 from storyloom.store import Conflict, Database
 

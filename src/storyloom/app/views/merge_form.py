@@ -30,10 +30,10 @@ from typing import Any
 
 import merge3
 
-from storyloom.app.revisions import NOT_COMPARED, field_label, flatten_fields, is_text_field, when_text
 from storyloom.errors import StoryloomError
 from storyloom.project import conflicts as conflicts_module
 from storyloom.project.conflicts import Conflict, common_ancestor, list_refused
+from storyloom.project.revisions import NOT_COMPARED, field_label, flatten_fields, is_text_field, when_text
 
 MERGED = "merged"
 EDITED = "edited"

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from storyloom.app.player import PlayItem, dialogue_nodes
 from storyloom.errors import StoryloomError
+from storyloom.play.player import PlayItem, dialogue_nodes
 from storyloom.project.documents import SCENE_ITEM_TYPES
 from storyloom.script import CommentLine, parse_script
 
