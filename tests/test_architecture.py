@@ -48,6 +48,9 @@ FRAMEWORKS: dict[str, set[str]] = {
 }
 #: The repository's own folders: an installed Storyloom has none of them, so no module imports them.
 REPOSITORY_FOLDERS = {"bench", "tests", "tools"}
+#: Layers with a face (``__init__.pyi``): the other layers import its names from the package, or a
+#: public module the face names (``from . import maps as maps``), never a module behind it.
+FACED = ("project",)
 MAX_MODULE_LINES = 800
 
 
@@ -105,6 +108,75 @@ def layer_violations(paths: list[Path], root: Path = SRC) -> list[str]:
                 problems.append(f"{where}:{line}: imports the repository's {top}/ ({module}), "
                                 "which an installed Storyloom does not have")
     return problems
+
+
+def face(layer: str, root: Path = SRC) -> tuple[set[str], set[str]]:
+    """The names and the public modules ``storyloom.<layer>``'s face (``__init__.pyi``) states."""
+    names: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.parse((root / layer / "__init__.pyi").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom):
+            (names if node.module else modules).update(alias.name for alias in node.names)
+    return names, modules
+
+
+def face_violations(paths: list[Path], root: Path = SRC) -> list[str]:
+    """Every import of a faced layer, from another layer, that goes behind its face."""
+    problems: list[str] = []
+    faces = {layer: face(layer, root) for layer in FACED}
+    for path in paths:
+        layer = _layer(path, root)
+        where = path.relative_to(root.parent)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+                continue
+            parts = node.module.split(".")
+            if parts[0] != "storyloom" or len(parts) < 2 or parts[1] not in faces or parts[1] == layer:
+                continue
+            names, modules = faces[parts[1]]
+            if len(parts) == 2:
+                unknown = sorted(a.name for a in node.names if a.name not in names | modules)
+                if unknown:
+                    problems.append(f"{where}:{node.lineno}: {', '.join(unknown)} not on the face of "
+                                    f"storyloom.{parts[1]} (add it to its __init__.pyi)")
+            elif len(parts) > 3 or parts[2] not in modules:
+                problems.append(f"{where}:{node.lineno}: imports {node.module}, behind the face of "
+                                f"storyloom.{parts[1]} (import from storyloom.{parts[1]})")
+    return problems
+
+
+def test_other_layers_import_a_faced_layer_through_its_face() -> None:
+    assert face_violations(_modules()) == []
+
+
+def test_every_name_on_a_face_exists() -> None:
+    import importlib
+
+    for layer in FACED:
+        package = importlib.import_module(f"storyloom.{layer}")
+        names, modules = face(layer)
+        assert sorted(package.__all__) == sorted(names | modules)
+        missing = [name for name in sorted(names | modules) if not hasattr(package, name)]
+        assert missing == [], f"storyloom.{layer}'s face names what its modules do not have: {missing}"
+
+
+def test_the_face_check_catches_an_import_behind_the_face(tmp_path: Path) -> None:
+    root = tmp_path / "storyloom"
+    (root / "project").mkdir(parents=True)
+    (root / "project" / "__init__.pyi").write_text("from .manager import ProjectManager as ProjectManager\n"
+                                                  "from . import maps as maps\n", encoding="utf-8")
+    fake = root / "gui" / "_not_a_module.py"
+    fake.parent.mkdir()
+    fake.write_text("from storyloom.project import ProjectManager, maps\n"
+                    "from storyloom.project.maps import paint\n"
+                    "from storyloom.project.locks import lock_info\n"
+                    "from storyloom.project import Editor\n", encoding="utf-8")
+    assert face_violations([fake], root) == [
+        "storyloom/gui/_not_a_module.py:3: imports storyloom.project.locks, behind the face of "
+        "storyloom.project (import from storyloom.project)",
+        "storyloom/gui/_not_a_module.py:4: Editor not on the face of storyloom.project (add it to its __init__.pyi)",
+    ]
 
 
 def test_every_layer_imports_only_the_layers_below_it() -> None:

@@ -29,9 +29,7 @@ from storyloom.api.provider import read_snapshot
 from storyloom.api.responses import JsonResponse, no_body
 from storyloom.api.state import ApiState, State, reject_unknown, route, single
 from storyloom.export.compat import COMPAT_VALUES, DRAFFT_VERSION, UnknownCompat, parse_compat
-from storyloom.project import settings as project_settings
-from storyloom.project.collections import EXPORT_NAMES
-from storyloom.project.protocols import ProjectLike
+from storyloom.project import EXPORT_NAMES, ProjectLike, public_settings
 
 API_VERSION = "1.0"
 
@@ -40,7 +38,7 @@ API_VERSION = "1.0"
 def info_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """The settings /info shows: the project's one rule for what never leaves the machine
     (credentials, remote replication, ``dbName``), and no CouchDB metadata (``_id``, ``_rev``)."""
-    return {k: v for k, v in project_settings.public_settings(settings).items() if not k.startswith("_")}
+    return {k: v for k, v in public_settings(settings).items() if not k.startswith("_")}
 
 
 @route(

@@ -51,7 +51,7 @@ import anyio
 from storyloom.api import errors as E
 from storyloom.api.errors import ApiError
 from storyloom.api.provider import ProjectProvider
-from storyloom.project.protocols import ProjectLike, collection_of_revision
+from storyloom.project import ProjectLike, collection_of_revision
 from storyloom.store import StoreError
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from storyloom.api.errors import BAD_REQUEST, NOT_FOUND, NOT_NAVIGABLE, ApiError
 from storyloom.errors import StoryloomError
-from storyloom.project.collections import (
+from storyloom.project import (
     ATTACHMENT_TYPE,
     BY_APP_NAME,
     FOLDER_TYPE,

@@ -15,7 +15,7 @@ from typing import Any
 
 from storyloom.api.query import ID_OPTIONS, MAX_JSON_DEPTH
 from storyloom.export.compat import COMPAT_VALUES
-from storyloom.project.collections import EXPORT_NAMES
+from storyloom.project import EXPORT_NAMES
 
 # /db-dump options whose value is JSON text, and the JSON each takes.
 JSON_PARAMETERS: dict[str, dict[str, Any]] = {

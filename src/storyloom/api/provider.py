@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, runtime_checkable
 
 from storyloom.api.errors import UNKNOWN_COLLECTIONS, ApiError
-from storyloom.project.protocols import ProjectLike
+from storyloom.project import ProjectLike
 
 
 @runtime_checkable
@@ -360,6 +360,6 @@ def read_snapshot(project: ProjectLike) -> AbstractContextManager[Any]:
 
 
 def _now_iso() -> str:
-    from storyloom.project.dates import now_iso
+    from storyloom.project import now_iso
 
     return now_iso()

@@ -20,7 +20,7 @@ from storyloom.api.errors import ApiError
 from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.provider import Payloads, ProjectProvider
-from storyloom.project.protocols import ProjectLike
+from storyloom.project import ProjectLike
 
 ENDPOINTS = ("/info", "/game-export", "/schema-export", "/db-dump", "/navigate", "/attachments/{doc_id}/{name}",
              "/events", "/openapi.json")

@@ -29,9 +29,7 @@ from urllib.parse import unquote, urlsplit
 
 from storyloom.errors import StoryloomError
 from storyloom.export.attachments import REFERENCING_COLLECTIONS, referenced_attachments
-from storyloom.project.collections import ATTACHMENT_TYPE
-from storyloom.project.documents import permalink_target
-from storyloom.project.editor import Editor, WriteResult
+from storyloom.project import ATTACHMENT_TYPE, Editor, WriteResult, permalink_target
 from storyloom.store import NotFound
 
 BLOB = "blob"

@@ -41,7 +41,7 @@ from storyloom.output_files import AtomicFile, OutputError
 
 if TYPE_CHECKING:
     from storyloom.progress import ProgressCallback
-    from storyloom.project.manager import Project, ProjectManager
+    from storyloom.project import Project, ProjectManager
 
 BACKUPS_DIR = "backups"
 #: At most one automatic backup per hour of editing.

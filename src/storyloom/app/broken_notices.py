@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
-from storyloom.project.locks import BrokenLock, broken_lock
+from storyloom.project import BrokenLock, broken_lock
 from storyloom.store import Conflict, NotFound
 
 if TYPE_CHECKING:

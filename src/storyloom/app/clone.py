@@ -23,10 +23,7 @@ from storyloom.app.secrets import PasswordStore
 from storyloom.errors import StoryloomError
 from storyloom.progress import Progress
 from storyloom.progress import ProgressCallback as ProgressEvents
-from storyloom.project.collections import SETTINGS_ID
-from storyloom.project.manager import ProjectExists
-from storyloom.project.names import name_problem
-from storyloom.project.settings import is_uuid
+from storyloom.project import SETTINGS_ID, ProjectExists, is_uuid, name_problem
 from storyloom.sync import IdentityDoc, ReplicationOptions, make_pull
 from storyloom.sync.backoff import capped_backoff
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized

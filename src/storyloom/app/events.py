@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from storyloom.app.locks import LockNotice
     from storyloom.app.sync_state import SyncState
-    from storyloom.project.locks import BrokenLock
+    from storyloom.project import BrokenLock
 
 log = logging.getLogger(__name__)
 

@@ -36,8 +36,7 @@ from storyloom.export.stream import ExportStopped, stream_game_export, stream_sc
 from storyloom.output_files import OutputError, resolve_output
 from storyloom.output_files import write_chunks as write_file
 from storyloom.progress import ProgressCallback
-from storyloom.project.collections import COLLECTIONS, FOLDER_TYPE, SETTINGS_ID
-from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project import COLLECTIONS, FOLDER_TYPE, SETTINGS_ID, Editor, WriteIntent
 from storyloom.store import NotFound
 
 GAME = "game"

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from storyloom.project.conflicts import SUPERSEDED_BY, list_conflicts
-from storyloom.project.lock_contest import contest_winner, lost_contest
-from storyloom.project.locks import LockInfo, lock_info
+from storyloom.project import SUPERSEDED_BY, LockInfo, contest_winner, list_conflicts, lock_info, lost_contest
 from storyloom.store import Conflict, NotFound
 from storyloom.sync.errors import RemoteConflict, SyncError
 

@@ -35,28 +35,29 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.app.lock_cluster import ACCEPTED, ClusterLockWrites
 from storyloom.errors import StoryloomError
-from storyloom.project.conflicts import list_conflicts
-from storyloom.project.dates import now_iso
-from storyloom.project.editor import WriteIntent
-from storyloom.project.locks import (
+from storyloom.project import (
     BrokenLock,
     LockInfo,
     LockRefused,
     LockStateError,
     TeamLocks,
+    WriteIntent,
     apply_lock_fields,
     broken_lock,
     free_fields,
+    list_conflicts,
     lock_info,
     locked_fields,
+    now_iso,
+    require_lock_to_edit,
+    stale_lock_minutes,
 )
-from storyloom.project.settings import require_lock_to_edit, stale_lock_minutes
 from storyloom.store import Conflict, NotFound
 from storyloom.sync.errors import RemoteConflict, RemoteForbidden, RemoteNotFound, SyncError
 from storyloom.sync.peers import LocalPeer, Peer, RemotePeer, clean_doc
 
 if TYPE_CHECKING:
-    from storyloom.project.editor import Editor
+    from storyloom.project import Editor
     from storyloom.store import Database
     from storyloom.sync.remote import RemoteDatabase
 

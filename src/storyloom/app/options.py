@@ -27,7 +27,7 @@ from storyloom import paths
 from storyloom.api.keys import MIN_API_KEY_LENGTH, api_key_problem, generate_api_key
 from storyloom.errors import StoryloomError
 from storyloom.output_files import atomic_write
-from storyloom.project.users import os_username
+from storyloom.project import os_username
 
 OPTIONS_FILE = "options.json"
 DEFAULT_API_PORT = 9001

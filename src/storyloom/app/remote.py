@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from storyloom.app.secrets import PASSWORD_ENV, PasswordStore, password_key, resolve_password
 from storyloom.errors import StoryloomError
-from storyloom.project.remote_settings import (
+from storyloom.project import (
     DEFAULT_INTERVAL,
     MODES,
     RemoteSettings,
@@ -31,7 +31,7 @@ from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.urls import check_server_url, check_username, normalize_database_name
 
 if TYPE_CHECKING:
-    from storyloom.project.manager import Project
+    from storyloom.project import Project
 
 
 class RemoteNotConfigured(StoryloomError):

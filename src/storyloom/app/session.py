@@ -52,18 +52,21 @@ from storyloom.app.options import AppOptions
 from storyloom.app.remote import RemoteAccess
 from storyloom.app.sync_service import SyncService
 from storyloom.app.sync_state import SyncState
-from storyloom.project.conflicts import auto_merge
-from storyloom.project.editor import Editor, WriteIntent
-from storyloom.project.index import ProjectIndex
-from storyloom.project.locks import LockPolicy, NoLocks
-from storyloom.project.protocols import collection_of_revision
-from storyloom.project.remote_settings import load_remote_settings
+from storyloom.project import (
+    Editor,
+    LockPolicy,
+    NoLocks,
+    ProjectIndex,
+    WriteIntent,
+    auto_merge,
+    collection_of_revision,
+    load_remote_settings,
+)
 
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
     from storyloom.app.secrets import PasswordStore
-    from storyloom.project.locks import BrokenLock
-    from storyloom.project.manager import Project
+    from storyloom.project import BrokenLock, Project
     from storyloom.store.read_view import ReadView
 
 log = logging.getLogger(__name__)

@@ -49,7 +49,7 @@ from storyloom.app.sync_state import (
     too_large_setting,
     too_large_trouble,
 )
-from storyloom.project.collections import SETTINGS_ID
+from storyloom.project import SETTINGS_ID
 from storyloom.store import StoreError
 from storyloom.sync import (
     IdentityDoc,

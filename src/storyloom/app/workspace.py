@@ -13,7 +13,7 @@ from typing import Any
 
 from storyloom.app.options import AppOptions, default_username
 from storyloom.app.session import ProjectSession
-from storyloom.project.manager import ProjectError, ProjectManager
+from storyloom.project import ProjectError, ProjectManager
 
 
 class ProjectAlreadyOpen(ProjectError):

@@ -19,9 +19,7 @@ from storyloom.app.auto_backups import AutoBackup, list_backups, restore_backup,
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
-from storyloom.project.manager import DumpError, ProjectError, ProjectInfo, ProjectManager
-from storyloom.project.names import display_name
-from storyloom.project.validation import ValidationError
+from storyloom.project import DumpError, ProjectError, ProjectInfo, ProjectManager, ValidationError, display_name
 
 LATEST = "latest"
 

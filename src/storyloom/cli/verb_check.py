@@ -106,7 +106,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _store_damage(project: str) -> list[Any]:
     from storyloom.cli.main import CliError
-    from storyloom.project.manager import ProjectError, ProjectManager
+    from storyloom.project import ProjectError, ProjectManager
 
     try:
         return ProjectManager().verify(project)

@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
 
 def run_conflicts(args: argparse.Namespace) -> int:
     from storyloom.cli.workspace import project_session
-    from storyloom.project.conflicts import list_conflicts, list_refused
+    from storyloom.project import list_conflicts, list_refused
 
     with project_session(args.project) as session:
         found = list_conflicts(session.project.db)
@@ -79,7 +79,7 @@ def run_conflicts(args: argparse.Namespace) -> int:
 
 def _print_differences(winner: Any, leaf: Any) -> None:
     """The fields in which ``leaf`` differs from the winner, an excerpt of each side."""
-    from storyloom.project.revisions import field_excerpts
+    from storyloom.project import field_excerpts
 
     if leaf.deleted or winner.deleted:
         print("         deleted on one side while changed on the other")
@@ -109,9 +109,7 @@ def _read_merged(path: str) -> dict[str, Any]:
 def run_resolve(args: argparse.Namespace) -> int:
     from storyloom.cli.verb_locks import EXIT_REFUSED, lock_service
     from storyloom.cli.workspace import project_session
-    from storyloom.project.checking import ValidationError
-    from storyloom.project.conflicts import ConflictError, resolve
-    from storyloom.project.locks import LockRefused
+    from storyloom.project import ConflictError, LockRefused, ValidationError, resolve
     from storyloom.store import Conflict
 
     merged = _read_merged(args.merged) if args.merged is not None else None

@@ -95,7 +95,7 @@ def set_path(doc: dict[str, Any], parts: list[str], value: Any) -> None:
 
 # ------------------------------------------------------------------ verbs
 def run_get(args: argparse.Namespace) -> int:
-    from storyloom.project.locks import broken_lock, lock_info
+    from storyloom.project import broken_lock, lock_info
 
     with open_project(args.project) as session, lock_errors():
         doc = session.db.get(args.doc_id, conflicts=True)
@@ -121,8 +121,7 @@ def run_get(args: argparse.Namespace) -> int:
 
 
 def run_set(args: argparse.Namespace) -> int:
-    from storyloom.project.locks import lock_info
-    from storyloom.project.settings import require_lock_to_edit
+    from storyloom.project import lock_info, require_lock_to_edit
 
     assignments = parse_assignments(args.assignments)
     with open_project(args.project) as session, lock_errors():

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from storyloom.app import ProjectSession
     from storyloom.app.locks import LockService
-    from storyloom.project.locks import BrokenLock
+    from storyloom.project import BrokenLock
 
 EXIT_REFUSED = 3
 
@@ -79,7 +79,7 @@ def lock_service(session: ProjectSession) -> LockService:
     """The session's lock service (the one the session owns when it has one), and the
     session's editor guarded by the team lock rules."""
     from storyloom.app.locks import LockService, lock_holder
-    from storyloom.project.locks import NoLocks
+    from storyloom.project import NoLocks
 
     service = getattr(session, "locks", None)
     if not isinstance(service, LockService):
@@ -130,8 +130,7 @@ def broken_line(record: BrokenLock, name: str = "", *, now: datetime | None = No
 def lock_errors() -> Iterator[None]:
     """The lock layer's refusals as the CLI's exit codes: 3 when another user holds the lock,
     2 for a misuse or an unknown document."""
-    from storyloom.project.checking import ValidationError
-    from storyloom.project.locks import LockRefused, LockStateError
+    from storyloom.project import LockRefused, LockStateError, ValidationError
     from storyloom.store import NotFound
 
     try:
@@ -190,7 +189,7 @@ def run_unlock(args: argparse.Namespace) -> int:
             if not released:
                 print(f"{service.holder()} holds no lock in this project")
             return 0
-        from storyloom.project.locks import lock_info
+        from storyloom.project import lock_info
 
         before = lock_info(session.db.get(args.doc_id))
         broken = service.unlock(args.doc_id, break_lock=args.break_lock)

@@ -12,10 +12,14 @@ from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
 from storyloom.drafft import DrafftImportError, import_backup
-from storyloom.project.manager import DumpError, ProjectError, ProjectManager
-from storyloom.project.names import display_name
-from storyloom.project.sample import create_sample_project
-from storyloom.project.validation import ValidationError
+from storyloom.project import (
+    DumpError,
+    ProjectError,
+    ProjectManager,
+    ValidationError,
+    create_sample_project,
+    display_name,
+)
 
 
 def _manager() -> ProjectManager:

@@ -105,7 +105,7 @@ def _errors(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace) -> int:
         from storyloom.errors import StoryloomError
-        from storyloom.project.remote_settings import RemoteSettingsError
+        from storyloom.project import RemoteSettingsError
         from storyloom.sync.errors import InvalidRemote
 
         try:
@@ -196,7 +196,7 @@ def _quoted(name: str) -> str:
 def _set(args: argparse.Namespace) -> int:
     from storyloom.app.remote import build_settings
     from storyloom.cli.workspace import project_session
-    from storyloom.project.remote_settings import DEFAULT_INTERVAL
+    from storyloom.project import DEFAULT_INTERVAL
 
     with project_session(args.project) as session:
         access = _access(session)

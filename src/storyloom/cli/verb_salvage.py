@@ -12,7 +12,7 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
-from storyloom.project.manager import ProjectError, ProjectManager
+from storyloom.project import ProjectError, ProjectManager
 
 
 def register(subparsers: Any) -> None:

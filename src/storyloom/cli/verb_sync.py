@@ -381,7 +381,7 @@ def _run_service(session: Any, as_json: bool) -> int:
 def _project_identity() -> IdentityDoc:
     """Where a project keeps its id: a sync refuses a remote database of another project
     (the sync layer sits below the project layer, so the CLI names the document)."""
-    from storyloom.project.collections import SETTINGS_ID
+    from storyloom.project import SETTINGS_ID
     from storyloom.sync import IdentityDoc
 
     return IdentityDoc(doc_id=SETTINGS_ID, id_field="projectId", name_field="projectName")

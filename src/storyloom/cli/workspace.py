@@ -9,7 +9,7 @@ from typing import Any
 
 from storyloom.app import AppOptions, OptionsError, ProjectSession, Workspace
 from storyloom.cli.main import CliError
-from storyloom.project.manager import ProjectError
+from storyloom.project import ProjectError
 
 
 def open_workspace() -> Workspace:

@@ -19,14 +19,17 @@ from storyloom.drafft.report import (
     stable_id,
     type_label,
 )
-from storyloom.project.attachment_digests import DamagedAttachment, digest_matches, md5_digest
-from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
-from storyloom.project.documents import (
+from storyloom.project import (
+    ATTACHMENT_TYPE,
+    FOLDER_TYPE,
+    DamagedAttachment,
+    Spool,
+    digest_matches,
+    md5_digest,
     new_document,
     permalink,
     permalink_target,
 )
-from storyloom.project.spool import Spool
 
 
 def convert_attachments(doc: dict[str, Any], notes: list[str], report: ImportReport) -> None:

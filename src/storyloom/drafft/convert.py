@@ -25,15 +25,20 @@ from storyloom.drafft.report import (
     without_rev,
 )
 from storyloom.drafft.shapes import convert_hotkey, convert_v1_shapes, repair_document
-from storyloom.project.collections import ATTACHMENT_TYPE, SETTINGS_ID
-from storyloom.project.dates import DateFormatError, normalise_date
-from storyloom.project.documents import (
+from storyloom.project import (
+    ATTACHMENT_TYPE,
     DATE_FIELDS,
     KNOWN_TYPES,
+    LEGACY_REMOTE_FIELDS,
+    SETTINGS_ID,
     UNLOCKED_BY,
+    DateFormatError,
+    MemorySpool,
+    Spool,
+    default_settings,
+    fill_defaults,
+    normalise_date,
 )
-from storyloom.project.settings import LEGACY_REMOTE_FIELDS, default_settings, fill_defaults
-from storyloom.project.spool import MemorySpool, Spool
 
 # Where the v1 replication settings go: a _local document (never replicated, never exported).
 LEGACY_REMOTE_LOCAL_ID = "_local/drafft-remote"

@@ -6,11 +6,12 @@ from typing import Any
 
 from storyloom.diagnostics import name_list
 from storyloom.drafft.report import ImportReport, describe, free_key, note
-from storyloom.project.collections import FOLDER_TYPE
-from storyloom.project.documents import (
+from storyloom.project import (
+    FOLDER_TYPE,
     TREE_COLLECTIONS,
+    order_key,
+    spread_keys,
 )
-from storyloom.project.tree import order_key, spread_keys
 
 
 def build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str]], report: ImportReport) -> None:

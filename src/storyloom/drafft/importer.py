@@ -17,13 +17,20 @@ from storyloom.drafft.report import (
     Skipped,
 )
 from storyloom.progress import ProgressCallback, reporter
-from storyloom.project.attachment_digests import damaged_warnings
-from storyloom.project.bulk import BulkContext, batches
-from storyloom.project.collections import SETTINGS_ID
-from storyloom.project.editor import WriteIntent
-from storyloom.project.manager import DumpError, Project, ProjectError, ProjectManager, read_dump_rows
-from storyloom.project.names import name_problem
-from storyloom.project.spool import FileSpool
+from storyloom.project import (
+    SETTINGS_ID,
+    BulkContext,
+    DumpError,
+    FileSpool,
+    Project,
+    ProjectError,
+    ProjectManager,
+    WriteIntent,
+    batches,
+    damaged_warnings,
+    name_problem,
+    read_dump_rows,
+)
 
 
 def import_backup(

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storyloom.errors import StoryloomError
-from storyloom.project.attachment_digests import DamagedAttachment, DamagedAttachmentsError
-from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
+from storyloom.project import FOLDER_TYPE, SETTINGS_ID, DamagedAttachment, DamagedAttachmentsError
 
 HOTKEYS_COLLECTION = "Hotkeys"
 

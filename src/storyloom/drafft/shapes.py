@@ -9,14 +9,16 @@ from typing import Any
 
 from storyloom.diagnostics import name_list
 from storyloom.drafft.report import HOTKEYS_COLLECTION, ImportReport, describe, free_key
-from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
-from storyloom.project.content import check_map_content
-from storyloom.project.dates import DateFormatError, normalise_date
-from storyloom.project.documents import (
+from storyloom.project import (
+    ATTACHMENT_TYPE,
+    FOLDER_TYPE,
     NODE_TYPES,
     TREE_COLLECTIONS,
+    DateFormatError,
     new_document,
+    normalise_date,
 )
+from storyloom.project.content import check_map_content
 
 
 def convert_hotkey(doc: dict[str, Any], notes: list[str]) -> dict[str, Any]:

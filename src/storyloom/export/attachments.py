@@ -16,8 +16,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote
 
-from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
-from storyloom.project.documents import permalink_target
+from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, permalink_target
 
 ATTACHMENT_PERMALINK = "storyloom://attachment/{doc_id}/{name}"
 """The permalink of an attachment stub: the document id and the attachment name, URL-quoted."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from storyloom.errors import StoryloomError
-from storyloom.project.collections import COLLECTIONS, EXPORT_NAMES
+from storyloom.project import COLLECTIONS, EXPORT_NAMES
 
 _BY_FOLDED = {name.casefold(): name for name in EXPORT_NAMES}
 _ORDER = {name: index for index, name in enumerate(EXPORT_NAMES)}

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from storyloom.errors import StoryloomError
-from storyloom.project.settings import EXPORT_COMPAT, EXPORT_COMPAT_MODES
+from storyloom.project import EXPORT_COMPAT, EXPORT_COMPAT_MODES
 
 DRAFFT = "drafft"
 NONE = "none"

@@ -33,12 +33,15 @@ from storyloom.export.attachments import (
 from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint
 from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
 from storyloom.export.compat import apply_to_export, resolve_compat
-from storyloom.project.collections import (
+from storyloom.project import (
     BY_APP_NAME,
     BY_EXPORT_NAME,
     COLLECTIONS,
     FOLDER_TYPE,
     SETTINGS_ID,
+    ProjectLike,
+    derive_tree,
+    public_settings,
 )
 from storyloom.project.content import (
     LANGUAGES,
@@ -54,9 +57,6 @@ from storyloom.project.content import (
     scenario_source,
     variables_source,
 )
-from storyloom.project.protocols import ProjectLike
-from storyloom.project.settings import public_settings
-from storyloom.project.tree import derive_tree
 from storyloom.store.all_docs import live_documents
 from storyloom.store.codec import escape_surrogates, has_unusual_float
 

@@ -50,7 +50,16 @@ from storyloom.export.game_export import (
     default_collections,
     read_documents,
 )
-from storyloom.project.collections import BY_EXPORT_NAME, COLLECTIONS, EXPORT_NAMES, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project import (
+    BY_EXPORT_NAME,
+    COLLECTIONS,
+    EXPORT_NAMES,
+    FOLDER_TYPE,
+    LOCAL_ONLY_PREFIXES,
+    LOCAL_ONLY_SETTINGS,
+    SECRET_WORDS,
+    SETTINGS_ID,
+)
 from storyloom.project.content import (
     ContentError,
     check_map_content,
@@ -58,7 +67,6 @@ from storyloom.project.content import (
     parse_scenario_doc,
     partial_schema,
 )
-from storyloom.project.settings import LOCAL_ONLY_PREFIXES, LOCAL_ONLY_SETTINGS, SECRET_WORDS
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -42,9 +42,7 @@ from storyloom.export.game_export import (
 )
 from storyloom.export.schema_export import SchemaFacts, schema_from_facts
 from storyloom.progress import ProgressCallback, ProgressReporter
-from storyloom.project.collections import FOLDER_TYPE
-from storyloom.project.protocols import ProjectLike
-from storyloom.project.tree import derive_tree
+from storyloom.project import FOLDER_TYPE, ProjectLike, derive_tree
 from storyloom.store.all_docs import (
     document_fields,
     live_document,

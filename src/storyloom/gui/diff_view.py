@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from storyloom.gui import theme
-from storyloom.project.revisions import FieldDiff, value_text
+from storyloom.project import FieldDiff, value_text
 
 
 def _colours() -> dict[str, str]:

@@ -30,7 +30,7 @@ from storyloom.errors import StoryloomError
 from storyloom.gui.attachment_files import AttachmentFiles
 from storyloom.gui.sidebar import ATTACHMENTS, SETTINGS, collection_label
 from storyloom.gui.tree_model import ID_ROLE, CollectionTreeModel, MarkProvider
-from storyloom.project.collections import ATTACHMENT_TYPE
+from storyloom.project import ATTACHMENT_TYPE
 
 
 class ExplorerPanel(QWidget):

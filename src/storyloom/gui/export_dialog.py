@@ -59,7 +59,7 @@ from storyloom.gui import theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role
 from storyloom.progress import Progress
-from storyloom.project.settings import EXPORT_COMPAT
+from storyloom.project import EXPORT_COMPAT
 
 _TEXT = {
     GAME: ("Export Game Content", "The JSON your game engine reads: the same file `storyloom export` writes.",

@@ -8,7 +8,7 @@ import qtawesome
 from PySide6.QtGui import QColor, QIcon
 
 from storyloom.gui import theme
-from storyloom.project.collections import BY_APP_NAME, BY_EXPORT_NAME
+from storyloom.project import BY_APP_NAME, BY_EXPORT_NAME
 
 #: Every collection (by its app name), Attachments and the project settings: icon and colour.
 COLLECTIONS: dict[str, tuple[str, str]] = {

@@ -39,11 +39,11 @@ from storyloom.gui import icons, theme
 from storyloom.gui.diff_view import DiffView
 from storyloom.gui.sidebar import collection_label
 from storyloom.gui.widgets import set_role
-from storyloom.project.checking import ValidationError
-from storyloom.project.locks import LockRefused
-from storyloom.project.revisions import (
+from storyloom.project import (
+    LockRefused,
     Revision,
     RevisionList,
+    ValidationError,
     diff_documents,
     document_info,
     exact_time,

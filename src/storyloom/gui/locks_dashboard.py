@@ -29,7 +29,7 @@ from storyloom.app.views.lock_view import LockRow, broken_text, lock_rows
 from storyloom.gui import icons, theme
 from storyloom.gui.locks_ui import LOCKED_ICON
 from storyloom.gui.tasks import Task
-from storyloom.project.locks import BrokenLock
+from storyloom.project import BrokenLock
 
 if TYPE_CHECKING:
     from storyloom.gui.locks_ui import LockController

@@ -55,8 +55,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.base import Banner, DocumentEditor
 from storyloom.gui.tasks import Task
 from storyloom.gui.tree_model import ID_ROLE
-from storyloom.project.locks import BrokenLock, LockRefused
-from storyloom.project.settings import require_lock_to_edit
+from storyloom.project import BrokenLock, LockRefused, require_lock_to_edit
 from storyloom.store import NotFound
 
 if TYPE_CHECKING:

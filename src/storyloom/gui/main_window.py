@@ -37,7 +37,7 @@ from storyloom.gui.sidebar import RAIL, SETTINGS, Sidebar
 from storyloom.gui.status_bar import StatusBar
 from storyloom.gui.style import window_style
 from storyloom.gui.tabs import DocumentTabs
-from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
+from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
 
 
 class MainWindow(QMainWindow):

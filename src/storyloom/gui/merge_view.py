@@ -60,10 +60,7 @@ from storyloom.app.views.merge_form import (
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.widgets import set_role
-from storyloom.project.checking import ValidationError
-from storyloom.project.conflicts import ConflictError, list_conflicts
-from storyloom.project.locks import LockRefused
-from storyloom.project.revisions import value_text
+from storyloom.project import ConflictError, LockRefused, ValidationError, list_conflicts, value_text
 from storyloom.store import Conflict as StoreConflict
 
 

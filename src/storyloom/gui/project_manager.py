@@ -69,11 +69,16 @@ from storyloom.gui.project_table import (  # noqa: F401 - relative_time: the tes
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import ActionButton, Banner, EmptyState, set_role
 from storyloom.progress import Progress, ProgressCallback
-from storyloom.project.attachment_digests import DamagedAttachmentsError
-from storyloom.project.manager import ProjectExists, backup_file_name
-from storyloom.project.names import display_name
-from storyloom.project.sample import SAMPLE_NAME, create_sample_project
-from storyloom.project.summary import ProjectSummary, project_summary
+from storyloom.project import (
+    SAMPLE_NAME,
+    DamagedAttachmentsError,
+    ProjectExists,
+    ProjectSummary,
+    backup_file_name,
+    create_sample_project,
+    display_name,
+    project_summary,
+)
 from storyloom.store import Damaged
 
 log = logging.getLogger(__name__)

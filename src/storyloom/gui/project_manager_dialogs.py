@@ -28,7 +28,7 @@ from storyloom.app.auto_backups import AutoBackup, age_text, day_text
 from storyloom.drafft.report import ImportReport
 from storyloom.gui import icons, theme
 from storyloom.gui.widgets import EmptyState, set_role
-from storyloom.project.manager import ProjectError, ProjectManager
+from storyloom.project import ProjectError, ProjectManager
 
 
 class ProjectNameDialog(QDialog):

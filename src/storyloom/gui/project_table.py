@@ -11,8 +11,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from storyloom.gui import icons, theme
-from storyloom.project.names import display_name
-from storyloom.project.summary import ProjectSummary
+from storyloom.project import ProjectSummary, display_name
 
 COLUMNS = ("Name", "Description", "Documents", "Last modified")
 NAME, DESCRIPTION, DOCUMENTS, MODIFIED = range(4)

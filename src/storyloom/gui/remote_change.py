@@ -21,7 +21,7 @@ from storyloom.gui import theme
 from storyloom.gui.diff_view import DiffView
 from storyloom.gui.merge_view import MergeView
 from storyloom.gui.widgets import set_role
-from storyloom.project.revisions import diff_documents, when_text
+from storyloom.project import diff_documents, when_text
 
 if TYPE_CHECKING:
     from storyloom.gui.editors.base import DocumentEditor

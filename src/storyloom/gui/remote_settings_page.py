@@ -38,7 +38,7 @@ from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import Banner, set_role
-from storyloom.project.remote_settings import default_database_name
+from storyloom.project import default_database_name
 
 #: A fix longer than this is shortened in the list (Copy report copies it whole).
 MAX_FIX_SHOWN = 320

@@ -12,7 +12,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from storyloom.gui import icons
-from storyloom.project.collections import COLLECTIONS
+from storyloom.project import COLLECTIONS
 
 ATTACHMENTS = "Attachments"
 SETTINGS = "ProjectSettings"  # the settings document's id, and its rail entry

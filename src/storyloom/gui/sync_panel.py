@@ -47,7 +47,7 @@ from storyloom.gui import theme
 
 if TYPE_CHECKING:
     from storyloom.gui.main_window import MainWindow
-    from storyloom.project.locks import BrokenLock
+    from storyloom.project import BrokenLock
 
 PANEL_SHORTCUT = "Ctrl+Shift+Y"
 #: Up to this many documents in one batch, each is read to tell edits from lock changes.

@@ -14,7 +14,7 @@ from storyloom.gui import icons
 from storyloom.gui.editors import DocumentEditor, editor_for
 from storyloom.gui.sidebar import SETTINGS, collection_icon
 from storyloom.gui.tree_model import MarkProvider, document_mark
-from storyloom.project.collections import SETTINGS_ID
+from storyloom.project import SETTINGS_ID
 from storyloom.store import Damaged, NotFound
 
 

@@ -20,7 +20,7 @@ from storyloom.app.views.outline import OutlineNode, build_outline, can_move_int
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.sidebar import ATTACHMENTS, collection_icon
-from storyloom.project.collections import ATTACHMENT_TYPE
+from storyloom.project import ATTACHMENT_TYPE
 
 MIME_TYPE = "application/x-storyloom-ids"
 ID_ROLE = Qt.ItemDataRole.UserRole

@@ -31,10 +31,16 @@ from typing import Any
 
 from storyloom.errors import StoryloomError
 from storyloom.play.variable_rows import LIVE_STATE_ID, live_states
-from storyloom.project.content import check_scenario_diff, detect_language, parse_detected, parse_text
-from storyloom.project.content.problems import ContentError, ContentProblem
-from storyloom.project.content.yaml12 import dump_yaml12
-from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project import Editor, WriteIntent
+from storyloom.project.content import (
+    ContentError,
+    ContentProblem,
+    check_scenario_diff,
+    detect_language,
+    dump_yaml12,
+    parse_detected,
+    parse_text,
+)
 from storyloom.store import NotFound
 
 _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

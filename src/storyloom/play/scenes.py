@@ -16,7 +16,7 @@ from typing import Any
 
 from storyloom.errors import StoryloomError
 from storyloom.play.player import PlayItem, dialogue_nodes
-from storyloom.project.documents import SCENE_ITEM_TYPES
+from storyloom.project import SCENE_ITEM_TYPES
 from storyloom.script import CommentLine, parse_script
 
 Lookup = Callable[[str], "Mapping[str, Any] | None"]

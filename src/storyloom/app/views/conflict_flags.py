@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from storyloom.app.events import DocumentChanged, Origin
-from storyloom.project.conflicts import Conflict, RefusedEdit, list_conflicts, list_refused
+from storyloom.project import Conflict, RefusedEdit, list_conflicts, list_refused
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from storyloom.project.content.languages import parse_text
-from storyloom.project.content.problems import LANGUAGES, ContentError
-from storyloom.project.documents import permalink, permalink_target
+from storyloom.project import permalink, permalink_target
+from storyloom.project.content import LANGUAGES, ContentError, parse_text
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto")
 

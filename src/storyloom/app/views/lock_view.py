@@ -16,7 +16,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from storyloom.app.locks import LockNotice
-from storyloom.project.locks import LOCK_FIELDS, BrokenLock, LockInfo, broken_lock, lock_info
+from storyloom.project import LOCK_FIELDS, BrokenLock, LockInfo, broken_lock, lock_info
 
 #: One colour per person, readable on the light and the dark theme alike.
 PERSON_COLORS: tuple[str, ...] = (

@@ -31,9 +31,17 @@ from typing import Any
 import merge3
 
 from storyloom.errors import StoryloomError
-from storyloom.project import conflicts as conflicts_module
-from storyloom.project.conflicts import Conflict, common_ancestor, list_refused
-from storyloom.project.revisions import NOT_COMPARED, field_label, flatten_fields, is_text_field, when_text
+from storyloom.project import (
+    NOT_COMPARED,
+    Conflict,
+    common_ancestor,
+    field_label,
+    flatten_fields,
+    is_text_field,
+    list_refused,
+    when_text,
+)
+from storyloom.project import resolve as resolve_conflict
 
 MERGED = "merged"
 EDITED = "edited"
@@ -217,11 +225,11 @@ class MergeForm:
         held by someone else refuses it); returns the new revision."""
         taken = self.chosen_side()
         if taken is not None and self.sides[taken].rev is not None:
-            return conflicts_module.resolve(editor, self.doc_id, take=self.sides[taken].rev)
+            return resolve_conflict(editor, self.doc_id, take=self.sides[taken].rev)
         merged = self.merged_document()
         assert merged is not None
         merged.pop("_rev", None)
-        return conflicts_module.resolve(editor, self.doc_id, merged=merged)
+        return resolve_conflict(editor, self.doc_id, merged=merged)
 
 
 # -- building --------------------------------------------------------------------------------

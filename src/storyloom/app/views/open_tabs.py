@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.project.editor import Editor, WriteIntent
+from storyloom.project import Editor, WriteIntent
 from storyloom.store import NotFound
 
 OPEN_TABS_ID = "_local/storyloom-open-tabs"

@@ -12,10 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.project.collections import FOLDER_TYPE
-from storyloom.project.documents import new_id
-from storyloom.project.editor import Editor, WriteResult
-from storyloom.project.index import DocSummary
+from storyloom.project import FOLDER_TYPE, DocSummary, Editor, WriteResult, new_id
 
 UNTITLED = "Untitled"
 # What a fresh document of each collection is called ("New Script", "New Script 2"...).

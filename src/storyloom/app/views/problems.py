@@ -30,10 +30,8 @@ from typing import Any
 from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
-from storyloom.project.collections import SETTINGS_ID
+from storyloom.project import SETTINGS_ID, StoreContext, check_document
 from storyloom.project.content import LANGUAGES, ContentError, parse_text
-from storyloom.project.editor import StoreContext
-from storyloom.project.validation import check_document
 from storyloom.script import parse_script
 from storyloom.store.documents import PROBE_PREFIX
 

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from storyloom.app.views.outline import display_name
-from storyloom.project.collections import FOLDER_TYPE
-from storyloom.project.documents import TREE_COLLECTIONS
-from storyloom.project.index import DocSummary
+from storyloom.project import FOLDER_TYPE, TREE_COLLECTIONS, DocSummary
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from storyloom.app.auto_backups import AutoBackup, list_backups, restored_name
-from storyloom.project.manager import ProjectInfo, ProjectManager
-from storyloom.project.salvage import SalvageReport
+from storyloom.project import ProjectInfo, ProjectManager, SalvageReport
 
 #: Said in every offer: the third way back, which needs the team's server, not this machine.
 SERVER_WAY = ("If the project syncs with a team server, joining it again from the server (Join a project "

@@ -36,7 +36,7 @@ from storyloom.app.sync_service import PROJECT_IDENTITY
 from storyloom.app.team_setup import AdminLogin, AdminNeeded, setup_team
 from storyloom.app.team_setup import invite_teammate as team_invite
 from storyloom.errors import StoryloomError
-from storyloom.project.remote_settings import DEFAULT_INTERVAL, RemoteSettings, default_database_name
+from storyloom.project import DEFAULT_INTERVAL, RemoteSettings, default_database_name
 from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, SyncError
 from storyloom.sync.cors import configure_cors, normalize_origin
 from storyloom.sync.errors import NetworkError, RemoteForbidden, RemoteUnauthorized

@@ -33,7 +33,7 @@ from typing import Any
 from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
-from storyloom.project.collections import COLLECTIONS, FOLDER_TYPE
+from storyloom.project import COLLECTIONS, FOLDER_TYPE
 
 LIMIT = 2000
 PER_DOCUMENT = 100

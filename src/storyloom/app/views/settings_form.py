@@ -20,12 +20,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from storyloom.project.collections import EXPORT_NAMES
-from storyloom.project.documents import EDITOR_MODES
-from storyloom.project.settings import (
+from storyloom.project import (
     COMMAND_MAPPING,
     DEFAULT_EXPORT_SECTIONS,
+    EDITOR_MODES,
     EXPORT_COMPAT,
+    EXPORT_NAMES,
     INTERPOLATE,
     SPEECH_MAPPING,
     STALE_LOCK,

@@ -25,7 +25,7 @@ from storyloom.gui.editors.scene_editor import SceneEditor
 from storyloom.gui.editors.script_editor import ScriptEditor
 from storyloom.gui.editors.settings_editor import ProjectSettingsEditor
 from storyloom.gui.editors.variable_editor import ScenarioEditor, VariablesEditor
-from storyloom.project.collections import SETTINGS_ID
+from storyloom.project import SETTINGS_ID
 
 EDITORS: dict[str, type[DocumentEditor]] = {"Script": ScriptEditor}
 

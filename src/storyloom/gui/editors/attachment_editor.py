@@ -47,9 +47,7 @@ from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.editors.preview_images import decode_image
 from storyloom.output_files import OutputError, write_chunks
-from storyloom.project.checking import ValidationError
-from storyloom.project.editor import WriteResult
-from storyloom.project.locks import LockRefused
+from storyloom.project import LockRefused, ValidationError, WriteResult
 from storyloom.store import Conflict, NotFound
 
 FILE_FILTER = "All files (*);;Images (*.png *.jpg *.jpeg *.gif *.webp *.bmp *.svg)"

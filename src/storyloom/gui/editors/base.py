@@ -25,9 +25,7 @@ from storyloom.app.views.lock_view import lock_only_change
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.gui.sidebar import collection_label
-from storyloom.project.checking import ValidationError
-from storyloom.project.editor import WriteResult
-from storyloom.project.locks import LockRefused
+from storyloom.project import LockRefused, ValidationError, WriteResult
 from storyloom.store import Conflict, DiskFull, NotFound
 
 AUTOSAVE_MS = 800

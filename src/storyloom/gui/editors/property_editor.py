@@ -30,7 +30,7 @@ from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.editors.markdown_pane import MarkdownPane, open_document
-from storyloom.project.content.problems import LANGUAGES
+from storyloom.project.content import LANGUAGES
 
 PARSE_MS = 250
 _LABELS = {"properties": "Properties", "item": "Properties", "conditions": "Conditions", "bio": "Biography",

@@ -34,14 +34,14 @@ from PySide6.QtWidgets import (
 from storyloom.app.views import settings_form as form
 from storyloom.errors import StoryloomError
 from storyloom.gui.editors.base import DocumentEditor
-from storyloom.project.checking import ValidationError
-from storyloom.project.documents import EDITOR_MODES
-from storyloom.project.locks import LockRefused
-from storyloom.project.settings import (
+from storyloom.project import (
+    EDITOR_MODES,
     EXPORT_COMPAT,
     MAX_STALE_LOCK_MINUTES,
     MIN_STALE_LOCK_MINUTES,
     STALE_LOCK,
+    LockRefused,
+    ValidationError,
     stale_lock_minutes,
 )
 from storyloom.script import MAPPING_VARIABLES

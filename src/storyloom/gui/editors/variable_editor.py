@@ -55,7 +55,7 @@ from storyloom.play.variable_rows import (
     variable_rows,
     variables_status,
 )
-from storyloom.project.content.problems import LANGUAGES, ContentError
+from storyloom.project.content import LANGUAGES, ContentError
 from storyloom.store import Conflict
 
 CHECK_MS = 250

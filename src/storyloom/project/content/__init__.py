@@ -60,6 +60,7 @@ from storyloom.project.content.variables import (
     validate_scenario,
     variables_source,
 )
+from storyloom.project.content.yaml12 import dump_yaml12
 
 __all__ = [
     "CELL_KEY",
@@ -79,6 +80,7 @@ __all__ = [
     "content_problem",
     "describe_schema",
     "detect_language",
+    "dump_yaml12",
     "infer_schema",
     "json_type",
     "locate_key",

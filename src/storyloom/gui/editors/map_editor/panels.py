@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from storyloom.gui import theme
 from storyloom.project import maps as mp
-from storyloom.project.content.maps import MAX_MAP_SIZE
+from storyloom.project.content import MAX_MAP_SIZE
 
 TOOLS: tuple[tuple[str, str, str, str], ...] = (
     ("select", "Select", "ph.cursor", "V"),
