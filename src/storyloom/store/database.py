@@ -17,7 +17,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from storyloom.store import revtree
 from storyloom.store.all_docs import AllDocsOptions, all_docs_around_damage, all_docs_rows, stream_chunks
@@ -357,19 +357,22 @@ class Database:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def get(
-        self,
-        doc_id: str,
-        rev: str | None = None,
-        revs: bool = False,
-        revs_info: bool = False,
-        conflicts: bool = False,
-        deleted_conflicts: bool = False,
-        open_revs: str | list[str] | None = None,
-        latest: bool = False,
-        attachments: bool = False,
-        atts_since: list[str] | None = None,
-    ) -> Any:
+    # With ``open_revs``, a list of ``{"ok": doc}`` or ``{"missing": rev}``; else one document.
+    @overload
+    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+            conflicts: bool = False, deleted_conflicts: bool = False, open_revs: None = None, latest: bool = False,
+            attachments: bool = False, atts_since: list[str] | None = None) -> dict[str, Any]: ...
+
+    @overload
+    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+            conflicts: bool = False, deleted_conflicts: bool = False, *, open_revs: str | list[str],
+            latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
+            ) -> list[dict[str, Any]]: ...
+
+    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+            conflicts: bool = False, deleted_conflicts: bool = False, open_revs: str | list[str] | None = None,
+            latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
+            ) -> dict[str, Any] | list[dict[str, Any]]:
         """Read a document, a revision of it, or (with ``open_revs``) several revisions."""
         if isinstance(doc_id, str) and doc_id.startswith(LOCAL_PREFIX):
             return self.get_local(doc_id)
