@@ -131,7 +131,7 @@ class Converter:
         source_doc = row.get("doc")
         row_id = str(row.get("id") or row.get("key") or (source_doc or {}).get("_id") or f"row {index}")
         if not isinstance(source_doc, dict):
-            value = row.get("value") if isinstance(row.get("value"), dict) else {}
+            value = raw if isinstance(raw := row.get("value"), dict) else {}
             reason = (
                 "deleted document"
                 if value.get("deleted")
@@ -175,11 +175,11 @@ class Converter:
         notes: list[str] = []
         if "children" in doc:
             children = doc.pop("children")
-            ids = [
+            found = [
                 c if isinstance(c, str) else c.get("_id") if isinstance(c, dict) else None
                 for c in (children if isinstance(children, list) else [])
             ]
-            ids = [i for i in ids if isinstance(i, str)]
+            ids = [i for i in found if isinstance(i, str)]
             if ids:
                 self._children_of[doc_id] = ids
                 report.folders_converted += 1

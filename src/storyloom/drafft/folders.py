@@ -73,8 +73,8 @@ def build_tree(docs: dict[str, dict[str, Any]], children_of: dict[str, list[str]
                 order_key(d),
             )
         )
-        for doc, key in zip(members, spread_keys(len(members)), strict=True):
-            doc["sortKey"] = key
+        for doc, sort_key in zip(members, spread_keys(len(members)), strict=True):
+            doc["sortKey"] = sort_key
 
 
 def _parent_problem(doc: dict[str, Any], parent: Any, docs: dict[str, dict[str, Any]]) -> str | None:

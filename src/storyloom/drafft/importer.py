@@ -118,8 +118,8 @@ def _import(manager: ProjectManager, path: Path, converter: Converter, name: str
         imported_any = False
         for batch in batches(converter.docs()):
             written, refused = project.editor.write_batch_of_many(batch, context, WriteIntent.IMPORT)
-            for doc, exc in refused:
-                _refused(path, report, labels, doc, exc)
+            for doc, error in refused:
+                _refused(path, report, labels, doc, error)
             for result in written:
                 imported_any = imported_any or (result.id in labels and result.id != SETTINGS_ID)
                 warnings.extend(str(warning) for warning in result.warnings)

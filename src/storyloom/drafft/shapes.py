@@ -135,8 +135,8 @@ def convert_v1_shapes(doc: dict[str, Any], notes: list[str], report: ImportRepor
             if lanes is not None:
                 notes.append("data.lanes -> content.columns (cards kept; the v1 data is kept)")
     elif doc_type == "Grid":
-        for key, default in (("columns", []), ("data", [])):
-            content.setdefault(key, default)
+        for key in ("columns", "data"):
+            content.setdefault(key, [])
     elif doc_type == "Variable":
         content.setdefault("variables", "")
     elif doc_type == "Scenario":
@@ -164,7 +164,7 @@ def convert_graph(graph: dict[str, Any], report: ImportReport | None = None, doc
     for node in graph.get("nodes") or []:
         if not isinstance(node, dict):
             continue
-        extras = node.get("extras") if isinstance(node.get("extras"), dict) else {}
+        extras = raw if isinstance(raw := node.get("extras"), dict) else {}
         v1_type = str(extras.get("type") or "")
         node_type = v1_type.lower()
         data: dict[str, Any] = {

@@ -305,7 +305,7 @@ def move_nodes(content: Mapping[str, Any], positions: Mapping[str, tuple[float, 
             if node_type(node) == "group":
                 node["position"] = {"x": round(x), "y": round(y)}
             continue  # a grouped node moves with its group
-        group_id = parent_of(board, node)["id"] if parent_of(board, node) is not None else None
+        group_id = parent["id"] if (parent := parent_of(board, node)) is not None else None
         if regroup:
             width, height = size_of(node)
             group_id = _group_at(board, x + width / 2, y + height / 2, moving_groups)

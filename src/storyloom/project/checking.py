@@ -8,11 +8,13 @@ import contextlib
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
 from storyloom.errors import StoryloomError
 from storyloom.project.settings import MISSING
+
+_Container = TypeVar("_Container", dict[str, Any], list[Any])
 
 #: A validation finding is a :class:`~storyloom.diagnostics.Diagnostic` with ``field`` and ``expected``.
 Problem = Diagnostic
@@ -180,14 +182,14 @@ class Checker:
         self.error(path, "true or false", value, "wrong-type")
         return False
 
-    def mapping(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> dict | None:
+    def mapping(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> dict[str, Any] | None:
         return self._container(obj, key, path, required, dict, "an object")
 
-    def array(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> list | None:
+    def array(self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = True) -> list[Any] | None:
         return self._container(obj, key, path, required, list, "an array")
 
     def _container(self, obj: Mapping[str, Any], key: str, path: str, required: bool,
-                   kind: type, expected: str) -> Any:
+                   kind: type[_Container], expected: str) -> _Container | None:
         value = obj.get(key, MISSING)
         if value is MISSING and not required:
             return None

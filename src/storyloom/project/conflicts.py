@@ -22,7 +22,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from storyloom.errors import StoryloomError
 from storyloom.project.checking import ValidationError
@@ -33,6 +33,11 @@ from storyloom.project.locks import LOCK_FIELDS, LockRefused, lock_info
 from storyloom.project.merge import merge_documents
 from storyloom.store import Conflict as StoreConflict
 from storyloom.store import NotFound, revtree
+
+if TYPE_CHECKING:
+    from storyloom.project.editor import Editor
+    from storyloom.store import Database
+    from storyloom.store.read_view import ReadView
 
 #: The ``_local`` id prefix of the replicator's failed-documents lists
 #: (``storyloom.sync.replicator.FAILED_DOCS_PREFIX``; the project layer does not import sync,
@@ -123,6 +128,8 @@ def list_conflicts(db: Any, doc_ids: Iterable[str] | None = None) -> list[Confli
 
     Reads the changes feed with every leaf (``style="all_docs"``: revision trees, no bodies),
     then the leaves of the documents with more than one; with ``doc_ids``, only their leaves.
+    ``db`` is a ``Database`` or a ``ReadView`` (typed Any while storyloom.app.conflict_flags
+    hands it over as a bare ``object``).
     """
     if doc_ids is not None:
         candidates = sorted({i for i in doc_ids if not i.startswith(("_design/", "_local/"))})
@@ -134,7 +141,7 @@ def list_conflicts(db: Any, doc_ids: Iterable[str] | None = None) -> list[Confli
     return [conflict for conflict in found if conflict is not None]
 
 
-def _conflict(db: Any, doc_id: str) -> Conflict | None:
+def _conflict(db: Database | ReadView, doc_id: str) -> Conflict | None:
     docs = [entry["ok"] for entry in db.get(doc_id, open_revs="all") if "ok" in entry]
     docs.sort(key=lambda d: revtree.leaf_sort_key(revtree.Leaf(*revtree.parse_rev(d["_rev"]),
                                                                 bool(d.get("_deleted")))), reverse=True)
@@ -178,20 +185,20 @@ def list_refused(store: Any) -> list[RefusedEdit]:
     return [by_id[i] for i in sorted(by_id)]
 
 
-def _leaf_revs(db: Any, doc_id: str) -> set[str]:
+def _leaf_revs(db: Database | ReadView, doc_id: str) -> set[str]:
     return {entry["ok"]["_rev"] for entry in db.get(doc_id, open_revs="all") if "ok" in entry}
 
 
 # -- the common ancestor ---------------------------------------------------------------------
 
 
-def _path(db: Any, doc_id: str, rev: str) -> list[str]:
+def _path(db: Database | ReadView, doc_id: str, rev: str) -> list[str]:
     """``rev`` and its ancestors, newest first (``revs=True``)."""
     revisions = db.get(doc_id, rev=rev, revs=True).get("_revisions") or {"start": 0, "ids": []}
     return [f"{revisions['start'] - i}-{h}" for i, h in enumerate(revisions["ids"])]
 
 
-def common_ancestor(db: Any, doc_id: str, rev_a: str, rev_b: str) -> dict[str, Any] | None:
+def common_ancestor(db: Database | ReadView, doc_id: str, rev_a: str, rev_b: str) -> dict[str, Any] | None:
     """The nearest common ancestor of two revisions whose body is kept, or ``None``."""
     theirs = set(_path(db, doc_id, rev_b))
     for rev in _path(db, doc_id, rev_a)[1:]:
@@ -222,7 +229,7 @@ def _child(doc_id: str, parent_rev: str, body: dict[str, Any], deleted: bool) ->
     return doc
 
 
-def _write(editor: Any, conflict: Conflict, body: dict[str, Any] | None) -> str:
+def _write(editor: Editor, conflict: Conflict, body: dict[str, Any] | None) -> str:
     """Write ``body`` (``None``: a deletion) on the winner, tombstones on the other leaves.
     Raises ``LockRefused`` when, in a team project, another leaf carries another user's lock:
     the server's lock rules refuse a tombstone of a revision someone else holds (only the holder
@@ -255,7 +262,7 @@ def _lock_holder(editor: Any) -> str:
     return str(holder()) if callable(holder) else str(editor.username)
 
 
-def _merged_body(db: Any, conflict: Conflict) -> dict[str, Any] | bool | None:
+def _merged_body(db: Database | ReadView, conflict: Conflict) -> dict[str, Any] | Literal[False] | None:
     """The merge of every leaf into the winner (a body, ``None`` for a deletion), or ``False``
     when some field conflicts or a leaf has no kept common ancestor with the winner."""
     winner = conflict.leaves[0]
@@ -298,7 +305,7 @@ def auto_merge(editor: Any, doc_ids: Iterable[str] | None = None) -> AutoMergeRe
             report.locked.append((conflict.doc_id, merged_lock.holder))
             continue
         try:
-            rev = _write(editor, conflict, body)  # type: ignore[arg-type]
+            rev = _write(editor, conflict, body)
         except StoreConflict:
             report.raced.append(conflict.doc_id)
             continue

@@ -218,9 +218,9 @@ class DialogueGraph:
                 if 0 <= index < len(items):
                     del items[index]
             else:
-                index = self._positions(change.kind).get(change.id)
-                if index is not None:
-                    items[index] = copy.deepcopy(change.after)
+                at = self._positions(change.kind).get(change.id)
+                if at is not None:
+                    items[at] = copy.deepcopy(change.after)
                     continue
             self._index = None
 
@@ -406,7 +406,7 @@ class DialogueGraph:
             if isinstance(node, dict) and isinstance(node.get("id"), str):
                 clone = copy.deepcopy(node)
                 renamed[node["id"]] = clone["id"] = new_id()
-                position = clone.get("position") if isinstance(clone.get("position"), dict) else {}
+                position = raw if isinstance(raw := clone.get("position"), dict) else {}
                 clone["position"] = {"x": round(_number(position.get("x")) + offset[0]),
                                      "y": round(_number(position.get("y")) + offset[1])}
                 nodes.append(clone)
@@ -524,7 +524,7 @@ def _node_problems(graph: DialogueGraph, node: dict[str, Any], starts: list[dict
                    linked: set[tuple[str, str]], script_exists: Callable[[str], bool] | None) -> list[GraphProblem]:
     kind = kind_of(node)
     node_id = node["id"]
-    data = node.get("data") if isinstance(node.get("data"), dict) else {}
+    data = raw if isinstance(raw := node.get("data"), dict) else {}
     found = []
     if starts and kind.type != "note" and node_id not in reached:
         found.append(GraphProblem("unreachable", "No path from Start reaches this node.", node_id))

@@ -169,9 +169,12 @@ def _links(graph: DialogueGraph, order: list[str], geometry: dict[str, NodeGeome
         handle = edge.get("sourceHandle")
         rank = outputs.index(handle) if handle in outputs else len(outputs)
         key = str(edge.get("id", position))
-        out_slot[(source, key)] = ((rank + 1) / (len(outputs) + 1), geometry[source].ports.get(handle, (0, 0))[1])
+        out_port = geometry[source].ports.get(handle, (0, 0)) if isinstance(handle, str) else (0, 0)
+        out_slot[(source, key)] = ((rank + 1) / (len(outputs) + 1), out_port[1])
         fallback = (0, geometry[target].height // 2)
-        in_slot[(target, key)] = geometry[target].ports.get(edge.get("targetHandle"), fallback)[1]
+        in_handle = edge.get("targetHandle")
+        in_slot[(target, key)] = (geometry[target].ports.get(in_handle, fallback) if isinstance(in_handle, str)
+                                  else fallback)[1]
         ranked.append((rank, position, source, target, key))
     for _rank, _position, source, target, key in sorted(ranked):
         succ[source].append((target, key))

@@ -21,7 +21,7 @@ import contextlib
 import dataclasses
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -42,8 +42,9 @@ from storyloom.project.validation import (
     ValidationError,
     check_document,
 )
-from storyloom.store import Conflict, NotFound
+from storyloom.store import Conflict, Database, NotFound
 from storyloom.store.documents import error_from_result
+from storyloom.store.read_view import ReadView
 
 MAX_DEPTH = 10_000
 
@@ -96,7 +97,7 @@ class StoreContext(Context):
     document (the behaviour before the index).
     """
 
-    def __init__(self, db: Any, pending: dict[str, dict[str, Any]] | None = None,
+    def __init__(self, db: Database | ReadView, pending: dict[str, dict[str, Any]] | None = None,
                  index: ProjectIndex | None = None) -> None:
         self.db = db
         self.pending = pending or {}
@@ -238,7 +239,7 @@ class Editor:
     current app options' username (so a change of options applies at once).
     """
 
-    def __init__(self, db: Any, username: UsernameSource = None, *, clock: Callable[[], str] = now_iso,
+    def __init__(self, db: Database, username: UsernameSource = None, *, clock: Callable[[], str] = now_iso,
                  index: ProjectIndex | None = None, lock_policy: LockPolicy | None = None) -> None:
         self.db = db
         self._username = username
@@ -266,7 +267,7 @@ class Editor:
             return doc_id in self._in_flight
 
     @contextlib.contextmanager
-    def _writing_as(self, intent: WriteIntent, doc_ids: Iterable[str]) -> Iterator[None]:
+    def _writing_as(self, intent: WriteIntent, doc_ids: Iterable[object]) -> Iterator[None]:
         ids = [doc_id for doc_id in doc_ids if isinstance(doc_id, str)]
         with self._in_flight_lock:
             self._in_flight.update(ids)
@@ -673,7 +674,7 @@ class Editor:
         is not a leaf: the store refuses the write anyway)."""
         for entry in self.db.get(doc_id, open_revs="all"):
             doc = entry.get("ok")
-            if doc is not None and doc.get("_rev") == rev and not doc.get("_deleted"):
+            if isinstance(doc, dict) and doc.get("_rev") == rev and not doc.get("_deleted"):
                 return doc
         return fallback
 
@@ -726,7 +727,7 @@ class Editor:
             index = ids.index(anchor) + (0 if before is not None else 1)
         else:
             index = len(siblings)
-        keys = [s.sort_key if is_valid_key(s.sort_key) else None for s in siblings]
+        keys: Sequence[str | None] = [s.sort_key if is_valid_key(s.sort_key) else None for s in siblings]
         low = keys[index - 1] if index > 0 else None
         high = keys[index] if index < len(keys) else None
         if (index > 0 and low is None) or (index < len(keys) and high is None) or (

@@ -471,10 +471,10 @@ def apply(grid: Grid, change: Change) -> Change:
         _check(len(values) == grid.row_count, "one value per row")
         keyed = _rekey(grid, None, lambda c: c if c < change.at else c + 1)
         grid.columns.insert(change.at, dict(change.column))
-        for row, value in zip(grid.rows, values, strict=True):
-            if len(row) < change.at:
-                row.extend(empty_value(c) for c in grid.columns[len(row):change.at])
-            row.insert(change.at, value)
+        for cells, value in zip(grid.rows, values, strict=True):
+            if len(cells) < change.at:
+                cells.extend(empty_value(c) for c in grid.columns[len(cells):change.at])
+            cells.insert(change.at, value)
         return _with_keyed(RemoveColumn(change.at), keyed)
     if isinstance(change, RemoveColumn):
         at = change.at
@@ -488,15 +488,15 @@ def apply(grid: Grid, change: Change) -> Change:
         _check(0 <= source < grid.column_count and 0 <= to < grid.column_count, "no such column")
         keyed = _rekey(grid, None, lambda c: _moved(c, source, 1, to))
         grid.columns.insert(to, grid.columns.pop(source))
-        for row in grid.rows:
-            row.extend(empty_value(c) for c in grid.columns[len(row):])
-            row.insert(to, row.pop(source))
+        for cells in grid.rows:
+            cells.extend(empty_value(c) for c in grid.columns[len(cells):])
+            cells.insert(to, cells.pop(source))
         return _with_keyed(MoveColumn(to, source), keyed)
     if isinstance(change, SetColumn):
         _check(0 <= change.at < grid.column_count, f"no column {change.at}")
-        old = grid.columns[change.at]
+        old_column = grid.columns[change.at]
         grid.columns[change.at] = dict(change.column)
-        return SetColumn(change.at, old)
+        return SetColumn(change.at, old_column)
     if isinstance(change, SetRowHeight):
         _check(0 <= change.row < grid.row_count, f"no row {change.row}")
         key = str(change.row)
@@ -511,12 +511,12 @@ def apply(grid: Grid, change: Change) -> Change:
         grid.style, grid.comments, grid.heights = dict(change.style), dict(change.comments), dict(change.heights)
         return before
     if isinstance(change, Replace):
-        before = Replace(tuple(grid.columns), tuple(tuple(r) for r in grid.rows), dict(grid.style),
-                         dict(grid.comments))
+        replaced = Replace(tuple(grid.columns), tuple(tuple(r) for r in grid.rows), dict(grid.style),
+                           dict(grid.comments))
         grid.columns = [dict(c) for c in change.columns]
         grid.rows = [list(r) for r in change.rows]
         grid.style, grid.comments = dict(change.style), dict(change.comments)
-        return before
+        return replaced
     raise GridError(f"unknown change {change!r}")
 
 

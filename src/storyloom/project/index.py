@@ -55,8 +55,9 @@ from storyloom.project.index_table import (
     table_path,
 )
 from storyloom.project.tree import derive_tree, order_key, sort_position
-from storyloom.store import Damaged
+from storyloom.store import Damaged, Database
 from storyloom.store.documents import PROBE_PREFIX
+from storyloom.store.read_view import ReadView
 
 DESIGN_PREFIX = "_design/"
 #: Ids not indexed: design documents, and the test documents of ``storyloom remote check``
@@ -170,7 +171,7 @@ class ProjectIndex:
     :meth:`check`, which answer about every document.
     """
 
-    def __init__(self, db: Any, location: str | None = None, *, on_disk: bool = False) -> None:
+    def __init__(self, db: Database | ReadView, location: str | None = None, *, on_disk: bool = False) -> None:
         self.db = db
         self._location = location
         # Build the table straight into its file (see IndexTable): for a build that is saved
@@ -178,7 +179,7 @@ class ProjectIndex:
         self._on_disk = on_disk
         self._lock = threading.RLock()
         self._table: IndexTable | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[], ProjectIndex] | None = None
         self._seq: int | str = 0
         self._checked = False
         # {_sid: state} of the Variables, built on first use; the sids whose Variables changed
@@ -640,7 +641,8 @@ def _summary_of_row(row: Mapping[str, Any]) -> DocSummary | None:
     if not isinstance(doc_id, str) or doc_id.startswith(SKIPPED_PREFIXES):
         return None
     if "_summary" in row:
-        return row["_summary"]
+        summary: DocSummary | None = row["_summary"]  # set by note_written
+        return summary
     doc = row.get("doc")
     if row.get("deleted") or not isinstance(doc, dict) or doc.get("_deleted"):
         return None

@@ -334,7 +334,8 @@ class IndexTable:
         return self.conn.execute(sql, params).fetchall()
 
     def row(self, doc_id: str) -> tuple[Any, ...] | None:
-        return self.conn.execute(SELECT_ROW + " WHERE id = ?", (doc_id,)).fetchone()
+        found: tuple[Any, ...] | None = self.conn.execute(SELECT_ROW + " WHERE id = ?", (doc_id,)).fetchone()
+        return found
 
     def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return [r[0] for r in self.conn.execute(sql, params).fetchall()]

@@ -79,7 +79,8 @@ def find_card(content: Mapping[str, Any], card_id: str) -> tuple[int, int]:
 
 def card(content: Mapping[str, Any], card_id: str) -> dict[str, Any]:
     col, index = find_card(content, card_id)
-    return _columns(content)[col]["cards"][index]
+    found: dict[str, Any] = _columns(content)[col]["cards"][index]  # find_card checked it is a dict
+    return found
 
 
 def tags_of(card_: Mapping[str, Any]) -> list[str]:
@@ -200,7 +201,8 @@ def new_card(title: str = "", template: Mapping[str, Any] | None = None, **field
     for spec in (template or {}).get("fields") or []:
         if not isinstance(spec, dict) or not isinstance(spec.get("key"), str):
             continue
-        key = {"due_date": "dueDate", "assigned_to": "assigned"}.get(spec["key"], spec["key"])
+        spec_key: str = spec["key"]
+        key = {"due_date": "dueDate", "assigned_to": "assigned"}.get(spec_key, spec_key)
         if key in made:
             continue
         kind = spec.get("type")
@@ -366,8 +368,9 @@ def apply_board_template(content: Mapping[str, Any], template: Mapping[str, Any]
     """Lay the board out as ``template``: its columns in its order. The cards are kept: each goes
     to the template column of the same title, else to the first column."""
     board = _copy(content)
-    columns = [{"id": str(c.get("id") or _slug(str(c.get("title") or ""), ())), "title": str(c.get("title") or ""),
-                "type": "column", "cards": []} for c in template.get("columns") or [] if isinstance(c, dict)]
+    columns: list[dict[str, Any]] = [
+        {"id": str(c.get("id") or _slug(str(c.get("title") or ""), ())), "title": str(c.get("title") or ""),
+         "type": "column", "cards": []} for c in template.get("columns") or [] if isinstance(c, dict)]
     if not columns:
         raise KanbanError(f"the board template {template.get('name')!r} has no columns")
     by_title = {c["title"].casefold(): c for c in columns}
@@ -386,7 +389,8 @@ def template_fields(template: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     for spec in (template or {}).get("fields") or []:
         if not isinstance(spec, dict) or not isinstance(spec.get("key"), str):
             continue
-        key = {"due_date": "dueDate", "assigned_to": "assigned"}.get(spec["key"], spec["key"])
+        spec_key: str = spec["key"]
+        key = {"due_date": "dueDate", "assigned_to": "assigned"}.get(spec_key, spec_key)
         if key not in CARD_FIELDS:
             fields.append({**spec, "key": key})
     return fields

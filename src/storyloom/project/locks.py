@@ -207,6 +207,7 @@ class TeamLocks:
         held = lock_info(previous)
         if held is not None and held.holder != me:
             if intent == _BREAK:
+                assert previous is not None  # lock_info found the lock in it
                 self._check_break(doc, previous, me)
                 return
             raise LockRefused(doc_id, held.holder, held.since)

@@ -23,6 +23,7 @@ projects.
 
 from __future__ import annotations
 
+import builtins
 import codecs
 import contextlib
 import json
@@ -36,7 +37,7 @@ from datetime import UTC, datetime
 from itertools import accumulate, chain
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from storyloom import paths
 from storyloom.errors import StoryloomError
@@ -148,7 +149,8 @@ class Project:
 
     def settings(self) -> dict[str, Any]:
         """The ProjectSettings document."""
-        return self.db.get(SETTINGS_ID)
+        settings: dict[str, Any] = self.db.get(SETTINGS_ID)  # through the ReadView: Database.get
+        return settings
 
     def build_index(self) -> None:
         """Catch the project index up with the store and save it beside the store, then let go
@@ -262,6 +264,7 @@ class ProjectManager:
         problem = name_problem(name)
         if problem:
             raise InvalidProjectName(problem)
+        assert isinstance(name, str)  # name_problem names a problem with anything else
         if self._name_taken(name, except_id):
             raise ProjectExists(f"a project named {name!r} already exists")
         return name
@@ -281,7 +284,9 @@ class ProjectManager:
 
     # -- damage ------------------------------------------------------------------------------
 
-    def verify(self, name_or_id: str, progress: Callable[[int, int], None] | None = None) -> list[Damage]:
+    def verify(
+        self, name_or_id: str, progress: Callable[[int, int], None] | None = None
+    ) -> builtins.list[Damage]:  # "builtins.": a method of this class is named list
         """Everything damaged in the project's store (:func:`storyloom.store.verify.verify`);
         a store that does not even open is one damage to the store file."""
         info = self.find(name_or_id)
@@ -586,7 +591,7 @@ def _check_revisions(file: Path | str, docs: Iterable[dict[str, Any]]) -> None:
 def _check_revision(file: Path | str, doc: dict[str, Any]) -> None:
     rev = doc.get("_rev")
     try:
-        pos, _ = parse_rev(rev)  # type: ignore[arg-type]
+        pos, _ = parse_rev(rev)
     except ValueError:
         pos = 0
     if pos < 1:
@@ -646,7 +651,7 @@ def read_dump_rows(file: Path | str) -> Iterator[dict[str, Any]]:
         yield from _checked_rows(path, _stream_rows(path, handle))
 
 
-def _stream_rows(path: Path, handle: Any) -> Iterator[dict[str, Any]]:
+def _stream_rows(path: Path, handle: BinaryIO) -> Iterator[dict[str, Any]]:
     import ijson
 
     start = len(codecs.BOM_UTF8) if handle.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8 else 0
@@ -698,7 +703,7 @@ class _SurrogateWatch:
     """A file's reader (for the depth pass, which reads the whole file) that notes whether the
     bytes read hold a surrogate escape, also across two reads."""
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: BinaryIO) -> None:
         self.handle = handle
         self.found = False
         self._tail = b""
@@ -711,9 +716,12 @@ class _SurrogateWatch:
         return block
 
 
-def _rows_array_follows(handle: Any) -> bool:
+def _rows_array_follows(handle: BinaryIO) -> bool:
     """Whether the JSON on ``handle`` is an object with a ``"rows"`` array (read up to it)."""
     import ijson
+
+    prefix: str  # ijson's events: (prefix, event name, value)
+    event: str
 
     for prefix, event, _ in ijson.parse(handle):
         if prefix == "":
@@ -740,12 +748,12 @@ def _read_whole(path: Path) -> list[Any]:
             f"{path}: not a backup: its JSON nests arrays or objects too deeply to read "
             f"(documents may nest at most {MAX_NESTING} levels)"
         ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+    if not isinstance(data, dict) or not isinstance(rows := data.get("rows"), list):
         raise DumpError(
             f"{path}: not a backup: expected an all_docs dump, a JSON object with a \"rows\" array "
             '({"total_rows", "offset", "rows": [{"id", "key", "value", "doc"}]})'
         )
-    return data["rows"]
+    return rows
 
 
 def _checked_rows(path: Path, rows: Iterable[Any]) -> Iterator[dict[str, Any]]:

@@ -171,8 +171,8 @@ def type_color(kind: str) -> str:
 def palette(content: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
     """The ``cells`` or ``edges`` types to paint with: ``editor.palette[kind]`` in its order,
     then the types the map uses that it does not list; each ``{type, color, properties}``."""
-    editor = content.get("editor") if isinstance(content.get("editor"), Mapping) else {}
-    listed = editor.get("palette", {}).get(kind) if isinstance(editor.get("palette"), Mapping) else None
+    editor = raw_editor if isinstance(raw_editor := content.get("editor"), Mapping) else {}
+    listed = raw_palette.get(kind) if isinstance(raw_palette := editor.get("palette"), Mapping) else None
     entries: dict[str, dict[str, Any]] = {}
     for entry in listed if isinstance(listed, list) else []:
         name = type_of(entry)
@@ -200,7 +200,7 @@ def add_palette_type(content: Mapping[str, Any], kind: str, type_name: str, colo
         raise MapRefused(f"a palette is of cells or edges, not {kind!r}")
     new = dict(content)
     editor = copy.deepcopy(dict(new.get("editor") or {}))
-    current = editor.get("palette") if isinstance(editor.get("palette"), dict) else {}
+    current = raw_palette if isinstance(raw_palette := editor.get("palette"), dict) else {}
     listed = [dict(e) for e in palette(content, kind)]
     if any(e["type"] == name for e in listed):
         if color is None:
@@ -216,7 +216,7 @@ def add_palette_type(content: Mapping[str, Any], kind: str, type_name: str, colo
 def remember(content: Mapping[str, Any], **state: Any) -> dict[str, Any]:
     """The map with editor-only state (``zoom``, ``tool``, ``layers``...) set in ``editor``."""
     new = dict(content)
-    new["editor"] = {**(content.get("editor") if isinstance(content.get("editor"), dict) else {}), **state}
+    new["editor"] = {**(raw_editor if isinstance(raw_editor := content.get("editor"), dict) else {}), **state}
     return new
 
 

@@ -82,12 +82,15 @@ def load_remote_settings(store: Database | ReadView) -> RemoteSettings | None:
         doc = store.get_local(REMOTE_SETTINGS_ID)
     except NotFound:
         return None
+    server, database, username = doc.get("server"), doc.get("database"), doc.get("username")
+    if not (isinstance(server, str) and isinstance(database, str) and isinstance(username, str)):
+        return None  # RemoteSettings refuses them too
     try:
         return RemoteSettings(
             enabled=bool(doc.get("enabled", True)),
-            server=doc.get("server"),
-            database=doc.get("database"),
-            username=doc.get("username"),
+            server=server,
+            database=database,
+            username=username,
             mode=doc.get("mode", "easy"),
             interval=float(doc.get("interval", DEFAULT_INTERVAL)),
             live=bool(doc.get("live", False)),

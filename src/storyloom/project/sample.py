@@ -437,7 +437,8 @@ class _Graph:
 
     @staticmethod
     def _handle(node: dict[str, Any], kind: str, label: str) -> str:
-        return next(h["id"] for h in node["data"]["handles"] if h["type"] == kind and h["label"] == label)
+        handle_id: str = next(h["id"] for h in node["data"]["handles"] if h["type"] == kind and h["label"] == label)
+        return handle_id
 
     def link(self, source: dict[str, Any], target: dict[str, Any], label: str = "Out") -> None:
         self.edges.append({

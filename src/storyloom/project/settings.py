@@ -15,7 +15,7 @@ import copy
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from storyloom.project.collections import EXPORT_NAMES, SETTINGS_ID
 from storyloom.project.documents import EDITOR_LANGUAGES, EDITOR_MODES
@@ -107,7 +107,8 @@ def public_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     :func:`is_local_only_setting` names (e.g. ``smtpPassword``, ``remoteUrl``,
     ``githubToken``). Everything else is copied (nested objects and arrays included).
     """
-    return _public(settings)
+    public: dict[str, Any] = _public(settings)  # a Mapping gives a dict
+    return public
 
 
 def default_export_mappings() -> dict[str, Any]:
@@ -186,7 +187,7 @@ def require_lock_to_edit(settings: Mapping[str, Any], remote_enabled: bool) -> b
     return value if isinstance(value, bool) else remote_enabled
 
 
-def is_stale_lock_minutes(value: object) -> bool:
+def is_stale_lock_minutes(value: object) -> TypeGuard[int]:
     """Whether ``value`` is a valid ``staleLockMinutes``: a whole number of minutes from 1 to
     43,200 (30 days)."""
     return (isinstance(value, int) and not isinstance(value, bool)

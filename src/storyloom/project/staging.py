@@ -18,12 +18,13 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # Windows: an open file cannot be deleted, which is the lock
-    fcntl = None  # type: ignore[assignment]
+else:  # Windows: an open file cannot be deleted, which is the lock
+    fcntl = None
 
 UNFINISHED_MARKER = ".storyloom-unfinished"
 
@@ -100,7 +101,7 @@ def remove_abandoned(root: Path, complete_file: str) -> list[Path]:
     A folder that holds ``complete_file`` (written last by a build) is complete: the build died,
     or let go of its marker, just after finishing; only its stale marker is removed.
     """
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = [d for d in root.iterdir() if (d / UNFINISHED_MARKER).is_file()]
     except OSError:

@@ -22,9 +22,8 @@ import binascii
 from collections.abc import Callable, Container
 from typing import Any
 
+from storyloom.diagnostics import ERROR, WARNING
 from storyloom.project.checking import (
-    ERROR,
-    WARNING,
     Checker,
     Context,
     MappingContext,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from storyloom.store import revtree
@@ -128,7 +128,7 @@ def stream_chunks(
     finally:
         conn.close()
 
-def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any], Iterator[dict]]:
+def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
     total_rows = int(snap.meta("doc_count", "0") or 0)
     update_seq = int(snap.meta("update_seq", "0") or 0)
     if opts.keys is not None:
@@ -177,7 +177,7 @@ def all_docs_rows(snap: Snapshot, opts: AllDocsOptions) -> tuple[dict[str, Any],
     cursor = snap.conn.execute(query, (*params, limit, opts.skip))
     return header, _range_rows(snap, cursor, opts)
 
-def _range_rows(snap: Snapshot, cursor: sqlite3.Cursor, opts: AllDocsOptions) -> Iterator[dict]:
+def _range_rows(snap: Snapshot, cursor: sqlite3.Cursor, opts: AllDocsOptions) -> Iterator[dict[str, Any]]:
     for doc_id, rev, body_json, deleted, crc in cursor:
         row: dict[str, Any] = {"id": doc_id, "key": doc_id, "value": {"rev": rev}}
         if opts.include_docs:
@@ -211,7 +211,7 @@ def _doc_for_listing(
                 doc["_conflicts"] = live
     return doc
 
-def _key_rows(snap: Snapshot, keys: list[str], opts: AllDocsOptions) -> Iterator[dict]:
+def _key_rows(snap: Snapshot, keys: list[str], opts: AllDocsOptions) -> Iterator[dict[str, Any]]:
     for key in keys:
         row = snap.doc_row(key) if isinstance(key, str) else None
         if row is None:
@@ -235,17 +235,20 @@ def _key_rows(snap: Snapshot, keys: list[str], opts: AllDocsOptions) -> Iterator
 # Reading every document one at a time (the exports), memory bounded
 
 try:
-    from orjson import loads as _fast_loads
+    import orjson
+
+    _fast_loads: Callable[[str | bytes], Any] | None = orjson.loads
 except ImportError:  # pragma: no cover - orjson is a dependency
     _fast_loads = None
 
 
-def decode_body(text: str | bytes) -> tuple[dict[str, Any], bool]:
-    """``(body, exact)``: a stored body decoded by orjson (several times faster than the stdlib),
-    else by the stdlib decoder. orjson refuses what the stdlib accepts beyond JSON (``NaN``,
-    ``Infinity``, numbers that overflow a double, lone surrogates) and reads an integer beyond 64
-    bits as a float; such a body (any holding 19 digits in a row) is decoded by the stdlib as
-    before and ``exact`` is False: it may hold non-finite floats."""
+def decode_body(text: str | bytes) -> tuple[Any, bool]:
+    """``(body, exact)``: a stored body (or ``json_extract``'s array of fields) decoded by orjson
+    (several times faster than the stdlib), else by the stdlib decoder. orjson refuses what the
+    stdlib accepts beyond JSON (``NaN``, ``Infinity``, numbers that overflow a double, lone
+    surrogates) and reads an integer beyond 64 bits as a float; such a body (any holding 19 digits
+    in a row) is decoded by the stdlib as before and ``exact`` is False: it may hold non-finite
+    floats."""
     if _fast_loads is not None and not may_hold_long_integer(text):
         try:
             return _fast_loads(text), True
@@ -407,4 +410,5 @@ def revision_fields(snap: Snapshot, doc_id: str, rev: str, fields: tuple[str, ..
         raise _malformed_body(snap, exc, doc_id) from exc
     if row is None or row[0] is None:
         return None
-    return decode_body(row[0])[0]
+    values: list[Any] = decode_body(row[0])[0]  # fields_extract's SQL reads one JSON array
+    return values

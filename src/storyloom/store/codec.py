@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+from storyloom.store.revtree import Branch, Node, Tree
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
@@ -19,8 +21,11 @@ def _make_fast_dumps() -> Callable[[Any], str] | None:
     is used.
     """
     try:
-        from json.encoder import c_make_encoder, encode_basestring
+        from json import encoder
 
+        # The C encoder factory is private (typeshed leaves it out) and None without the accelerator.
+        c_make_encoder = getattr(encoder, "c_make_encoder", None)
+        encode_basestring = encoder.encode_basestring
         if c_make_encoder is None:
             return None
         c_encode = c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
@@ -130,6 +135,7 @@ def may_hold_long_integer(text: str | bytes) -> bool:
 try:
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib encoder still works
+    # A module's name cannot also be None for mypy: the fallback below is for a broken install only.
     orjson = None  # type: ignore[assignment]
 
 
@@ -172,7 +178,7 @@ else:  # pragma: no cover
         return stdlib_text(value), None
 
 
-def encode_tree(tree: list) -> str:
+def encode_tree(tree: Tree) -> str:
     """The rev tree as stored in ``docs.rev_tree``: the tree's own JSON (see revtree.py).
 
     A tree nests two JSON levels per generation, and json.dumps/json.loads hit Python's recursion
@@ -181,8 +187,9 @@ def encode_tree(tree: list) -> str:
     """
     if len(tree) == 1 and not tree[0]["ids"][2] and tree[0]["pos"] == 1:  # a new document
         node = tree[0]["ids"]
-        if node[1] == _OPTS_LIVE and _is_hex(node[0]):
-            return NEW_TREE_LIVE % node[0]
+        rev_hash: str = node[0]
+        if node[1] == _OPTS_LIVE and _is_hex(rev_hash):
+            return NEW_TREE_LIVE % rev_hash
     try:
         return dumps(tree)
     except RecursionError:
@@ -193,7 +200,7 @@ def _is_hex(text: str) -> bool:
     return all(c in "0123456789abcdef" for c in text)
 
 
-def _encode_tree_deep(tree: list) -> str:
+def _encode_tree_deep(tree: Tree) -> str:
     parts = ["["]
     for index, branch in enumerate(tree):
         if index:
@@ -233,15 +240,16 @@ NEW_TREE_HEAD, NEW_TREE_TAIL = NEW_TREE_LIVE.split("%s")
 _JSON = json.JSONDecoder()
 
 
-def decode_tree(text: str) -> list:
+def decode_tree(text: str) -> Tree:
     """The inverse of ``encode_tree``."""
     try:
-        return json.loads(text)
+        tree: Tree = json.loads(text)
+        return tree
     except RecursionError:
         return _decode_tree_deep(text)
 
 
-def _decode_tree_deep(text: str) -> list:
+def _decode_tree_deep(text: str) -> Tree:
     """Parse ``[{"pos": N, "ids": node}, ...]`` where node is ``[hash, opts, [node, ...]]``, without
     recursion. Hashes, opts and ``pos`` are shallow and go through the stdlib decoder."""
     i = 0
@@ -260,21 +268,21 @@ def _decode_tree_deep(text: str) -> list:
     def value(at: int) -> tuple[Any, int]:
         return _JSON.raw_decode(text, skip(at))
 
-    tree: list = []
+    tree: Tree = []
     i = expect(i, "[")
     i = skip(i)
     if text[i] == "]":
         return tree
     while True:
         i = expect(i, "{")
-        branch: dict[str, Any] = {}
+        branch: dict[str, Any] = {}  # becomes a Branch once "pos" and "ids" are read
         while True:
             key, i = value(i)
             i = expect(i, ":")
             if key == "ids":
                 # Iterative node parser: ``open`` holds the nodes whose children list is still open.
-                root: list | None = None
-                open_nodes: list[list] = []
+                root: Node | None = None
+                open_nodes: list[Node] = []
                 while True:
                     i = expect(i, "[")
                     rev_hash, i = value(i)
@@ -282,7 +290,7 @@ def _decode_tree_deep(text: str) -> list:
                     opts, i = value(i)
                     i = expect(i, ",")
                     i = expect(i, "[")
-                    node: list = [rev_hash, opts, []]
+                    node: Node = [rev_hash, opts, []]
                     if open_nodes:
                         open_nodes[-1][2].append(node)
                     else:
@@ -311,7 +319,7 @@ def _decode_tree_deep(text: str) -> list:
                 continue
             i = expect(i, "}")
             break
-        tree.append(branch)
+        tree.append(cast(Branch, branch))  # the keys read are the JSON's, "pos" and "ids" in a stored tree
         i = skip(i)
         if text[i] == ",":
             i += 1

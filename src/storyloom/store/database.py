@@ -17,7 +17,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from storyloom.store import revtree
 from storyloom.store.all_docs import AllDocsOptions, all_docs_around_damage, all_docs_rows, stream_chunks
@@ -40,7 +40,7 @@ from storyloom.store.errors import (
     NotFound,
 )
 from storyloom.store.integrity import checked_local, checked_tree, local_crc, translate, verify_tree
-from storyloom.store.readers import ReadContext, ReaderPool, Snapshot
+from storyloom.store.readers import DocRow, ReadContext, ReaderPool, Snapshot
 from storyloom.store.schema import SCHEMA, check_is_store, upgrade
 from storyloom.store.writer import Writer
 
@@ -357,19 +357,22 @@ class Database:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def get(
-        self,
-        doc_id: str,
-        rev: str | None = None,
-        revs: bool = False,
-        revs_info: bool = False,
-        conflicts: bool = False,
-        deleted_conflicts: bool = False,
-        open_revs: str | list[str] | None = None,
-        latest: bool = False,
-        attachments: bool = False,
-        atts_since: list[str] | None = None,
-    ) -> Any:
+    # With ``open_revs``, a list of ``{"ok": doc}`` or ``{"missing": rev}``; else one document.
+    @overload
+    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+            conflicts: bool = False, deleted_conflicts: bool = False, open_revs: None = None, latest: bool = False,
+            attachments: bool = False, atts_since: list[str] | None = None) -> dict[str, Any]: ...
+
+    @overload
+    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+            conflicts: bool = False, deleted_conflicts: bool = False, *, open_revs: str | list[str],
+            latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
+            ) -> list[dict[str, Any]]: ...
+
+    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+            conflicts: bool = False, deleted_conflicts: bool = False, open_revs: str | list[str] | None = None,
+            latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
+            ) -> dict[str, Any] | list[dict[str, Any]]:
         """Read a document, a revision of it, or (with ``open_revs``) several revisions."""
         if isinstance(doc_id, str) and doc_id.startswith(LOCAL_PREFIX):
             return self.get_local(doc_id)
@@ -410,7 +413,7 @@ class Database:
         self,
         snap: Snapshot,
         doc_id: str,
-        row: tuple | None,
+        row: DocRow | None,
         open_revs: str | list[str],
         latest: bool,
         revs: bool,
@@ -451,7 +454,7 @@ class Database:
         self,
         snap: Snapshot,
         doc_id: str,
-        tree: list,
+        tree: revtree.Tree,
         rev: str,
         revs: bool,
         attachments: bool,
@@ -489,7 +492,7 @@ class Database:
             doc["_attachments"] = out_atts
         return doc
 
-    def _revs_info(self, snap: Snapshot, doc_id: str, tree: list, rev: str) -> list[dict[str, str]]:
+    def _revs_info(self, snap: Snapshot, doc_id: str, tree: revtree.Tree, rev: str) -> list[dict[str, str]]:
         info = []
         for pos, node in revtree.ancestry(tree, rev):
             node_rev = f"{pos}-{node[0]}"
@@ -610,7 +613,7 @@ class Database:
                 query = (
                     f"SELECT id, {tree_column}, winning_rev, deleted, seq FROM docs ORDER BY seq {order} LIMIT ?"
                 )
-                params: tuple = (sql_limit,)
+                params: tuple[int, ...] = (sql_limit,)
             else:
                 query = (
                     f"SELECT id, {tree_column}, winning_rev, deleted, seq FROM docs WHERE seq > ? "
@@ -619,7 +622,7 @@ class Database:
                 params = (since_seq, sql_limit)
             results: list[dict[str, Any]] = []
             last_seq = since_seq
-            rows = snap.conn.execute(query, params)
+            rows: Iterator[Any] = snap.conn.execute(query, params)
             if not need_tree and not include_docs and wanted_ids is None:
                 # The common walk (the replicator's and the benchmark's): rows only.
                 for doc_id, _, _, winner, deleted, seq in rows:

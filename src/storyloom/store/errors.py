@@ -45,16 +45,20 @@ class NotFound(StoreError):
     status = 404
     error = "not_found"
 
-    def __init__(self, reason: str = "missing", **kwargs: object) -> None:
-        super().__init__(reason, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, reason: str = "missing", *, error: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(reason, error=error, status=status)
 
 
 class Conflict(StoreError):
     status = 409
     error = "conflict"
 
-    def __init__(self, reason: str = "Document update conflict.", **kwargs: object) -> None:
-        super().__init__(reason, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, reason: str = "Document update conflict.", *, error: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(reason, error=error, status=status)
 
 
 class MissingStub(StoreError):
@@ -68,8 +72,10 @@ class DatabaseClosed(StoreError):
     status = 500
     error = "db_closed"
 
-    def __init__(self, reason: str = "Database is closed", **kwargs: object) -> None:
-        super().__init__(reason, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, reason: str = "Database is closed", *, error: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(reason, error=error, status=status)
 
 
 class NotAStore(StoreError):

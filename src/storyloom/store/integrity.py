@@ -26,6 +26,7 @@ from typing import Any
 
 from storyloom.store.codec import decode_tree
 from storyloom.store.errors import Damaged, DiskFull, StoreError
+from storyloom.store.revtree import Tree
 
 # SQLite's primary result codes (the low byte of an extended code).
 _SQLITE_CORRUPT = 11
@@ -157,7 +158,7 @@ def disk_nearly_full(path: str) -> bool:
 
 
 def checked_tree(store: str, doc_id: str, tree_json: str, winning_rev: str, deleted: int, seq: int,
-                 crc: int | None) -> list:
+                 crc: int | None) -> Tree:
     """A ``docs`` row's revision tree, decoded, once the row matches its checksum."""
     verify_tree(store, doc_id, tree_json, winning_rev, deleted, seq, crc)
     try:

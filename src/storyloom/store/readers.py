@@ -6,13 +6,17 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from storyloom.store.errors import (
     Damaged,
     DatabaseClosed,
 )
 from storyloom.store.integrity import check_attachment, checked_body, checked_tree, is_bad_text, translate
+from storyloom.store.revtree import Tree
+
+# A ``docs`` row as read: (revision tree, winning rev, whether the winner is deleted, seq).
+DocRow: TypeAlias = tuple[Tree, str, bool, int]
 
 
 class Snapshot:
@@ -25,7 +29,7 @@ class Snapshot:
         self.conn = conn
         self.store = store
 
-    def doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
+    def doc_row(self, doc_id: str) -> DocRow | None:
         try:
             row = self.conn.execute(
                 "SELECT rev_tree, winning_rev, deleted, seq, crc FROM docs WHERE id = ?", (doc_id,)
@@ -89,6 +93,10 @@ class ReadContext:
     A read nested in another on the same thread joins the outer transaction (same connection).
     """
 
+    conn: sqlite3.Connection  # set by __enter__
+    nested: bool
+    began: bool
+
     def __init__(self, db: ReadHost) -> None:
         self.db = db
         self.locked = False
@@ -97,9 +105,9 @@ class ReadContext:
         if self.db._memory:
             self.db._write_lock.acquire()
             self.locked = True
-        outer = getattr(self.db._local, "conn", None)
+        outer: sqlite3.Connection | None = getattr(self.db._local, "conn", None)
         self.nested = outer is not None
-        if self.nested:
+        if outer is not None:
             self.conn = outer
             return Snapshot(outer, self.db.path)
         try:

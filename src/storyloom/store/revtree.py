@@ -18,10 +18,25 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, TypeAlias, TypedDict
 
-Node = list  # [hash, opts, children]
-Branch = dict  # {"pos": int, "ids": Node}
-Tree = list  # [Branch]
+# A node is ``[hash: str, opts: dict, children: list[Node]]``: a fixed-length list of mixed
+# element types, which Python's type system cannot spell for a mutable list (nodes are updated in
+# place: ``node[1] = ...``, ``node[2].append(...)``), so its elements are Any and the functions
+# here are the ones that know the shape. It stays a list because it is stored and compared as
+# PouchDB's JSON.
+Node: TypeAlias = list[Any]
+
+
+class Branch(TypedDict):
+    pos: int  # the generation of ``ids``
+    ids: Node  # the branch's root
+
+
+Tree: TypeAlias = list[Branch]
+
+# ``(pos, hash, parent (pos, hash) or None, status, deleted)``: see ``node_census``.
+CensusKey: TypeAlias = tuple[int, str, tuple[int, str] | None, str | None, bool]
 
 AVAILABLE = "available"
 MISSING = "missing"
@@ -38,8 +53,11 @@ class Leaf:
         return f"{self.pos}-{self.hash}"
 
 
-def parse_rev(rev: str) -> tuple[int, str]:
-    """Split ``N-hash`` into ``(N, hash)``; raise ValueError on a malformed rev."""
+def parse_rev(rev: object) -> tuple[int, str]:
+    """Split ``N-hash`` into ``(N, hash)``; raise ValueError on a malformed rev.
+
+    Any value is taken (a ``_rev`` read from a request or a document may be any JSON): one that
+    is not a string is malformed too."""
     if not isinstance(rev, str):
         raise ValueError(f"Invalid rev format: {rev!r}")
     pos_text, sep, rev_hash = rev.partition("-")
@@ -71,7 +89,7 @@ def leaf_sort_key(leaf: Leaf) -> tuple[bool, int, bytes]:
     return (not leaf.deleted, leaf.pos, hash_key(leaf.pos, leaf.hash))
 
 
-def path_to_branch(pos: int, ids_newest_first: list[str], leaf_opts: dict) -> Branch:
+def path_to_branch(pos: int, ids_newest_first: list[str], leaf_opts: dict[str, Any]) -> Branch:
     """A one-path branch from ``_revisions``-style ids (newest first). Only the leaf has a body."""
     ids = list(reversed(ids_newest_first))
     node: Node = [ids[-1], dict(leaf_opts), []]
@@ -261,7 +279,7 @@ def stem(tree: Tree, limit: int) -> tuple[Tree, list[str]]:
         node: Node = [kept[-1][0], dict(kept[-1][1]), []]
         for ancestor in reversed(kept[:-1]):
             node = [ancestor[0], dict(ancestor[1]), [node]]
-        branch = {"pos": root_pos + cut, "ids": node}
+        branch: Branch = {"pos": root_pos + cut, "ids": node}
         result, _ = _merge_into(result, branch, expand=False)
     # A revision dropped from one path may survive on another.
     for pos, node, _ in iter_nodes(result):
@@ -399,13 +417,13 @@ def _merge_outcome(tree: Tree, path: Branch) -> str:
     return "new_leaf" if is_leaf[chain[shared[-1]]] else "new_branch"
 
 
-def node_census(tree: Tree) -> Counter:
+def node_census(tree: Tree) -> Counter[CensusKey]:
     """The tree as a multiset of ``(pos, hash, parent (pos, hash) or None, status, deleted)``.
 
     Two trees with the same census hold the same revisions, links, copies and bodies, whatever the
     order of their branches and children: this is how a merge that changed nothing is recognised.
     """
-    census: Counter = Counter()
+    census: Counter[CensusKey] = Counter()
     stack: list[tuple[int, Node, tuple[int, str] | None]] = [(b["pos"], b["ids"], None) for b in tree]
     while stack:
         pos, node, parent = stack.pop()

@@ -119,7 +119,7 @@ def _orphans(conn: sqlite3.Connection) -> Iterator[Damage]:
         yield Damage(doc_id, None, f"revision {rev} belongs to no document")
 
 
-def _check_tree(store: str, doc_id: str, tree: list, winner: str, deleted: int) -> None:
+def _check_tree(store: str, doc_id: str, tree: revtree.Tree, winner: str, deleted: int) -> None:
     try:
         leaf = revtree.winning_leaf(tree)
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
@@ -128,7 +128,7 @@ def _check_tree(store: str, doc_id: str, tree: list, winner: str, deleted: int) 
         raise Damaged(store, doc_id=doc_id, detail="its revision tree disagrees with its recorded winner")
 
 
-def _check_revisions(store: str, conn: sqlite3.Connection, doc_id: str, tree: list, winner: str,
+def _check_revisions(store: str, conn: sqlite3.Connection, doc_id: str, tree: revtree.Tree, winner: str,
                      users: dict[str, tuple[str, str]]) -> Iterator[str]:
     """What is wrong with the stored bodies of one document (decoding, checksums, the winner's
     body present, attachment references); records who uses each attachment in ``users``."""

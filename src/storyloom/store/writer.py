@@ -35,7 +35,7 @@ from storyloom.store.errors import (
     StoreError,
 )
 from storyloom.store.integrity import checked_tree, docs_crc, revs_crc
-from storyloom.store.readers import Snapshot
+from storyloom.store.readers import DocRow, Snapshot
 
 _ABSENT = object()  # "no entry" in a dict that may hold None
 _HEX_DIGITS = "0123456789abcdef"
@@ -76,7 +76,7 @@ def _insert_rows(cur: sqlite3.Cursor, insert: str, width: int, values: list[Any]
         start += size
 
 
-def _stored_opts(tree: list, rev: str) -> dict[str, Any] | None:
+def _stored_opts(tree: revtree.Tree, rev: str) -> dict[str, Any] | None:
     """The opts of ``rev`` if the tree holds its body (an "available" copy of it), else None.
 
     Every copy is looked at: stemming merges its cut paths back without grafting, so a revision
@@ -123,7 +123,7 @@ class Writer:
         # (id, rev, seq, deleted) of each change; Database._notify makes the listeners' dicts.
         self.changes: list[tuple[str, str, int, bool]] = []
         self.dirty_digests: set[str] = set()
-        self.rows: dict[str, tuple[list, str, bool, int] | None] = {}
+        self.rows: dict[str, DocRow | None] = {}
         self.touched: set[str] = set()
         # Rows to insert, flattened (``_insert_rows``): revs (doc_id, rev, deleted, body, crc), att_refs
         # (digest, doc_id, rev) and docs (id, rev_tree, winning_rev, deleted, seq). A document is in
@@ -176,7 +176,7 @@ class Writer:
         pending_docs = self.pending_docs
         seq = self.seq
         written = 0
-        plain_names: dict[tuple, bool] = {}
+        plain_names: dict[tuple[str, ...], bool] = {}
         for doc in docs:
             doc_id = doc.get("_id")
             # ``rows`` holds None only for an id the prefetch did not find and this call did not
@@ -247,7 +247,7 @@ class Writer:
         if row is None:
             if given_rev is not None:
                 raise Conflict()
-            tree: list = []
+            tree: revtree.Tree = []
             parent_rev = None
             old_doc = None
             new_pos = 1
@@ -361,7 +361,7 @@ class Writer:
 
     # Shared --------------------------------------------------------------------------------
 
-    def _doc_row(self, doc_id: str) -> tuple[list, str, bool, int] | None:
+    def _doc_row(self, doc_id: str) -> DocRow | None:
         if doc_id not in self.rows:
             self.rows[doc_id] = Snapshot(self.cur.connection, self.db.path).doc_row(doc_id)
         return self.rows[doc_id]
@@ -465,9 +465,9 @@ class Writer:
     def _apply(
         self,
         doc_id: str,
-        row: tuple | None,
-        tree: list,
-        path: dict[str, Any],
+        row: DocRow | None,
+        tree: revtree.Tree,
+        path: revtree.Branch,
         new_rev: str,
         deleted: bool,
         body_json: str,
@@ -476,7 +476,7 @@ class Writer:
     ) -> None:
         if not tree and not path["ids"][2]:
             # A new document with a one-revision path: the merge result is the path itself.
-            new_tree: list = [path]
+            new_tree: revtree.Tree = [path]
             stemmed: list[str] = []
             winner = revtree.Leaf(path["pos"], path["ids"][0], deleted)
         else:
@@ -491,7 +491,7 @@ class Writer:
             self.pending_refs += (digest, doc_id, new_rev)
         self._store_tree(doc_id, row, new_tree, stemmed, winner)
 
-    def _graft_known(self, doc_id: str, row: tuple, tree: list, path: dict[str, Any]) -> None:
+    def _graft_known(self, doc_id: str, row: DocRow | None, tree: revtree.Tree, path: revtree.Branch) -> None:
         """Merge the path of a revision whose body is stored; a no-op unless the tree changes.
 
         The path's leaf carries the stored node's opts, so the merge writes no body: it adds the
@@ -505,7 +505,7 @@ class Writer:
         self._store_tree(doc_id, row, new_tree, stemmed, revtree.winning_leaf(new_tree))
 
     def _store_tree(
-        self, doc_id: str, row: tuple | None, new_tree: list, stemmed: list[str], winner: revtree.Leaf
+        self, doc_id: str, row: DocRow | None, new_tree: revtree.Tree, stemmed: list[str], winner: revtree.Leaf
     ) -> None:
         """Write a document's new tree with a new seq, and drop the bodies stemming cut from it
         or that are no longer among the newest revisions kept with a body (``kept_bodies``)."""

@@ -29,16 +29,12 @@ from storyloom.sync.errors import (
     SyncError,
     WritesDropped,
 )
+from storyloom.sync.failed_docs import DocFailure
 from storyloom.sync.identity import Identity, IdentityDoc, ProjectMismatch, check_remote_identity
 from storyloom.sync.peers import LocalPeer, Peer, RemotePeer
 from storyloom.sync.remote import RemoteDatabase
-from storyloom.sync.replicator import (
-    DocFailure,
-    ReplicationOptions,
-    ReplicationStatus,
-    Replicator,
-    SyncEvent,
-)
+from storyloom.sync.replication_state import ReplicationOptions, ReplicationStatus, SyncEvent
+from storyloom.sync.replicator import Replicator
 from storyloom.sync.two_way import Sync, SyncStatus, make_pull, make_push, open_remote, pull, push
 from storyloom.sync.urls import RemoteURL, encode_doc_id, parse_remote_url, validate_db_name
 

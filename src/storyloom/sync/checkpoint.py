@@ -18,7 +18,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from storyloom.sync.errors import RemoteError
 
@@ -57,7 +57,8 @@ def replication_id(
     return "_local/" + digest.replace("/", ".").replace("+", "_")
 
 
-def _usable(doc: Mapping[str, Any] | None) -> bool:
+def _usable(doc: Mapping[str, Any] | None) -> TypeGuard[Mapping[str, Any]]:
+    """Whether ``doc`` is a checkpoint (so not None)."""
     return doc is not None and "last_seq" in doc
 
 
@@ -140,12 +141,12 @@ class Checkpointer:
     def _decide(self, source_doc: dict[str, Any] | None, target_doc: dict[str, Any] | None) -> Any:
         if not self.read_source:
             # target-only checkpoints
-            if _usable(target_doc) and target_doc.get("version") == CHECKPOINT_VERSION:  # type: ignore[union-attr]
-                return target_doc["last_seq"]  # type: ignore[index]
+            if _usable(target_doc) and target_doc.get("version") == CHECKPOINT_VERSION:
+                return target_doc["last_seq"]
             return 0
         if not self.read_target:
-            if _usable(source_doc) and source_doc.get("version") == CHECKPOINT_VERSION:  # type: ignore[union-attr]
-                return source_doc["last_seq"]  # type: ignore[index]
+            if _usable(source_doc) and source_doc.get("version") == CHECKPOINT_VERSION:
+                return source_doc["last_seq"]
             return 0
         if not _usable(target_doc):
             return 0

@@ -100,15 +100,14 @@ class RemoteError(SyncError):
         self.reason = reason
         self.method = method
         self.url = url
+        # A server error, a timeout or throttling may pass (an attribute like the base class's,
+        # not a property: a read-only property cannot override a writable attribute).
+        self.retryable = status >= 500 or status in (408, 429)
         if message is None:
             message = f"{method} {url} failed: {status} {error}"
             if reason:
                 message += f": {reason}"
         super().__init__(message)
-
-    @property
-    def retryable(self) -> bool:  # type: ignore[override]
-        return self.status >= 500 or self.status in (408, 429)
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()

@@ -74,7 +74,9 @@ def take_included_docs(rows: list[dict[str, Any]], missing: dict[str, list[str]]
         if not isinstance(doc, dict):
             continue
         doc_id = row.get("id")
-        revs = missing.get(doc_id) if isinstance(doc_id, str) else None
+        if not isinstance(doc_id, str):
+            continue
+        revs = missing.get(doc_id)
         rev = doc.get("_rev")
         if (not revs or not isinstance(rev, str) or rev not in revs or not rev.startswith("1-")
                 or doc.get("_deleted") or "_attachments" in doc or doc.get("_id") != doc_id):

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from storyloom.store.errors import Damaged, DiskFull, StoreError
 from storyloom.sync.errors import (
@@ -32,16 +32,23 @@ from storyloom.sync.errors import (
 # FetchResult, match_fetched, clean_doc and take_included_docs are imported from here too.
 from storyloom.sync.fetched import (  # noqa: F401
     FetchResult,
-    clean_doc,
     collect_bulk_get,
     match_fetched,
     rev_ancestry,
     take_included_docs,
 )
+
+# "as": re-exported explicitly for the type checker (storyloom.app.locks imports it from here).
+from storyloom.sync.fetched import clean_doc as clean_doc
 from storyloom.sync.remote import RemoteDatabase, dumps
 
 if TYPE_CHECKING:
     from storyloom.store import Database
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+# What ``_split_on_413`` splits: a ``_revs_diff`` request, ``_all_docs`` keys, ``_bulk_get`` items.
+_Payload = TypeVar("_Payload", dict[str, list[str]], list[str], list[dict[str, Any]])
 
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000  # below nginx's default client_max_body_size (1 MiB)
 BULK_GET_FALLBACK_CONCURRENCY = 6
@@ -147,7 +154,7 @@ class Peer:
 
 # -- local ---------------------------------------------------------------------------------------
 
-def _local_read(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def _local_read(fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
     """A read of the local store, with store errors turned into LocalStoreError."""
     from storyloom.store import StoreError
 
@@ -191,8 +198,8 @@ class LocalPeer(Peer):
         return _local_read(self.db.info)["update_seq"]
 
     def is_empty(self) -> bool:
-        info = _local_read(self.db.info)
-        return info["update_seq"] == 0
+        seq: int = _local_read(self.db.info)["update_seq"]
+        return seq == 0
 
     def count_changes(self, since: Any) -> int | None:
         try:
@@ -435,7 +442,7 @@ class RemotePeer(Peer):
     def changes(
         self, since: Any, limit: int, doc_ids: list[str] | None = None, include_docs: bool = False
     ) -> ChangesPage:
-        extra = {"include_docs": True} if include_docs else {}
+        extra: dict[str, Any] = {"include_docs": True} if include_docs else {}
         result, size = self.remote.changes_sized(since, limit=limit, style="all_docs", doc_ids=doc_ids, **extra)
         pending = result.get("pending")
         last_seq = result.get("last_seq")
@@ -686,7 +693,7 @@ def _chunks_by_size(
         yield chunk
 
 
-def _split_on_413(call: Callable[[Any], Any], payload: Any) -> Any:
+def _split_on_413(call: Callable[[_Payload], dict[str, Any]], payload: _Payload) -> dict[str, Any]:
     """Call with a dict or list payload; on 413 split it in halves and merge the replies."""
     try:
         return call(payload)

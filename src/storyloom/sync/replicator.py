@@ -68,6 +68,7 @@ from storyloom.sync.peers import (
     ChangesPage,
     FetchResult,
     Peer,
+    RemotePeer,
     StubsUnresolved,
     local_store_error,
     take_included_docs,
@@ -83,8 +84,10 @@ from storyloom.sync.replication_state import (  # noqa: F401 (imported from here
     ReplicationOptions,
     ReplicationStatus,
     State,
-    SyncEvent,
 )
+
+# "as": re-exported explicitly for the type checker (storyloom.app.clone imports it from here).
+from storyloom.sync.replication_state import SyncEvent as SyncEvent
 
 log = logging.getLogger("storyloom.sync")
 
@@ -331,9 +334,8 @@ class Replicator:
         """A database-level 401/403 becomes an AccessDenied that names what is missing."""
         if isinstance(exc, (RemoteUnauthorized, RemoteForbidden)) and not isinstance(exc, AccessDenied):
             for peer, action in ((self.target, "write"), (self.source, "read")):
-                remote = getattr(peer, "remote", None)
-                if remote is not None and exc.url.startswith(remote.server_url):
-                    return peer.access_denied(exc, action)  # type: ignore[attr-defined]
+                if isinstance(peer, RemotePeer) and exc.url.startswith(peer.remote.server_url):
+                    return peer.access_denied(exc, action)
         return exc
 
     # -- one attempt: from the checkpoint until caught up ------------------------------------

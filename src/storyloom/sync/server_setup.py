@@ -231,7 +231,8 @@ def read_user(remote: RemoteDatabase, username: str) -> dict[str, Any] | None:
     response = remote.request("GET", _user_path(username), db=False, ok_statuses=(404,))
     if response.status_code == 404:
         return None
-    return response.json()
+    user: dict[str, Any] = response.json()  # a _users document
+    return user
 
 
 def put_user(remote: RemoteDatabase, username: str, password: str, *, existing: dict[str, Any] | None = None) -> None:
@@ -344,15 +345,14 @@ def easy_setup(remote: RemoteDatabase, members: Iterable[str] | None = None,
 
     done(SetupStep("server", False, f"{info.describe} at {info.url}, signed in as admin {info.username!r}"))
     done(ensure_database(remote))
-    separate_owner = owner is not None and owner != info.username
-    if separate_owner:
-        assert owner is not None
-        done(ensure_owner_user(remote, owner, owner_password))
-        done(ensure_owners(remote, [owner]))
-    default_member = owner if separate_owner else info.username
+    separate_owner = owner if owner is not None and owner != info.username else None
+    if separate_owner is not None:
+        done(ensure_owner_user(remote, separate_owner, owner_password))
+        done(ensure_owners(remote, [separate_owner]))
+    default_member = separate_owner if separate_owner is not None else info.username
     chosen = list(members) if members is not None else [default_member or ""]
-    if separate_owner and owner not in chosen:
-        chosen.insert(0, owner)
+    if separate_owner is not None and separate_owner not in chosen:
+        chosen.insert(0, separate_owner)
     done(ensure_members(remote, chosen))
     done(ensure_lock_rules(remote, stale_minutes))
     done(replicated_writes_step(remote))  # raises SetupError when the server drops them

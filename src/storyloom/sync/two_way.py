@@ -16,7 +16,8 @@ from storyloom.progress import ProgressCallback
 from storyloom.sync.errors import AccessDenied, SyncError, WritesDropped
 from storyloom.sync.peers import LocalPeer, RemotePeer
 from storyloom.sync.remote import AuthMode, RemoteDatabase
-from storyloom.sync.replicator import EventCallback, ReplicationOptions, ReplicationStatus, Replicator
+from storyloom.sync.replication_state import EventCallback, ReplicationOptions, ReplicationStatus
+from storyloom.sync.replicator import Replicator
 
 if TYPE_CHECKING:
     from storyloom.store import Database

@@ -207,7 +207,9 @@ def _fingerprint(remote: RemoteDatabase) -> dict[str, Any]:
         rules_rev = remote.get(LOCK_DESIGN_ID).get("_rev")
     except RemoteNotFound:
         rules_rev = None
-    vendor = welcome.get("vendor") if isinstance(welcome.get("vendor"), dict) else {}
+    vendor = welcome.get("vendor")
+    if not isinstance(vendor, dict):
+        vendor = {}
     return {
         "uuid": welcome.get("uuid"),
         "version": welcome.get("version"),

@@ -57,12 +57,12 @@ def check_map_content(
 
     width = _dimension(content.get("width"))
     height = _dimension(content.get("height"))
-    for name, size in (("width", width), ("height", height)):
+    for dimension, size in (("width", width), ("height", height)):
         if size is None:
             problem(
                 "bad-dimension",
-                f"{name} must be a whole number from 1 to {MAX_MAP_SIZE}, got {content.get(name)!r}",
-                name,
+                f"{dimension} must be a whole number from 1 to {MAX_MAP_SIZE}, got {content.get(dimension)!r}",
+                dimension,
             )
 
     def entries(name: str) -> Mapping[str, Any]:
@@ -132,7 +132,7 @@ def check_map_content(
                 problem("bad-key", f'cell key {key!r} must be "x,y", e.g. "3,4"', f'cells["{key}"]')
             continue
         x, y = int(match.group(1)), int(match.group(2))
-        if bounded and not (0 <= x < width and 0 <= y < height):  # type: ignore[operator]
+        if bounded and not in_bounds(x, y):
             problem("out-of-bounds", f"cell {key!r} is outside the map ({bounds_text()})", f'cells["{key}"]')
             continue
         if not _has_type(value):
@@ -152,7 +152,7 @@ def check_map_content(
                 problem("bad-key", f'edge key {key!r} must be "x,y:N|E|S|W", e.g. "3,4:S"', f'edges["{key}"]')
             continue
         x, y, side = int(match.group(1)), int(match.group(2)), match.group(3)
-        if bounded and not (0 <= x < width and 0 <= y < height):  # type: ignore[operator]
+        if bounded and not in_bounds(x, y):
             problem("out-of-bounds", f"edge {key!r} is outside the map ({bounds_text()})", f'edges["{key}"]')
             continue
         if not _has_type(value):
@@ -180,10 +180,10 @@ def check_map_content(
             problem("bad-marker", f"{path} must be an object with x and y, not {json_type(value)}", path)
             continue
         mx, my = value.get("x"), value.get("y")
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in (mx, my)):
+        if not (isinstance(mx, int) and isinstance(my, int)) or isinstance(mx, bool) or isinstance(my, bool):
             problem("bad-marker", f"{path} needs whole-number x and y, got x={mx!r}, y={my!r}", path)
             continue
-        if width is not None and height is not None and not in_bounds(mx, my):  # type: ignore[arg-type]
+        if width is not None and height is not None and not in_bounds(mx, my):
             problem("out-of-bounds", f"marker {name!r} at {mx},{my} is outside the map ({bounds_text()})", path)
             continue
         markers[name] = value

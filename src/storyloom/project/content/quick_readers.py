@@ -133,7 +133,8 @@ _YAML_MAX_DEPTH = 64
 
 def _yaml_tag(value: str) -> str:
     """The tag PyYAML's resolver gives the plain scalar ``value`` (``Resolver.resolve``)."""
-    resolvers = Yaml12Loader.yaml_implicit_resolvers
+    # First character (None: any) -> [(tag, pattern)], as PyYAML's Resolver keeps them.
+    resolvers: dict[str | None, list[tuple[str, re.Pattern[str]]]] = Yaml12Loader.yaml_implicit_resolvers
     for tag, pattern in resolvers.get(value[0] if value else "", ()):
         if pattern.match(value):
             return tag

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -12,10 +12,14 @@ import yaml
 # YAML 1.2 core schema (as js-yaml, which Drafft uses): `yes`/`no`/`on`/`off` stay strings,
 # no sexagesimal numbers, `0o17` octal.
 
-_YamlBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    # The C loader when libyaml is there: its API is SafeLoader's, which the type checker sees.
+    _YamlBase = yaml.SafeLoader
+else:
+    _YamlBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class Yaml12Loader(_YamlBase):  # type: ignore[misc, valid-type]
+class Yaml12Loader(_YamlBase):
     pass
 
 
