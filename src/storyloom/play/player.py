@@ -582,9 +582,10 @@ class Player:
     def _exit(self, node_id: str) -> None:
         """What a node does once its linked script has played."""
         node = self._node(node_id)
-        data = node.get("data") if isinstance(node.get("data"), Mapping) else {}
+        raw = node.get("data")
+        data: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         kind = _node_type(node)
-        where = {"dialogue": self._cursor.dialogue, "node": node_id}
+        where: dict[str, Any] = {"dialogue": self._cursor.dialogue, "node": node_id}  # Entry's keywords
         if kind == "choice":
             if _outputs(node):
                 self._cursor.choosing = True

@@ -90,7 +90,8 @@ def live_states(doc: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
     fields when it has none (``_id``, ``_rev`` aside). Anything else is ignored."""
     if not isinstance(doc, Mapping):
         return {}
-    body = doc.get("states") if isinstance(doc.get("states"), Mapping) else doc
+    states = doc.get("states")
+    body: Mapping[str, Any] = states if isinstance(states, Mapping) else doc
     return {str(sid): dict(state) for sid, state in body.items()
             if not str(sid).startswith("_") and isinstance(state, Mapping)}
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from storyloom.errors import StoryloomError
 from storyloom.project.dates import DateFormatError, parse_date
-from storyloom.project.editor import WriteResult
+from storyloom.project.editor import Editor, WriteResult
 from storyloom.project.locks import LOCK_FIELDS
 from storyloom.project.merge import STAMP_FIELDS, text_fields
 from storyloom.store import NotFound
@@ -391,7 +391,7 @@ def restored_document(current: dict[str, Any], old: dict[str, Any]) -> dict[str,
     return doc
 
 
-def restore_revision(editor: Any, doc_id: str, rev: str, *, based_on: str | None = None) -> WriteResult:
+def restore_revision(editor: Editor, doc_id: str, rev: str, *, based_on: str | None = None) -> WriteResult:
     """Write revision ``rev``'s content as a new revision of ``doc_id``, through the editor's
     gate (so a lock held by someone else refuses it: ``LockRefused``; an old body that no
     longer validates: ``ValidationError``). ``based_on``: the revision the user was looking
