@@ -96,3 +96,61 @@ def test_nothing_is_offered_in_plain_text(script, qtbot) -> None:  # type: ignor
     qtbot.keyClicks(text, "Just a line. With: colons <and> @signs.")
     assert not text.completer.popup().isVisible()
     assert text.show_completions() is None
+
+
+def test_enter_after_a_directive_typed_in_full_is_a_new_line(script, qtbot) -> None:  # type: ignore[no-untyped-def]
+    # The trap a writer fell into: "@else" + Enter took the open list's "else" and glued the
+    # next line on ("@else::Mara:: ...").
+    text = script.text
+    popup = text.completer.popup()
+    qtbot.keyClicks(text, "@")
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClicks(text, "else")
+    assert popup.isVisible() and _listed(text) == ["@else"]
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    assert not popup.isVisible()
+    qtbot.keyClicks(text, "::")
+    assert text.toPlainText() == "@else\n::"
+    qtbot.keyClick(popup, Qt.Key.Key_Escape)
+    text.setPlainText("")
+    qtbot.keyClicks(text, "@endif")
+    qtbot.keyClick(popup if popup.isVisible() else text, Qt.Key.Key_Return)
+    assert text.toPlainText() == "@endif\n"
+
+
+def test_enter_takes_a_choice_that_changes_the_text_or_one_moved_to(script, qtbot) -> None:  # type: ignore[no-untyped-def]
+    text = script.text
+    popup = text.completer.popup()
+    qtbot.keyClicks(text, "@end")
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClick(popup, Qt.Key.Key_Return)  # "endif" is more than what is typed: taken
+    assert text.toPlainText() == "@endif"
+    text.setPlainText("")
+    qtbot.keyClicks(text, "@")
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClicks(text, "if")
+    assert _listed(text) == ["@if"]
+    qtbot.keyClick(popup, Qt.Key.Key_Tab)  # "if " (with its space) changes the text: taken
+    assert text.toPlainText() == "@if "
+    qtbot.waitUntil(popup.isVisible)  # the paths
+    qtbot.keyClick(popup, Qt.Key.Key_Escape)
+    text.setPlainText("")
+    qtbot.keyClicks(text, "@")
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClicks(text, "else")
+    qtbot.keyClick(popup, Qt.Key.Key_Up)  # moved in the list (to the same choice): Enter takes it
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    assert text.toPlainText() == "@else"
+    assert not popup.isVisible()
+
+
+def test_a_space_after_a_chosen_speaker_is_not_doubled(script, qtbot) -> None:  # type: ignore[no-untyped-def]
+    text = script.text
+    popup = text.completer.popup()
+    qtbot.keyClicks(text, "::")
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClicks(text, "Wo")
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    assert text.toPlainText() == "::Woman:: "
+    qtbot.keyClicks(text, " Hello.  Yes")  # the writer's own space is already there; later ones count
+    assert text.toPlainText() == "::Woman:: Hello.  Yes"

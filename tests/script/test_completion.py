@@ -127,3 +127,23 @@ def test_the_source_of_a_project() -> None:
             assert [c.text for c in complete("@if v.player.", 13, source).matching()] == ["courage"]
     finally:
         workspace.close()
+
+
+def test_enter_takes_a_choice_only_when_it_changes_the_text_or_the_writer_moved() -> None:
+    from storyloom.script.completion import Candidate, takes_choice
+
+    else_ = Candidate("else", "else", "directive")
+    if_ = Candidate("if", "if ", "directive")
+    assert not takes_choice("else", else_, moved=False)  # "@else" typed in full: Enter is a new line
+    assert takes_choice("else", else_, moved=True)
+    assert takes_choice("el", else_, moved=False)
+    assert takes_choice("if", if_, moved=False)  # adds the space and goes on to the paths
+    assert not takes_choice("", None, moved=True)
+
+
+def test_a_space_after_a_choice_that_ended_with_one_is_typed_through() -> None:
+    from storyloom.script.completion import types_through
+
+    assert types_through("Woman:: ", " ")
+    assert not types_through("Woman:: ", "H")
+    assert not types_through("else", " ")

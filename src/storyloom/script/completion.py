@@ -18,7 +18,9 @@ The answer (:class:`CompletionContext`) says what kind of thing is completed, th
 the ``insert`` text that replaces the prefix. :func:`auto_trigger` says whether the character
 just typed should open the list by itself (:func:`opens_completion` answers from the line alone,
 cheaply, before the project's source is asked for) (``::``, ``@``, ``<``, ``.`` in a path, ``${``, the
-space after ``@if``/``@set``).
+space after ``@if``/``@set``). :func:`takes_choice` says when Enter or Tab takes the selected choice
+(only when it changes what is typed, or the writer moved in the list) and :func:`types_through`
+when the key after a choice is already there.
 """
 
 from __future__ import annotations
@@ -137,6 +139,21 @@ def complete(line: str, column: int, source: CompletionSource) -> CompletionCont
         return CompletionContext(COMMAND, match.group(1), tuple(
             Candidate(name, name if opened else f"{name}(", COMMAND, "command") for name in source.commands))
     return None
+
+
+def takes_choice(prefix: str, choice: Candidate | None, *, moved: bool) -> bool:
+    """Whether Enter or Tab takes ``choice``: only when the writer moved in the list, or when
+    the choice would change what is typed (``prefix``). A directive typed in full (``@else``,
+    ``@endif``) followed by Enter is a new line, never a completion that glues the next line on."""
+    if choice is None:
+        return False
+    return moved or choice.insert != prefix
+
+
+def types_through(inserted: str, typed: str) -> bool:
+    """Whether ``typed``, the key pressed right after a choice ``inserted`` its text, is already
+    there: a space after ``::Actor:: `` or ``@if `` is not typed a second time."""
+    return typed == " " and inserted.endswith(" ")
 
 
 def opens_completion(line: str, column: int) -> bool:

@@ -3,15 +3,18 @@
 What is offered is decided by :mod:`storyloom.script.completion` (actors after ``::``, directives
 after ``@``, commands after ``<``, variable paths after ``@if``/``@set`` and in ``${}``). The
 list opens with Ctrl+Space, and by itself after a character that starts a completion; typing
-narrows it, Enter or Tab takes the choice, Escape closes it. The source (the project's actors,
-states and commands) is asked for when the list opens, never on an ordinary keystroke."""
+narrows it, Enter or Tab takes the choice when it changes what is typed or the writer moved in
+the list (otherwise the key does what it does in the text: ``@else`` then Enter is a new line),
+Escape closes it. A space typed right after a choice that ended with one is not doubled. The
+source (the project's actors, states and commands) is asked for when the list opens, never on
+an ordinary keystroke."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import qtawesome as qta
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QPainter, QStandardItem, QStandardItemModel, QTextCursor
 from PySide6.QtWidgets import (
     QCompleter,
@@ -27,11 +30,14 @@ from storyloom.script.completion import (
     ACTOR,
     COMMAND,
     DIRECTIVE,
+    Candidate,
     CompletionContext,
     CompletionSource,
     auto_trigger,
     complete,
     opens_completion,
+    takes_choice,
+    types_through,
 )
 
 FILTER_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -39,6 +45,8 @@ INSERT_ROLE = Qt.ItemDataRole.UserRole + 2
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 3
 _ICONS = {ACTOR: "ph.user", DIRECTIVE: "ph.at", COMMAND: "ph.terminal", "path": "ph.brackets-curly"}
 _ACCEPT_KEYS = (Qt.Key.Key_Enter, Qt.Key.Key_Return, Qt.Key.Key_Tab, Qt.Key.Key_Backtab, Qt.Key.Key_Escape)
+_TAKE_KEYS = (Qt.Key.Key_Enter, Qt.Key.Key_Return, Qt.Key.Key_Tab)
+_MOVE_KEYS = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Home, Qt.Key.Key_End)
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -87,6 +95,32 @@ class ScriptText(CodeEditor):
         popup.setItemDelegate(_CandidateDelegate(popup))
         popup.setUniformItemSizes(True)
         self.completer.activated[QModelIndex].connect(self.insert_completion)  # type: ignore[attr-defined]
+        # Installed after the completer's own filter, so it sees the popup's keys first.
+        popup.installEventFilter(self)
+        self._moved = False  # the writer moved in the list since it opened
+        self._typed_through: tuple[int, str] | None = None  # (position, inserted) after a choice
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.completer.popup() and event.type() == QEvent.Type.KeyPress
+                and isinstance(event, QKeyEvent)):
+            key = event.key()
+            if key in _MOVE_KEYS:
+                self._moved = True
+            elif key in _TAKE_KEYS and not takes_choice(self.completer.completionPrefix(), self._selected(),
+                                                         moved=self._moved):
+                # The choice would change nothing: the key is the text's (a new line, an indent).
+                self.completer.popup().hide()
+                self.context = None
+                CodeEditor.keyPressEvent(self, event)
+                return True
+        return super().eventFilter(watched, event)
+
+    def _selected(self) -> Candidate | None:
+        index = self.completer.popup().currentIndex()
+        if not index.isValid() or self.context is None:
+            return None
+        insert = index.data(INSERT_ROLE)
+        return next((c for c in self.context.candidates if c.insert == insert), None)
 
     # ------------------------------------------------------------------ keys
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -97,6 +131,10 @@ class ScriptText(CodeEditor):
         if event.key() == Qt.Key.Key_Space and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.show_completions()
             return
+        through, self._typed_through = self._typed_through, None
+        at_choice = through is not None and through[0] == self.textCursor().position()
+        if through is not None and at_choice and types_through(through[1], event.text()):
+            return  # the choice already put this space there
         super().keyPressEvent(event)
         if not event.text() or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             if popup.isVisible() and event.key() not in (Qt.Key.Key_Shift, Qt.Key.Key_Alt, Qt.Key.Key_Meta):
@@ -176,6 +214,7 @@ class ScriptText(CodeEditor):
             popup.hide()
             return
         popup.setCurrentIndex(self.completer.completionModel().index(0, 0))
+        self._moved = False
         rect = self.cursorRect()
         rect.translate(self.viewport().pos())
         width = popup.sizeHintForColumn(0) + popup.verticalScrollBar().sizeHint().width() + theme.M
@@ -195,6 +234,7 @@ class ScriptText(CodeEditor):
         cursor.endEditBlock()
         self.setTextCursor(cursor)
         self.context = None
+        self._typed_through = (cursor.position(), insert)
         if insert.endswith(".") or insert.endswith(" "):  # a root, a state, "@if ": the next level
             line, column = self._line()
             following = complete(line, column, self._current_source())
