@@ -166,7 +166,7 @@ def test_nested_yaml_variables_are_not_misread_as_hjson_strings() -> None:
     ("source", "fragment", "line"),
     [
         ("", "empty", 1),
-        ("courage: 5\n", "missing `_sid`", 1),
+        ("courage: 5\n", "the state has no id: add a first line such as `_sid: player`", 1),
         ("- a\n- b\n", "must be an object", 1),
         ("_sid: 3player\nx: 1\n", "`_sid` must be a name", 1),
         ("x: 1\n_sid: my npc\n", "`_sid` must be a name", 2),

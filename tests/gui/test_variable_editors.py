@@ -90,3 +90,17 @@ def test_an_unknown_state_is_listed(window, qtbot) -> None:  # type: ignore[no-u
     status = editor.check()
     assert [p.code for p in status.problems] == ["unknown-state"]
     assert editor.problem_list.item(0).text().startswith("Line 1")
+
+
+def test_a_new_variables_document_opens_parsing_with_no_error_to_fill_in(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    # A writer's report: "New Variables" opened blank with a red error demanding `_sid: <name>`.
+    window.show()
+    window.show_collection("Variable")
+    window.explorer.new_document()
+    editor = window.tabs.current_editor()
+    assert isinstance(editor, VariablesEditor)
+    status = editor.check()
+    assert status.ok, editor.status.text()
+    assert editor.status.property("ok") is True
+    assert editor.source.toPlainText().startswith("_sid: new_")
+    assert editor.source.problems == {}

@@ -28,6 +28,13 @@ from typing import Any
 
 from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
+from storyloom.project.content import (
+    SCENARIO_TEMPLATE,
+    collect_states,
+    is_untouched_template,
+    sid_for,
+    variables_template,
+)
 from storyloom.project.dates import now_iso
 from storyloom.project.documents import copy_document, is_tree_document, new_document, normalise_foreign_dates
 from storyloom.project.index import DocSummary, ProjectIndex
@@ -356,12 +363,24 @@ class Editor:
     ) -> WriteResult:
         """Create a document of ``doc_type`` (``"Folder"`` needs ``collection``) under ``parent``.
 
-        It goes at the end of its siblings unless ``before`` or ``after`` names a sibling.
+        It goes at the end of its siblings unless ``before`` or ``after`` names a sibling. A new
+        Variables or Scenario document without content starts from a template that validates
+        (a Variables document's state id comes from its name, unlike any other's).
         """
+        content = self._starting_content(doc_type, name, content)
         doc = new_document(
             doc_type, name, collection=collection, parent=parent, doc_id=doc_id, content=content, **fields
         )
         return self.create_document(doc, before=before, after=after)
+
+    def _starting_content(self, doc_type: str, name: str, content: dict[str, Any] | None) -> dict[str, Any] | None:
+        if doc_type == "Variable" and not (content or {}).get("variables"):
+            taken = set(collect_states(self._read_docs(
+                s.id for s in self.index.summaries() if s.type == "Variable")))
+            return {**(content or {}), "variables": variables_template(sid_for(name, taken))}
+        if doc_type == "Scenario" and not (content or {}).get("scenario"):
+            return {**(content or {}), "scenario": SCENARIO_TEMPLATE}
+        return content
 
     def create_document(self, doc: dict[str, Any], *, before: str | None = None,
                         after: str | None = None) -> WriteResult:
@@ -410,12 +429,20 @@ class Editor:
         return self._commit(doc, intent, previous)
 
     def rename(self, doc_id: str, name: str, rev: str | None = None) -> WriteResult:
-        """Change a document's ``name`` (``projectName`` for the settings document)."""
+        """Change a document's ``name`` (``projectName`` for the settings document). A Variables
+        document still holding the untouched template of its old name follows the new name (its
+        state id too: nothing can name the old one yet)."""
         previous = self._current(doc_id)
         doc = copy_document(previous)
         if rev is not None:
             doc["_rev"] = rev
         doc["projectName" if doc_id == SETTINGS_ID else "name"] = name
+        if doc.get("type") == "Variable" and isinstance(doc.get("content"), dict):
+            source = doc["content"].get("variables")
+            if is_untouched_template(source, str(previous.get("name") or "")):
+                taken = set(collect_states(self._read_docs(
+                    s.id for s in self.index.summaries() if s.type == "Variable" and s.id != doc_id)))
+                doc["content"] = {**doc["content"], "variables": variables_template(sid_for(name, taken))}
         return self._commit(doc, WriteIntent.RENAME, previous)
 
     def move(self, doc_id: str, parent: str | None, *, before: str | None = None,

@@ -51,14 +51,18 @@ from storyloom.project.content.schemas import (
     partial_schema,
 )
 from storyloom.project.content.variables import (
+    SCENARIO_TEMPLATE,
     check_scenario_diff,
     check_unique_sids,
     collect_states,
+    is_untouched_template,
     parse_scenario_doc,
     parse_variables_doc,
     scenario_source,
+    sid_for,
     validate_scenario,
     variables_source,
+    variables_template,
 )
 from storyloom.project.content.yaml12 import dump_yaml12
 
@@ -68,6 +72,7 @@ __all__ = [
     "LANGUAGES",
     "MAP_CONTENT_KEYS",
     "MAX_MAP_SIZE",
+    "SCENARIO_TEMPLATE",
     "SIDES",
     "SID_PATTERN",
     "STRUCTURED_LANGUAGES",
@@ -82,6 +87,7 @@ __all__ = [
     "detect_language",
     "dump_yaml12",
     "infer_schema",
+    "is_untouched_template",
     "json_type",
     "locate_key",
     "merge_schemas",
@@ -91,7 +97,9 @@ __all__ = [
     "parse_variables_doc",
     "partial_schema",
     "scenario_source",
+    "sid_for",
     "validate_map",
     "validate_scenario",
     "variables_source",
+    "variables_template",
 ]

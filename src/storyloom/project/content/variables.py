@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+import unicodedata
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from storyloom.diagnostics import name_list
@@ -13,6 +15,47 @@ from storyloom.project.content.schemas import describe_schema, infer_schema, jso
 
 # --------------------------------------------------------------------------------------
 # Variables
+
+
+def sid_for(name: str, taken: Collection[str] = ()) -> str:
+    """A state id for a Variables document called ``name``: its words in lower case joined by
+    ``_``, in ASCII letters and digits (``"Player's Bag"`` → ``player_s_bag``), not starting with a
+    digit, and not one of ``taken`` (``_2``, ``_3``... added)."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    base = re.sub(r"[^a-z0-9]+", "_", ascii_name.casefold()).strip("_") or "state"
+    if base[0].isdigit():
+        base = f"s_{base}"
+    sid, number = base, 1
+    while sid in taken:
+        number += 1
+        sid = f"{base}_{number}"
+    return sid
+
+
+def variables_template(sid: str) -> str:
+    """The YAML a new Variables document starts from: its state id, and how a variable is written
+    and read, as comments (so the template adds no variable of its own)."""
+    return (f"_sid: {sid}\n"
+            f"# One variable a line, with its default value. A script reads it as v.{sid}.<name>:\n"
+            "# courage: 5\n"
+            "# name: Mara\n")
+
+
+def is_untouched_template(source: object, name: str) -> bool:
+    """Whether ``source`` is still the template a Variables document called ``name`` started
+    from (its state id derived from that name, ``_2``... included), not a word changed."""
+    if not isinstance(source, str):
+        return False
+    match = re.match(r"_sid: (\w+)\n", source)
+    return (match is not None and source == variables_template(match[1])
+            and re.fullmatch(re.escape(sid_for(name)) + r"(_\d+)?", match[1]) is not None)
+
+
+SCENARIO_TEMPLATE = """{
+  // What this scenario changes from the variables' defaults, by state id. For example:
+  // player: { courage: 8 }
+}
+"""
 
 
 def _content(doc: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -43,12 +86,14 @@ def parse_variables_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
     else:
         text = source if isinstance(source, str) else ""
         if not text.strip():
-            raise ContentError("the variables source is empty: write at least `_sid: <name>`", 1, 1)
+            raise ContentError("the variables are empty: the first line names the state, e.g. `_sid: player` "
+                               "(scripts read its variables as v.player.<name>)", 1, 1)
         state, _ = parse_detected(text, doc.get("editorLanguage"))
     if not isinstance(state, dict):
         raise ContentError(f"variables must be an object of name: value pairs, not {json_type(state)}", 1, 1)
     if "_sid" not in state:
-        raise ContentError("missing `_sid`: name this state, e.g. `_sid: player`", 1, 1)
+        raise ContentError("the state has no id: add a first line such as `_sid: player` "
+                           "(scripts read its variables as v.player.<name>)", 1, 1)
     sid = state["_sid"]
     if not isinstance(sid, str) or not SID_PATTERN.match(sid):
         line, column = locate_key(text, ["_sid"])
