@@ -27,8 +27,15 @@ ALLOWED: dict[str, set[str]] = {
     "play": {"store", "script", "project"},
     "app": {"store", "script", "sync", "project", "export", "drafft", "api", "play"},
     "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "app"},
-    "cli": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "app", "gui"},
+    # The command line runs no workflow of its own: every verb parses its arguments, calls the
+    # session layer and prints, so it imports none of store, sync or export (the errors it
+    # catches come through storyloom.app.terms).
+    "cli": {"script", "project", "drafft", "api", "play", "app", "gui"},
     "__main__": {"cli"},
+}
+#: Why a layer may not import what it may not, where the layer table alone does not say it.
+WHY: dict[str, str] = {
+    "cli": "a verb parses its arguments, calls the session layer (storyloom.app) and prints",
 }
 #: Parts of a layer that the rest of the layer may not import: the app's view models stand on its
 #: session core, never the other way round.
@@ -101,7 +108,8 @@ def layer_violations(paths: list[Path], root: Path = SRC) -> list[str]:
                 elif layer not in ALLOWED:
                     problems.append(f"{where}:{line}: {layer!r} is not a layer of docs/architecture.md")
                 elif target not in ALLOWED[layer]:
-                    problems.append(f"{where}:{line}: {layer!r} may not import {target!r} ({module})")
+                    why = f": {WHY[layer]}" if layer in WHY else ""
+                    problems.append(f"{where}:{line}: {layer!r} may not import {target!r} ({module}){why}")
             elif top in FRAMEWORKS and layer not in FRAMEWORKS[top]:
                 problems.append(f"{where}:{line}: {top} belongs to {sorted(FRAMEWORKS[top])}, not {layer!r}")
             elif top in REPOSITORY_FOLDERS:
@@ -210,6 +218,24 @@ def test_the_rule_check_catches_the_app_core_importing_its_views(tmp_path: Path)
     assert layer_violations([core, view], root) == [
         "storyloom/app/_not_a_module.py:1: 'app' imports its own upper part app.views "
         "(storyloom.app.views.search)",
+    ]
+
+
+def test_the_rule_check_catches_the_cli_running_a_workflow_of_its_own(tmp_path: Path) -> None:
+    # A verb that replicates, reads the store or exports by itself, lazily too; the session layer,
+    # the project's face and the shared modules are what it may use.
+    root = tmp_path / "storyloom"
+    fake = root / "cli" / "verb_not_a_verb.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("from storyloom.app.terms import NotFound\nfrom storyloom.project import list_conflicts\n"
+                    "from storyloom.output_files import OutputError\n\n\n"
+                    "def run(args):\n    from storyloom.sync import push\n    import storyloom.store.database\n"
+                    "    from storyloom.export.stream import stream_schema\n", encoding="utf-8")
+    why = "a verb parses its arguments, calls the session layer (storyloom.app) and prints"
+    assert layer_violations([fake], root) == [
+        f"storyloom/cli/verb_not_a_verb.py:7: 'cli' may not import 'sync' (storyloom.sync): {why}",
+        f"storyloom/cli/verb_not_a_verb.py:8: 'cli' may not import 'store' (storyloom.store.database): {why}",
+        f"storyloom/cli/verb_not_a_verb.py:9: 'cli' may not import 'export' (storyloom.export.stream): {why}",
     ]
 
 

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from storyloom.app.remote import RemoteAccess, build_settings
 from storyloom.app.secrets import PasswordStore
+from storyloom.app.sync_once import PROJECT_IDENTITY, run_until
 from storyloom.errors import StoryloomError
 from storyloom.progress import Progress
 from storyloom.progress import ProgressCallback as ProgressEvents
 from storyloom.project import SETTINGS_ID, ProjectExists, is_uuid, name_problem
-from storyloom.sync import IdentityDoc, ReplicationOptions, make_pull
+from storyloom.sync import ReplicationOptions, make_pull
 from storyloom.sync.backoff import capped_backoff
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized
 from storyloom.sync.remote import RemoteDatabase
@@ -212,7 +213,7 @@ def _pull(remote: RemoteDatabase, store: Any, on_progress: ProgressCallback | No
         max_retries=3,
         backoff=capped_backoff(10.0),
         create_target=False,
-        identity=IdentityDoc(doc_id=SETTINGS_ID, id_field="projectId", name_field="projectName"),
+        identity=PROJECT_IDENTITY,
     )
 
     def on_event(event: SyncEvent) -> None:
@@ -228,15 +229,8 @@ def _pull(remote: RemoteDatabase, store: Any, on_progress: ProgressCallback | No
         progress(dataclasses.replace(event, phase="clone"))  # type: ignore[misc]
 
     replicator = make_pull(remote, store, options, on_event, progress=None if progress is None else as_clone)
-    if cancel is None:
-        status = replicator.run()
-    else:  # run in the background, so that setting ``cancel`` stops it at once
-        replicator.start()
-        while not replicator.done:
-            if cancel.wait(0.1):
-                replicator.cancel()
-                break
-        status = replicator.wait()
+    # (with ``cancel``, in the background, so that setting it stops the pull at once)
+    status = run_until(replicator.run, replicator.cancel, cancel)
     if status.state == "error":
         raise CloneError(f"the first pull failed, nothing was kept: {status.last_error_message}")
     if status.state == "cancelled":

@@ -15,6 +15,9 @@ so a file exported from the app is the one the command line writes for the same 
   goes and how it is written are :mod:`storyloom.output_files`' rules, as for ``storyloom
   export``: a folder gets :func:`default_file_name` inside it, a file named is replaced (never a
   folder), atomically.
+- Under them, the one export to a file of the app and the command line: :func:`output_path` (the
+  file an output names), :func:`write_game_export`, :func:`write_schema` and :func:`write_dump`
+  (``storyloom export``, ``schema`` and ``dump``), which also write to a stream (stdout).
 - :class:`ExportResult` is the summary the dialog shows (files, counts, warnings).
 - The last choices are kept per project and machine (a ``_local`` document).
 """
@@ -22,10 +25,10 @@ so a file exported from the app is the one the command line writes for the same 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from storyloom.errors import StoryloomError
 from storyloom.export.collections_filter import parse_collections
@@ -187,6 +190,8 @@ class ExportResult:
     collections: list[str]
     documents: int = 0
     warnings: list[dict[str, Any]] = field(default_factory=list)
+    #: ``_meta.warningCount``: every warning, where ``warnings`` holds the first ones only.
+    warning_count: int | None = None
 
     def headline(self) -> str:
         """One sentence: what was exported (the files are listed apart)."""
@@ -239,6 +244,13 @@ def describe_warning(warning: Mapping[str, Any], name_of: Callable[[str], str | 
     return ", ".join(parts), str(warning.get("message") or "")
 
 
+def output_path(output: str, project_name: str, kind: str) -> Path:
+    """The file ``output`` names for a ``kind`` export of ``project_name`` (a folder gets
+    :func:`default_file_name` inside it, created when absent); raises
+    :class:`~storyloom.output_files.OutputError` saying what is wrong with it."""
+    return resolve_output(output, default_file_name(project_name, kind)).path
+
+
 def check_output(output: str, default_name: str = "game.json") -> Path:
     """The file to write for ``output`` (a folder gets ``default_name`` inside it, created when
     absent), or :class:`ExportError` naming what is wrong with it."""
@@ -250,15 +262,36 @@ def check_output(output: str, default_name: str = "game.json") -> Path:
         raise ExportError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
 
 
-def write_text(path: Path, text: str) -> int:
-    """Write ``text`` as UTF-8 to ``path`` atomically; returns the bytes written."""
+#: Where an export goes: a file (written atomically) or a stream (stdout).
+Target = Path | IO[bytes]
+
+
+def write_text(path: Target, text: str) -> int:
+    """Write ``text`` as UTF-8 to ``path`` atomically (or to a stream); returns the bytes written."""
     return write_chunks(path, [text.encode("utf-8")])
 
 
-def write_chunks(path: Path, chunks: Iterable[bytes]) -> int:
-    """Write ``chunks`` to ``path`` atomically (:func:`storyloom.output_files.write_chunks`:
-    a held temporary file beside it, flushed and renamed into place); returns the bytes written."""
-    return write_file(path, chunks)[1]
+def write_chunks(path: Target, chunks: Iterable[bytes | str]) -> int:
+    """Write ``chunks`` (text is written as UTF-8) to ``path`` atomically
+    (:func:`storyloom.output_files.write_chunks`: a held temporary file beside it, flushed and
+    renamed into place), or to a stream, flushed at the end (a stream that closed meanwhile, a
+    pipe whose reader stopped early, ends the writing); returns the bytes written."""
+    if isinstance(path, Path):
+        return write_file(path, chunks)[1]
+    written = 0
+    for chunk in chunks:
+        if path.closed:  # the reader went away (a pipe closed early): nothing more to read
+            return written
+        data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+        path.write(data)
+        written += len(data)
+    if not path.closed:
+        path.flush()
+    return written
+
+
+def _where(target: Target) -> str:
+    return str(target) if isinstance(target, Path) else "-"
 
 
 Progress = Callable[[str], None]
@@ -276,45 +309,91 @@ def export_game_content(project: Any, choices: ExportChoices, *, exported_by: st
                         cancelled: Callable[[], bool] | None = None,
                         on_progress: ProgressCallback | None = None) -> ExportResult:
     """Build the game export of ``project`` as ``choices`` say and write it (with its schema
-    beside it, ``<name>.schema.json``, when asked). Raises :class:`ExportError` for a bad
-    choice, :class:`ExportCancelled` when ``cancelled()`` turned true before the writing, and
-    the export's own errors (``UnknownCollections``, ``UnknownCompat``).
-
-    The export is streamed as ``storyloom export`` streams it (the documents read one at a time,
-    memory bounded); ``progress`` gets the steps in words, ``on_progress`` the documents done of
-    the total (:class:`storyloom.progress.Progress`, phase ``"export"``)."""
+    beside it, ``<name>.schema.json``, when asked): :func:`write_game_export` to the file
+    ``choices.output`` names. Raises :class:`ExportError` for a bad choice, :class:`ExportCancelled`
+    when ``cancelled()`` turned true before the writing, and the export's own errors
+    (``UnknownCollections``, ``UnknownCompat``)."""
     target = check_output(choices.output, default_file_name(project.name, GAME))
+    return write_game_export(project, target, collections=choices.collections, exported_by=exported_by,
+                             compat=choices.compat, pretty=choices.pretty, schema_sidecar=choices.schema_sidecar,
+                             progress=progress, cancelled=cancelled, on_progress=on_progress)
+
+
+def write_game_export(project: Any, target: Target, *, collections: str | Sequence[str] | None = None,
+                      exported_by: str | None = None, compat: str | None = None, pretty: bool = False,
+                      schema_sidecar: bool = False, progress: Progress | None = None,
+                      cancelled: Callable[[], bool] | None = None,
+                      on_progress: ProgressCallback | None = None) -> ExportResult:
+    """The game export of ``project`` written to ``target`` (a file, atomically, or a stream),
+    with its JSON Schema beside the file (``<name>.schema.json``) when ``schema_sidecar``:
+    ``storyloom export`` and File > Export. ``collections``: export names (a list, or text
+    separated by commas), ``None`` for the project's export sections.
+
+    The export is streamed (the documents read one at a time, memory bounded; with the sidecar,
+    one reading of the store for both); ``progress`` gets the steps in words, ``on_progress``
+    the documents done of the total (:class:`storyloom.progress.Progress`, phase ``"export"``).
+    Raises :class:`ExportCancelled` when ``cancelled()`` turned true before the writing, and the
+    export's own errors (``UnknownCollections``, ``UnknownCompat``)."""
+    if schema_sidecar and not isinstance(target, Path):
+        raise ExportError("The schema sidecar is written beside the export: choose a file to write it to.")
     _step(progress, cancelled, "Reading the project and building the export…")
-    indent = 2 if choices.pretty else None
+    indent = 2 if pretty else None
     try:
-        export = stream_game_export(project, choices.collections, exported_by, compat=choices.compat, indent=indent,
-                                    with_schema=choices.schema_sidecar, progress=on_progress, cancelled=cancelled)
+        export = stream_game_export(project, collections, exported_by, compat=compat, indent=indent,
+                                    with_schema=schema_sidecar, progress=on_progress, cancelled=cancelled)
     except ExportStopped:
         raise ExportCancelled() from None
     with export:
-        _step(progress, cancelled, f"Writing {target.name}…")
-        files = [(str(target), write_chunks(target, export.chunks()))]
-        if export.schema is not None:
+        _step(progress, cancelled, f"Writing {target.name if isinstance(target, Path) else 'the export'}…")
+        files = [(_where(target), write_chunks(target, export.chunks()))]
+        if export.schema is not None and isinstance(target, Path):
             side = Path(sidecar_path(str(target)))
             files.append((str(side), write_text(side, dumps_export(export.schema, indent))))
         meta = export.meta
-        return ExportResult(GAME, files, list(meta.get("collections") or []), export.documents,
-                            list(meta.get("warnings") or []))
+        warnings = list(meta.get("warnings") or [])
+        return ExportResult(GAME, files, list(meta.get("collections") or []), export.documents, warnings,
+                            meta.get("warningCount", len(warnings)))
 
 
 def export_schema(project: Any, choices: ExportChoices, *, progress: Progress | None = None,
                   cancelled: Callable[[], bool] | None = None,
                   on_progress: ProgressCallback | None = None) -> ExportResult:
-    """Build the JSON Schema of ``project``'s game export for ``choices`` and write it (the
-    documents read one at a time; ``on_progress`` as for :func:`export_game_content`, phase
-    ``"schema"``)."""
+    """Build the JSON Schema of ``project``'s game export for ``choices`` and write it
+    (:func:`write_schema` to the file ``choices.output`` names)."""
     target = check_output(choices.output, default_file_name(project.name, SCHEMA))
+    return write_schema(project, target, collections=choices.collections, compat=choices.compat,
+                        pretty=choices.pretty, progress=progress, cancelled=cancelled, on_progress=on_progress)
+
+
+def write_schema(project: Any, target: Target, *, collections: str | Sequence[str] | None = None,
+                 compat: str | None = None, pretty: bool = False, progress: Progress | None = None,
+                 cancelled: Callable[[], bool] | None = None,
+                 on_progress: ProgressCallback | None = None) -> ExportResult:
+    """The JSON Schema of ``project``'s game export for ``collections`` written to ``target`` (a
+    file, atomically, or a stream): ``storyloom schema`` and File > Export Schema. The documents
+    are read one at a time; ``on_progress`` as for :func:`write_game_export`, phase ``"schema"``."""
     _step(progress, cancelled, "Reading the project and building the schema…")
-    schema = stream_schema(project, choices.collections, compat=choices.compat, progress=on_progress)
-    _step(progress, cancelled, f"Writing {target.name}…")
-    files = [(str(target), write_text(target, dumps_export(schema, 2 if choices.pretty else None)))]
-    if choices.collections is not None:
-        chosen = list(choices.collections)
+    schema = stream_schema(project, collections, compat=compat, progress=on_progress)
+    _step(progress, cancelled, f"Writing {target.name if isinstance(target, Path) else 'the schema'}…")
+    files = [(_where(target), write_text(target, dumps_export(schema, 2 if pretty else None)))]
+    if isinstance(collections, str):
+        chosen = parse_collections(collections)
+    elif collections is not None:
+        chosen = list(collections)
     else:
         chosen = default_collections(project.settings() or {})
     return ExportResult(SCHEMA, files, chosen)
+
+
+def write_dump(db: Any, target: Target) -> ExportResult:
+    """The raw ``all_docs`` dump of a project's store (``include_docs``, ``attachments``: what
+    ``/db-dump`` serves and a backup holds) written to ``target`` (a file, atomically, or a
+    stream): ``storyloom dump``. Read as text chunks from one snapshot."""
+    stream = getattr(db, "all_docs_stream", None)
+    if callable(stream):
+        chunks: Iterable[bytes | str] = stream(include_docs=True, attachments=True)
+    else:  # pragma: no cover - every Database has all_docs_stream
+        import json
+
+        chunks = [json.dumps(db.all_docs(include_docs=True, attachments=True), ensure_ascii=False)]
+    return ExportResult(DUMP, [(_where(target), write_chunks(target, chunks))], [])

@@ -50,6 +50,7 @@ from storyloom.app.follower import ChangeFollower
 from storyloom.app.locks import LockService, lock_holder
 from storyloom.app.options import AppOptions
 from storyloom.app.remote import RemoteAccess
+from storyloom.app.sync_once import LiveRemote, SyncOutcome, SyncRequest, SyncRun
 from storyloom.app.sync_service import SyncService
 from storyloom.app.sync_state import SyncState
 from storyloom.project import (
@@ -66,8 +67,10 @@ from storyloom.project import (
 if TYPE_CHECKING:
     from storyloom.api.navigation import NavigationPort
     from storyloom.app.secrets import PasswordStore
+    from storyloom.progress import ProgressCallback
     from storyloom.project import BrokenLock, Project
     from storyloom.store.read_view import ReadView
+    from storyloom.sync import SyncEvent
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +225,38 @@ class ProjectSession:
             return self._sync.state if self._sync is not None else SyncState()
         self.sync.start()
         return self.sync.state
+
+    def sync_once(self, request: SyncRequest | None = None, *, on_event: Callable[[SyncEvent], None] | None = None,
+                  progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> SyncOutcome:
+        """One sync with the project's stored remote (``storyloom sync PROJECT``): a push and a
+        pull as ``request`` says (:class:`~storyloom.app.sync_once.SyncRun`), then what follows
+        a pull (:meth:`after_pull`) and a push of what that wrote. ``progress`` hears of the
+        documents handled; setting ``cancel`` stops the replication. Raises
+        :class:`~storyloom.app.remote.RemoteNotConfigured` without a remote or its password; a
+        direction that failed is in the outcome, not raised."""
+        request = request or SyncRequest()
+        with self.remote.open(auth=request.auth) as remote:
+            run = SyncRun(self.project.store, remote, request.direction, request.options(), on_event=on_event,
+                          progress=progress, after_pull=self.after_pull)
+            return run.run(cancel)
+
+    def sync_live(self, on_state: Callable[[SyncState], None], stop: threading.Event) -> SyncState | None:
+        """Sync with the stored remote both ways, following it continuously whatever its interval
+        says, until ``stop`` is set (``storyloom sync PROJECT --live``): a sync service of its
+        own, whose every state goes to ``on_state``. Returns the last state before stopping.
+        Raises :class:`~storyloom.app.remote.RemoteNotConfigured` without a remote."""
+        if not self.remote.configured:
+            self.remote.open()  # raises RemoteNotConfigured, which says what to run
+        service = SyncService(self.project, LiveRemote(self.remote), on_state=on_state, after_pull=self.after_pull)
+        final = None
+        try:
+            service.start()
+            while not stop.wait(0.2):
+                pass
+            final = service.state
+        finally:
+            service.stop()
+        return final
 
     def remote_settings_changed(self) -> None:
         """The remote settings were edited in this process: follow them (the lock policy, and a

@@ -8,8 +8,9 @@ What it does (docs/sync.md, "The sync service"):
   (``GET /db``, the server uuid, the identity check, both checkpoint reads) on every edit, about
   twice the requests of the live replicator, which keeps its peers and checkpoint between
   changes. The live push is what keeps edit-to-server well under a second.
-- **Pull**: every ``interval`` seconds a one-shot pull (on the service's own thread), or, with
-  ``live``, a live pull replicator that long-polls the server's ``_changes``.
+- **Pull**: every ``interval`` seconds a one-shot pull (on the service's own thread: the
+  :class:`~storyloom.app.sync_once.SyncRun` ``storyloom sync`` runs, in the pull direction), or,
+  with ``live``, a live pull replicator that long-polls the server's ``_changes``.
 - **Offline**: a network failure (server down, reset, timeout, 5xx) puts the service ``offline``
   with the cause and the time of the next try; the live replicators retry by themselves, the
   interval pull at its next try, each with the replication engine's backoff capped at
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storyloom.app.sync_once import PROJECT_IDENTITY, SyncRun, pull_replicator
 from storyloom.app.sync_state import (
     SyncKind,
     SyncProgress,
@@ -49,12 +51,8 @@ from storyloom.app.sync_state import (
     too_large_setting,
     too_large_trouble,
 )
-from storyloom.project import SETTINGS_ID
 from storyloom.store import StoreError
 from storyloom.sync import (
-    IdentityDoc,
-    LocalPeer,
-    RemotePeer,
     ReplicationOptions,
     ReplicationStatus,
     Replicator,
@@ -69,8 +67,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Where a project keeps its identity: a remote database of another project is refused.
-PROJECT_IDENTITY = IdentityDoc(doc_id=SETTINGS_ID, id_field="projectId", name_field="projectName")
 #: The service's own notes in the store (never replicated): the push replication id per
 #: remote database, so that ``pending`` is right also while offline since the app started.
 NOTES_ID = "_local/storyloom-sync"
@@ -109,22 +105,6 @@ class _Direction:
     base: int = 0  # docs_written when the direction last caught up
     read: int = 0  # docs_read at the last event
     serial: int = 0  # which replicator of this direction the events must come from
-
-
-class _PullTarget(LocalPeer):
-    """The local store as a pull's target, telling the service which documents it wrote."""
-
-    def __init__(self, db: Database, on_written: Callable[[list[tuple[str, str]]], None]) -> None:
-        super().__init__(db)
-        self._on_written = on_written
-
-    def write(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        failures = super().write(docs)
-        failed = {f.get("id") for f in failures}
-        written = [(str(d["_id"]), str(d.get("_rev"))) for d in docs if d.get("_id") not in failed]
-        if written:
-            self._on_written(written)
-        return failures
 
 
 class SyncService:
@@ -175,7 +155,7 @@ class SyncService:
         self._client: RemoteDatabase | None = None
         self._push: Replicator | None = None
         self._live_pull: Replicator | None = None
-        self._oneshot_pull: Replicator | None = None
+        self._oneshot_pull: SyncRun | None = None
         self._threads: list[threading.Thread] = []
         self._dirs: dict[str, _Direction] = {}
         self._trouble: Trouble | None = None
@@ -385,7 +365,10 @@ class SyncService:
         self._start_thread(self._push, "storyloom-sync-push")
 
     def _start_live_pull(self, generation: int) -> None:
-        self._live_pull = self._make_pull(live=True, generation=generation)
+        assert self._client is not None
+        serial = self._next_serial("pull")
+        self._live_pull = pull_replicator(self.db, self._client, self._options(live=True, direction="pull"),
+                                          on_event=self._handler("pull", generation, serial), on_written=self._pulled)
         self._start_thread(self._live_pull, "storyloom-sync-pull")
 
     def _next_serial(self, name: str) -> int:
@@ -455,25 +438,21 @@ class SyncService:
         return ReplicationOptions(live=live, retry=live, max_retries=None, backoff=backoff,
                                   identity=PROJECT_IDENTITY)
 
-    def _make_pull(self, *, live: bool, generation: int) -> Replicator:
-        assert self._client is not None
-        options = self._options(live=live, direction="pull")
-        source = RemotePeer(self._client.clone(), max_request_bytes=options.max_request_bytes,
-                            heartbeat_ms=options.heartbeat_ms, owns_client=True)
-        target = _PullTarget(self.db, self._pulled)
-        serial = self._next_serial("pull")
-        return Replicator(source, target, options, direction="pull",
-                          on_event=self._handler("pull", generation, serial))
-
     # ------------------------------------------------------------------ pulling on an interval
     def _pull_once(self) -> None:
+        """One round of the interval pull: a one-shot :class:`~storyloom.app.sync_once.SyncRun`
+        (``storyloom sync``'s, in the pull direction); the after-pull work follows it here, with
+        every document pulled since the last time, and the live push sends what that writes."""
         with self._lock:
             if self._client is None:
                 return
             generation = self._generation
-            replicator = self._oneshot_pull = self._make_pull(live=False, generation=generation)
+            serial = self._next_serial("pull")
+            options = self._options(live=False, direction="pull")
+            run = self._oneshot_pull = SyncRun(self.db, self._client, "pull", options, on_written=self._pulled,
+                                               on_event=self._handler("pull", generation, serial))
             self._dirs["pull"].base = self._dirs["pull"].read = 0
-        status = replicator.run()
+        status = run.run().status
         with self._lock:
             if generation != self._generation or self._stopping:
                 return

@@ -1,6 +1,11 @@
 """Setting a team server up and inviting teammates, with a server admin's account that is used
-for that and never kept: one workflow under ``storyloom remote setup|invite`` and the app's
-Remote Replication page.
+for that and never kept: one workflow under ``storyloom remote check|setup|invite`` and the
+app's Remote Replication page.
+
+- :func:`check_remote`: the server report (``storyloom remote check``, the page's Check).
+- :func:`setup_team` (easy mode, CORS for browser-based teammates included) and
+  :func:`advanced_check` (advanced mode: what an admin must do, changing nothing).
+- :func:`invite_teammate`, and :func:`drafft_join` (what a Drafft teammate types).
 
 Easy mode's user is the project's **owner**: a user of their own on the server (created by
 set-up when absent, with the password kept on this machine), recorded among the database's
@@ -20,18 +25,22 @@ teammate can clone it straight after the invitation.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured
-from storyloom.app.sync_service import PROJECT_IDENTITY
+from storyloom.app.sync_once import PROJECT_IDENTITY
 from storyloom.errors import StoryloomError
 from storyloom.sync import ReplicationOptions, push
+from storyloom.sync.cors import configure_cors, cors_admin_help
+from storyloom.sync.drafft_join import drafft_instructions
 from storyloom.sync.identity import check_remote_identity
 from storyloom.sync.remote import RemoteDatabase
+from storyloom.sync.server_check import CheckLine, check_server
 from storyloom.sync.server_setup import (
+    AdvancedCheck,
     Invitation,
     SetupError,
     SetupReport,
@@ -43,6 +52,7 @@ from storyloom.sync.server_setup import (
 
 if TYPE_CHECKING:
     from storyloom.app.session import ProjectSession
+    from storyloom.project import RemoteSettings
 
 ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
 CHECK_TIMEOUT = 15.0
@@ -115,18 +125,53 @@ def _admin_client(user_remote: RemoteDatabase, admin: AdminLogin | None, action:
     )
 
 
+def check_remote(session: ProjectSession, *, probe_body_limit: bool = False,
+                 also: Callable[[RemoteDatabase], CheckLine] | None = None) -> list[CheckLine]:
+    """The server report of ``session``'s remote (``storyloom remote check``, the app's Check):
+    reachable, TLS, credentials, database, members, lock rules (for the project's stale-lock
+    time), with ``probe_body_limit`` the largest request the server accepts. ``also(remote)``
+    makes one more line with the same client, put after the member line when that is ok (the
+    app's: whether the database holds this project). Raises
+    :class:`~storyloom.app.remote.RemoteNotConfigured` without an enabled remote."""
+    access = session.remote
+    with access.open(timeout=CHECK_TIMEOUT) as remote:
+        settings = access.settings
+        assert settings is not None  # (open() raised otherwise)
+        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit,
+                             stale_minutes=project_stale_minutes(session.project))
+        member = next((line for line in lines if line.name == "member"), None)
+        if also is not None and member is not None and member.status == "ok":
+            lines.insert(lines.index(member) + 1, also(remote))
+    return lines
+
+
+def advanced_check(session: ProjectSession, cors_origins: Sequence[str] = ()) -> tuple[AdvancedCheck, list[str]]:
+    """Advanced mode's set-up: what the server lacks for this project, found as the project's
+    user, changing nothing; and the requests a server admin runs to turn CORS on for
+    ``cors_origins`` (none without origins)."""
+    with session.remote.open(timeout=CHECK_TIMEOUT) as remote:
+        check = AdvancedCheck.run(remote, project_stale_minutes(session.project))
+        return check, cors_admin_help(remote, cors_origins) if cors_origins else []
+
+
 def setup_team(
     session: ProjectSession,
     admin: AdminLogin | None,
     *,
     on_step: Callable[[SetupStep], None] | None = None,
     extra_steps: Iterable[Callable[[RemoteDatabase], SetupStep]] = (),
+    cors_origins: Sequence[str] = (),
 ) -> TeamSetup:
     """Easy set-up of ``session``'s remote with ``admin``'s account (see the module): the
-    database, the owner's user and ownership, the members, the lock rules, then each of
-    ``extra_steps`` (given the admin's client), then a push of the project when the database holds
-    none. Raises :class:`TeamSetupError`, :class:`SetupError` or a sync error, with what to do."""
+    database, the owner's user and ownership, the members, the lock rules, CORS for
+    ``cors_origins`` (browser-based teammates such as Drafft; the origins already allowed are
+    kept), then each of ``extra_steps`` (given the admin's client), then a push of the project
+    when the database holds none. Raises :class:`TeamSetupError`, :class:`SetupError` or a sync
+    error, with what to do."""
     settings = _easy_settings(session, "easy set-up")
+    origins = list(cors_origins)
+    if origins:
+        extra_steps = [lambda admin_remote: configure_cors(admin_remote, origins), *extra_steps]
     access = session.remote
     done: list[SetupStep] = []
 
@@ -192,6 +237,12 @@ def invite_teammate(session: ProjectSession, username: str, admin: AdminLogin | 
                 admin_remote.close()
 
 
+def drafft_join(invitation: Invitation, settings: RemoteSettings) -> str:
+    """What an invited teammate who works in Drafft types there to join (the server, the
+    database, their user and password, and the Drafft user name its locks need)."""
+    return drafft_instructions(invitation, server=settings.server, database=settings.database)
+
+
 def admin_user_notice(session: ProjectSession, *, force: bool = False, signed_in_as_admin: bool | None = None) -> str:
     """The notice for a project whose stored user is the server admin (set up before owners):
     how to move to an owner user. Said once per machine and project: "" once it was shown (unless
@@ -249,6 +300,9 @@ __all__ = [
     "TeamSetup",
     "TeamSetupError",
     "admin_user_notice",
+    "advanced_check",
+    "check_remote",
+    "drafft_join",
     "invite_teammate",
     "setup_team",
 ]

@@ -20,7 +20,6 @@ import sys
 import storyloom
 from storyloom import cli as cli_package
 from storyloom.errors import StoryloomError
-from storyloom.store.errors import Damaged
 
 
 class CliError(StoryloomError):
@@ -73,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code
     except StoryloomError as exc:  # every error meant for the user derives from the one root
         print(f"storyloom: error: {exc}", file=sys.stderr)
+        from storyloom.app.terms import Damaged
+
         if isinstance(exc, Damaged):
             from storyloom.cli.verb_check import damage_advice
 

@@ -38,11 +38,10 @@ def register(subparsers: Any) -> None:
 
 def run_clone(args: argparse.Namespace) -> int:
     from storyloom.app.clone import clone_project
+    from storyloom.app.terms import InvalidRemote, parse_remote_url
     from storyloom.cli.verb_remote import read_password
     from storyloom.cli.workspace import open_workspace
     from storyloom.errors import StoryloomError
-    from storyloom.sync.errors import InvalidRemote
-    from storyloom.sync.urls import parse_remote_url
 
     try:
         parsed = parse_remote_url(args.url)

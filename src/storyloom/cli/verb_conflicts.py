@@ -107,10 +107,10 @@ def _read_merged(path: str) -> dict[str, Any]:
 
 
 def run_resolve(args: argparse.Namespace) -> int:
+    from storyloom.app.terms import Conflict
     from storyloom.cli.verb_locks import EXIT_REFUSED, lock_service
     from storyloom.cli.workspace import project_session
     from storyloom.project import ConflictError, LockRefused, ValidationError, resolve
-    from storyloom.store import Conflict
 
     merged = _read_merged(args.merged) if args.merged is not None else None
     with project_session(args.project) as session:

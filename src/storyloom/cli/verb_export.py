@@ -15,8 +15,8 @@ follows :mod:`storyloom.output_files`: ending in ``/`` or naming an existing fol
 folder (created when absent) for the verb's default name (``<project>.json``,
 ``<project>.schema.json``, ``<project>.dump.json``); a file named is replaced (a build script
 rewrites its output), never a folder; files are written atomically. ``export`` and ``schema`` read the
-documents one at a time (:mod:`storyloom.export.stream`: memory bounded) and draw a progress bar on
-stderr when it is a terminal (not with ``--quiet``).
+documents one at a time (memory bounded) and draw a progress bar on stderr when it is a terminal
+(not with ``--quiet``). The writing is the app's File > Export's (:mod:`storyloom.app.export_files`).
 """
 
 from __future__ import annotations
@@ -26,14 +26,12 @@ import contextlib
 import os
 import shlex
 import sys
-from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import project_session
-from storyloom.output_files import OutputError, resolve_output, write_chunks
+from storyloom.output_files import OutputError
 
 _OUTPUT_HELP = ("write to FILE (replaced when it exists) instead of stdout; a folder (an existing one, or ending "
                 "in /: created) gets {name} inside it")
@@ -93,7 +91,7 @@ def _collections_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _compat_option(parser: argparse.ArgumentParser) -> None:
-    from storyloom.export.compat import COMPAT_VALUES
+    from storyloom.app.terms import COMPAT_VALUES
 
     parser.add_argument(
         "--compat",
@@ -111,68 +109,69 @@ def _compat_option(parser: argparse.ArgumentParser) -> None:
 GAME, SCHEMA, DUMP = "game", "schema", "dump"
 
 
-def _target(output: str | None, project_name: str, kind: str) -> Path | None:
-    """The file ``-o`` names for this verb (``None``: stdout), checked before the work starts."""
+def _target(output: str | None, project_name: str, kind: str) -> Any:
+    """Where this verb writes: the file ``-o`` names, checked before the work starts, or stdout."""
     if output is None:
-        return None
-    from storyloom.app.export_files import default_file_name
+        return _Stdout()
+    from storyloom.app.export_files import output_path
 
     try:
-        return resolve_output(output, default_file_name(project_name, kind)).path
+        return output_path(output, project_name, kind)
     except OutputError as exc:
         raise CliError(str(exc)) from None
 
 
-def _write(chunks: Iterable[str | bytes], target: Path | None) -> None:
-    """Write chunks (text, written as UTF-8, or bytes) to ``target`` (atomically) or to stdout."""
-    if target is not None:
-        write_chunks(target, chunks)
-        return
-    stream = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
-    try:
-        for chunk in chunks:
+class _Stdout:
+    """Standard output as an export's stream (bytes). A reader that stops early (`storyloom dump P
+    | head`) is not an error: the stream says it is ``closed`` and the writing ends."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def write(self, data: bytes) -> int:
+        try:
+            stream = getattr(sys.stdout, "buffer", None)
             if stream is not None:
-                stream.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+                stream.write(data)
             else:  # pragma: no cover - a text-only stdout (captured)
-                sys.stdout.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8"))
-        if stream is not None:
-            stream.flush()
-    except BrokenPipeError:  # the reader stopped early (`storyloom dump P | head`): not an error
+                sys.stdout.write(data.decode("utf-8"))
+        except BrokenPipeError:
+            self._reader_gone()
+        return len(data)
+
+    def flush(self) -> None:
+        stream = getattr(sys.stdout, "buffer", None)
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self.closed = True
         with contextlib.suppress(OSError, ValueError):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
 
 
-def _selection(args: argparse.Namespace) -> str | None:
-    return args.collections
-
-
 def run_export(args: argparse.Namespace) -> int:
-    from storyloom.export.collections_filter import UnknownCollections
-    from storyloom.export.game_export import dumps_export
-    from storyloom.export.schema_export import sidecar_path
-    from storyloom.export.stream import stream_game_export
+    from storyloom.app.export_files import write_game_export
+    from storyloom.app.terms import UnknownCollections
 
     if args.schema_sidecar and not args.output:
         raise CliError("--schema-sidecar needs -o FILE (the schema is written beside the export)")
-    indent = 2 if args.pretty else None
     # Streamed: the documents are read, transformed and spooled one at a time, so memory stays
     # bounded whatever the project's size; with the sidecar, one reading of the store for both.
     with progress_bars(args) as progress, project_session(args.project) as session:
-        project, user = session.project, session.workspace.user
-        target = _target(args.output, project.name, GAME)
+        target = _target(args.output, session.project.name, GAME)
         try:
-            export = stream_game_export(project, _selection(args), user, compat=args.compat, indent=indent,
-                                        with_schema=args.schema_sidecar, progress=progress)
+            result = write_game_export(session.project, target, collections=args.collections,
+                                       exported_by=session.workspace.user, compat=args.compat, pretty=args.pretty,
+                                       schema_sidecar=args.schema_sidecar, on_progress=progress)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
-    with export:
-        _write(export.chunks(), target)
-        if export.schema is not None and target is not None:
-            _write([dumps_export(export.schema, indent)], Path(sidecar_path(str(target))))
-        meta = export.meta
-    warnings = meta["warnings"]
-    count = meta.get("warningCount", len(warnings))
+    warnings = result.warnings
+    count = result.warning_count
     if count:
         print(f"storyloom: {count} warning(s) (_meta.warningCount; `storyloom check {shlex.quote(args.project)}` lists "
               "every problem):", file=sys.stderr)
@@ -187,29 +186,22 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_schema(args: argparse.Namespace) -> int:
-    from storyloom.export.collections_filter import UnknownCollections
-    from storyloom.export.game_export import dumps_export
-    from storyloom.export.stream import stream_schema
+    from storyloom.app.export_files import write_schema
+    from storyloom.app.terms import UnknownCollections
 
     with progress_bars(args) as progress, project_session(args.project) as session:
         target = _target(args.output, session.project.name, SCHEMA)
         try:
-            schema = stream_schema(session.project, _selection(args), compat=args.compat, progress=progress)
+            write_schema(session.project, target, collections=args.collections, compat=args.compat,
+                         pretty=args.pretty, on_progress=progress)
         except UnknownCollections as exc:
             raise CliError(str(exc)) from exc
-    _write([dumps_export(schema, 2 if args.pretty else None)], target)
     return 0
 
 
 def run_dump(args: argparse.Namespace) -> int:
-    with project_session(args.project) as session:
-        db = session.db
-        target = _target(args.output, session.project.name, DUMP)
-        stream = getattr(db, "all_docs_stream", None)
-        if callable(stream):
-            _write(stream(include_docs=True, attachments=True), target)
-        else:  # pragma: no cover - every Database has all_docs_stream
-            import json
+    from storyloom.app.export_files import write_dump
 
-            _write([json.dumps(db.all_docs(include_docs=True, attachments=True), ensure_ascii=False)], target)
+    with project_session(args.project) as session:
+        write_dump(session.db, _target(args.output, session.project.name, DUMP))
     return 0

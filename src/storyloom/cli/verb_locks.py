@@ -130,8 +130,8 @@ def broken_line(record: BrokenLock, name: str = "", *, now: datetime | None = No
 def lock_errors() -> Iterator[None]:
     """The lock layer's refusals as the CLI's exit codes: 3 when another user holds the lock,
     2 for a misuse or an unknown document."""
+    from storyloom.app.terms import NotFound
     from storyloom.project import LockRefused, LockStateError, ValidationError
-    from storyloom.store import NotFound
 
     try:
         yield

@@ -26,7 +26,6 @@ from storyloom.cli.main import CliError
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
-CHECK_TIMEOUT = 15.0
 
 
 def register(subparsers: Any) -> None:
@@ -104,9 +103,9 @@ def _errors(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace) -> int:
+        from storyloom.app.terms import InvalidRemote
         from storyloom.errors import StoryloomError
         from storyloom.project import RemoteSettingsError
-        from storyloom.sync.errors import InvalidRemote
 
         try:
             return func(args)
@@ -144,7 +143,7 @@ def read_admin(name: str | None) -> Any:
     """The server admin's login for set-up or an invitation (``--admin NAME``; the password from
     ``$STORYLOOM_ADMIN_PASSWORD`` or a prompt), or None without ``--admin``."""
     from storyloom.app.team_setup import AdminLogin
-    from storyloom.sync.urls import check_username
+    from storyloom.app.terms import check_username
 
     if name is None:
         return None
@@ -287,18 +286,13 @@ def _unset(args: argparse.Namespace) -> int:
 
 @_errors
 def _check(args: argparse.Namespace) -> int:
-    from storyloom.app.locks import project_stale_minutes
+    from storyloom.app.team_setup import check_remote
     from storyloom.cli.workspace import project_session
-    from storyloom.sync.server_check import check_server
 
     with project_session(args.project) as session:
-        access = _access(session)
-        settings = _configured(access, args.project)
+        settings = _configured(_access(session), args.project)
         name = session.project.name
-        stale_minutes = project_stale_minutes(session.project)
-        with access.open(timeout=CHECK_TIMEOUT) as remote:
-            lines = check_server(remote, mode=settings.mode, probe_body_limit=args.probe_body_limit,
-                                 stale_minutes=stale_minutes)
+        lines = check_remote(session, probe_body_limit=args.probe_body_limit)
     # The sync layer knows no project names: its fixes say PROJECT, this one's name goes there.
     lines = [dataclasses.replace(line, fix=line.fix.replace("PROJECT", _quoted(name))) for line in lines]
     failed = any(line.status == "fail" for line in lines)
@@ -318,23 +312,17 @@ def _check(args: argparse.Namespace) -> int:
 
 @_errors
 def _setup(args: argparse.Namespace) -> int:
-    from storyloom.app.locks import project_stale_minutes
-    from storyloom.app.team_setup import setup_team
+    from storyloom.app.team_setup import advanced_check, setup_team
     from storyloom.cli.workspace import project_session
-    from storyloom.sync.cors import configure_cors, cors_admin_help
-    from storyloom.sync.server_setup import AdvancedCheck
 
     with project_session(args.project) as session:
-        access = _access(session)
-        settings = _configured(access, args.project)
+        settings = _configured(_access(session), args.project)
         name = session.project.name
         if settings.mode == "advanced":
             if args.admin is not None:
                 raise CliError("--admin goes with easy mode; in advanced mode an admin runs the requests listed "
                                "here", code=2)
-            with access.open(timeout=CHECK_TIMEOUT) as remote:
-                check = AdvancedCheck.run(remote, project_stale_minutes(session.project))
-                cors_help = cors_admin_help(remote, args.cors_origin) if args.cors_origin else []
+            check, cors_help = advanced_check(session, args.cors_origin)
             if args.json:
                 print(json.dumps({**check.to_json(), **({"cors_requests": cors_help} if cors_help else {})},
                                  indent=2))
@@ -350,9 +338,7 @@ def _setup(args: argparse.Namespace) -> int:
             if not args.json:
                 print(f"{'changed' if step.changed else 'ok':<8} {step.what}: {step.detail}", flush=True)
 
-        origins = list(args.cors_origin)
-        extra = [lambda admin_remote: configure_cors(admin_remote, origins)] if origins else []
-        outcome = setup_team(session, read_admin(args.admin), on_step=show, extra_steps=extra)
+        outcome = setup_team(session, read_admin(args.admin), on_step=show, cors_origins=args.cors_origin)
     report = outcome.report
     if args.json:
         print(json.dumps({**report.to_json(), "pushed": outcome.pushed, "notices": outcome.notices}, indent=2))
@@ -393,7 +379,7 @@ def _invite(args: argparse.Namespace) -> int:
               f"--reset-password gives them a new one); made them a member of {settings.database!r}.")
     print(f"They join with: {invitation.join_command}")
     if args.for_drafft:
-        from storyloom.sync.drafft_join import drafft_instructions
+        from storyloom.app.team_setup import drafft_join
 
-        print(drafft_instructions(invitation, server=settings.server, database=settings.database))
+        print(drafft_join(invitation, settings))
     return 0

@@ -39,13 +39,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
-
-if TYPE_CHECKING:
-    from storyloom.sync import IdentityDoc
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 EXIT_FAILED = 1
@@ -118,10 +115,11 @@ def _open_store(project: str) -> Iterator[Any]:
         path = Path(project)
         if path.exists() and not path.is_file():
             raise CliError(f"{path} is not a file (expected a Storyloom store, *.sqlite)")
-        from storyloom.store import Database, StoreError
+        from storyloom.app.sync_once import open_store_file
+        from storyloom.app.terms import StoreError
 
         try:
-            db = Database(str(path), create=False)
+            db = open_store_file(path)
         except StoreError as exc:
             raise CliError(exc.reason) from None
         try:
@@ -168,8 +166,8 @@ def _password(username: str | None, from_url: str | None) -> str | None:
 
 
 def run_sync(args: argparse.Namespace) -> int:
-    from storyloom.sync import InvalidRemote, parse_remote_url
-    from storyloom.sync.remote import RemoteDatabase
+    from storyloom.app.sync_once import sync_store
+    from storyloom.app.terms import InvalidRemote, parse_remote_url
 
     if args.batch_size is not None and args.batch_size < 1:
         raise CliError("--batch-size must be at least 1")
@@ -184,47 +182,22 @@ def run_sync(args: argparse.Namespace) -> int:
     username = args.username if args.username is not None else url.username
     password = _password(username, url.password)
 
-    options = _replication_options(args)
-    on_event = _event_printer(args.verbose)
-
-    remote = RemoteDatabase(url, username=username, password=password, auth=args.auth)
-    with _open_store(args.project) as db, remote, progress_bars(_QUIET if args.live else args) as progress:
-        runner = _runner(args.direction, db, remote, options, on_event, progress)
-        _run_interruptible(runner)
-        status = runner.status
-
-    return _report(status, args.direction, args.json, url.db_url)
+    with _open_store(args.project) as db, progress_bars(_QUIET if args.live else args) as progress, \
+            _interrupted() as cancel:
+        outcome = sync_store(db, url, _request(args), username=username, password=password,
+                             on_event=_event_printer(args.verbose), progress=progress, cancel=cancel)
+    return _report(outcome, args.json)
 
 
 #: What ``progress_bars`` is given for ``--live``: a replication that never ends draws no bar.
 _QUIET = argparse.Namespace(quiet=True)
 
 
-def _runner(direction: str, db: Any, remote: Any, options: Any, on_event: Any, progress: Any) -> Any:
-    """The replication a one-shot ``sync`` runs; ``progress`` draws its bars (pull, push)."""
-    from storyloom.sync import Sync, make_pull, make_push
+def _request(args: argparse.Namespace) -> Any:
+    from storyloom.app.sync_once import SyncRequest
 
-    if direction == "both":
-        return Sync(db, remote, options, on_event=on_event, progress=progress)
-    if direction == "push":
-        return make_push(db, remote, options, on_event, progress=progress)
-    return make_pull(remote, db, options, on_event, progress=progress)
-
-
-def _replication_options(args: argparse.Namespace) -> Any:
-    from storyloom.sync import ReplicationOptions
-    from storyloom.sync.backoff import capped_backoff
-
-    sizes = {} if args.batch_size is None else {"batch_size": args.batch_size}
-    return ReplicationOptions(
-        **sizes,
-        max_request_bytes=args.max_request_bytes,
-        live=args.live,
-        retry=args.live or args.retries > 0,
-        max_retries=None if args.live else args.retries,
-        backoff=capped_backoff(60.0 if args.live else 10.0),
-        identity=_project_identity(),
-    )
+    return SyncRequest(direction=args.direction, batch_size=args.batch_size, max_request_bytes=args.max_request_bytes,
+                       retries=args.retries, live=args.live, auth=args.auth)
 
 
 def _event_printer(verbose: bool) -> Any:
@@ -244,9 +217,9 @@ def _event_printer(verbose: bool) -> Any:
 
 def _run_stored(args: argparse.Namespace) -> int:
     """``storyloom sync PROJECT`` without ``--remote``: the project's stored remote settings."""
+    from storyloom.app.team_setup import admin_user_notice
     from storyloom.cli.verb_locks import tell_broken_locks
     from storyloom.cli.workspace import project_session
-    from storyloom.errors import StoryloomError
 
     if is_store_path(args.project):
         raise CliError(
@@ -264,59 +237,18 @@ def _run_stored(args: argparse.Namespace) -> int:
             if args.direction != "both":
                 raise CliError("--live without --remote runs the project's sync service, which syncs both ways")
             return _run_service(session, args.json)
-        try:
-            remote = session.remote.open(auth=args.auth)
-        except StoryloomError as exc:
-            raise CliError(str(exc), EXIT_FAILED) from None
-        db = session.project.store  # replication writes revisions as they are, past the gate
-        options = _replication_options(args)
-        on_event = _event_printer(args.verbose)
-        with remote, progress_bars(args) as progress:
-            before = db.update_seq
-            runner = _runner(args.direction, db, remote, options, on_event, progress)
-            _run_interruptible(runner)
-            status = runner.status
-            pulled = status.pull if args.direction == "both" else status
-            after = None
-            if args.direction != "push" and pulled.state == "complete":
-                after = _after_pull(session, db, remote, options, before, args.direction)
-        code = _report(status, args.direction, args.json, remote.db_url, after,
-                       project=session.project.name, username=session.remote.username)
-        _admin_user_notice(session)
+        with progress_bars(args) as progress, _interrupted() as cancel:
+            outcome = session.sync_once(_request(args), on_event=_event_printer(args.verbose), progress=progress,
+                                        cancel=cancel)
+        for warning in outcome.warnings:
+            print(f"storyloom: warning: {warning}", file=sys.stderr)
+        code = _report(outcome, args.json, project=session.project.name, username=session.remote.username)
+        # Once per machine: a project that still syncs as the server admin is told how to move
+        # to an owner user of its own.
+        notice = admin_user_notice(session)
+        if notice:
+            print(f"storyloom: note: {notice}", file=sys.stderr)
         return code
-
-
-def _admin_user_notice(session: Any) -> None:
-    """Once per machine: a project that still syncs as the server admin is told how to move to an
-    owner user of its own."""
-    from storyloom.app.team_setup import admin_user_notice
-
-    notice = admin_user_notice(session)
-    if notice:
-        print(f"storyloom: note: {notice}", file=sys.stderr)
-
-
-def _after_pull(session: Any, db: Any, remote: Any, options: Any, before: int, direction: str) -> Any:
-    """What a pull in a team project is followed by (the session's ``after_pull``: clean
-    conflicts merged, provisional locks settled), then a push of what that wrote, so the server
-    has it at once. Returns the session's account of it."""
-    from storyloom.errors import StoryloomError
-    from storyloom.sync import push
-
-    changed = db.changes(since=before)["results"]
-    ids = sorted({row["id"] for row in changed if not row["id"].startswith("_local/")})
-    seq = db.update_seq
-    try:
-        after = session.after_pull(ids)
-    except StoryloomError as exc:  # the sync itself went through: say what did not
-        print(f"storyloom: warning: after the pull: {exc}", file=sys.stderr)
-        return None
-    if direction == "both" and db.update_seq != seq:
-        status = push(db, remote, options)
-        if status.state != "complete":
-            print(f"storyloom: warning: pushing the merge results failed: {status.last_error_message}",
-                  file=sys.stderr)
-    return after
 
 
 def state_line(state: Any) -> str:
@@ -330,93 +262,39 @@ def state_line(state: Any) -> str:
 
 
 def _run_service(session: Any, as_json: bool) -> int:
-    """``--live`` with the stored settings: the project's sync service, live, until Ctrl-C."""
-    import dataclasses
-
-    from storyloom.app.sync_service import SyncService
-
-    stop = threading.Event()
+    """``--live`` with the stored settings: the project's sync, followed until Ctrl-C."""
 
     def on_state(state: Any) -> None:
         print(json.dumps(state.to_json()) if as_json else state_line(state), flush=True)
 
-    class LiveRemote:
-        """The stored remote, followed continuously whatever its interval says."""
-
-        def __init__(self, remote: Any) -> None:
-            self._remote = remote
-
-        @property
-        def settings(self) -> Any:
-            settings = self._remote.settings
-            return None if settings is None else dataclasses.replace(settings, live=True)
-
-        @property
-        def username(self) -> str | None:
-            return self._remote.username
-
-        def open(self, **client_options: Any) -> Any:
-            return self._remote.open(**client_options)
-
-    if not session.remote.configured:
-        session.remote.open()  # raises RemoteNotConfigured, which says what to run
-    service = SyncService(session.project, LiveRemote(session.remote), on_state=on_state,
-                          after_pull=session.after_pull)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
-    final = None
-    try:
-        service.start()
-        while not stop.wait(0.2):
-            pass
-        final = service.state
-    finally:
-        service.stop()
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    with _interrupted() as stop:
+        final = session.sync_live(on_state, stop)
     return EXIT_FAILED if final is not None and final.kind == "error" else 0
 
 
-def _project_identity() -> IdentityDoc:
-    """Where a project keeps its id: a sync refuses a remote database of another project
-    (the sync layer sits below the project layer, so the CLI names the document)."""
-    from storyloom.project import SETTINGS_ID
-    from storyloom.sync import IdentityDoc
-
-    return IdentityDoc(doc_id=SETTINGS_ID, id_field="projectId", name_field="projectName")
-
-
-def _run_interruptible(runner: Any) -> None:
-    """Run in a thread so that Ctrl-C (SIGINT) cancels cleanly instead of killing mid-write."""
-    thread = threading.Thread(target=runner.run, name="storyloom-sync-cli", daemon=True)
+@contextlib.contextmanager
+def _interrupted() -> Iterator[threading.Event]:
+    """An event that Ctrl-C (SIGINT) sets while the block runs, so that a sync stops cleanly
+    instead of being killed mid-write."""
+    event = threading.Event()
     previous = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, lambda *_: runner.cancel())
+        previous = signal.signal(signal.SIGINT, lambda *_: event.set())
     try:
-        thread.start()
-        while thread.is_alive():
-            thread.join(0.2)
+        yield event
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
 
 
-def _directions(status: Any, direction: str) -> list[tuple[str, Any]]:
-    if direction == "both":
-        return [("push", status.push), ("pull", status.pull)]
-    return [(direction, status)]
+def _report(outcome: Any, as_json: bool, *, project: str | None = None, username: str | None = None) -> int:
+    from storyloom.app.terms import ProjectMismatch
 
-
-def _report(status: Any, direction: str, as_json: bool, where: str, after: Any = None, *,
-            project: str | None = None, username: str | None = None) -> int:
-    from storyloom.sync import ProjectMismatch
-
-    parts = _directions(status, direction)
-    fatal = [(name, st) for name, st in parts if st.state == "error"]
-    cancelled = any(st.state == "cancelled" for _, st in parts)
-    partial = any(st.doc_write_failures for _, st in parts)
-    code = EXIT_FAILED if fatal or (cancelled and not _live(parts)) else (EXIT_PARTIAL if partial else 0)
+    parts = outcome.parts
+    fatal = outcome.errors
+    code = EXIT_FAILED if outcome.failed else (EXIT_PARTIAL if outcome.partial else 0)
+    where = outcome.remote
+    after = outcome.after_pull
     if as_json:
         data: dict[str, Any] = {"ok": code == 0, "remote": where, "exit_code": code}
         for name, st in parts:
@@ -464,10 +342,6 @@ def _report(status: Any, direction: str, as_json: bool, where: str, after: Any =
             print(f"storyloom: to join {st.last_error.remote_name or 'that project'!r} on this machine: "
                   f"storyloom clone {where} --username {shlex.quote(username) if username else 'USER'}",
                   file=sys.stderr)
-    if cancelled and not fatal and not _live(parts):
+    if outcome.cancelled and not fatal and not outcome.live:
         print("storyloom: sync cancelled", file=sys.stderr)
     return code
-
-
-def _live(parts: list[tuple[str, Any]]) -> bool:
-    return any(st.live for _, st in parts)

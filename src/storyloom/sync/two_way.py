@@ -71,12 +71,15 @@ def make_pull(
     on_event: EventCallback | None = None,
     *,
     progress: ProgressCallback | None = None,
+    target: LocalPeer | None = None,
 ) -> Replicator:
     """A replicator from the remote database to the local store (not started); ``progress``
-    hears of the documents handled (phase ``"pull"``, with the total the server gives)."""
+    hears of the documents handled (phase ``"pull"``, with the total the server gives).
+    ``target`` is the local store's peer when the caller needs its own (one that notes what the
+    pull wrote); by default a plain :class:`LocalPeer` of ``db``."""
     opts = options or ReplicationOptions()
-    return Replicator(_remote_peer(remote, opts), LocalPeer(db), opts, direction="pull", on_event=on_event,
-                      progress=progress)
+    return Replicator(_remote_peer(remote, opts), target if target is not None else LocalPeer(db), opts,
+                      direction="pull", on_event=on_event, progress=progress)
 
 
 def push(
@@ -145,7 +148,8 @@ class Sync:
     One-shot (``live=False``): ``run()`` pushes, then pulls. Live: both directions run at
     once and keep following changes until ``cancel()``; network errors are retried with
     backoff (``retry=None``, the default, means: retry in live mode only). ``start()`` runs either mode in the
-    background; ``status`` and ``on_event`` report progress.
+    background; ``status`` and ``on_event`` report progress. ``pull_target``: the local store's
+    peer for the pull (see :func:`make_pull`).
     """
 
     def __init__(
@@ -156,6 +160,7 @@ class Sync:
         *,
         on_event: EventCallback | None = None,
         progress: ProgressCallback | None = None,
+        pull_target: LocalPeer | None = None,
         **overrides: Any,
     ) -> None:
         opts = _options(options, overrides)
@@ -164,7 +169,7 @@ class Sync:
         self.remote = remote
         self.on_event = on_event
         self.push_replicator = make_push(db, remote, opts, on_event, progress=progress)
-        self.pull_replicator = make_pull(remote, db, opts, on_event, progress=progress)
+        self.pull_replicator = make_pull(remote, db, opts, on_event, progress=progress, target=pull_target)
         self._thread: threading.Thread | None = None
         self._cancelled = threading.Event()
         self._done = threading.Event()

@@ -11,10 +11,12 @@ the domain's, reached through the functions ``storyloom remote`` and ``storyloom
 - :func:`save_values` keeps them with :meth:`RemoteAccess.save` (the password in the
   :class:`~storyloom.app.secrets.PasswordStore`), then calls ``session.remote_settings_changed()``
   and starts the sync service when the remote is enabled;
-- :func:`run_check` is :func:`storyloom.sync.server_check.check_server` plus one line saying
-  whether the database holds this project (``check_remote_identity``);
-- :func:`run_setup` is :func:`storyloom.sync.server_setup.easy_setup` (easy mode) or
-  :meth:`AdvancedCheck.run` (advanced mode); :func:`invite_teammate` is ``invite``;
+- :func:`run_check` is :func:`storyloom.app.team_setup.check_remote` (``storyloom remote
+  check``) plus one line saying whether the database holds this project
+  (``check_remote_identity``);
+- :func:`run_setup` is :func:`storyloom.app.team_setup.setup_team` (easy mode) or
+  :func:`~storyloom.app.team_setup.advanced_check` (advanced mode), as ``storyloom remote
+  setup``; :func:`invite_teammate` is :func:`~storyloom.app.team_setup.invite_teammate`;
 - :func:`refusal` turns a failure into its cause and what to do; :func:`app_wording` rewrites the
   command-line advice of the domain's messages (``storyloom remote set PROJECT ...``) into what
   to do in the app.
@@ -29,26 +31,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured, build_settings
 from storyloom.app.secrets import PASSWORD_ENV, password_key
-from storyloom.app.sync_service import PROJECT_IDENTITY
-from storyloom.app.team_setup import AdminLogin, AdminNeeded, setup_team
+from storyloom.app.sync_once import PROJECT_IDENTITY
+from storyloom.app.team_setup import AdminLogin, AdminNeeded, advanced_check, check_remote, setup_team
 from storyloom.app.team_setup import invite_teammate as team_invite
 from storyloom.errors import StoryloomError
 from storyloom.project import DEFAULT_INTERVAL, RemoteSettings, default_database_name
 from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, SyncError
-from storyloom.sync.cors import configure_cors, normalize_origin
+from storyloom.sync.cors import normalize_origin
 from storyloom.sync.errors import NetworkError, RemoteForbidden, RemoteUnauthorized
 from storyloom.sync.identity import check_remote_identity
-from storyloom.sync.server_check import CheckLine, check_server
+from storyloom.sync.server_check import CheckLine
 from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, SetupStep
 from storyloom.sync.urls import check_server_url, check_username, normalize_database_name, parse_remote_url
 
 if TYPE_CHECKING:
     from storyloom.app.session import ProjectSession
 
-CHECK_TIMEOUT = 15.0
 MIN_INTERVAL = 1.0
 Level = Literal["error", "warning", "note", "required"]
 
@@ -370,13 +370,8 @@ def run_check(session: ProjectSession, *, probe_body_limit: bool = False) -> lis
     settings = access.settings
     if settings is None or not settings.enabled:
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
-    with access.open(timeout=CHECK_TIMEOUT) as remote:
-        lines = check_server(remote, mode=settings.mode, probe_body_limit=probe_body_limit,
-                             stale_minutes=project_stale_minutes(session.project))
-        member = next((line for line in lines if line.name == "member"), None)
-        if member is not None and member.status == "ok":
-            at = lines.index(member) + 1
-            lines.insert(at, _identity_line(session, remote))
+    lines = check_remote(session, probe_body_limit=probe_body_limit,
+                         also=lambda remote: _identity_line(session, remote))
     return [report_line(line, session.name) for line in lines]
 
 
@@ -427,16 +422,13 @@ def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | N
     if settings is None or not settings.enabled:
         raise RemoteNotConfigured("the remote is not set: fill in the fields above and Save")
     if settings.mode == "advanced":
-        with access.open(timeout=CHECK_TIMEOUT) as remote:
-            return SetupOutcome("advanced", advanced=AdvancedCheck.run(remote, project_stale_minutes(session.project)))
+        return SetupOutcome("advanced", advanced=advanced_check(session)[0])
 
     def step(done: SetupStep) -> None:
         if on_step is not None:
             on_step(step_line(done))
 
-    origins = list(cors_origins)
-    extra = [lambda admin_remote: configure_cors(admin_remote, origins)] if origins else []
-    outcome = setup_team(session, admin, on_step=step, extra_steps=extra)
+    outcome = setup_team(session, admin, on_step=step, cors_origins=cors_origins)
     # A sync started before the database existed stopped on that error: it goes now.
     session.sync.sync_now()
     return SetupOutcome("easy", report=outcome.report, notices=[sentence(app_wording(n)) for n in outcome.notices])
