@@ -32,7 +32,7 @@ from storyloom.collector import gc_paused
 from storyloom.errors import StoryloomError
 from storyloom.export.attachments import is_attachment_document
 from storyloom.export.cache import MISS, ContentCache, cache_for
-from storyloom.export.disk_cache import DiskMemo, revision_key_text
+from storyloom.export.cache.disk import DiskMemo, revision_key_text
 from storyloom.export.game_export import (
     ExportPlan,
     _project_attr,
