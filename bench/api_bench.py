@@ -233,8 +233,8 @@ def run_benchmark(args: argparse.Namespace) -> int:
     """Create the project under ``$STORYLOOM_HOME``, serve it, measure; everything stopped at the end."""
     from bench.generate import generate
     from storyloom.api import ApiServer, StaticProjectProvider
-    from storyloom.api.provider import StoryloomPayloads
     from storyloom.api.server import UvicornThread, bind_socket
+    from storyloom.export.cache import ExportCache
     from storyloom.project.manager import ProjectManager
 
     class Options:
@@ -253,7 +253,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
         api = ApiServer(StaticProjectProvider(project), Options())
         running.append(api)
         api.start()
-        cold = ApiServer(StaticProjectProvider(project), Options(), payloads=StoryloomPayloads(cache=False))
+        cold = ApiServer(StaticProjectProvider(project), Options(), exports=ExportCache(reuse=False))
         running.append(cold)
         cold.start()
         return verdict("api", report(args, project, api, cold, reference_port))

@@ -21,7 +21,7 @@ runs made under the same load on a shared machine):
 * schema export: ``stream_schema(project, all collections)``;
 * for information: the export built as one dict (``build_game_export``), and with ``dumps_export``.
 
-Exports run cold (the in-memory per-revision memo of ``storyloom.export.cache`` emptied before
+Exports run cold (the in-memory per-revision memo of ``storyloom.export.cache.memo`` emptied before
 each run: the first export after opening a project, as ``storyloom export`` runs, with the
 results an earlier export kept on disk, ``export-cache.sqlite3``) and warm (repeated exports of
 an open project, as the API serves them). For information, the first export of a project ever

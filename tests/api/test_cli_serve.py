@@ -338,17 +338,17 @@ def _served_cache_bounds(monkeypatch, argv: list[str]) -> list[int | None]:
     from storyloom.cli.main import main
 
     bounds: list[int | None] = []
-    real_payloads, real_bind = server_module.StoryloomPayloads, server_module.bind_socket
+    real_cache, real_bind = server_module.ExportCache, server_module.bind_socket
 
-    def recording_payloads(*args: Any, **kwargs: Any) -> Any:
-        bounds.append(kwargs.get("cache_bytes"))
-        return real_payloads(*args, **kwargs)
+    def recording_cache(*args: Any, **kwargs: Any) -> Any:
+        bounds.append(kwargs.get("max_bytes"))
+        return real_cache(*args, **kwargs)
 
     def bind_then_stop(host: str, port: int) -> socket.socket:
         signal.raise_signal(signal.SIGTERM)  # stop as soon as it serves: `serve`'s own handler catches it
         return real_bind(host, port)
 
-    monkeypatch.setattr(server_module, "StoryloomPayloads", recording_payloads)
+    monkeypatch.setattr(server_module, "ExportCache", recording_cache)
     monkeypatch.setattr(server_module, "bind_socket", bind_then_stop)
     monkeypatch.setenv("STORYLOOM_API_KEY", KEY)
     assert main(["serve", *argv, "--port", str(free_port())]) == 0

@@ -233,16 +233,13 @@ def test_every_navigate_error_has_success_false(garden):
 
 def test_a_bug_is_a_500_with_the_error_body(garden):
     class Broken:
-        def parse_collections(self, values):
-            return values
-
-        def game_export_json(self, project, collections, exported_by, compat=None):
+        def game_export(self, project, collections, exported_by, *, compat=None):
             raise RuntimeError("boom")
 
-        def schema_export_json(self, project, collections, compat=None):
+        def schema_export(self, project, collections, *, compat=None):
             raise KeyError("x")
 
-    with running_server(garden, payloads=Broken()) as api:
+    with running_server(garden, exports=Broken()) as api:
         body = _assert_error(api.get("/game-export"), 500, "internal_error")
         assert "RuntimeError" in body["reason"]
         _assert_error(api.get("/schema-export"), 500, "internal_error")

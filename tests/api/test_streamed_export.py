@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from storyloom.api.provider import AnswerCache, StoryloomPayloads
+from storyloom.export.cache import AnswerCache, ExportCache
 from storyloom.export.game_export import build_game_export, dumps_export
 from storyloom.project.collections import EXPORT_NAMES
 from tests.api.support import running_server
@@ -43,7 +43,7 @@ def test_streamed_game_export_equals_the_built_one_cached_and_not(garden) -> Non
 
 
 def test_game_export_without_a_cache_streams_the_same_bytes(garden) -> None:
-    with running_server(garden, payloads=StoryloomPayloads(cache=False)) as api:
+    with running_server(garden, exports=ExportCache(reuse=False)) as api:
         _check(api.get("/game-export", params={"collections": "Scripts,Actors"}), garden, ["Scripts", "Actors"])
 
 
@@ -69,13 +69,13 @@ def test_answer_cache_keeps_within_its_byte_bound() -> None:
 
 
 def test_a_served_project_keeps_at_most_the_bound_in_its_cache(garden) -> None:
-    payloads = StoryloomPayloads(cache_bytes=64 * 1024)
-    with running_server(garden, payloads=payloads) as api:
+    exports = ExportCache(max_bytes=64 * 1024)
+    with running_server(garden, exports=exports) as api:
         for collections in (None, "Scripts", "Actors", "Items", "Scripts,Actors", ",".join(EXPORT_NAMES)):
             params = {"collections": collections} if collections else {}
             assert api.get("/game-export", params=params).status_code == 200
             assert api.get("/schema-export", params=params).status_code == 200
-            assert payloads.cache is not None and payloads.cache.held_bytes <= 64 * 1024
+            assert exports.max_bytes == 64 * 1024 and exports.held_bytes <= 64 * 1024
 
 
 def test_an_export_too_large_to_keep_is_answered_from_its_spools_until_a_change(garden, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from storyloom.drafft import import_backup
-from storyloom.export import disk_cache
 from storyloom.export.cache import ContentCache
+from storyloom.export.cache import disk as disk_cache
 from storyloom.export.game_export import dumps_export, export_from_docs, read_documents
 from storyloom.project.manager import ProjectManager
 from tests.export.helpers import GARDEN

@@ -22,9 +22,10 @@ from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.openapi import openapi_document
 from storyloom.api.protection import ProtectionMiddleware, ProtectionSettings
-from storyloom.api.provider import Payloads, ProjectProvider, StoryloomPayloads
+from storyloom.api.provider import ProjectProvider
 from storyloom.api.responses import CatchAllMiddleware, add_error_handlers
 from storyloom.api.state import ApiState, add_route
+from storyloom.export.cache import ExportCache
 
 # In this order in the OpenAPI document.
 ROUTES = (openapi_document, info, game_export, schema_export, db_dump, navigate, events, attachment)
@@ -44,10 +45,11 @@ def create_app(
     *,
     username: Callable[[], str | None] = lambda: None,
     navigation: NavigationPort | None = None,
-    payloads: Payloads | None = None,
+    exports: ExportCache | None = None,
     hub: EventHub | None = None,
 ) -> ProtectionMiddleware:
-    """The API as an ASGI app. ``username`` is read on each ``/info`` and export (``exportedBy``)."""
+    """The API as an ASGI app. ``username`` is read on each ``/info`` and export (``exportedBy``);
+    ``exports`` answers the exports (default: a new :class:`~storyloom.export.cache.ExportCache`)."""
     app = FastAPI(
         title="Storyloom local API",
         version=API_VERSION,
@@ -59,7 +61,7 @@ def create_app(
     )
     app.state.api = ApiState(
         provider=provider,
-        payloads=payloads or StoryloomPayloads(),
+        exports=exports if exports is not None else ExportCache(),
         hub=hub or EventHub(provider),
         username=username,
         navigation=navigation,

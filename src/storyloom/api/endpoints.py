@@ -25,10 +25,11 @@ from storyloom.api.openapi import (
     LAST_EVENT_ID_PATTERN,
     error_responses,
 )
-from storyloom.api.provider import read_snapshot
 from storyloom.api.responses import JsonResponse, no_body
 from storyloom.api.state import ApiState, State, reject_unknown, route, single
+from storyloom.export.cache import ExportAnswer
 from storyloom.export.compat import COMPAT_VALUES, DRAFFT_VERSION, UnknownCompat, parse_compat
+from storyloom.export.stream import read_snapshot
 from storyloom.project import EXPORT_NAMES, ProjectLike, public_settings
 
 API_VERSION = "1.0"
@@ -157,24 +158,23 @@ def game_export(
     compat: str | None = _compat_query(),
 ) -> Response:
     project, names, mode = _export_input(request, state)
-    payloads = state.payloads
-    stream = getattr(payloads, "game_export_stream", None)
-    if stream is None:  # a Payloads that only builds whole answers
-        return Response(payloads.game_export_json(project, names, state.username(), mode),
-                        media_type="application/json")
-    # Built (or found in the cache) here, in the worker thread, so every error is still an error
-    # answer; then sent in pieces from the spools or the cached bytes (memory stays bounded).
-    answer = stream(project, names, state.username(), mode)
+    return _sent(request, state.exports.game_export(project, names, state.username(), compat=mode))
+
+
+def _sent(request: Request, answer: ExportAnswer) -> Response:
+    """An export's answer, built (or found in the export cache) in the worker thread, so every
+    error was still an error answer; sent in pieces from the spools or the held bytes (memory
+    stays bounded)."""
     headers = {"content-length": str(answer.size)}
     if request.method == "HEAD":
         answer.close()
         return StreamingResponse(no_body(), media_type="application/json", headers=headers)
-    if getattr(answer, "in_memory", False):  # cached bytes: sent from the event loop, no thread hop per piece
+    if answer.in_memory:  # held bytes: sent from the event loop, no thread hop per piece
         return StreamingResponse(_pieces_of(answer), media_type="application/json", headers=headers)
     return StreamingResponse(iter(answer), media_type="application/json", headers=headers)
 
 
-async def _pieces_of(answer: Any) -> AsyncIterator[bytes]:
+async def _pieces_of(answer: ExportAnswer) -> AsyncIterator[bytes]:
     for piece in answer:
         yield piece
 
@@ -192,7 +192,7 @@ def schema_export(
     compat: str | None = _compat_query(),
 ) -> Response:
     project, names, mode = _export_input(request, state)
-    return Response(state.payloads.schema_export_json(project, names, mode), media_type="application/json")
+    return _sent(request, state.exports.schema_export(project, names, compat=mode))
 
 
 # ------------------------------------------------------------------ /navigate

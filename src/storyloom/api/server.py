@@ -26,15 +26,7 @@ from storyloom.api.events import EventHub
 from storyloom.api.keys import api_key_problem
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
-from storyloom.api.provider import (
-    DEFAULT_CACHE_BYTES,
-    AnswerCache,
-    Payloads,
-    ProjectLike,
-    ProjectProvider,
-    StoryloomPayloads,
-    as_provider,
-)
+from storyloom.api.provider import ProjectLike, ProjectProvider, as_provider
 from storyloom.api.wire import (
     DEFAULT_HEAD_TIMEOUT,
     DEFAULT_KEEP_ALIVE_TIMEOUT,
@@ -45,6 +37,7 @@ from storyloom.api.wire import (
     RateLimitedLog,
 )
 from storyloom.errors import StoryloomError
+from storyloom.export.cache import DEFAULT_ANSWER_BYTES, ExportCache
 
 log = logging.getLogger(__name__)
 
@@ -243,9 +236,10 @@ class ApiServer:
     ``project_provider`` returns the loaded project (or ``None``: 503); ``options`` supplies
     ``api_key``, ``api_port`` and ``username``; ``navigation`` is the desktop app's port for
     ``/navigate`` (``None`` when headless: 409). ``on_warning`` receives the warning for a
-    non-loopback ``host`` (default: logged). ``answer_cache_bytes`` bounds the bytes of export
-    answers kept for an unchanged project (default: the options' ``api_answer_cache_mb`` MiB when
-    they have it, else 64 MiB; ``0``: none kept; ignored when ``payloads`` is given).
+    non-loopback ``host`` (default: logged). ``exports`` answers ``/game-export`` and
+    ``/schema-export`` (default: a new :class:`~storyloom.export.cache.ExportCache` at each start,
+    holding at most ``answer_cache_bytes`` of answers for an unchanged project: by default the
+    options' ``api_answer_cache_mb`` MiB when they have it, else 64 MiB; ``0``: none held).
 
     Connection limits (see :mod:`storyloom.api.wire`): a request head must arrive whole within
     ``head_timeout`` seconds, an idle keep-alive connection is closed after
@@ -262,7 +256,7 @@ class ApiServer:
         host: str = DEFAULT_HOST,
         allowed_hosts: Iterable[str] = (),
         allowed_origins: Iterable[str] = (),
-        payloads: Payloads | None = None,
+        exports: ExportCache | None = None,
         heartbeat: float = 15.0,
         graceful_timeout: float = 3.0,
         on_warning: Callable[[str], None] | None = None,
@@ -282,11 +276,11 @@ class ApiServer:
         self.host = host
         self.allowed_hosts = tuple(allowed_hosts)
         self.allowed_origins = tuple(allowed_origins)
-        self.payloads = payloads
-        # The bound of the export answers' cache, used when no ``payloads`` is given; ``None``
+        self.exports = exports
+        # The bound of the export cache's answers, used when no ``exports`` is given; ``None``
         # follows the options (see cache_bytes).
         self.answer_cache_bytes = answer_cache_bytes
-        self._cache: AnswerCache | None = None  # the running server's answer cache
+        self._cache: ExportCache | None = None  # the running server's export cache, when its own
         self.heartbeat = heartbeat
         self.graceful_timeout = graceful_timeout
         self.on_warning = on_warning or log.warning
@@ -322,15 +316,16 @@ class ApiServer:
     @property
     def cache_bytes(self) -> int:
         """The answer cache's bound the next start uses: ``answer_cache_bytes`` when given, else
-        the options' ``api_answer_cache_mb`` in bytes, else :data:`DEFAULT_CACHE_BYTES`."""
+        the options' ``api_answer_cache_mb`` in bytes, else
+        :data:`~storyloom.export.cache.DEFAULT_ANSWER_BYTES`."""
         if self.answer_cache_bytes is not None:
             return self.answer_cache_bytes
         megabytes = getattr(self.options, "api_answer_cache_mb", None)
-        return DEFAULT_CACHE_BYTES if megabytes is None else int(megabytes) * MIB
+        return DEFAULT_ANSWER_BYTES if megabytes is None else int(megabytes) * MIB
 
     @property
-    def answer_cache(self) -> AnswerCache | None:
-        """The running server's answer cache (``None`` when stopped or given ``payloads``)."""
+    def answer_cache(self) -> ExportCache | None:
+        """The running server's export cache (``None`` when stopped or given ``exports``)."""
         return self._cache if self.running else None
 
     @property
@@ -388,17 +383,16 @@ class ApiServer:
                 allowed_origins=frozenset(self.allowed_origins),
             )
             hub = EventHub(self.provider, heartbeat=self.heartbeat, statuses=dict(self._statuses))
-            payloads = self.payloads
+            exports = self.exports
             self._cache = None
-            if payloads is None:
-                payloads = StoryloomPayloads(cache_bytes=self.cache_bytes)
-                self._cache = payloads.cache
+            if exports is None:
+                exports = self._cache = ExportCache(max_bytes=self.cache_bytes)
             app = create_app(
                 self.provider,
                 protection,
                 username=lambda: getattr(self.options, "username", None) or None,
                 navigation=self.navigation,
-                payloads=payloads,
+                exports=exports,
                 hub=hub,
             )
             limits = ConnectionLimits(self.head_timeout, self.keep_alive_timeout, self.max_connections)

@@ -16,10 +16,12 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Request
 
 from storyloom.api import errors as E
-from storyloom.api.errors import ApiError
+from storyloom.api.errors import UNKNOWN_COLLECTIONS, ApiError
 from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
-from storyloom.api.provider import Payloads, ProjectProvider
+from storyloom.api.provider import ProjectProvider
+from storyloom.export.cache import ExportCache
+from storyloom.export.collections_filter import UnknownCollections, parse_collections
 from storyloom.project import ProjectLike
 
 ENDPOINTS = ("/info", "/game-export", "/schema-export", "/db-dump", "/navigate", "/attachments/{doc_id}/{name}",
@@ -31,14 +33,15 @@ _ROUTE = "api_route"  # the attribute :func:`route` puts on an endpoint
 
 @dataclass
 class ApiState:
-    """What the endpoints read: the project, the payload builders, the desktop app's port, the SSE hub.
+    """What the endpoints read: the project, the export cache that answers the exports, the desktop
+    app's port, the SSE hub.
 
     ``username`` is read on each ``/info`` and export (``exportedBy``). ``info_cache`` holds
     the last ``/info`` body and its key; ``openapi_body`` the OpenAPI document, built once.
     """
 
     provider: ProjectProvider
-    payloads: Payloads
+    exports: ExportCache
     hub: EventHub
     username: Callable[[], str | None]
     navigation: NavigationPort | None = None
@@ -53,11 +56,20 @@ class ApiState:
         return project
 
     def collections(self, request: Request) -> list[str] | None:
-        """The export names of the ``collections`` parameter; ``None`` when it is not given."""
+        """The export names of the ``collections`` parameter(s); ``None`` when it is not given;
+        ``ApiError`` 400 when a name is not one."""
         values = request.query_params.getlist("collections")
         if not values:
             return None
-        return self.payloads.parse_collections(values)
+        try:
+            # Export names are ASCII: refuse what case folding would map onto them ("ſcripts"),
+            # so the OpenAPI document's pattern is exactly what is accepted.
+            unknown = [part.strip() for value in values for part in value.split(",") if not part.strip().isascii()]
+            if unknown:
+                raise UnknownCollections(unknown)
+            return list(parse_collections(values if len(values) > 1 else values[0], None))
+        except UnknownCollections as exc:
+            raise ApiError(400, UNKNOWN_COLLECTIONS, f"collections: {exc}") from None
 
 
 async def api_state(request: Request) -> ApiState:

@@ -32,7 +32,7 @@ from storyloom.collector import gc_paused
 from storyloom.errors import StoryloomError
 from storyloom.export.attachments import is_attachment_document
 from storyloom.export.cache import MISS, ContentCache, cache_for
-from storyloom.export.disk_cache import DiskMemo, revision_key_text
+from storyloom.export.cache.disk import DiskMemo, revision_key_text
 from storyloom.export.game_export import (
     ExportPlan,
     _project_attr,
@@ -301,12 +301,20 @@ class _Reading:
         yield from live_documents(self.snap, only)
 
 
+def read_snapshot(project: ProjectLike) -> contextlib.AbstractContextManager[Any]:
+    """``with read_snapshot(project) as snap:``: the reads of the block, on this thread, see one
+    state of the project's store (one read transaction: ``Database.snapshot()``, which nests).
+    An answer built from several reads (the settings, the name, the documents, the update seq it
+    is kept under) must not mix two moments while others write. A store without snapshots (a
+    test double) gives ``None``."""
+    snapshot = getattr(project.db, "snapshot", None)
+    return snapshot() if snapshot is not None else contextlib.nullcontext()
+
+
 @contextlib.contextmanager
 def _reading(project: ProjectLike) -> Iterator[_Reading]:
-    db = project.db
-    snapshot = getattr(db, "snapshot", None)
-    with (snapshot() if snapshot is not None else contextlib.nullcontext()) as snap:
-        yield _Reading(db, snap)
+    with read_snapshot(project) as snap:
+        yield _Reading(project.db, snap)
 
 
 # --------------------------------------------------------------------------------------
@@ -325,25 +333,25 @@ class StreamedExport:
         self.documents = documents
         self.schema = schema
         self._spools = spools
-        self._indent = indent
+        self.indent = indent
 
     def _parts(self, meta: bool, exported_at: str | None) -> list[tuple[str, bytes | _Spool]]:
         parts: list[tuple[str, bytes | _Spool]] = list(self._spools.items())
         if meta:
             value = self.meta if exported_at is None else {**self.meta, "exportedAt": exported_at}
-            parts.append(("_meta", encode_value(value, self._indent)))
+            parts.append(("_meta", encode_value(value, self.indent)))
         return parts
 
     def chunks(self, *, meta: bool = True, exported_at: str | None = None) -> Iterator[bytes]:
         """The export's UTF-8 JSON in pieces of at most about a megabyte (``meta=False``: the
         same object without ``_meta``; ``exported_at``: another ``_meta.exportedAt``). Several
         threads may read one export's chunks at once."""
-        yield from _assemble(self._parts(meta, exported_at), self._indent)
+        yield from _assemble(self._parts(meta, exported_at), self.indent)
 
     def size(self, *, meta: bool = True, exported_at: str | None = None) -> int:
         """How many bytes :meth:`chunks` gives."""
         parts = self._parts(meta, exported_at)
-        framing = sum(len(chunk) for chunk in _assemble(parts, self._indent, spools=False))
+        framing = sum(len(chunk) for chunk in _assemble(parts, self.indent, spools=False))
         return framing + sum(spool.total for spool in self._spools.values())
 
     @property
@@ -368,6 +376,48 @@ class StreamedExport:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class HeldExport:
+    """A finished compact game export held in memory: its ``_meta`` apart and the rest of its
+    bytes (``{`` and the collections) as one object. :meth:`chunks` and :meth:`size` are those of
+    the :class:`StreamedExport` it was read from (with another ``_meta.exportedAt`` when asked):
+    answering it again costs copying it out, not a rebuild."""
+
+    def __init__(self, meta: dict[str, Any], rest: bytes) -> None:
+        self.meta = meta
+        self._rest = rest
+
+    @classmethod
+    def of(cls, export: StreamedExport) -> HeldExport | None:
+        """``export``'s bytes read out of its spools (which are then closed); ``None`` when its
+        ``_meta`` would not come first (an indented export, one of no collection): it is left as
+        it is."""
+        keys = export.keys
+        if export.indent is not None or not keys or min(keys) <= "_meta":
+            return None
+        with export:
+            return cls(export.meta, b"".join(export.chunks(meta=False)))
+
+    @property
+    def held_bytes(self) -> int:
+        """The bytes held (the export without its ``_meta``)."""
+        return len(self._rest)
+
+    def _head(self, exported_at: str | None) -> bytes:
+        meta = self.meta if exported_at is None else {**self.meta, "exportedAt": exported_at}
+        return b'{"_meta":' + encode_value(meta) + b","  # "_meta" sorts first: then the rest, after its "{"
+
+    def chunks(self, *, exported_at: str | None = None) -> Iterator[bytes]:
+        """The export's UTF-8 JSON in pieces of at most a megabyte, the held bytes never copied."""
+        yield self._head(exported_at)
+        rest = memoryview(self._rest)
+        for start in range(1, len(rest), CHUNK):
+            yield rest[start:start + CHUNK]  # type: ignore[misc]  # a view is sent as bytes are
+
+    def size(self, *, exported_at: str | None = None) -> int:
+        """How many bytes :meth:`chunks` gives."""
+        return len(self._head(exported_at)) + len(self._rest) - 1
 
 
 def stream_game_export(

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from storyloom.export.disk_cache import NOT_KEPT, DiskMemo, ReadAhead, disk_memo_for
+from storyloom.export.cache.disk import NOT_KEPT, DiskMemo, ReadAhead, disk_memo_for
 
 _MISS = object()
 
@@ -40,7 +40,7 @@ class ContentCache:
 
     def __init__(self, disk: DiskMemo | None = None, max_bytes: int | None = None) -> None:
         self.disk = disk
-        """The results kept on disk beside the store (:mod:`storyloom.export.disk_cache`): asked
+        """The results kept on disk beside the store (:mod:`storyloom.export.cache.disk`): asked
         on a miss, given every new result."""
         self.max_bytes = max_bytes if max_bytes is not None else (
             self.MEMORY_BYTES_WITH_DISK if disk is not None else None)
