@@ -25,7 +25,7 @@ from storyloom.api.protection import ProtectionMiddleware, ProtectionSettings
 from storyloom.api.provider import ProjectProvider
 from storyloom.api.responses import CatchAllMiddleware, add_error_handlers
 from storyloom.api.state import ApiState, add_route
-from storyloom.export.cache import ExportCache
+from storyloom.export import ExportCache
 
 # In this order in the OpenAPI document.
 ROUTES = (openapi_document, info, game_export, schema_export, db_dump, navigate, events, attachment)

@@ -27,9 +27,7 @@ from storyloom.api.openapi import (
 )
 from storyloom.api.responses import JsonResponse, no_body
 from storyloom.api.state import ApiState, State, reject_unknown, route, single
-from storyloom.export.cache import ExportAnswer
-from storyloom.export.compat import COMPAT_VALUES, DRAFFT_VERSION, UnknownCompat, parse_compat
-from storyloom.export.stream import read_snapshot
+from storyloom.export import COMPAT_VALUES, DRAFFT_VERSION, ExportAnswer, UnknownCompat, parse_compat, read_snapshot
 from storyloom.project import EXPORT_NAMES, ProjectLike, public_settings
 
 API_VERSION = "1.0"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from storyloom.api.query import ID_OPTIONS, MAX_JSON_DEPTH
-from storyloom.export.compat import COMPAT_VALUES
+from storyloom.export import COMPAT_VALUES
 from storyloom.project import EXPORT_NAMES
 
 # /db-dump options whose value is JSON text, and the JSON each takes.

@@ -37,7 +37,7 @@ from storyloom.api.wire import (
     RateLimitedLog,
 )
 from storyloom.errors import StoryloomError
-from storyloom.export.cache import DEFAULT_ANSWER_BYTES, ExportCache
+from storyloom.export import DEFAULT_ANSWER_BYTES, ExportCache
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,7 @@ from storyloom.api.errors import UNKNOWN_COLLECTIONS, ApiError
 from storyloom.api.events import EventHub
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.provider import ProjectProvider
-from storyloom.export.cache import ExportCache
-from storyloom.export.collections_filter import UnknownCollections, parse_collections
+from storyloom.export import ExportCache, UnknownCollections, parse_collections
 from storyloom.project import ProjectLike
 
 ENDPOINTS = ("/info", "/game-export", "/schema-export", "/db-dump", "/navigate", "/attachments/{doc_id}/{name}",

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from storyloom.errors import StoryloomError
-from storyloom.export.attachments import REFERENCING_COLLECTIONS, referenced_attachments
+from storyloom.export import REFERENCING_COLLECTIONS, referenced_attachments
 from storyloom.project import ATTACHMENT_TYPE, Editor, WriteResult, permalink_target
 from storyloom.store import NotFound
 

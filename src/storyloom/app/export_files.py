@@ -31,11 +31,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from storyloom.errors import StoryloomError
-from storyloom.export.collections_filter import parse_collections
-from storyloom.export.compat import parse_compat
-from storyloom.export.game_export import default_collections, dumps_export
-from storyloom.export.schema_export import sidecar_path
-from storyloom.export.stream import ExportStopped, stream_game_export, stream_schema
+from storyloom.export import (
+    ExportStopped,
+    default_collections,
+    dumps_export,
+    parse_collections,
+    parse_compat,
+    sidecar_path,
+    stream_game_export,
+    stream_schema,
+)
 from storyloom.output_files import OutputError, resolve_output
 from storyloom.output_files import write_chunks as write_file
 from storyloom.progress import ProgressCallback

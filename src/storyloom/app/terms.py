@@ -6,8 +6,7 @@ layer's, so these are all it needs of those layers. Only those layers' error and
 are imported here, never a workflow.
 """
 
-from storyloom.export.collections_filter import UnknownCollections
-from storyloom.export.compat import COMPAT_VALUES
+from storyloom.export import COMPAT_VALUES, UnknownCollections
 from storyloom.store.errors import Conflict, Damaged, NotFound, StoreError
 from storyloom.sync.errors import InvalidRemote
 from storyloom.sync.identity import ProjectMismatch

@@ -54,7 +54,7 @@ from storyloom.app.export_files import (
     selection,
 )
 from storyloom.errors import StoryloomError
-from storyloom.export.game_export import default_collections
+from storyloom.export import default_collections
 from storyloom.gui import theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role
