@@ -467,9 +467,14 @@ def test_cli_live_sync_with_the_stored_settings_runs_the_service(
             if states[-1]["state"] == "idle":
                 break
         couch.put_doc(db, {"_id": "from-the-server", "type": "Item", "name": "Cup"})
-        for line in proc.stdout:  # the live pull brings it: syncing, then idle again
+        received = False
+        for line in proc.stdout:  # the live pull brings it: received, then idle again
             states.append(json.loads(line))
-            if states[-1]["state"] == "idle" and any(s["state"] == "syncing" for s in states[-3:]):
+            progress = states[-1]["progress"] or {}
+            # A round that began before the put (a push, an empty pull) is not the one: wait
+            # for the one that received a document.
+            received = received or (progress.get("direction") == "pull" and (progress.get("done") or 0) >= 1)
+            if received and states[-1]["state"] == "idle":
                 break
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
