@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 import sqlite3
 from pathlib import Path
 
@@ -73,3 +74,13 @@ def test_create_false_refuses_a_missing_or_empty_file(tmp_path: Path) -> None:
     reopened = Database(tmp_path / "made.sqlite", create=False)
     assert reopened.get("a")["_id"] == "a"
     reopened.close()
+
+
+def test_every_error_class_states_its_own_stable_code() -> None:
+    classes = {cls for cls in _error_classes() if issubclass(cls, StoryloomError)} | {StoryloomError}
+    unnamed = sorted(cls.__qualname__ for cls in classes if "code" not in vars(cls))
+    assert unnamed == []
+    bad = sorted(cls.code for cls in classes if not re.match(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$", cls.code))
+    assert bad == []
+    codes = [cls.code for cls in classes]
+    assert sorted(code for code in set(codes) if codes.count(code) > 1) == []

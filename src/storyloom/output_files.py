@@ -67,9 +67,13 @@ _MAX_NUMBER = 1000
 class OutputError(StoryloomError):
     """An output that cannot be written where it was asked (a missing folder, a folder as the file)."""
 
+    code = "output_refused"
+
 
 class OutputExists(OutputError):
     """The file exists and the caller does not replace files."""
+
+    code = "output_exists"
 
     def __init__(self, path: Path) -> None:
         super().__init__(f"{path} exists already")

@@ -88,7 +88,7 @@ def test_type_collection_and_project_id_never_change(project: Project) -> None:
     current["content"] = {"gdd": ""}
     with pytest.raises(ValidationError) as info:
         project.editor.update(current)
-    assert info.value.code == "immutable-field" and info.value.field in ("type", "collection")
+    assert info.value.problem_code == "immutable-field" and info.value.field in ("type", "collection")
     with pytest.raises(ValidationError) as info:
         project.editor.update_settings({"projectId": "11111111-1111-4111-8111-111111111111"})
     assert info.value.field == "projectId"
@@ -126,19 +126,19 @@ def test_moves_that_would_break_the_tree_are_refused(project: Project) -> None:
     dialogues = editor.create("Folder", "Talks", collection="Dialogue").id
     with pytest.raises(ValidationError) as info:
         editor.move(top, inner)
-    assert info.value.code == "parent-cycle" and info.value.field == "parent"
+    assert info.value.problem_code == "parent-cycle" and info.value.field == "parent"
     with pytest.raises(ValidationError) as info:
         editor.move(top, top)
     assert info.value.field == "parent"
     with pytest.raises(ValidationError) as info:
         editor.move(script, dialogues)
-    assert info.value.code == "parent-collection"
+    assert info.value.problem_code == "parent-collection"
     with pytest.raises(ValidationError) as info:
         editor.move(script, "missing-folder")
-    assert info.value.code == "missing-parent"
+    assert info.value.problem_code == "missing-parent"
     with pytest.raises(ValidationError) as info:
         editor.move(script, top, after="not-a-sibling")
-    assert info.value.code == "missing-sibling"
+    assert info.value.problem_code == "missing-sibling"
     with pytest.raises(ValidationError):
         editor.move(script, inner, before=script, after=script)
 
@@ -164,7 +164,7 @@ def test_delete(project: Project) -> None:
     leaf = editor.create("Script", "S", parent=inner).id
     with pytest.raises(ValidationError) as info:
         editor.delete(folder)
-    assert info.value.code == "folder-not-empty"
+    assert info.value.problem_code == "folder-not-empty"
     results = editor.delete(folder, recursive=True)
     assert [r.id for r in results] == [leaf, inner, folder]
     assert all(r.intent is WriteIntent.DELETE for r in results)
@@ -173,7 +173,7 @@ def test_delete(project: Project) -> None:
             editor.get(doc_id)
     with pytest.raises(ValidationError) as info:
         editor.delete("ProjectSettings")
-    assert info.value.code == "forbidden"
+    assert info.value.problem_code == "forbidden"
 
 
 def test_warnings_are_returned_not_raised(project: Project) -> None:
@@ -188,7 +188,7 @@ def test_duplicate_variable_sid_is_refused_interactively(project: Project) -> No
     editor.create("Variable", "player", content={"variables": "_sid: player\ncourage: 5"})
     with pytest.raises(ValidationError) as info:
         editor.create("Variable", "player again", content={"variables": "_sid: player\nluck: 1"})
-    assert info.value.code == "duplicate-sid"
+    assert info.value.problem_code == "duplicate-sid"
     # Bulk intents (import, restore) report it instead: the source already holds both.
     doc = {"_id": "v2", "type": "Variable", "collection": "Variable", "name": "dup", "parent": None,
            "sortKey": "k", "content": {"variables": "_sid: player\nluck: 1"}}
@@ -307,7 +307,7 @@ def test_two_threads_moving_folders_into_each_other_never_make_a_cycle(project: 
             thread.join()
         parents = (project.db.get(a).get("parent"), project.db.get(b).get("parent"))
         assert parents != (b, a), "a folder cycle was written"
-        assert len(refused) == 1 and refused[0].code == "parent-cycle"
+        assert len(refused) == 1 and refused[0].problem_code == "parent-cycle"
 
 
 def test_a_recursive_delete_refused_by_a_lock_deletes_nothing(project: Project) -> None:

@@ -104,7 +104,7 @@ def test_index_follows_writes_made_directly_to_the_store(project: Project) -> No
     project.store.put(variable("hero", "hero"))
     with pytest.raises(ValidationError) as info:
         editor.create("Variable", "hero 2", content={"variables": "_sid: hero"})
-    assert info.value.code == "duplicate-sid"
+    assert info.value.problem_code == "duplicate-sid"
     assert_index_exact(editor)
 
 
@@ -122,7 +122,7 @@ def test_index_follows_replicated_writes(project: Project) -> None:
     assert editor.tree()[remote_folder["_id"]]["children"] == [remote_script["_id"], mine]
     with pytest.raises(ValidationError) as info:
         editor.move(top, remote_folder["_id"])
-    assert info.value.code == "parent-cycle"
+    assert info.value.problem_code == "parent-cycle"
     # A replicated Variable's _sid is taken; a replicated update that changes it frees the old one.
     replicate(project.store, variable("remote var", "shared"), 1, "e")
     with pytest.raises(ValidationError):
@@ -498,7 +498,7 @@ def test_a_write_reads_a_handful_of_documents_in_a_5000_document_project(big_pro
     counting.reset()
     with pytest.raises(ValidationError) as info:
         editor.update(duplicate)
-    assert info.value.code == "duplicate-sid" and counting.reads <= limit
+    assert info.value.problem_code == "duplicate-sid" and counting.reads <= limit
     # Deleting a folder reads its subtree (here 5 documents), not the project.
     assert cost(lambda: editor.delete(small_folder, recursive=True)) <= 4 * limit
     # The public siblings() reads exactly the siblings.

@@ -156,8 +156,8 @@ def test_parent_references() -> None:
     assert [p.code for p in warnings(orphan, context)] == ["dangling-parent"]
     assert errors(orphan, context) == []
     # A parent that is not a folder, or a folder of another collection, is refused.
-    assert the_error(doc_of("Script", parent="s1"), context).code == "parent-not-folder"
-    assert the_error(doc_of("Script", parent="f2"), context).code == "parent-collection"
+    assert the_error(doc_of("Script", parent="s1"), context).problem_code == "parent-not-folder"
+    assert the_error(doc_of("Script", parent="f2"), context).problem_code == "parent-collection"
     assert the_error(doc_of("Script", _id="me", parent="me"), context).field == "parent"
 
 
@@ -219,9 +219,9 @@ def test_unknown_node_type_and_malformed_handles_are_errors() -> None:
     doc = dialogue([node("a", "start", ("h", "sideways"))], [])
     assert the_error(doc).field == "content.tree.nodes[0].data.handles[0].type"
     doc = dialogue([node("a", "start", ("h", "source"), ("h", "target"))], [])
-    assert the_error(doc).code == "duplicate-handle"
+    assert the_error(doc).problem_code == "duplicate-handle"
     doc = dialogue([node("a", "start"), node("a", "end")], [])
-    assert the_error(doc).code == "duplicate-node"
+    assert the_error(doc).problem_code == "duplicate-node"
     doc = dialogue([node("a", "start", ("o", "source"))], [{"id": "e", "source": "a", "sourceHandle": "o"}])
     assert the_error(doc).field == "content.tree.edges[0].target"
 
@@ -310,7 +310,7 @@ def test_duplicate_sid_is_an_error() -> None:
     first = variable("v1", "_sid: player\ncourage: 5")
     second = variable("v2", "_sid: player\nluck: 1")
     exc = the_error(second, MappingContext([first, second]))
-    assert exc.code == "duplicate-sid" and exc.field == "content.variables" and "v1" in str(exc)
+    assert exc.problem_code == "duplicate-sid" and exc.field == "content.variables" and "v1" in str(exc)
     assert errors(variable("v3", "_sid: world"), MappingContext([first])) == []
 
 
@@ -331,4 +331,4 @@ def test_map_problems_are_errors() -> None:
     bad = doc_of("Map", content={"width": 4, "height": 3, "cells": {"9,9": {"type": "floor"}}, "edges": {},
                                  "markers": {}})
     exc = the_error(bad)
-    assert exc.code == "out-of-bounds" and exc.field.startswith("content.cells")
+    assert exc.problem_code == "out-of-bounds" and exc.field.startswith("content.cells")

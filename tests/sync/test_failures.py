@@ -96,7 +96,7 @@ def test_t32_anonymous_on_a_protected_db_is_fatal_without_retry(make_store: Stor
     error = status.last_error
     assert isinstance(error, AccessDenied) and error.action == "credentials"
     assert "requires a user name and password" in error.message and name in error.message
-    assert error.cause is not None and error.cause.status == 401
+    assert error.refused is not None and error.refused.status == 401
 
 
 @pytest.mark.parametrize("auth", ["basic", "cookie"])

@@ -87,6 +87,8 @@ SUCCESS_FLAG_PATHS = frozenset({"/navigate"})
 class ApiError(StoryloomError):
     """Raised by handlers; rendered as ``{"error": code, "reason": reason, **extra}``."""
 
+    code = "api_error"
+
     def __init__(self, status: int, code: str, reason: str, **extra: Any) -> None:
         super().__init__(reason)
         self.status = status

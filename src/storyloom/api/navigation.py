@@ -37,6 +37,8 @@ class NavigationPort(Protocol):
 class NavigationRefused(StoryloomError):
     """Raised by a navigation port that could not open the document; the message is the reason."""
 
+    code = "navigation_refused"
+
 
 @dataclass(frozen=True)
 class NavigationTarget:

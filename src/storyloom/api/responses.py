@@ -110,6 +110,8 @@ def add_error_handlers(app: FastAPI) -> None:
 class StreamCut(StoryloomError):
     """A streamed answer cannot be finished (the store is damaged past its first chunk)."""
 
+    code = "stream_cut"
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason

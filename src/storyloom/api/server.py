@@ -61,6 +61,8 @@ class ApiOptions(Protocol):
 class ApiStartError(StoryloomError):
     """The server could not start; the message says why and what to do."""
 
+    code = "api_start_failed"
+
 
 def is_loopback(host: str) -> bool:
     host = host.strip().strip("[]").lower()

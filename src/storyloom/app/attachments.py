@@ -57,6 +57,8 @@ _SIGNATURES: tuple[tuple[bytes, int, str], ...] = (
 class AttachmentFileError(StoryloomError):
     """A file that cannot become an attachment (unreadable, empty, too large)."""
 
+    code = "attachment_file_refused"
+
 
 # ---------------------------------------------------------------------------------- reading
 

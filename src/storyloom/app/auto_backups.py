@@ -68,13 +68,16 @@ class AutoBackupError(StoryloomError):
     """An automatic backup that could not be written: the message says why (``cause``, the
     system's words) and what to do; the earlier backups are kept."""
 
+    code = "auto_backup_failed"
+
     def __init__(self, message: str, cause: str) -> None:
-        super().__init__(message)
-        self.cause = cause
+        super().__init__(message, cause=cause)
 
 
 class BackupCancelled(StoryloomError):
     """The backup stopped before it was complete (its project is closing); nothing was kept."""
+
+    code = "backup_cancelled"
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ ProgressCallback = Callable[[int, int | None], None]
 class CloneError(StoryloomError):
     """The remote database cannot be cloned (no Storyloom project in it, no access, a failed pull)."""
 
+    code = "clone_refused"
+
 
 @dataclass
 class CloneResult:

@@ -58,9 +58,13 @@ _LABELS = {"ProjectSettings": "Project Settings"}
 class ExportError(StoryloomError):
     """An export that cannot run as chosen (no collection, no file, a folder as the file)."""
 
+    code = "export_failed"
+
 
 class ExportCancelled(StoryloomError):
     """The user cancelled the export before its files were written (nothing was written)."""
+
+    code = "export_cancelled"
 
     def __init__(self) -> None:
         super().__init__("Export cancelled; no file was written.")

@@ -72,12 +72,16 @@ class LockError(StoryloomError):
     """A lock operation that could not complete (the document is gone on the server, or
     other writers kept winning the compare-and-swap)."""
 
+    code = "lock_failed"
+
 
 class LockBreakRefused(LockRefused):
     """The server refused to break another user's lock (its lock rules: the lock is not stale
     yet and the user is not a project owner). ``reason`` is the server's explanation: who holds
     the lock since when, idle since when, when members may break it, and that an owner can break
     it now. The CLI exits 3, as for any lock held by someone else."""
+
+    code = "lock_break_refused"
 
     def __init__(self, doc_id: str, holder: str, since: str | None, reason: str) -> None:
         self.reason = reason

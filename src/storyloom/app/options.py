@@ -42,6 +42,8 @@ ANSWER_CACHE_EXPECTED = (
 class OptionsError(StoryloomError, ValueError):
     """An invalid option value or an unreadable options file; ``field`` names the option."""
 
+    code = "bad_options"
+
     def __init__(self, field: str, expected: str, got: Any) -> None:
         self.field = field
         self.expected = expected
@@ -50,6 +52,8 @@ class OptionsError(StoryloomError, ValueError):
 
 class ApiKeyError(OptionsError):
     """An API key the key rule refuses; the message says why and never holds the key."""
+
+    code = "bad_api_key"
 
     def __init__(self, reason: str) -> None:
         self.field = "api_key"

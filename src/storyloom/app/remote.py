@@ -38,9 +38,13 @@ class RemoteNotConfigured(StoryloomError):
     """The project has no (enabled) remote here, or no password for it; the message names the
     command that fixes it."""
 
+    code = "remote_not_configured"
+
 
 class PasswordMissing(RemoteNotConfigured):
     """A remote is configured but no password is kept for it, and ``STORYLOOM_REMOTE_PASSWORD`` is unset."""
+
+    code = "password_missing"
 
 
 def build_settings(

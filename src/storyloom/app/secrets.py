@@ -48,6 +48,8 @@ _FILE_LOCK = threading.Lock()
 class PasswordStoreError(StoryloomError):
     """The password could not be kept or read (a locked keyring, an unreadable file)."""
 
+    code = "password_store_failed"
+
 
 def password_key(project_id: str, server: str, username: str) -> str:
     """The key of one remote password: the project, the server and the user name."""

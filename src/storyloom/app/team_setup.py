@@ -63,10 +63,14 @@ NOTICES_ID = "_local/storyloom-remote-notices"
 class TeamSetupError(StoryloomError):
     """Set-up or an invitation cannot go on as asked (not easy mode); the message says why."""
 
+    code = "team_setup_refused"
+
 
 class AdminNeeded(TeamSetupError):
     """Set-up or an invitation needs a server admin's account, and none was given (the project's
     own user is not a server admin); the app asks for one, the CLI says ``--admin ADMIN``."""
+
+    code = "admin_needed"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from storyloom.project import ProjectError, ProjectManager
 class ProjectAlreadyOpen(ProjectError):
     """The project is open in a session of this workspace already."""
 
+    code = "project_already_open"
+
 
 class Workspace:
     """The projects under ``root`` (default: the data directory) with ``options`` (default: the

@@ -23,11 +23,14 @@ from storyloom.errors import StoryloomError
 
 
 class CliError(StoryloomError):
-    """A user-facing failure: printed as ``storyloom: error: <message>``, exit code ``code``."""
+    """A user-facing failure: printed as ``storyloom: error: <message>``, exit code ``exit_code``
+    (the ``code`` argument: verbs pass their exit code as ``code=``)."""
+
+    code = "command_failed"
 
     def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
-        self.code = code
+        self.exit_code = code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except CliError as exc:
         print(f"storyloom: error: {exc}", file=sys.stderr)
-        return exc.code
+        return exc.exit_code
     except StoryloomError as exc:  # every error meant for the user derives from the one root
         print(f"storyloom: error: {exc}", file=sys.stderr)
         from storyloom.app.terms import Damaged

@@ -21,11 +21,15 @@ _NAMESPACE = uuid.UUID("6f0f7a52-3b9e-4c53-9d7e-2f1b8a0c5d11")
 class DrafftImportError(StoryloomError):
     """The file cannot be imported (not a dump, nothing to import); no project was created."""
 
+    code = "drafft_import_refused"
+
 
 class ImportWouldDropError(DrafftImportError):
     """Some documents (or attachments) of the backup cannot be imported, even after the repairs;
     importing the rest would lose them, so nothing was created. ``dropped`` lists each with its
     reason; ``import_backup(..., allow_skips=True)`` imports the rest and reports them."""
+
+    code = "import_would_drop"
 
     def __init__(self, source: str, dropped: list[Skipped]) -> None:
         self.dropped = list(dropped)
@@ -45,6 +49,8 @@ class ImportWouldDropError(DrafftImportError):
 class DamagedDrafftBackupError(DamagedAttachmentsError, DrafftImportError):
     """The backup holds attachments whose bytes do not match their recorded digest; nothing was
     created (``import_backup(..., accept_damaged=True)`` imports them as they are)."""
+
+    code = "damaged_drafft_backup"
 
 
 def stable_id(*parts: str) -> str:

@@ -21,6 +21,8 @@ class UnknownCollections(StoryloomError, ValueError):
     """An unknown or empty collection name; ``unknown`` lists the offending names (``""`` for
     an empty one) and ``valid`` the accepted export names."""
 
+    code = "unknown_collections"
+
     def __init__(self, unknown: Sequence[str], valid: Sequence[str] = EXPORT_NAMES) -> None:
         self.unknown = list(unknown)
         self.valid = list(valid)

@@ -41,6 +41,8 @@ importers only check that the key is there and print it."""
 class UnknownCompat(StoryloomError, ValueError):
     """A compatibility mode that is none of :data:`COMPAT_VALUES`."""
 
+    code = "unknown_compat"
+
     def __init__(self, value: object) -> None:
         self.value = value
         super().__init__(

@@ -604,6 +604,8 @@ def _json_text(text: str) -> bytes:
 class ExportStopped(StoryloomError):
     """``cancelled()`` turned true while a streamed export ran (nothing was written)."""
 
+    code = "export_stopped"
+
     def __init__(self) -> None:
         super().__init__("The export was stopped before it finished; nothing was written. Run it again to export.")
 

@@ -52,6 +52,8 @@ _SCENARIO_LANGUAGES = ("hjson", "yaml", "json", "toml")
 class ScenarioTextError(StoryloomError):
     """A diff cannot be written in the scenario's language (TOML has no null)."""
 
+    code = "bad_scenario_text"
+
 
 @dataclass(frozen=True)
 class LiveState:

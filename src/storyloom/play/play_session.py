@@ -40,6 +40,8 @@ PLAYABLE_TYPES = ("Script", "Dialogue", "Scene")
 class PlayError(StoryloomError):
     """A play cannot start: the document cannot be played, or the scenario does not parse."""
 
+    code = "play_refused"
+
 
 @dataclass(frozen=True)
 class StartState:

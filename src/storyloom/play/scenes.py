@@ -27,6 +27,8 @@ class SceneItemError(StoryloomError, ValueError):
     """An item cannot be added or changed: a document that is not a Script or a Dialogue, a
     position outside the list."""
 
+    code = "bad_scene_item"
+
 
 @dataclass(frozen=True)
 class ItemView:

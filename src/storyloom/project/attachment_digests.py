@@ -126,6 +126,8 @@ class DamagedAttachmentsError(StoryloomError):
     imported or restored. ``damaged`` lists them; the import or restore with
     ``accept_damaged=True`` keeps them as they are."""
 
+    code = "damaged_attachments"
+
     def __init__(self, source: str, damaged: list[DamagedAttachment], *, verb: str = "import") -> None:
         self.source = source
         self.damaged = list(damaged)

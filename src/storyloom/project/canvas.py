@@ -44,6 +44,8 @@ GROUP_HEADER = 28
 class CanvasRefused(StoryloomError, ValueError):
     """A step the board does not take; the message says why, in a writer's words."""
 
+    code = "canvas_refused"
+
 
 # ---------------------------------------------------------------------------------------------
 # Reading a board

@@ -23,8 +23,11 @@ Problem = Diagnostic
 class ValidationError(StoryloomError, ValueError):
     """A write refused because the document has the wrong shape.
 
-    ``field`` and ``expected`` are those of the first error; ``problems`` holds every error.
+    ``field``, ``expected`` and ``problem_code`` (the diagnostic's code, ``parent-cycle``) are those of
+    the first error; ``problems`` holds every error.
     """
+
+    code = "invalid_document"
 
     def __init__(self, problems: Problem | Iterable[Problem]) -> None:
         self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
@@ -34,7 +37,7 @@ class ValidationError(StoryloomError, ValueError):
         self.field = first.field
         self.expected = first.expected
         self.doc_id = first.doc_id
-        self.code = first.code
+        self.problem_code = first.code
         message = first.message
         if len(self.problems) > 1:
             message += f" (and {len(self.problems) - 1} more problem{'s' if len(self.problems) > 2 else ''})"

@@ -49,6 +49,8 @@ SUPERSEDED_BY = "supersededBy"
 class ConflictError(StoryloomError):
     """A resolution that cannot be made; ``exit_code`` is the CLI's (1 failed, 2 bad input)."""
 
+    code = "conflict_unresolved"
+
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code

@@ -44,6 +44,8 @@ _EPOCH_TEXT = re.compile(r"^\d{11,14}$")
 class DateFormatError(StoryloomError, ValueError):
     """The value is none of the three date formats."""
 
+    code = "bad_date_format"
+
 
 def format_iso(moment: datetime) -> str:
     """``moment`` in UTC as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (naive datetimes are taken as UTC)."""

@@ -156,6 +156,8 @@ class Patch:
 class ConnectionRefused(StoryloomError, ValueError):
     """A link the graph does not take; the message says why, in a writer's words."""
 
+    code = "connection_refused"
+
 
 class DialogueGraph:
     """One dialogue's graph. Read it through :attr:`nodes`, :attr:`edges`, :meth:`node`,

@@ -384,6 +384,8 @@ Change = SetCells | InsertRows | RemoveRows | MoveRows | InsertColumn | RemoveCo
 class GridError(StoryloomError, ValueError):
     """A change that does not fit the grid (an index out of range)."""
 
+    code = "grid_refused"
+
 
 def _check(ok: bool, message: str) -> None:
     if not ok:

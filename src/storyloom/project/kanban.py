@@ -33,6 +33,8 @@ DEFAULT_SETTINGS = {"showDescription": True, "showTags": True, "showRelated": Tr
 class KanbanError(StoryloomError, ValueError):
     """A step that names a column or card the board does not have."""
 
+    code = "kanban_refused"
+
 
 def _columns(content: Mapping[str, Any]) -> list[dict[str, Any]]:
     columns = content.get("columns") if isinstance(content, Mapping) else None

@@ -45,6 +45,8 @@ _RESOLVE = "resolve"
 class LockRefused(StoryloomError):
     """A write to a document that someone else holds the lock of (the CLI exits 3)."""
 
+    code = "document_locked"
+
     def __init__(self, doc_id: str, holder: str, since: str | None = None, *, message: str | None = None) -> None:
         self.doc_id = doc_id
         self.holder = holder
@@ -59,6 +61,8 @@ class LockRefused(StoryloomError):
 class LockStateError(StoryloomError):
     """A lock operation that does not fit the document's lock (breaking your own lock,
     unlocking a lock you do not hold without breaking it)."""
+
+    code = "bad_lock_state"
 
 
 @dataclass(frozen=True)

@@ -84,21 +84,30 @@ STREAM_DEPTH = 1000
 class ProjectError(StoryloomError):
     """A project-level failure with a message meant for the user."""
 
+    code = "project_error"
+
 
 class ProjectNotFound(ProjectError):
+    code = "project_not_found"
     pass
 
 
 class ProjectExists(ProjectError):
-    pass
+    """A project of that name (or id) is here already."""
+
+    code = "project_exists"
 
 
 class BackupError(ProjectError):
     """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents)."""
 
+    code = "bad_backup"
+
 
 class BackupExists(BackupError):
     """The backup's file exists, and a backup replaces a file only when forced."""
+
+    code = "backup_exists"
 
     def __init__(self, path: Path) -> None:
         super().__init__(f"{path} exists already; pass --force to replace it, or choose another name")
@@ -109,9 +118,13 @@ class DamagedBackupError(DamagedAttachmentsError, BackupError):
     """A backup with attachments whose bytes do not match their recorded digest: nothing was
     restored (``restore(..., accept_damaged=True)`` restores them as they are)."""
 
+    code = "damaged_backup"
+
 
 class InvalidProjectName(ProjectError):
     """A project name that breaks the rules of :mod:`storyloom.project.names`."""
+
+    code = "invalid_project_name"
 
 
 @dataclass(frozen=True)
@@ -619,6 +632,8 @@ def _nesting_deeper_than(value: Any, limit: int) -> bool:
 
 class DumpError(ProjectError):
     """The file is not an ``all_docs`` dump."""
+
+    code = "dump_failed"
 
 
 def read_dump(file: Path | str) -> list[dict[str, Any]]:

@@ -41,6 +41,8 @@ KNOWN_COLORS: dict[str, str] = {
 class MapRefused(StoryloomError, ValueError):
     """A step the map does not take; the message says why."""
 
+    code = "map_refused"
+
 
 # ---------------------------------------------------------------------------------------------
 # Keys

@@ -33,6 +33,8 @@ _DATABASE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_$()+-/")
 class RemoteSettingsError(StoryloomError):
     """Remote settings that cannot be kept (an unknown mode, an interval that is not positive)."""
 
+    code = "bad_remote_settings"
+
 
 @dataclass(frozen=True)
 class RemoteSettings:

@@ -46,6 +46,8 @@ FIELD_LABELS: dict[str, str] = {
 class RevisionNotKept(StoryloomError):
     """The revision's body is no longer kept (only its place in the history is)."""
 
+    code = "revision_not_kept"
+
 
 def field_label(path: str) -> str:
     """The words for a dotted field path (``content.script`` is "Script")."""

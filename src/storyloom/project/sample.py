@@ -51,6 +51,8 @@ COMMAND_TEMPLATE = "commands.%command(%params)"
 class SampleError(StoryloomError):
     """The sample could not be written as designed (a bug of the sample, not of the user)."""
 
+    code = "sample_failed"
+
 
 def png_image(rgb: tuple[int, int, int], size: int = 16) -> bytes:
     """A tiny PNG: a square of colour ``rgb`` with a darker frame (an expression placeholder)."""

@@ -35,6 +35,8 @@ _NO_KEY = "\U0010ffff"
 class SortKeyError(StoryloomError, ValueError):
     """A malformed sort key, or bounds in the wrong order."""
 
+    code = "bad_sort_key"
+
 
 def is_valid_key(key: object) -> bool:
     """A non-empty string of base-62 digits that does not end in ``"0"``."""

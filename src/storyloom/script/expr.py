@@ -117,6 +117,8 @@ class SetStatement:
 class SetSyntaxError(ExpressionError):
     """The target or operator of an ``@set`` is malformed (as opposed to its value expression)."""
 
+    code = "bad_set_syntax"
+
 
 def parse_set(text: str, directive: bool = True) -> SetStatement:
     """Parse ``<path> <op> <expr>``; with ``directive``, a leading ``@set`` is accepted and skipped.

@@ -17,6 +17,8 @@ MAX_INT_BITS = 1024
 class ExpressionError(StoryloomError):
     """A syntax or type error in an expression; ``column`` is 1-based within the expression text."""
 
+    code = "bad_expression"
+
     def __init__(self, message: str, column: int = 1) -> None:
         super().__init__(message, column)
         self.message = message
@@ -28,6 +30,8 @@ class ExpressionError(StoryloomError):
 
 class UnknownPath(ExpressionError):
     """A variable path that names nothing in the state; ``path`` is the path as resolved."""
+
+    code = "unknown_path"
 
     def __init__(self, message: str, column: int = 1, path: str = "") -> None:
         super().__init__(message, column)

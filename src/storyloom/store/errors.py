@@ -11,6 +11,7 @@ from storyloom.errors import StoryloomError
 class StoreError(StoryloomError):
     """Base class: ``error`` is CouchDB's error name, ``status`` its HTTP status."""
 
+    code = "store_error"
     status = 500
     error = "internal_error"
 
@@ -30,11 +31,13 @@ class StoreError(StoryloomError):
 
 
 class BadRequest(StoreError):
+    code = "bad_request"
     status = 400
     error = "bad_request"
 
 
 class Forbidden(StoreError):
+    code = "forbidden"
     status = 403
     error = "forbidden"
 
@@ -42,6 +45,7 @@ class Forbidden(StoreError):
 class NotFound(StoreError):
     """``reason`` is ``missing`` (never existed) or ``deleted`` (winner is a tombstone)."""
 
+    code = "not_found"
     status = 404
     error = "not_found"
 
@@ -52,6 +56,7 @@ class NotFound(StoreError):
 
 
 class Conflict(StoreError):
+    code = "conflict"
     status = 409
     error = "conflict"
 
@@ -62,6 +67,7 @@ class Conflict(StoreError):
 
 
 class MissingStub(StoreError):
+    code = "missing_stub"
     status = 412
     error = "missing_stub"
 
@@ -69,6 +75,7 @@ class MissingStub(StoreError):
 class DatabaseClosed(StoreError):
     """The database was closed (e.g. its project was closed) and can no longer be used."""
 
+    code = "db_closed"
     status = 500
     error = "db_closed"
 
@@ -82,6 +89,7 @@ class NotAStore(StoreError):
     """A file that is not a Storyloom store (missing, not SQLite, or another program's SQLite
     file); it is left as it was."""
 
+    code = "not_a_store"
     status = 400
     error = "not_a_store"
 
@@ -101,6 +109,7 @@ class Damaged(StoreError):
     what was wrong, never the document's text. Nothing a person did caused it, and it is not a
     bug: the way back is another copy (a backup, the server, a salvage of what still reads)."""
 
+    code = "damaged"
     status = 500
     error = "damaged"
 
@@ -126,6 +135,7 @@ class DiskFull(StoreError):
     """A write found the disk full. The transaction was rolled back: nothing of this change was
     saved and everything acknowledged before it is intact."""
 
+    code = "disk_full"
     status = 507
     error = "disk_full"
 

@@ -63,6 +63,8 @@ _OLD_CONFIG = "_config"
 class InvalidOrigin(InvalidRemote):
     """A ``--cors-origin`` that is not an origin, or one too wide to allow with credentials."""
 
+    code = "invalid_origin"
+
 
 def normalize_origin(text: str) -> str:
     """``scheme://host[:port]`` as a browser sends it in ``Origin`` (scheme and host in lower

@@ -43,6 +43,7 @@ STATUS_ERROR_NAMES: dict[int, str] = {
 class SyncError(StoryloomError):
     """Base class of every sync failure. ``message`` is meant for the user."""
 
+    code = "sync_error"
     #: Whether retrying later (with backoff) can help.
     retryable: bool = False
 
@@ -57,14 +58,19 @@ class SyncError(StoryloomError):
 class InvalidRemote(SyncError, ValueError):
     """A malformed server URL or database name (raised before any request is sent)."""
 
+    code = "invalid_remote"
+
 
 class Cancelled(SyncError):
     """The replication was cancelled by the caller."""
+
+    code = "sync_cancelled"
 
 
 class NetworkError(SyncError):
     """The server could not be reached or the connection broke; retryable."""
 
+    code = "network_error"
     retryable = True
 
     def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
@@ -81,9 +87,13 @@ class NetworkError(SyncError):
 class RemoteTimeout(NetworkError):
     """The server did not answer within the client's timeout."""
 
+    code = "remote_timeout"
+
 
 class RemoteError(SyncError):
     """The server answered with an HTTP error status."""
+
+    code = "remote_error"
 
     def __init__(
         self,
@@ -131,6 +141,8 @@ class Redirected(RemoteError):
     ``reason`` tells the user to use that URL as the remote. Not retryable.
     """
 
+    code = "redirected"
+
     def __init__(
         self,
         status: int,
@@ -157,33 +169,49 @@ class Redirected(RemoteError):
 class RemoteBadRequest(RemoteError):
     """400."""
 
+    code = "remote_bad_request"
+
 
 class RemoteUnauthorized(RemoteError):
     """401: credentials are missing or wrong (pouchdb-server also uses it for non-members)."""
+
+    code = "remote_unauthorized"
 
 
 class RemoteForbidden(RemoteError):
     """403: the credentials are valid but lack a permission."""
 
+    code = "remote_forbidden"
+
 
 class RemoteNotFound(RemoteError):
     """404."""
+
+    code = "remote_not_found"
 
 
 class RemoteConflict(RemoteError):
     """409."""
 
+    code = "remote_conflict"
+
 
 class RemotePreconditionFailed(RemoteError):
     """412 (``file_exists`` on database creation, ``missing_stub`` on ``_bulk_docs``)."""
+
+    code = "remote_precondition_failed"
 
 
 class RequestTooLarge(RemoteError):
     """413: the request body exceeded a proxy's or the server's size limit."""
 
+    code = "request_too_large"
+
 
 class RemoteServerError(RemoteError):
     """5xx."""
+
+    code = "remote_server_error"
 
 
 _STATUS_CLASSES: dict[int, type[RemoteError]] = {
@@ -208,9 +236,12 @@ def error_class_for(status: int) -> type[RemoteError]:
 class AccessDenied(SyncError):
     """A database-level 401 or 403: says which credential or permission is missing."""
 
-    def __init__(self, message: str, cause: RemoteError | None = None, *, action: str = "read") -> None:
+    code = "access_denied"
+
+    def __init__(self, message: str, refused: RemoteError | None = None, *, action: str = "read") -> None:
         super().__init__(message)
-        self.cause = cause
+        #: The server's answer (its status, error and reason), when one came.
+        self.refused = refused
         #: What was refused: ``credentials`` (none given, or rejected), ``read``, ``write``
         #: or ``create``.
         self.action = action
@@ -218,21 +249,24 @@ class AccessDenied(SyncError):
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
         data["action"] = self.action
-        if self.cause is not None:
-            data["status"] = self.cause.status
-            data["error"] = self.cause.error
-            data["reason"] = self.cause.reason
+        if self.refused is not None:
+            data["status"] = self.refused.status
+            data["error"] = self.refused.error
+            data["reason"] = self.refused.reason
         return data
 
 
 class DatabaseMissing(SyncError):
     """The remote database does not exist and may not (or should not) be created."""
 
+    code = "database_missing"
+
 
 class BatchFailed(SyncError):
     """A batch could not be completed (a document could not be fetched or written);
     it is not checkpointed, so a retry starts again before it."""
 
+    code = "batch_failed"
     retryable = True
 
 
@@ -255,6 +289,8 @@ class WritesDropped(SyncError):
     The revisions stay pending (the checkpoint does not pass them), so the next sync sends
     them again. Not retryable within the run: resending to the same server drops them again,
     and the network is not at fault."""
+
+    code = "writes_dropped"
 
     def __init__(self, server: str, dropped: dict[str, list[str]]) -> None:
         self.server = server

@@ -56,6 +56,8 @@ class ProjectMismatch(SyncError):
     """The remote database holds another project than the local store: syncing would merge
     them. Never retried; nothing has been written on either side when it is raised."""
 
+    code = "project_mismatch"
+
     def __init__(self, message: str, *, remote: Identity, local: Identity | None, db_url: str) -> None:
         super().__init__(message)
         self.remote_id = remote.id

@@ -70,6 +70,7 @@ class StubsUnresolved(SyncError):
     """The target could not resolve attachment stubs (412 ``missing_stub``); the batch is
     fetched again with full attachment data."""
 
+    code = "stubs_unresolved"
     retryable = True
 
 
@@ -167,6 +168,8 @@ def _local_read(fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T
 class LocalStoreError(SyncError):
     """The local store refused a read or a write (closed, damaged, a full disk, invalid data);
     ``store_error`` is the store's own error. A full disk may pass: retryable."""
+
+    code = "local_store_error"
 
     def __init__(self, message: str, store_error: Exception | None = None) -> None:
         super().__init__(message)

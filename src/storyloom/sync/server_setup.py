@@ -47,6 +47,8 @@ class SetupError(StoryloomError):
     """The set-up cannot go on (not an admin in easy mode, credentials refused...); the message
     says why and what to do."""
 
+    code = "setup_refused"
+
 
 # -- the server ----------------------------------------------------------------------------------
 

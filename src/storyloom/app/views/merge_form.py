@@ -54,6 +54,8 @@ class MergeFormError(StoryloomError):
     """What stops a merge from being saved (a passage still in conflict, a value that is not
     JSON), said so that the person knows what to do."""
 
+    code = "merge_refused"
+
 
 @dataclass(frozen=True)
 class Side:

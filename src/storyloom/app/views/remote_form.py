@@ -478,6 +478,8 @@ def join_instructions(invitation: Invitation, project: str) -> str:
 class RemoteFormError(StoryloomError):
     """Something the page cannot do with these settings; the message says why."""
 
+    code = "remote_form_refused"
+
 
 # -- failures ------------------------------------------------------------------------------------
 

@@ -55,6 +55,8 @@ _FIELD_LABELS = {"name": "Name", "comments": "Comments", "content.script": "Scri
 class SearchError(StoryloomError):
     """The query cannot be searched for (a regular expression that does not compile)."""
 
+    code = "bad_search"
+
 
 @dataclass(frozen=True)
 class SearchOptions:

@@ -25,6 +25,8 @@ SID_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 class ContentError(StoryloomError, ValueError):
     """Content that cannot be used; ``line``/``column`` are 1-based (``None`` when unknown)."""
 
+    code = "bad_content"
+
     def __init__(
         self,
         message: str,
