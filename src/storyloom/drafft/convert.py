@@ -50,7 +50,7 @@ LEGACY_REMOTE_PASSWORD = "remoteDbPassword"
 
 PASSWORD_NOT_KEPT = (
     "the backup's remote database password (remoteDbPassword) was not kept: enter it again when "
-    "you sync (`storyloom sync` asks for it, or reads STORYLOOM_REMOTE_PASSWORD)"
+    "you sync (it is asked for then)"
 )
 
 

@@ -16,6 +16,7 @@ from storyloom.drafft.report import (
     ImportWouldDropError,
     Skipped,
 )
+from storyloom.errors import Fix
 from storyloom.progress import ProgressCallback, reporter
 from storyloom.project import (
     SETTINGS_ID,
@@ -99,10 +100,8 @@ def _import(manager: ProjectManager, path: Path, converter: Converter, name: str
         backup_name = str(settings["projectName"]).strip()
         problem = name_problem(backup_name)
         if problem:
-            raise DrafftImportError(
-                f"{path}: the backup's project name cannot be used ({problem}); "
-                "import it under another name (--name NAME)"
-            )
+            raise DrafftImportError(f"{path}: the backup's project name cannot be used ({problem})",
+                                    fix=Fix("other_name", verb="import"))
         settings["projectName"] = manager.unique_name(backup_name)
         spool.put(settings)
     report.project_name = settings["projectName"]

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.project import FOLDER_TYPE, SETTINGS_ID, DamagedAttachment, DamagedAttachmentsError
 
 HOTKEYS_COLLECTION = "Hotkeys"
@@ -22,6 +22,7 @@ class DrafftImportError(StoryloomError):
     """The file cannot be imported (not a dump, nothing to import); no project was created."""
 
     code = "drafft_import_refused"
+    fixes = ("other_name",)
 
 
 class ImportWouldDropError(DrafftImportError):
@@ -30,6 +31,7 @@ class ImportWouldDropError(DrafftImportError):
     reason; ``import_backup(..., allow_skips=True)`` imports the rest and reports them."""
 
     code = "import_would_drop"
+    fixes = ("allow_skips",)
 
     def __init__(self, source: str, dropped: list[Skipped]) -> None:
         self.dropped = list(dropped)
@@ -39,11 +41,7 @@ class ImportWouldDropError(DrafftImportError):
             "(importing the rest would lose them), so nothing was imported:"
         ]
         lines += [f"  {s.id} ({s.type}): {s.reason}" for s in self.dropped]
-        lines.append(
-            "Fix them in the backup, or import everything else with --allow-skips "
-            "(the report then lists what was left out)."
-        )
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join(lines), fix=Fix("allow_skips"))
 
 
 class DamagedDrafftBackupError(DamagedAttachmentsError, DrafftImportError):

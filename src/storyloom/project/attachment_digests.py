@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 
 MD5_PREFIX = "md5-"
 # CouchDB's [attachments] compressible_types by default, and its default compression_level.
@@ -127,6 +127,7 @@ class DamagedAttachmentsError(StoryloomError):
     ``accept_damaged=True`` keeps them as they are."""
 
     code = "damaged_attachments"
+    fixes = ("accept_damaged",)
 
     def __init__(self, source: str, damaged: list[DamagedAttachment], *, verb: str = "import") -> None:
         self.source = source
@@ -139,10 +140,8 @@ class DamagedAttachmentsError(StoryloomError):
             f"{'does' if one else 'do'} not match the digest recorded with {them} (the bytes were "
             f"changed after the backup was made), so nothing was {done}:",
             *listing(self.damaged),
-            f"{verb.capitalize()} another backup, or pass --accept-damaged to {verb} {them} as "
-            f"{'it is' if one else 'they are'} (each is listed in a warning).",
         ]
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join(lines), fix=Fix("accept_damaged", verb=verb, count=len(self.damaged)))
 
     def in_short(self) -> str:
         """How many, and the first, in one sentence (for a banner): ``2 attachments of

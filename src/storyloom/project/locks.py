@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.project.checking import ValidationError
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
@@ -46,15 +46,18 @@ class LockRefused(StoryloomError):
     """A write to a document that someone else holds the lock of (the CLI exits 3)."""
 
     code = "document_locked"
+    fixes = ("break_lock",)
 
-    def __init__(self, doc_id: str, holder: str, since: str | None = None, *, message: str | None = None) -> None:
+    def __init__(self, doc_id: str, holder: str, since: str | None = None, *, message: str | None = None,
+                 fix: Fix | None = None) -> None:
         self.doc_id = doc_id
         self.holder = holder
         self.since = since
         when = f" since {since}" if since else ""
         super().__init__(
             message
-            or f"document {doc_id!r} is locked by {holder}{when}: ask them to unlock it, or wait until they do"
+            or f"document {doc_id!r} is locked by {holder}{when}: ask them to unlock it, or wait until they do",
+            fix=fix,
         )
 
 
@@ -241,7 +244,7 @@ class TeamLocks:
         if _lock_state(doc) != _lock_state(previous):
             changed = next(k for k in LOCK_FIELDS if doc.get(k) != previous.get(k))
             raise ValidationError.single(
-                doc_id, changed, "the lock unchanged (take or release a lock with storyloom lock / unlock)",
+                doc_id, changed, "the lock unchanged (a lock is taken or released on its own, not with an edit)",
                 doc.get(changed), "lock-field")
         if held is None and intent in _AUTO_LOCK_INTENTS and self._auto_lockable(previous) and self.require_lock():
             at = self.clock()

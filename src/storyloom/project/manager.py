@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from storyloom import paths
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.output_files import OutputError, OutputExists, atomic_write, resolve_output, write_chunks
 from storyloom.progress import ProgressCallback, reporter
 from storyloom.project.attachment_digests import (
@@ -96,21 +96,25 @@ class ProjectExists(ProjectError):
     """A project of that name (or id) is here already."""
 
     code = "project_exists"
+    fixes = ("open_existing", "other_name", "restore_copy")
 
 
 class BackupError(ProjectError):
-    """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents)."""
+    """A backup file that cannot be restored (not a dump, not a Storyloom backup, bad documents);
+    a Drafft backup is imported instead (``import_drafft``)."""
 
     code = "bad_backup"
+    fixes = ("import_drafft",)
 
 
 class BackupExists(BackupError):
     """The backup's file exists, and a backup replaces a file only when forced."""
 
     code = "backup_exists"
+    fixes = ("replace_file",)
 
     def __init__(self, path: Path) -> None:
-        super().__init__(f"{path} exists already; pass --force to replace it, or choose another name")
+        super().__init__(f"{path} exists already", fix=Fix("replace_file", path=str(path)))
         self.path = path
 
 
@@ -125,6 +129,7 @@ class InvalidProjectName(ProjectError):
     """A project name that breaks the rules of :mod:`storyloom.project.names`."""
 
     code = "invalid_project_name"
+    fixes = ("other_name",)
 
 
 @dataclass(frozen=True)
@@ -510,25 +515,23 @@ class ProjectManager:
         checking.finish()
         if settings is None or not is_uuid(settings.get("projectId")):
             raise BackupError(
-                f"{file}: not a Storyloom backup (no ProjectSettings document with a projectId); "
-                "use `storyloom import` for Drafft backups"
+                f"{file}: not a Storyloom backup (no ProjectSettings document with a projectId)",
+                fix=Fix("import_drafft"),
             )
         if damaged and not accept_damaged:
             raise DamagedBackupError(str(file), damaged, verb="restore")
         project_id = str(uuid.uuid4()) if new_id else settings["projectId"]
         if not new_id and (self.root / project_id).exists():
-            raise ProjectExists(
-                f"project {project_id} from this backup already exists here; restore it as a copy "
-                "with a new project id (--new-id) or delete the existing project first"
-            )
+            raise ProjectExists(f"project {project_id} from this backup already exists here",
+                                fix=Fix("restore_copy"))
         if name is not None:
             name = self.check_new_name(name)
         else:
             name = str(settings.get("projectName") or Path(file).stem).strip()
             problem = name_problem(name)
             if problem:
-                raise InvalidProjectName(f"{file}: the backup's name cannot be used ({problem}); "
-                                         "restore it under another name (--name NAME)")
+                raise InvalidProjectName(f"{file}: the backup's name cannot be used ({problem})",
+                                         fix=Fix("other_name", verb="restore"))
             name = self.unique_name(name)
         writing = reporter(progress, "restore", len(spool) + len(unkeyed))
         writing.set_detail("writing")

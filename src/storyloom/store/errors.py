@@ -5,7 +5,7 @@ Upper layers (API, sync) map them to responses without guessing.
 
 from __future__ import annotations
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 
 
 class StoreError(StoryloomError):
@@ -15,9 +15,11 @@ class StoreError(StoryloomError):
     status = 500
     error = "internal_error"
 
-    def __init__(self, reason: str = "", *, error: str | None = None, status: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: str = "", *, error: str | None = None, status: int | None = None,
+                 fix: Fix | None = None) -> None:
+        super().__init__(reason, fix=fix)
+        #: CouchDB's reason: the cause, then the fix in neutral words.
+        self.reason = str(self)
         if error is not None:
             self.error = error
         if status is not None:
@@ -107,9 +109,11 @@ class Damaged(StoreError):
     """Part of a store cannot be read back as it was written: flipped bits, a bad disk, a copy
     cut short. It names the store and, when known, the document or attachment; ``detail`` says
     what was wrong, never the document's text. Nothing a person did caused it, and it is not a
-    bug: the way back is another copy (a backup, the server, a salvage of what still reads)."""
+    bug: the way back is another copy (a backup, the server, a salvage of what still reads):
+    the fix ``recover_damaged``. ``reason`` is the cause alone."""
 
     code = "damaged"
+    fixes = ("recover_damaged",)
     status = 500
     error = "damaged"
 
@@ -120,7 +124,8 @@ class Damaged(StoreError):
         self.attachment = attachment
         self.detail = detail
         reason = f"{damaged_item(doc_id, attachment)} in {store} is damaged" + (f" ({detail})" if detail else "")
-        super().__init__(reason)
+        super().__init__(reason, fix=Fix("recover_damaged"))
+        self.reason = reason
 
     def to_json(self) -> dict[str, str]:
         body = {"error": self.error, "reason": self.reason}
@@ -133,18 +138,15 @@ class Damaged(StoreError):
 
 class DiskFull(StoreError):
     """A write found the disk full. The transaction was rolled back: nothing of this change was
-    saved and everything acknowledged before it is intact."""
+    saved and everything acknowledged before it is intact. The fix: ``free_disk_space``."""
 
     code = "disk_full"
+    fixes = ("free_disk_space",)
     status = 507
     error = "disk_full"
 
     def __init__(self, path: str, *, reading: bool = False) -> None:
         self.path = path
         self.reading = reading
-        if reading:
-            super().__init__(f"the disk holding {path} is full: the store cannot be opened, and nothing "
-                             "was changed; free space and try again")
-        else:
-            super().__init__(f"the disk holding {path} is full: the change was not saved; free space "
-                             "and try again")
+        done = "the store cannot be opened, and nothing was changed" if reading else "the change was not saved"
+        super().__init__(f"the disk holding {path} is full: {done}", fix=Fix("free_disk_space", path=path))

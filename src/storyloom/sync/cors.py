@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from storyloom.errors import Fix, advice
 from storyloom.sync.errors import InvalidRemote, RemoteError, RemoteNotFound, SyncError
 from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.server_setup import ServerInfo, SetupError, SetupStep, server_info
@@ -286,21 +287,22 @@ def configure_cors(admin_remote: RemoteDatabase, origins: Iterable[str]) -> Setu
     otherwise, and :class:`InvalidOrigin` for an origin that is not one."""
     wanted = list(dict.fromkeys(normalize_origin(o) for o in origins))
     if not wanted:
-        raise InvalidOrigin(f"no origin given; name one with --cors-origin (Drafft: e.g. {DRAFFT_EXAMPLE_ORIGIN})")
+        raise InvalidOrigin(f"no origin given: name one (Drafft's: e.g. {DRAFFT_EXAMPLE_ORIGIN})")
     info = server_info(admin_remote)
     if not info.is_admin:
         who = repr(info.username) if info.username else "an anonymous user"
-        requests = "\n  ".join(admin_requests(admin_remote.server_url, info, wanted))
         raise SetupError(
             f"{who} is not a server admin on {admin_remote.server_url}: turning CORS on changes the server's "
-            f"configuration, which only a server admin may do. Ask one to run (keeping the origins already "
-            f"allowed in the origins request):\n  {requests}"
+            "configuration, which only a server admin may do",
+            fix=Fix("admin_requests", requests=tuple(admin_requests(admin_remote.server_url, info, wanted)),
+                    purpose="cors"),
         )
     config = read_cors_config(admin_remote, info)
     if config is None:
         raise SetupError(
             f"{admin_remote.server_url} ({info.describe}) has no configuration API (neither /{_NODE_CONFIG} nor "
-            f"/{_OLD_CONFIG}): turn CORS on in its own configuration for {', '.join(wanted)}, with credentials"
+            f"/{_OLD_CONFIG})",
+            fix=advice(f"turn CORS on in its own configuration for {', '.join(wanted)}, with credentials"),
         )
     bases = _node_bases(admin_remote, config.base)
     written = 0
@@ -332,10 +334,8 @@ def configure_cors(admin_remote: RemoteDatabase, origins: Iterable[str]) -> Setu
 # -- the check -----------------------------------------------------------------------------------
 
 
-def _setup_fix(origins: Iterable[str]) -> str:
-    flags = " ".join(f"--cors-origin {shlex.quote(o)}" for o in origins)
-    return (f"run `storyloom remote setup PROJECT {flags}` with a server admin's credentials "
-            "(Drafft's origin: see docs/sync.md, \"A mixed Storyloom and Drafft team\")")
+def _setup_fix(origins: Iterable[str]) -> Fix:
+    return Fix("allow_origins", origins=tuple(origins), admin=True)
 
 
 def cors_line(remote: RemoteDatabase, *, admin: bool, info: ServerInfo,
@@ -357,13 +357,12 @@ def cors_line(remote: RemoteDatabase, *, admin: bool, info: ServerInfo,
     try:
         preflight = probe_preflight(remote, origin)
     except SyncError as exc:
-        return CheckLine("cors", "warn", f"unknown: the preflight request failed ({exc})", "check again")
+        return CheckLine("cors", "warn", f"unknown: the preflight request failed ({exc})", advice("check again"))
     who = "" if admin else " (only a server admin can read the configuration)"
     if preflight.allowed and preflight.credentials:
         return CheckLine("cors", "ok", f"{preflight.describe()}{who}{unreadable}")
-    asks = "run" if admin else "ask a server admin to run"
-    fix = f"{asks} `storyloom remote setup PROJECT --cors-origin {shlex.quote(origin)}`, or: " + \
-        " ; ".join(admin_requests(remote.server_url, info, [origin]))
+    fix = Fix("allow_origins", origins=(origin,), admin=admin,
+              requests=tuple(admin_requests(remote.server_url, info, [origin])))
     if preflight.allowed:
         return CheckLine("cors", "warn", f"{preflight.describe()}: PouchDB clients (Drafft) that sign in are "
                                          f"refused{who}{unreadable}", fix)
@@ -392,8 +391,8 @@ def _config_line(remote: RemoteDatabase, config: CorsConfig) -> CheckLine:
         return CheckLine(
             "cors", "warn",
             f"{config.describe()}: every web site a member opens may use the member's signed-in session",
-            f"list the origins your clients send instead of '*': curl -u ADMIN -X PUT {shlex.quote(url)} "
-            f"-d {shlex.quote(json.dumps(', '.join(example)))}",
+            advice(f"list the origins your clients send instead of '*': curl -u ADMIN -X PUT {shlex.quote(url)} "
+                   f"-d {shlex.quote(json.dumps(', '.join(example)))}"),
         )
     try:
         preflight = probe_preflight(remote, config.origins[0])
@@ -402,7 +401,8 @@ def _config_line(remote: RemoteDatabase, config: CorsConfig) -> CheckLine:
     if not (preflight.allowed and preflight.credentials):
         return CheckLine(
             "cors", "warn", f"{config.describe()} in the configuration, yet {preflight.describe()}",
-            "let the reverse proxy in front of the server pass OPTIONS requests and the Origin header to CouchDB",
+            advice("let the reverse proxy in front of the server pass OPTIONS requests and the Origin header to "
+                   "CouchDB"),
         )
     return CheckLine("cors", "ok", config.describe())
 

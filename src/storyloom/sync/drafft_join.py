@@ -10,9 +10,15 @@ user name must be the server user name, exactly (same case).
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Callable
 from typing import Protocol
 
+from storyloom.errors import Fix
 from storyloom.sync.cors import DRAFFT_EXAMPLE_ORIGIN
+
+#: How the owner makes sure the server allows a Drafft teammate's origin: check, then turn CORS on.
+CORS_FIX = Fix("check_server", then=Fix("allow_origins", origins=("ORIGIN",)))
 
 
 class InvitedUser(Protocol):
@@ -25,10 +31,12 @@ class InvitedUser(Protocol):
     def password(self) -> str | None: ...
 
 
-def drafft_instructions(invitation: InvitedUser, *, server: str, database: str) -> str:
+def drafft_instructions(invitation: InvitedUser, *, server: str, database: str,
+                        say: Callable[[Fix], str] = Fix.words) -> str:
     """The text an owner hands to a Drafft teammate: the four values to type into Drafft and
     the Drafft user name to set so that its locks are accepted (``server`` without the
-    database, as Drafft asks for them apart)."""
+    database, as Drafft asks for them apart). ``say`` words :data:`CORS_FIX` (the front end's
+    explainer: the owner reads that part)."""
     user = invitation.username
     password = invitation.password if invitation.password is not None else \
         "(the one they already have: it was not changed)"
@@ -43,11 +51,11 @@ def drafft_instructions(invitation: InvitedUser, *, server: str, database: str) 
         f"       Database name: {database}",
         f"       Username:      {user}",
         f"       Password:      {password}",
-        "  3. Turn sync on. Drafft runs in a browser engine, so the server must allow its origin (CORS):",
-        "     `storyloom remote check PROJECT` shows whether it does, and a server admin turns it on with",
-        f"     `storyloom remote setup PROJECT --cors-origin ORIGIN` (for example {DRAFFT_EXAMPLE_ORIGIN};",
-        "     see docs/sync.md, \"A mixed Storyloom and Drafft team\").",
+        "  3. Turn sync on. Drafft runs in a browser engine, so the server must allow its origin (CORS,",
+        f"     for example {DRAFFT_EXAMPLE_ORIGIN}):",
+        textwrap.fill(say(CORS_FIX) + ".", width=100, initial_indent="     ", subsequent_indent="     ",
+                      break_long_words=False, break_on_hyphens=False),
     ])
 
 
-__all__ = ["drafft_instructions"]
+__all__ = ["CORS_FIX", "drafft_instructions"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 
 # CouchDB-style error names for statuses whose body carried no usable ``error`` field.
 STATUS_ERROR_NAMES: dict[int, str] = {
@@ -41,15 +41,16 @@ STATUS_ERROR_NAMES: dict[int, str] = {
 
 
 class SyncError(StoryloomError):
-    """Base class of every sync failure. ``message`` is meant for the user."""
+    """Base class of every sync failure. ``message`` is meant for the user (the cause, then the
+    fix in neutral words)."""
 
     code = "sync_error"
     #: Whether retrying later (with backoff) can help.
     retryable: bool = False
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, *, fix: Fix | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.message = str(self)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, "message": self.message}
@@ -59,6 +60,7 @@ class InvalidRemote(SyncError, ValueError):
     """A malformed server URL or database name (raised before any request is sent)."""
 
     code = "invalid_remote"
+    fixes = ("credentials_apart", "give_username")
 
 
 class Cancelled(SyncError):
@@ -138,10 +140,11 @@ class Redirected(RemoteError):
 
     Redirects are never followed (credentials and request bodies would be re-sent to another
     place without the user choosing it): ``location`` is where the server points, and the
-    ``reason`` tells the user to use that URL as the remote. Not retryable.
+    fix is to use ``suggested_url`` as the remote. Not retryable.
     """
 
     code = "redirected"
+    fixes = ("use_server", "fix_remote")
 
     def __init__(
         self,
@@ -158,6 +161,7 @@ class Redirected(RemoteError):
         self.location = location
         #: The remote URL to use instead (the database URL derived from ``location``).
         self.suggested_url = suggested_url
+        self.fix = Fix("use_server", url=suggested_url) if suggested_url else Fix("fix_remote")
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
@@ -234,12 +238,21 @@ def error_class_for(status: int) -> type[RemoteError]:
 
 
 class AccessDenied(SyncError):
-    """A database-level 401 or 403: says which credential or permission is missing."""
+    """A database-level 401 or 403: says which credential or permission is missing. The fix
+    follows ``action``: the credentials given again, membership, the database created."""
 
     code = "access_denied"
+    fixes = ("retype_credentials", "add_member", "create_database")
 
-    def __init__(self, message: str, refused: RemoteError | None = None, *, action: str = "read") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, refused: RemoteError | None = None, *, action: str = "read",
+                 username: str | None = None, database: str | None = None) -> None:
+        if action == "credentials":
+            fix = Fix("retype_credentials", username=username)
+        elif action == "create":
+            fix = Fix("create_database", database=database)
+        else:
+            fix = Fix("add_member", username=username, database=database)
+        super().__init__(message, fix=fix)
         #: The server's answer (its status, error and reason), when one came.
         self.refused = refused
         #: What was refused: ``credentials`` (none given, or rejected), ``read``, ``write``
@@ -260,6 +273,7 @@ class DatabaseMissing(SyncError):
     """The remote database does not exist and may not (or should not) be created."""
 
     code = "database_missing"
+    fixes = ("create_database",)
 
 
 class BatchFailed(SyncError):
@@ -276,10 +290,6 @@ DROPPED_WRITES_CAUSE = (
     "(_bulk_docs with new_edits:false) when the database has a validate function, such as "
     "Storyloom's lock rules, and still answers 201"
 )
-DROPPED_WRITES_FIX = (
-    "upgrade or fix the server (a CouchDB keeps them; `storyloom remote check` tests it on the "
-    '"replicated writes" line)'
-)
 
 
 class WritesDropped(SyncError):
@@ -288,9 +298,10 @@ class WritesDropped(SyncError):
 
     The revisions stay pending (the checkpoint does not pass them), so the next sync sends
     them again. Not retryable within the run: resending to the same server drops them again,
-    and the network is not at fault."""
+    and the network is not at fault. The fix: upgrade or fix the server."""
 
     code = "writes_dropped"
+    fixes = ("upgrade_server",)
 
     def __init__(self, server: str, dropped: dict[str, list[str]]) -> None:
         self.server = server
@@ -300,11 +311,10 @@ class WritesDropped(SyncError):
         doc_id, revs = next(iter(dropped.items()))
         message = (
             f"the server {server} acknowledged {self.count} replicated revision(s) but did not keep them "
-            f"(e.g. {doc_id!r} {revs[0]}). Known cause: {DROPPED_WRITES_CAUSE}; "
-            f"{DROPPED_WRITES_FIX}. The {self.count} revision(s) stay on this machine and are sent "
-            "again by the next sync"
+            f"(e.g. {doc_id!r} {revs[0]}). Known cause: {DROPPED_WRITES_CAUSE}. The {self.count} revision(s) "
+            "stay on this machine and are sent again by the next sync"
         )
-        super().__init__(message)
+        super().__init__(message, fix=Fix("upgrade_server"))
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from storyloom.errors import Fix
 from storyloom.sync.errors import RemoteNotFound, SyncError
 from storyloom.sync.peers import LocalPeer, Peer, RemotePeer, local_store_error
 from storyloom.sync.remote import RemoteDatabase
@@ -57,9 +58,11 @@ class ProjectMismatch(SyncError):
     them. Never retried; nothing has been written on either side when it is raised."""
 
     code = "project_mismatch"
+    fixes = ("use_other_database",)
 
     def __init__(self, message: str, *, remote: Identity, local: Identity | None, db_url: str) -> None:
-        super().__init__(message)
+        # A project without an id was made by another program (Drafft): its copy is an import.
+        super().__init__(message, fix=Fix("use_other_database", other=remote.name, imported=remote.id is None))
         self.remote_id = remote.id
         self.remote_name = remote.name
         self.local_id = local.id if local is not None else None
@@ -137,20 +140,12 @@ def check_remote_identity(db: Database, remote: RemoteDatabase, key: IdentityDoc
 
 
 def _mismatch_message(remote: RemoteDatabase, theirs: Identity, ours: Identity | None) -> str:
+    """The cause (the fix, ``use_other_database``, goes with the error)."""
     where = f"the remote database {remote.db_name!r} on {remote.server_url}"
-    if ours is None:
-        local, mine, elsewhere = "this store (its documents belong to no project)", "this store", "a new or empty one"
-    else:
-        local = ours.describe()
-        mine = repr(ours.name) if ours.name else "this project"
-        elsewhere = f"a new or empty one, or one that already holds {mine}"
-    other = repr(theirs.name) if theirs.name else "that project"
-    # A project without an id was made by another program (Drafft): its copy is an import.
-    copy = f"a backup of {other} restored with its project id" if theirs.id else f"an import of a backup of {other}"
+    local = "this store (its documents belong to no project)" if ours is None else ours.describe()
     return (
         f"{where} holds another project, {theirs.describe()}, not {local}: syncing would merge "
-        f"the two projects, so nothing was sent or received. Sync {mine} with another database "
-        f"({elsewhere}), or, to work on {other}, start from a copy of it ({copy}) and sync that copy"
+        "the two projects, so nothing was sent or received"
     )
 
 

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
+from storyloom.errors import Fix
 from storyloom.store.errors import Damaged, DiskFull, StoreError
 from storyloom.sync.errors import (
     AccessDenied,
@@ -167,12 +168,13 @@ def _local_read(fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T
 
 class LocalStoreError(SyncError):
     """The local store refused a read or a write (closed, damaged, a full disk, invalid data);
-    ``store_error`` is the store's own error. A full disk may pass: retryable."""
+    ``store_error`` is the store's own error, whose fix it carries. A full disk may pass: retryable."""
 
     code = "local_store_error"
+    fixes = ("recover_damaged", "free_disk_space")
 
     def __init__(self, message: str, store_error: Exception | None = None) -> None:
-        super().__init__(message)
+        super().__init__(message, fix=store_error.fix if isinstance(store_error, Damaged | DiskFull) else None)
         self.store_error = store_error
         self.retryable = isinstance(store_error, DiskFull)
 
@@ -180,7 +182,7 @@ class LocalStoreError(SyncError):
 def local_store_error(exc: StoreError, doing: str = "failed") -> LocalStoreError:
     """The sync error of a local store error: damage and a full disk in their own words."""
     if isinstance(exc, Damaged | DiskFull):
-        return LocalStoreError(f"this machine's store {doing}: {exc.reason}", exc)
+        return LocalStoreError(f"this machine's store {doing}: {exc.cause}", exc)
     return LocalStoreError(f"the local store {doing} ({exc.status} {exc.error}: {exc.reason})", exc)
 
 
@@ -356,7 +358,8 @@ class RemotePeer(Peer):
         db = self.remote.db_name
         where = f"{self.remote.server_url}"
         if not as_target or not create:
-            raise DatabaseMissing(f"the database {db!r} does not exist on {where}")
+            raise DatabaseMissing(f"the database {db!r} does not exist on {where}",
+                                  fix=Fix("create_database", database=db))
         # Only server admins may create databases. Ask first: a non-admin PUT /db crashes
         # pouchdb-server 4.2.0, and on CouchDB it would only give 401/403.
         try:
@@ -367,8 +370,8 @@ class RemotePeer(Peer):
         if "_admin" not in roles:
             who = f"user {ctx.get('name')!r}" if ctx.get("name") else "an anonymous user"
             raise DatabaseMissing(
-                f"the database {db!r} does not exist on {where}, and {who} cannot create it "
-                "(only a server admin can): ask an admin to create it, or sync with admin credentials"
+                f"the database {db!r} does not exist on {where}, and {who} cannot create it (only a server "
+                "admin can)", fix=Fix("create_database", database=db)
             )
         try:
             self.remote.create()
@@ -388,6 +391,7 @@ class RemotePeer(Peer):
                 f"were given {detail}",
                 exc,
                 action="credentials",
+                database=db,
             )
         user = remote.username
         try:
@@ -398,6 +402,8 @@ class RemotePeer(Peer):
                 f"or no such user) {detail}",
                 exc,
                 action="credentials",
+                username=user,
+                database=db,
             )
         except (RemoteError, SyncError):
             ctx = {}
@@ -406,6 +412,8 @@ class RemotePeer(Peer):
                 f"the server {server} did not accept the credentials of user {user!r} {detail}",
                 exc,
                 action="credentials",
+                username=user,
+                database=db,
             )
         if action == "create":
             what = f"create the database {db!r} (only a server admin can)"
@@ -419,7 +427,8 @@ class RemotePeer(Peer):
                 f"read the database {db!r}: {user!r} is not a member; a database admin must add "
                 f"{user!r} (or one of the user's roles) to the members in the database's _security"
             )
-        return AccessDenied(f"user {user!r} is signed in but is not allowed to {what} {detail}", exc, action=action)
+        return AccessDenied(f"user {user!r} is signed in but is not allowed to {what} {detail}", exc, action=action,
+                            username=user, database=db)
 
     def update_seq(self) -> Any:
         return self.remote.info().get("update_seq")

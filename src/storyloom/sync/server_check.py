@@ -20,9 +20,11 @@ credentials, the lines that depend on it are left out.
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from storyloom.errors import Fix, advice
 from storyloom.sync.errors import (
     NetworkError,
     RemoteError,
@@ -58,15 +60,22 @@ CHECK_TIMEOUT = 15.0
 
 @dataclass(frozen=True)
 class CheckLine:
-    """One line of the report: ``fix`` says what to do when ``status`` is not ``ok``."""
+    """One line of the report: ``fix`` is what to do when ``status`` is not ``ok`` (a value each
+    front end says in its words), or None."""
 
     name: str
     status: Status
     detail: str
-    fix: str = ""
+    fix: Fix | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"name": self.name, "status": self.status, "detail": self.detail,
+                "fix": None if self.fix is None else self.fix.to_json()}
+
+
+#: How set-up fixes a database line, given the admin's request that would: set-up itself (easy
+#: mode, or a server admin) or the request for an admin to run (advanced mode).
+SetupFix = Callable[[str], Fix]
 
 
 def _size(n: int) -> str:
@@ -97,7 +106,7 @@ def _tls_line(remote: RemoteDatabase) -> CheckLine:
         return CheckLine("tls", "ok", "plain HTTP, to this machine only")
     return CheckLine(
         "tls", "warn", "plain HTTP to another machine: the password and the project travel unencrypted",
-        "serve CouchDB through HTTPS (a reverse proxy with a certificate) and use an https:// server URL",
+        advice("serve CouchDB through HTTPS (a reverse proxy with a certificate) and use an https:// server URL"),
     )
 
 
@@ -131,31 +140,31 @@ def _limit_line(remote: RemoteDatabase, admin: bool, name: str, section: str,
             return CheckLine(
                 name, "ok", f"{_bytes(default)} unless changed: CouchDB's default (only a server admin can read the "
                 "configuration, so a changed value cannot be seen from here)",
-                f"ask an admin to read it ({how}), or measure what gets through with "
-                "`storyloom remote check --probe-body-limit`",
+                advice(f"ask an admin to read it ({how})", otherwise=Fix("measure_body_limit")),
             )
         return CheckLine(name, "warn", "unknown: only a server admin can read the server's configuration",
-                         f"ask an admin to read it ({how})")
+                         advice(f"ask an admin to read it ({how})"))
     try:
         value = _config_value(remote, section, name, fallbacks)
     except RemoteError as exc:
         return CheckLine(name, "warn", f"unknown: the server refused to show it ({exc.status} {exc.error})",
-                         f"read it on the server ({how})")
+                         advice(f"read it on the server ({how})"))
     if value is None and default is not None:
         return CheckLine(name, "ok", f"{_bytes(default)}: CouchDB's default (not set in the server's configuration)")
     if value is None:
         return CheckLine(
             name, "warn", "unknown: this server does not report it",
-            f"check the server's own configuration ([{section}] {name}) and any reverse proxy's body limit "
-            "(nginx: client_max_body_size); `storyloom remote check --probe-body-limit` measures what gets through",
+            advice(f"check the server's own configuration ([{section}] {name}) and any reverse proxy's body limit "
+                   "(nginx: client_max_body_size)", otherwise=Fix("measure_body_limit")),
         )
     try:
         size = int(str(value).strip().strip('"'))
     except ValueError:
-        return CheckLine(name, "warn", f"set to {value!r}, which is not a number of bytes", f"fix [{section}] {name}")
+        return CheckLine(name, "warn", f"set to {value!r}, which is not a number of bytes",
+                         advice(f"fix [{section}] {name}"))
     if size < SMALL_LIMIT:
         return CheckLine(name, "warn", f"{_size(size)}: large documents (long scripts, images) will be refused",
-                         f"raise [{section}] {name} to at least {_size(SMALL_LIMIT * 8)}")
+                         advice(f"raise [{section}] {name} to at least {_size(SMALL_LIMIT * 8)}"))
     return CheckLine(name, "ok", _size(size))
 
 
@@ -178,14 +187,14 @@ def measure_body_limit(remote: RemoteDatabase) -> CheckLine:
                     "body limit", status,
                     f"a request of about {_size(size)} was refused (413: {exc.reason or exc.error}); "
                     f"{accepted}",
-                    "raise the proxy's request body limit (nginx: client_max_body_size) and the server's "
-                    "[chttpd] max_http_request_size / [couchdb] max_document_size; until then documents "
-                    f"larger than {_size(largest_ok or size // 2)} stay on this machine, listed by sync",
+                    advice("raise the proxy's request body limit (nginx: client_max_body_size) and the server's "
+                           "[chttpd] max_http_request_size / [couchdb] max_document_size; until then documents "
+                           f"larger than {_size(largest_ok or size // 2)} stay on this machine, listed by sync"),
                 )
             largest_ok = size
     except SyncError as exc:
         return CheckLine("body limit", "warn", f"could not probe: {exc}",
-                         "the probe needs write access to the database (a member or an admin)")
+                         advice("the probe needs write access to the database (a member or an admin)"))
     finally:
         if rev is not None:
             try:
@@ -210,38 +219,34 @@ def check_server(
         welcome = None  # it answered: the credentials are judged below
     except (NetworkError, RemoteError) as exc:
         lines.append(CheckLine("reachable", "fail", str(exc),
-                               "check the server URL (scheme, host, port), that the server runs, and the network"))
+                               advice("check the server URL (scheme, host, port), that the server runs, and the "
+                                      "network")))
         lines.append(_tls_line(remote))
         return lines
     try:
         info = server_info(remote)
     except SyncError as exc:
-        lines.append(CheckLine("reachable", "fail", str(exc), "check the server URL"))
+        lines.append(CheckLine("reachable", "fail", str(exc), advice("check the server URL")))
         return lines
     except SetupError as exc:  # the credentials were refused
         lines.append(CheckLine("reachable", "ok", f"{remote.server_url} answers ({_describe(welcome)})"))
         lines.append(_tls_line(remote))
-        fix = "set the user name and password again: storyloom remote set PROJECT ..."
-        if mode == "easy":  # the owner's own user is created by set-up
-            fix += (f"; if {remote.username!r} does not exist on the server yet, "
-                    "run `storyloom remote setup PROJECT --admin ADMIN`, which creates it")
-        lines.append(CheckLine("credentials", "fail", str(exc), fix))
+        # In easy mode the owner's own user is created by set-up.
+        fix = Fix("retype_credentials", username=remote.username, setup_creates=mode == "easy")
+        lines.append(CheckLine("credentials", "fail", exc.cause, fix))
         return lines
     lines.append(CheckLine("reachable", "ok", f"{info.describe} at {info.url}"))
     lines.append(_tls_line(remote))
     if info.username is None:
         lines.append(CheckLine("credentials", "fail", f"the server did not sign in {remote.username!r}",
-                               "check the user name and password (storyloom remote set)"))
+                               Fix("retype_credentials", ask="check")))
         return lines
     lines.append(CheckLine("credentials", "ok", f"signed in as {info.username!r}"))
     requests = admin_requests(remote.server_url, remote.db_name, info.username, stale_minutes=stale_minutes)
-    if mode == "easy":
-        setup_fix = ("run `storyloom remote setup PROJECT`" if info.is_admin
-                     else "run `storyloom remote setup PROJECT --admin ADMIN`")
-    else:
+    if mode != "easy":
         lines.append(CheckLine("admin", "ok", "a server admin" if info.is_admin
                                else "not a server admin (a member, as advanced mode expects)"))
-        setup_fix = "run `storyloom remote setup PROJECT`" if info.is_admin else "ask an admin to run: {}"
+    setup_fix = _setup_fix(mode, info.is_admin)
     member_fix = _member_fix(remote, info, mode, setup_fix)
     database_lines = _database_lines(remote, info.is_admin, setup_fix, requests, member_fix, stale_minutes)
     lines.extend(database_lines)
@@ -263,16 +268,25 @@ def check_server(
     return lines
 
 
-def _member_fix(remote: RemoteDatabase, info: ServerInfo, mode: str | None, setup_fix: str) -> str:
+def _setup_fix(mode: str | None, admin: bool) -> SetupFix:
+    """Easy mode: set-up (with a server admin's account when the user is not one); advanced mode:
+    set-up for a server admin, else the request an admin runs."""
+    if admin:
+        return lambda _request: Fix("run_setup")
+    if mode == "easy":
+        return lambda _request: Fix("run_setup", admin=True)
+    return lambda request: Fix("admin_requests", requests=(request,))
+
+
+def _member_fix(remote: RemoteDatabase, info: ServerInfo, mode: str | None, setup_fix: SetupFix) -> Fix:
     """How the user becomes a member of an existing database without anyone else losing it."""
     user = info.username or "USER"
     if mode == "easy" and not info.is_admin:
-        return (f"ask the project's owner to invite you (`storyloom remote invite PROJECT {user} --admin ADMIN`), "
-                "which adds you and keeps every other member")
+        return Fix("ask_owner_invite", username=user)
     if info.is_admin:
-        return setup_fix
-    steps = " && ".join(member_add_requests(remote.server_url, remote.db_name, user))
-    return f"ask an admin to add you and keep the other members: {steps}"
+        return setup_fix("")
+    steps = tuple(member_add_requests(remote.server_url, remote.db_name, user))
+    return Fix("admin_requests", requests=steps, purpose="add_member")
 
 
 def _owner_line(remote: RemoteDatabase, info: ServerInfo) -> CheckLine:
@@ -283,25 +297,24 @@ def _owner_line(remote: RemoteDatabase, info: ServerInfo) -> CheckLine:
             "owner", "warn",
             f"you sync as the server admin {user!r}: the lock rules treat you as the user {user!r}, teammates see "
             f"'locked by {user}', and the admin's password is kept on this machine",
-            "move to an owner user of your own: `storyloom remote set PROJECT --server URL --username YOURNAME "
-            f"--mode easy`, then `storyloom remote setup PROJECT --admin {user}`",
+            Fix("use_owner_user", admin_user=user),
         )
     owners = project_owners(remote)
     if owners is None:
         return CheckLine("owner", "warn", "unknown: this server does not let you read the database's _security",
-                         "run `storyloom remote setup PROJECT --admin ADMIN`, which records you as the owner")
+                         Fix("run_setup", admin=True, effect="record_owner"))
     if user in owners:
         return CheckLine("owner", "ok", f"{user!r} is the project's owner (a database admin): may break any lock")
     listed = ", ".join(repr(o) for o in owners) or "nobody"
     return CheckLine("owner", "warn", f"{user!r} is a member but not recorded as the project's owner (owners: "
-                     f"{listed})", "run `storyloom remote setup PROJECT --admin ADMIN`, which records you as the owner")
+                     f"{listed})", Fix("run_setup", admin=True, effect="record_owner"))
 
 
 def _body_limit_line(remote: RemoteDatabase, lines: list[CheckLine]) -> CheckLine:
     member = next((line for line in lines if line.name == "member"), None)
     if member is not None and member.status != "ok":
         return CheckLine("body limit", "warn", "not probed: the user cannot write to the database",
-                         "fix the membership first")
+                         advice("fix the membership first"))
     return measure_body_limit(remote)
 
 
@@ -311,12 +324,8 @@ def _describe(welcome: Any) -> str:
     return "it refuses these credentials"
 
 
-def _fix(template: str, request: str) -> str:
-    return template.format(request) if "{}" in template else template
-
-
-def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, requests: list[str],
-                    member_fix: str, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> list[CheckLine]:
+def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: SetupFix, requests: list[str],
+                    member_fix: Fix, stale_minutes: int = DEFAULT_STALE_LOCK_MINUTES) -> list[CheckLine]:
     lines: list[CheckLine] = []
     where = f"{remote.db_name!r}"
     try:
@@ -325,16 +334,16 @@ def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, request
         access = "a server admin: full access" if admin else "a member: may read and write"
         lines.append(CheckLine("member", "ok", access))
     except RemoteNotFound:
-        lines.append(CheckLine("database", "fail", f"{where} does not exist", _fix(setup_fix, requests[0])))
-        lines.append(CheckLine("member", "fail", "no database to be a member of", _fix(setup_fix, requests[1])))
-        lines.append(CheckLine("lock rules", "fail", "no database yet", _fix(setup_fix, requests[2])))
+        lines.append(CheckLine("database", "fail", f"{where} does not exist", setup_fix(requests[0])))
+        lines.append(CheckLine("member", "fail", "no database to be a member of", setup_fix(requests[1])))
+        lines.append(CheckLine("lock rules", "fail", "no database yet", setup_fix(requests[2])))
         return lines
     except (RemoteUnauthorized, RemoteForbidden) as exc:
         lines.append(CheckLine("database", "ok", f"{where} exists"))
         lines.append(CheckLine("member", "fail", f"not a member: the server refuses access ({exc.status} {exc.reason})",
                                member_fix))
         lines.append(CheckLine("lock rules", "warn", "unknown: only members can read them",
-                               "check again once the user is a member"))
+                               advice("check again once the user is a member")))
         return lines
     design = read_lock_rules(remote)
     state = lock_rules_state(design, stale_minutes)
@@ -349,7 +358,7 @@ def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, request
     elif state == "missing":
         lines.append(CheckLine("lock rules", "fail",
                                "not installed: the server accepts edits to documents locked by someone else",
-                               _fix(setup_fix, requests[2])))
+                               setup_fix(requests[2])))
     else:
         rev = design.get("_rev") if design else None
         upgrade = admin_requests(remote.server_url, remote.db_name, "USER", design_rev=rev,
@@ -361,11 +370,11 @@ def _database_lines(remote: RemoteDatabase, admin: bool, setup_fix: str, request
                       "(the server enforces the installed one)")
         else:
             detail = f"an older version is installed (this Storyloom's is {LOCK_RULES_VERSION})"
-        lines.append(CheckLine("lock rules", "warn", detail, _fix(setup_fix, upgrade)))
+        lines.append(CheckLine("lock rules", "warn", detail, setup_fix(upgrade)))
     return lines
 
 
-def _require_valid_user_line(remote: RemoteDatabase, setup_fix: str, requests: list[str]) -> CheckLine:
+def _require_valid_user_line(remote: RemoteDatabase, setup_fix: SetupFix, requests: list[str]) -> CheckLine:
     anonymous = _anonymous(remote)
     try:
         try:
@@ -380,11 +389,11 @@ def _require_valid_user_line(remote: RemoteDatabase, setup_fix: str, requests: l
         except RemoteNotFound:
             return CheckLine("require_valid_user", "ok", "off; the database does not exist yet")
         return CheckLine(
-            "require_valid_user", "fail", "off, and anyone who reaches the server can read and write the database",
-            _fix(setup_fix, requests[1]) + " (a database with members is private to them)",
+            "require_valid_user", "fail", "off, and anyone who reaches the server can read and write the database "
+            "(a database with members is private to them)", setup_fix(requests[1]),
         )
     except SyncError as exc:
-        return CheckLine("require_valid_user", "warn", f"unknown: {exc}", "check again")
+        return CheckLine("require_valid_user", "warn", f"unknown: {exc}", advice("check again"))
     finally:
         anonymous.close()
 

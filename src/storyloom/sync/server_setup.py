@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized
 from storyloom.sync.lock_rules import (
     DEFAULT_STALE_LOCK_MINUTES,
@@ -44,10 +44,12 @@ from storyloom.sync.write_probe import replicated_writes_step
 
 
 class SetupError(StoryloomError):
-    """The set-up cannot go on (not an admin in easy mode, credentials refused...); the message
-    says why and what to do."""
+    """The set-up cannot go on (not an admin in easy mode, credentials refused...); ``cause``
+    says why, ``fix`` what to do."""
 
     code = "setup_refused"
+    fixes = ("retype_credentials", "admin_or_advanced", "set_password", "reset_owner_password", "run_setup",
+             "upgrade_server", "admin_requests", "advice", "sync_again")
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -92,7 +94,7 @@ def server_info(remote: RemoteDatabase) -> ServerInfo:
     except RemoteUnauthorized as exc:
         raise SetupError(
             f"{remote.server_url} refuses the user name {remote.username!r} with this password "
-            f"({exc.reason or exc.error}); check both and set them again (storyloom remote set)"
+            f"({exc.reason or exc.error})", fix=Fix("retype_credentials", username=remote.username, ask="both")
         ) from None
     product, version = _product(welcome if isinstance(welcome, dict) else {})
     ctx = session.get("userCtx") or {}
@@ -143,9 +145,8 @@ def _require_admin(remote: RemoteDatabase, info: ServerInfo, action: str) -> Non
         )
     if not info.is_admin:
         raise SetupError(
-            f"{info.username!r} is not a server admin on {remote.server_url}: {action} needs admin credentials. "
-            "Either set the remote with an admin's user name, or use advanced mode (--mode advanced) and ask an "
-            "admin to run the requests that `storyloom remote setup` lists"
+            f"{info.username!r} is not a server admin on {remote.server_url}: {action} needs admin credentials",
+            fix=Fix("admin_or_advanced"),
         )
 
 
@@ -272,16 +273,15 @@ def ensure_owner_user(remote: RemoteDatabase, owner: str, password: str | None) 
     if existing is None:
         if password is None:
             raise SetupError(
-                f"the server has no user {owner!r} yet, and no password for it is kept on this machine: set it "
-                "with `storyloom remote set PROJECT --server URL --username " + owner + "` (it asks for the password)"
+                f"the server has no user {owner!r} yet, and no password for it is kept on this machine",
+                fix=Fix("set_password", username=owner),
             )
         put_user(remote, owner, password)
         return SetupStep("owner", True, f"created the server user {owner!r}, who syncs this project as its owner")
     if password is not None and not signs_in(remote, owner, password):
         raise SetupError(
-            f"the server user {owner!r} exists, but the password kept on this machine does not sign it in: type "
-            f"its password again (storyloom remote set PROJECT ...), or give it a new one with "
-            f"`storyloom remote invite PROJECT {owner} --reset-password --admin ADMIN`"
+            f"the server user {owner!r} exists, but the password kept on this machine does not sign it in",
+            fix=Fix("reset_owner_password", username=owner),
         )
     return SetupStep("owner", False, f"the server user {owner!r} exists")
 
@@ -373,21 +373,22 @@ class Invitation:
     username: str
     password: str | None = field(repr=False)
     database_url: str
-    join_command: str
     created: bool
     server: str = ""
     database: str = ""
     reset: bool = False
 
+    @property
+    def join(self) -> Fix:
+        """How the teammate joins (the password is asked for, never in a command line): each
+        front end says it, the CLI as the one command to run."""
+        return Fix("join_project", url=self.database_url, username=self.username)
+
     def to_json(self) -> dict[str, Any]:
-        """What a script needs to hand the invitation over (the password included, once)."""
+        """What a script needs to hand the invitation over (the password included, once); a
+        front end adds how to join, in its words."""
         return {"username": self.username, "password": self.password, "server": self.server,
-                "database": self.database, "join": self.join_command}
-
-
-def join_command(database_url: str, username: str) -> str:
-    """The one command a teammate runs to join (the password is asked for, never in argv)."""
-    return f"storyloom clone {shlex.quote(database_url)} --username {shlex.quote(username)}"
+                "database": self.database}
 
 
 def new_password() -> str:
@@ -404,8 +405,8 @@ def invite(remote: RemoteDatabase, username: str, *, reset_password: bool = Fals
     _require_admin(remote, info, "inviting a teammate")
     if not remote.exists():
         raise SetupError(
-            f"the database {remote.db_name!r} does not exist on {remote.server_url} yet; "
-            "run `storyloom remote setup` first"
+            f"the database {remote.db_name!r} does not exist on {remote.server_url} yet",
+            fix=Fix("run_setup"),
         )
     existing = read_user(remote, username)
     password: str | None = None
@@ -417,7 +418,6 @@ def invite(remote: RemoteDatabase, username: str, *, reset_password: bool = Fals
         username=username,
         password=password,
         database_url=remote.db_url,
-        join_command=join_command(remote.db_url, username),
         created=existing is None,
         server=remote.server_url,
         database=remote.db_name,
@@ -597,7 +597,6 @@ __all__ = [
     "ensure_owner_user",
     "ensure_owners",
     "invite",
-    "join_command",
     "lock_design_doc",
     "lock_rules_state",
     "member_add_requests",

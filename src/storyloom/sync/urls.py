@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
+from storyloom.errors import Fix
 from storyloom.sync.errors import InvalidRemote
 
 DB_NAME_RE = re.compile(r"^[a-z][a-z0-9_$()+/-]*$")
@@ -138,10 +139,8 @@ def check_server_url(url: str) -> tuple[str, list[str]]:
     if not parts.hostname:
         raise InvalidRemote(f"invalid server URL {_redact(url)!r}: no host name")
     if parts.username is not None or parts.password is not None:
-        raise InvalidRemote(
-            f"invalid server URL {_redact(url)!r}: remove the user name and password from the URL; "
-            "give the user name with --username and the password through STORYLOOM_REMOTE_PASSWORD or the prompt"
-        )
+        raise InvalidRemote(f"invalid server URL {_redact(url)!r}: it holds a user name or password",
+                            fix=Fix("credentials_apart"))
     if parts.query or parts.fragment:
         raise InvalidRemote(f"invalid server URL {_redact(url)!r}: remove the query string or fragment")
     host = parts.hostname
@@ -158,7 +157,7 @@ def check_username(username: str) -> str:
     """A remote user name as CouchDB and HTTP Basic auth accept it: not empty, no ``:`` (Basic auth
     splits there), no leading ``_`` (reserved by CouchDB), no control characters or surrounding spaces."""
     if not isinstance(username, str) or not username:
-        raise InvalidRemote("the user name is empty; give the remote user name with --username")
+        raise InvalidRemote("the user name is empty", fix=Fix("give_username"))
     if username != username.strip():
         raise InvalidRemote(f"the user name {username!r} starts or ends with a space; remove it")
     if username.startswith("_"):

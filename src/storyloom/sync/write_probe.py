@@ -26,8 +26,9 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from storyloom.errors import Fix, advice
 from storyloom.store.documents import PROBE_PREFIX
-from storyloom.sync.errors import DROPPED_WRITES_CAUSE, DROPPED_WRITES_FIX, RemoteNotFound, SyncError
+from storyloom.sync.errors import DROPPED_WRITES_CAUSE, RemoteNotFound, SyncError
 from storyloom.sync.remote import RemoteDatabase
 
 if TYPE_CHECKING:
@@ -144,19 +145,19 @@ def replicated_writes_line(remote: RemoteDatabase, lines: list[CheckLine]) -> Ch
     member = next((line for line in lines if line.name == "member"), None)
     if member is None or member.status != "ok":
         return CheckLine(PROBE_NAME, "warn", "not probed: the user cannot write to the database",
-                         "fix the database and the membership first")
+                         advice("fix the database and the membership first"))
     rules = next((line for line in lines if line.name == "lock rules"), None)
     try:
         result = probe_replicated_writes(remote)
     except SyncError as exc:
-        return CheckLine(PROBE_NAME, "warn", f"could not probe: {exc}", "check again")
+        return CheckLine(PROBE_NAME, "warn", f"could not probe: {exc}", advice("check again"))
     if result.outcome == "refused":
         return CheckLine(PROBE_NAME, "warn", f"the server refused the test document ({result.detail})",
-                         "check the database's validate functions: they must accept a plain new document")
+                         advice("check the database's validate functions: they must accept a plain new document"))
     if result.outcome == "dropped":
         return CheckLine(PROBE_NAME, "fail", dropped_message(remote, result),
-                         f"{DROPPED_WRITES_FIX[0].upper()}{DROPPED_WRITES_FIX[1:]}; until then pushes stop "
-                         "with an error and nothing is lost")
+                         advice("Upgrade or fix the server (a CouchDB keeps replicated writes); until then pushes "
+                                "stop with an error and nothing is lost"))
     detail = "a test document written as replication writes it was kept"
     if rules is not None and rules.status != "ok":
         detail += " (tested without current lock rules: check again once they are installed)"
@@ -180,13 +181,13 @@ def replicated_writes_step(remote: RemoteDatabase) -> SetupStep:
     result = probe_replicated_writes(remote)
     if result.outcome == "dropped":
         raise SetupError(
-            f"replicated writes: {dropped_message(remote, result)}. Storyloom cannot sync through this server: "
-            f"{DROPPED_WRITES_FIX}; the database and its lock rules are set up, run the set-up again afterwards"
+            f"replicated writes: {dropped_message(remote, result)}. Storyloom cannot sync through this server; the "
+            "database and its lock rules are set up", fix=Fix("upgrade_server", then=Fix("run_setup")),
         )
     if result.outcome == "refused":
         raise SetupError(
-            f"replicated writes: {remote.server_url} refused a plain test document ({result.detail}); "
-            "check the database's validate functions, then run the set-up again"
+            f"replicated writes: {remote.server_url} refused a plain test document ({result.detail})",
+            fix=advice("check the database's validate functions", then=Fix("run_setup")),
         )
     at = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     doc: dict[str, Any] = {"_id": RECORD_ID, "kept": True, "fingerprint": fingerprint, "at": at}
