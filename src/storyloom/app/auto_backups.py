@@ -263,8 +263,7 @@ class BackupStatus:
     tone: str = "muted"
 
 
-RESTORE_HINT = ("Restore one from the project manager (Automatic backups…) or with "
-                "`storyloom backups PROJECT --restore N`.")
+RESTORE_HINT = "Restore one from the project manager (Automatic backups…)."
 
 
 def status_view(*, keep: int, running: bool, last: AutoBackup | None, error: AutoBackupError | None,

@@ -12,7 +12,6 @@ is built in the manager's staging area).
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from storyloom.app.remote import RemoteAccess, build_settings
 from storyloom.app.secrets import PasswordStore
 from storyloom.app.sync_once import PROJECT_IDENTITY, run_until
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.progress import Progress
 from storyloom.progress import ProgressCallback as ProgressEvents
 from storyloom.project import SETTINGS_ID, ProjectExists, is_uuid, name_problem
@@ -45,6 +44,7 @@ class CloneError(StoryloomError):
     """The remote database cannot be cloned (no Storyloom project in it, no access, a failed pull)."""
 
     code = "clone_refused"
+    fixes = ("owner_syncs", "share_project", "credentials_apart", "import_drafft", "other_name")
 
 
 @dataclass
@@ -89,14 +89,11 @@ def _remote_settings_doc(remote: RemoteDatabase) -> dict[str, Any]:
     if not exists:
         raise CloneError(f"{where} does not exist: check the URL (the last part is the database name)")
     if _holds_no_documents(remote):
-        raise CloneError(
-            f"{where} is empty: the project's owner has not pushed the project yet. Ask them to sync it "
-            "once (the app syncs by itself; on a terminal: `storyloom sync PROJECT`), then join again"
-        )
+        raise CloneError(f"{where} is empty: the project's owner has not pushed the project yet",
+                         fix=Fix("owner_syncs"))
     raise CloneError(
-        f"{where} holds no Storyloom project (no ProjectSettings document), so there is nothing to clone; "
-        "to share one of your projects there instead, run `storyloom remote set PROJECT --server ... "
-        "--database ...` and `storyloom sync PROJECT`"
+        f"{where} holds no Storyloom project (no ProjectSettings document), so there is nothing to clone",
+        fix=Fix("share_project"),
     )
 
 
@@ -131,8 +128,8 @@ def clone_project(
     :class:`CloneError`, ``InvalidRemote`` or a project error (``ProjectExists``) otherwise."""
     parsed = parse_remote_url(url)
     if parsed.password is not None:
-        raise CloneError("do not put the password in the URL (other users can see command lines); "
-                         "it is asked for, or read from STORYLOOM_REMOTE_PASSWORD")
+        raise CloneError("the URL holds a password (a password in the URL can be seen by other users)",
+                         fix=Fix("credentials_apart", password_only=True))
     check_username(username)
     notes: list[str] = []
     warning = insecure_http_warning(parsed.server)
@@ -147,13 +144,13 @@ def clone_project(
         if not is_uuid(project_id):
             raise CloneError(
                 f"the database {remote.db_name!r} holds a project without a Storyloom project id (made by "
-                "another program, such as Drafft): import a backup of it instead (`storyloom import`)"
+                "another program, such as Drafft)", fix=Fix("import_drafft")
             )
         if any(info.id == project_id for info in manager.list()):
             here = manager.find(project_id)
             raise ProjectExists(
-                f"this project ({remote_name!r}, id {project_id}) is already on this machine as {here.name!r}: "
-                f"sync that one (`storyloom sync {shlex.quote(here.name)}`) instead of cloning it again"
+                f"this project ({remote_name!r}, id {project_id}) is already on this machine as {here.name!r}",
+                fix=Fix("open_existing", project=here.name),
             )
         local_name = manager.check_new_name(name) if name is not None else _remote_name(manager, remote_name)
         total = _expected(remote)
@@ -190,13 +187,13 @@ def _remote_name(manager: Any, remote_name: str) -> str:
     """The remote project's name, if it can name a project here."""
     problem = name_problem(remote_name) if remote_name else "the remote project has no name"
     if problem:
-        raise CloneError(f"the remote project's name cannot be used here ({problem}); clone it with --name NAME")
+        raise CloneError(f"the remote project's name cannot be used here ({problem})",
+                         fix=Fix("other_name", verb="clone"))
     try:
         return manager.check_new_name(remote_name)
     except ProjectExists:
-        raise ProjectExists(
-            f"a project named {remote_name!r} exists here already; clone under another name with --name NAME"
-        ) from None
+        raise ProjectExists(f"a project named {remote_name!r} exists here already",
+                            fix=Fix("other_name", verb="clone")) from None
 
 
 def _expected(remote: RemoteDatabase) -> int | None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storyloom.app.lock_cluster import ACCEPTED, ClusterLockWrites
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.project import (
     BrokenLock,
     LockInfo,
@@ -699,7 +699,7 @@ _NOBODY = LockInfo("", "", None)
 def _not_yours(doc_id: str, held: LockInfo) -> LockRefused:
     return LockRefused(doc_id, held.holder, held.since, message=(
         f"document {doc_id!r} is locked by {held.holder}{' since ' + held.since if held.since else ''}, "
-        "not by you: ask them to unlock it, or break the lock (storyloom unlock --break) if it is stale"))
+        "not by you"), fix=Fix("break_lock", doc_id=doc_id, holder=held.holder))
 
 
 def _copy_revisions(source: Peer, target: Peer, doc_id: str, revs: list[str]) -> list[dict[str, Any]]:

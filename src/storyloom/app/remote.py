@@ -16,7 +16,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from storyloom.app.secrets import PASSWORD_ENV, PasswordStore, password_key, resolve_password
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.project import (
     DEFAULT_INTERVAL,
     MODES,
@@ -35,10 +35,10 @@ if TYPE_CHECKING:
 
 
 class RemoteNotConfigured(StoryloomError):
-    """The project has no (enabled) remote here, or no password for it; the message names the
-    command that fixes it."""
+    """The project has no (enabled) remote here, or no password for it; the fix sets it."""
 
     code = "remote_not_configured"
+    fixes = ("set_remote", "set_password")
 
 
 class PasswordMissing(RemoteNotConfigured):
@@ -154,25 +154,18 @@ class RemoteAccess:
         return True
 
     # ------------------------------------------------------------------ the server
-    def _set_command(self) -> str:
-        name = self.project.name or self.project.id
-        shown = f'"{name}"' if any(ch.isspace() for ch in name) else name
-        return f"storyloom remote set {shown} --server URL --username USER"
-
     def open(self, **client_options: Any) -> RemoteDatabase:
         """A client for the project's remote database with the user's credentials. Raises
-        :class:`RemoteNotConfigured` (or :class:`PasswordMissing`) with the command to run."""
+        :class:`RemoteNotConfigured` (or :class:`PasswordMissing`) with the fix."""
         settings = self.settings
+        project = self.project.name or self.project.id
         if settings is None or not settings.enabled:
-            raise RemoteNotConfigured(
-                f"project {self.project.name!r} has no remote on this machine; set one with `{self._set_command()}`"
-            )
+            raise RemoteNotConfigured(f"project {self.project.name!r} has no remote on this machine",
+                                      fix=Fix("set_remote", project=project))
         password = self.password()
         if password is None:
-            raise PasswordMissing(
-                f"no password is kept for {settings.username!r} on {settings.server}; set it with "
-                f"`{self._set_command()}` (it asks for the password) or set {PASSWORD_ENV}"
-            )
+            raise PasswordMissing(f"no password is kept for {settings.username!r} on {settings.server}",
+                                  fix=Fix("set_password", project=project))
         return RemoteDatabase(settings.database_url, username=settings.username, password=password, **client_options)
 
     def __repr__(self) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom import paths
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError, advice
 from storyloom.output_files import atomic_write
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
@@ -49,6 +49,7 @@ class PasswordStoreError(StoryloomError):
     """The password could not be kept or read (a locked keyring, an unreadable file)."""
 
     code = "password_store_failed"
+    fixes = ("advice", "set_password")
 
 
 def password_key(project_id: str, server: str, username: str) -> str:
@@ -192,9 +193,8 @@ class PasswordStore:
         try:
             data = json.loads(text)
         except ValueError:
-            raise PasswordStoreError(
-                f"{path} is damaged (not JSON); delete it and set the passwords again (storyloom remote set)"
-            ) from None
+            raise PasswordStoreError(f"{path} is damaged (not JSON)",
+                                     fix=advice("delete it", then=Fix("set_password"))) from None
         return data if isinstance(data, dict) else {}
 
     def _write_file(self, data: dict[str, Any]) -> None:

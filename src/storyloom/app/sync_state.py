@@ -15,7 +15,8 @@ The state is what a status bar, ``storyloom sync`` and the API's ``/events`` str
 
 ``problem`` names the kind of trouble for programs (``network``, ``credentials``,
 ``membership``, ``identity``, ``database``, ``too_large``, ``dropped_writes``, ``redirect``, ``config``,
-``internal``); ``cause`` and ``fix`` are sentences for people.
+``damaged``, ``disk_full``, ``internal``); ``cause`` is a sentence for people, ``fix`` the way out
+as a value (:class:`storyloom.errors.Fix`) that each front end says in its words.
 """
 
 from __future__ import annotations
@@ -24,18 +25,9 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 from storyloom.store import Damaged, DiskFull
-from storyloom.sync import (
-    AccessDenied,
-    DatabaseMissing,
-    InvalidRemote,
-    ProjectMismatch,
-    Redirected,
-    SyncError,
-    WritesDropped,
-)
-from storyloom.sync.errors import DROPPED_WRITES_FIX
+from storyloom.sync import AccessDenied, SyncError, WritesDropped
 from storyloom.sync.peers import LocalStoreError
 
 SyncKind = Literal["off", "connecting", "syncing", "idle", "offline", "error"]
@@ -87,7 +79,8 @@ class SyncState:
     #: One line for a status bar.
     detail: str = ""
     cause: str | None = None
-    fix: str | None = None
+    #: The way out (a front end says it in its words: ``to_json`` in neutral ones).
+    fix: Fix | None = None
     #: Local changes not yet pushed (from the push checkpoint to the store's update seq).
     pending: int = 0
     last_sync: float | None = None
@@ -108,7 +101,7 @@ class SyncState:
             "state": self.kind,
             "detail": self.detail,
             "cause": self.cause,
-            "fix": self.fix,
+            "fix": None if self.fix is None else self.fix.words(),
             "problem": self.problem,
             "pending": self.pending,
             "last_sync": _iso(self.last_sync),
@@ -127,7 +120,7 @@ class Trouble:
     kind: SyncKind
     problem: str
     cause: str
-    fix: str | None = None
+    fix: Fix | None = None
     too_large: tuple[TooLargeDocument, ...] = field(default=())
 
 
@@ -145,74 +138,54 @@ def too_large_trouble(docs: tuple[TooLargeDocument, ...], project: str) -> Troub
     size = f"{first.size} bytes" if first.size is not None else "size unknown"
     more = f" (and {len(docs) - 1} more)" if len(docs) > 1 else ""
     cause = f"document {first.doc_id!r} ({size}) is too large for the server{more}; everything else syncs"
-    fix = (
-        f"raise {first.setting} above {first.size or 'its size'} bytes on the server, or make the "
-        f"document smaller; then sync again (Sync now, or `storyloom sync {project}`)"
-    )
+    fix = Fix("raise_limit", setting=first.setting, size=first.size, then=Fix("sync_again", project=project))
     return Trouble("error", "too_large", cause, fix, docs)
 
 
+#: The kind of trouble (``problem``) of an error, by its code (a class's or a parent's).
+PROBLEMS: dict[str, str] = {
+    "project_mismatch": "identity",
+    "database_missing": "database",
+    "redirected": "redirect",
+    "writes_dropped": "dropped_writes",
+    "damaged": "damaged",
+    "disk_full": "disk_full",
+    "invalid_remote": "config",
+    "remote_not_configured": "config",
+}
+#: An access refused, by what was refused (``AccessDenied.action``).
+ACCESS_PROBLEMS: dict[str, str] = {"credentials": "credentials", "create": "database"}
+
+
+def _problem(error: StoryloomError) -> str | None:
+    for cls in type(error).__mro__:
+        problem = PROBLEMS.get(getattr(cls, "code", ""))
+        if problem is not None:
+            return problem
+    return None
+
+
 def explain(error: BaseException, *, project: str, username: str | None, database: str | None) -> Trouble:
-    """The state a failure puts the service in, with its cause and the fix for a person."""
-    message = getattr(error, "message", None) or str(error)
-    db = repr(database) if database else "the database"
-    if isinstance(error, ProjectMismatch):
-        return Trouble(
-            "error", "identity", message,
-            f"use another database for this project (`storyloom remote set {project} --database NAME`), "
-            f"or, to work on {error.remote_name or 'the other project'!r}, join it with `storyloom clone`",
-        )
-    if isinstance(error, AccessDenied):
-        if error.action == "credentials":
-            who = f"user {username!r}" if username else "a user"
-            return Trouble(
-                "error", "credentials", message,
-                f"check the user name and password: `storyloom remote set {project} --username USER` asks "
-                f"for the password again (or set STORYLOOM_REMOTE_PASSWORD); {who} must exist on the server",
-            )
-        if error.action == "create":
-            return Trouble(
-                "error", "database", message,
-                f"ask a server admin to create {db} (`storyloom remote setup {project}` with admin credentials)",
-            )
-        return Trouble(
-            "error", "membership", message,
-            f"ask an admin of the server to add {username or 'your user'!r} to the members of {db} "
-            f"(`storyloom remote invite {project} {username or 'USER'}` in easy mode)",
-        )
-    if isinstance(error, DatabaseMissing):
-        return Trouble(
-            "error", "database", message,
-            f"ask a server admin to create {db} and add you to its members (`storyloom remote setup "
-            f"{project}` with admin credentials does it), or check the database name",
-        )
-    if isinstance(error, Redirected):
-        fix = f"set the remote to {error.suggested_url}" if error.suggested_url else "check the server URL"
-        return Trouble("error", "redirect", message, f"{fix}: `storyloom remote set {project} --server URL`")
-    if isinstance(error, WritesDropped):
-        return Trouble(
-            "error", "dropped_writes", message,
-            f"{DROPPED_WRITES_FIX}; then sync again (Sync now, or `storyloom sync {project}`): the "
-            f"{error.count} revision(s) are still on this machine",
-        )
+    """The state a failure puts the service in: ``offline`` (retried by itself) or ``error``, the
+    kind of trouble, the error's cause and its fix (with the project, the user and the database
+    filled in where the error did not know them). No words: the front ends say the fix."""
+    known = {"project": project, "username": username, "database": database}
     if isinstance(error, LocalStoreError) and isinstance(error.store_error, Damaged | DiskFull):
         error = error.store_error
+    if not isinstance(error, StoryloomError):
+        return Trouble("error", "internal", f"internal error: {error!r}", Fix("see_log", project=project))
+    cause = error.cause
+    if isinstance(error, AccessDenied):
+        fix = error.fix.filled(**known) if error.fix is not None else None
+        return Trouble("error", ACCESS_PROBLEMS.get(error.action, "membership"), cause, fix)
+    if isinstance(error, WritesDropped):
+        return Trouble("error", "dropped_writes", cause, Fix("upgrade_server", then=Fix("sync_again", project=project)))
     if isinstance(error, Damaged):
-        return Trouble(
-            "error", "damaged", message,
-            f"this machine's copy is damaged, not the server's: `storyloom check {project}` names every "
-            f"damaged document; `storyloom salvage {project} NEWNAME` or joining the project again from the "
-            "server gets the work back",
-        )
-    if isinstance(error, DiskFull):
-        return Trouble("error", "disk_full", message, "free space on this disk; Sync now tries again")
-    if isinstance(error, InvalidRemote):
-        return Trouble("error", "config", message, f"fix the remote settings: `storyloom remote set {project} ...`")
-    if isinstance(error, SyncError):
+        return Trouble("error", "damaged", cause, Fix("recover_damaged", project=project, synced=True))
+    problem = _problem(error)
+    if problem is None and isinstance(error, SyncError):
         if error.retryable:
-            return Trouble("offline", "network", message)
-        return Trouble("error", "internal", message, "see the log; Sync now tries again")
-    if isinstance(error, StoryloomError):
-        # Not configured, no password: the error says what to run.
-        return Trouble("error", "config", message, message)
-    return Trouble("error", "internal", f"internal error: {error!r}", "see the log; Sync now tries again")
+            return Trouble("offline", "network", cause)
+        return Trouble("error", "internal", cause, Fix("see_log", project=project))
+    fix = error.fix if error.fix is not None else Fix("fix_remote") if problem == "config" else None
+    return Trouble("error", problem or "config", cause, fix.filled(**known) if fix is not None else None)

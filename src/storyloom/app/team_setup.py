@@ -24,7 +24,6 @@ teammate can clone it straight after the invitation.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured
 from storyloom.app.sync_once import PROJECT_IDENTITY
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, Notice, StoryloomError
 from storyloom.sync import ReplicationOptions, push
 from storyloom.sync.cors import configure_cors, cors_admin_help
 from storyloom.sync.drafft_join import drafft_instructions
@@ -64,6 +63,7 @@ class TeamSetupError(StoryloomError):
     """Set-up or an invitation cannot go on as asked (not easy mode); the message says why."""
 
     code = "team_setup_refused"
+    fixes = ("give_admin",)
 
 
 class AdminNeeded(TeamSetupError):
@@ -88,16 +88,14 @@ class TeamSetup:
 
     report: SetupReport
     pushed: int | None = None
-    notices: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
 
 
 def _easy_settings(session: ProjectSession, action: str) -> Any:
     settings = session.remote.settings
     if settings is None or not settings.enabled:
-        raise RemoteNotConfigured(
-            f"project {session.name!r} has no remote on this machine; set one with "
-            f"`storyloom remote set PROJECT --server URL --username USER`"
-        )
+        raise RemoteNotConfigured(f"project {session.name!r} has no remote on this machine",
+                                  fix=Fix("set_remote", project=session.name))
     if settings.mode != "easy":
         raise TeamSetupError(
             f"{action} needs easy mode (you own the project and have a server admin's account for set-up); in "
@@ -115,17 +113,15 @@ def _admin_client(user_remote: RemoteDatabase, admin: AdminLogin | None, action:
         info = server_info(user_remote)
     except SetupError as exc:
         raise AdminNeeded(
-            f"{action} needs a server admin's account, used for this only and never kept: give its name with "
-            f"--admin ADMIN (the password comes from {ADMIN_PASSWORD_ENV} or a prompt). The server does not sign "
-            f"in {user_remote.username!r} yet ({exc}); with --admin, set-up creates that user when it is absent"
+            f"{action} needs a server admin's account, used for this only and never kept. The server does not "
+            f"sign in {user_remote.username!r} yet ({exc.cause})", fix=Fix("give_admin", creates_user=True),
         ) from None
     if info.is_admin:
         return user_remote, True
     raise AdminNeeded(
-        f"{action} needs a server admin's account, used for this only and never kept: give its name with "
-        f"--admin ADMIN (the password comes from {ADMIN_PASSWORD_ENV} or a prompt); in the app, Set up and "
-        f"Invite teammate… ask for it. {info.username or user_remote.username!r} is the project's owner on the "
-        "server, not a server admin"
+        f"{action} needs a server admin's account, used for this only and never kept: "
+        f"{info.username or user_remote.username!r} is the project's owner on the server, not a server admin",
+        fix=Fix("give_admin"),
     )
 
 
@@ -219,8 +215,8 @@ def _push_when_empty(session: ProjectSession, remote: RemoteDatabase) -> tuple[S
     status = push(store, remote, options)
     if status.state != "complete":
         raise SetupError(
-            f"the set-up is done, but pushing the project failed: {status.last_error_message}; "
-            "the next sync sends it (storyloom sync PROJECT)"
+            f"the set-up is done, but pushing the project failed: {status.last_error_message}",
+            fix=Fix("sync_again", project=session.name),
         )
     return (SetupStep("project", True, f"pushed the project ({status.docs_written} documents): teammates can join now"),
             status.docs_written)
@@ -241,46 +237,45 @@ def invite_teammate(session: ProjectSession, username: str, admin: AdminLogin | 
                 admin_remote.close()
 
 
-def drafft_join(invitation: Invitation, settings: RemoteSettings) -> str:
+def drafft_join(invitation: Invitation, settings: RemoteSettings, say: Callable[[Fix], str] = Fix.words) -> str:
     """What an invited teammate who works in Drafft types there to join (the server, the
-    database, their user and password, and the Drafft user name its locks need)."""
-    return drafft_instructions(invitation, server=settings.server, database=settings.database)
+    database, their user and password, and the Drafft user name its locks need); ``say`` words
+    its CORS step, which the owner reads (the front end's explainer)."""
+    return drafft_instructions(invitation, server=settings.server, database=settings.database, say=say)
 
 
-def admin_user_notice(session: ProjectSession, *, force: bool = False, signed_in_as_admin: bool | None = None) -> str:
+def admin_user_notice(session: ProjectSession, *, force: bool = False,
+                      signed_in_as_admin: bool | None = None) -> Notice | None:
     """The notice for a project whose stored user is the server admin (set up before owners):
-    how to move to an owner user. Said once per machine and project: "" once it was shown (unless
-    ``force``), or when the user is not a server admin. ``signed_in_as_admin`` says what the
-    caller already knows; None asks the server (one ``_session`` request)."""
+    how to move to an owner user. Said once per machine and project: None once it was shown
+    (unless ``force``), or when the user is not a server admin. ``signed_in_as_admin`` says what
+    the caller already knows; None asks the server (one ``_session`` request)."""
     settings = session.remote.settings
     if settings is None or not settings.enabled or settings.mode != "easy":
-        return ""
+        return None
     store = session.project.store
     notices = _read_notices(store)
     # Each user name is asked about once: the server is not asked again at every sync.
     checked = notices.get("admin_user_checked") == settings.username
     if (notices.get("admin_user") == settings.username and not force) or (checked and signed_in_as_admin is None):
-        return ""
+        return None
     if signed_in_as_admin is None:
         try:
             with session.remote.open(timeout=CHECK_TIMEOUT) as remote:
                 signed_in_as_admin = server_info(remote).is_admin
         except StoryloomError:
-            return ""
+            return None
         notices["admin_user_checked"] = settings.username
         _write_notices(store, notices)
     if not signed_in_as_admin:
-        return ""
+        return None
     notices["admin_user"] = settings.username
     _write_notices(store, notices)
     name = session.name
-    return (
+    return Notice(
         f"{name!r} syncs as the server admin {settings.username!r}: teammates see your locks as "
-        f"'locked by {settings.username}', and the admin's password is kept on this machine. Move to an owner "
-        f"user of your own: `storyloom remote set {shlex.quote(name)} --server {settings.server} --username YOURNAME "
-        f"--mode easy`, then `storyloom remote setup {shlex.quote(name)} --admin {settings.username}` (it creates "
-        "YOURNAME on the server and records you as the project's owner; the admin's password is asked for and "
-        "not kept)"
+        f"'locked by {settings.username}', and the admin's password is kept on this machine",
+        Fix("use_owner_user", project=name, server=settings.server, admin_user=settings.username),
     )
 
 

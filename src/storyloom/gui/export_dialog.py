@@ -53,6 +53,7 @@ from storyloom.app.export_files import (
     save_choices,
     selection,
 )
+from storyloom.app.views.explain import say
 from storyloom.errors import StoryloomError
 from storyloom.export import default_collections
 from storyloom.gui import theme
@@ -380,7 +381,7 @@ class ExportDialog(QDialog):
         if isinstance(exc, ExportCancelled):
             self.error.setText(str(exc))
         elif isinstance(exc, StoryloomError | OSError):
-            self.error.setText(f"Not exported: {exc}")
+            self.error.setText(f"Not exported: {say(exc)}")
         else:
             self.error.setText(f"Not exported: an internal error stopped it ({type(exc).__name__}: {exc}). "
                                "This is a bug; please report it.")

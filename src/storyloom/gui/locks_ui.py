@@ -38,6 +38,7 @@ from shiboken6 import isValid
 
 from storyloom.app import DocumentChanged
 from storyloom.app.locks import LockBreakRefused, LockNotice
+from storyloom.app.views.explain import say
 from storyloom.app.views.lock_view import (
     EditorLock,
     LockBadge,
@@ -499,7 +500,7 @@ class LockController(QObject):
             since = f" (since {when_text(error.since)})" if error.since else ""
             return f"{holder} holds the lock on “{name}”{since}: it stays read-only here until they unlock it."
         if isinstance(error, StoryloomError):
-            return f"The lock on “{name}” could not change: {error}"
+            return f"The lock on “{name}” could not change: {say(error)}"
         return f"The lock on “{name}” could not change: {type(error).__name__}: {error}"
 
     # ------------------------------------------------------------------ notices

@@ -46,6 +46,7 @@ import storyloom
 from storyloom.app import Workspace
 from storyloom.app.auto_backups import list_backups, restored_name
 from storyloom.app.recent import RecentProjects
+from storyloom.app.views.explain import say
 from storyloom.drafft import import_backup
 from storyloom.drafft.report import ImportReport, ImportWouldDropError
 from storyloom.errors import StoryloomError
@@ -313,7 +314,7 @@ class ProjectManagerWindow(QMainWindow):
             infos = self.manager.list()
         except (StoryloomError, OSError) as exc:
             infos = []
-            self.show_error(f"Cannot list the projects: {exc}")
+            self.show_error(f"Cannot list the projects: {say(exc)}")
         self.model.set_rows([project_summary(info) for info in infos])
         count = len(infos)
         self.count_label.setText(f"{count} project{'s' if count != 1 else ''}" if count else "")
@@ -416,7 +417,7 @@ class ProjectManagerWindow(QMainWindow):
         try:
             project = self.manager.create(name, description)
         except StoryloomError as exc:
-            self.show_error(f"Cannot create “{name}”: {exc}")
+            self.show_error(f"Cannot create “{name}”: {say(exc)}")
             return None
         project.close()
         self.banner.clear()
@@ -442,7 +443,7 @@ class ProjectManagerWindow(QMainWindow):
         try:
             name = self.manager.rename(project_id, new_name)
         except StoryloomError as exc:
-            self.show_error(f"Cannot rename the project: {exc}")
+            self.show_error(f"Cannot rename the project: {say(exc)}")
             return False
         self.recent.rename(project_id, name)
         self.banner.clear()
@@ -464,7 +465,7 @@ class ProjectManagerWindow(QMainWindow):
             info = self.manager.find(project_id)
             self.manager.delete(project_id)
         except (StoryloomError, OSError) as exc:
-            self.show_error(f"Cannot delete the project: {exc}")
+            self.show_error(f"Cannot delete the project: {say(exc)}")
             return False
         self.recent.forget(project_id)
         self.refresh()
@@ -491,7 +492,7 @@ class ProjectManagerWindow(QMainWindow):
         try:
             info = self.manager.find(name_or_id)
         except StoryloomError as exc:
-            self.show_error(f"Cannot open {name_or_id!r}: {exc}")
+            self.show_error(f"Cannot open {name_or_id!r}: {say(exc)}")
             return False
         window = self.windows.get(info.id)
         if window is None:
@@ -501,7 +502,7 @@ class ProjectManagerWindow(QMainWindow):
                 offer_recovery(self, info, exc)
                 return False
             except StoryloomError as exc:
-                self.show_error(f"Cannot open “{display_name(info.name)}”: {exc}")
+                self.show_error(f"Cannot open “{display_name(info.name)}”: {say(exc)}")
                 return False
             except Exception as exc:  # a bug: say so without a traceback; the log has it
                 log.exception("opening project %s failed", info.id)
@@ -574,7 +575,7 @@ class ProjectManagerWindow(QMainWindow):
 
     def _failure_text(self, what: str, exc: BaseException) -> str:
         if isinstance(exc, StoryloomError | OSError):
-            return f"{what}: {exc}"
+            return f"{what}: {say(exc)}"
         return f"{what}: an internal error stopped it ({type(exc).__name__}: {exc}). This is a bug; please report it."
 
     # -- the sample story -------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from storyloom.app import ProjectSession, Workspace
 from storyloom.app.clone import CloneResult, clone_project
 from storyloom.app.team_setup import AdminLogin, AdminNeeded
+from storyloom.app.views import explain
 from storyloom.app.views import remote_form as form
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
@@ -343,8 +344,9 @@ class InviteDialog(QDialog):
 
             settings = self.session.remote.settings
             if settings is not None:
-                drafft = drafft_instructions(invitation, server=settings.server, database=settings.database)
-                self.instructions += "\n\n" + form.app_wording(drafft, self.session.name)
+                self.instructions += "\n\n" + drafft_instructions(
+                    invitation, server=settings.server, database=settings.database,
+                    say=lambda fix: explain.fix_words(fix, project=self.session.name))
         self.text.setPlainText(self.instructions)
         self.heading.setText("Invitation ready")
         self.pages.setCurrentIndex(1)
@@ -359,7 +361,7 @@ class InviteDialog(QDialog):
             self.admin = None
             self.ask_admin("Type a server admin's account to invite (used for this only, never kept).")
             return
-        _show(self.error, form.refusal(exc, project=self.session.name, username=self.username.text()).to_text())
+        _show(self.error, explain.explain(exc, project=self.session.name, username=self.username.text()).to_text())
         self._check_button()
 
     def _check_button(self) -> None:
@@ -397,7 +399,7 @@ class JoinDialog(QDialog):
         self.workspace = workspace
         self.task: Task | None = None
         self.result: CloneResult | None = None
-        self.refusal: form.Refusal | None = None
+        self.refusal: explain.Explanation | None = None
         self._cancel = threading.Event()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
@@ -528,9 +530,9 @@ class JoinDialog(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self._finish()
         if self._cancel.is_set():
-            self.refusal = form.Refusal("Cancelled: nothing was kept on this machine.")
+            self.refusal = explain.Explanation("Cancelled: nothing was kept on this machine.")
         else:
-            self.refusal = form.refusal(exc, username=self.username.text())
+            self.refusal = explain.explain(exc, username=self.username.text())
         _show(self.error, self.refusal.to_text())
         self._check()
 

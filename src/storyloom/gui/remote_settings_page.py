@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.app import ProjectSession
+from storyloom.app.views import explain
 from storyloom.app.views import remote_form as form
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
@@ -186,7 +187,7 @@ class RemoteSettingsPage(QScrollArea):
         self._tried_save = False
         self._password_note = ""
         self._kept = form.password_kept(session)
-        self.refusal: form.Refusal | None = None
+        self.refusal: explain.Explanation | None = None
         #: The server admin's account for Set up and invitations: in memory while the page is open, never kept.
         self.admin: form.AdminLogin | None = None
         self.admin_dialog: Any = None
@@ -513,7 +514,7 @@ class RemoteSettingsPage(QScrollArea):
         try:
             check = form.save_values(self.session, values)
         except StoryloomError as exc:  # the password store refused (a locked keyring)
-            self._refused(form.refusal(exc, project=self.session.name))
+            self._refused(explain.explain(exc, project=self.session.name, on_page=True))
             return False
         self.show_check(check)
         if not check.ok:
@@ -560,13 +561,14 @@ class RemoteSettingsPage(QScrollArea):
             self.report.clear()
             self.report.hide()
             self.banner.show_message("info", "Set up needs a server admin's account: type it in the dialog.")
-            self.ask_admin(form.sentence(form.app_wording(str(exc), self.session.name)))
+            self.ask_admin(explain.sentence(explain.say(exc, project=self.session.name, on_page=True)))
             return
         settings = self.session.remote.settings
-        self._refused(form.refusal(exc, project=self.session.name, username=settings.username if settings else None,
-                                   database=settings.database if settings else None))
+        self._refused(explain.explain(exc, project=self.session.name, on_page=True,
+                                      username=settings.username if settings else None,
+                                      database=settings.database if settings else None))
 
-    def _refused(self, refusal: form.Refusal) -> None:
+    def _refused(self, refusal: explain.Explanation) -> None:
         self.refusal = refusal
         self.banner.show_message("error", refusal.to_text())
 

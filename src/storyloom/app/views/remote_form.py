@@ -17,16 +17,14 @@ the domain's, reached through the functions ``storyloom remote`` and ``storyloom
 - :func:`run_setup` is :func:`storyloom.app.team_setup.setup_team` (easy mode) or
   :func:`~storyloom.app.team_setup.advanced_check` (advanced mode), as ``storyloom remote
   setup``; :func:`invite_teammate` is :func:`~storyloom.app.team_setup.invite_teammate`;
-- :func:`refusal` turns a failure into its cause and what to do; :func:`app_wording` rewrites the
-  command-line advice of the domain's messages (``storyloom remote set PROJECT ...``) into what
-  to do in the app.
+- a failure, a report line's fix and a notice are said by the app's one explainer,
+  :mod:`storyloom.app.views.explain` (``on_page``: the fields are "above").
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,11 +34,11 @@ from storyloom.app.secrets import PASSWORD_ENV, password_key
 from storyloom.app.sync_once import PROJECT_IDENTITY
 from storyloom.app.team_setup import AdminLogin, AdminNeeded, advanced_check, check_remote, setup_team
 from storyloom.app.team_setup import invite_teammate as team_invite
-from storyloom.errors import StoryloomError
+from storyloom.app.views.explain import Explanation, explain, fix_words, join_command, say, sentence
+from storyloom.errors import Fix, StoryloomError, advice
 from storyloom.project import DEFAULT_INTERVAL, RemoteSettings, default_database_name
-from storyloom.sync import AccessDenied, DatabaseMissing, InvalidRemote, ProjectMismatch, SyncError
+from storyloom.sync import InvalidRemote, ProjectMismatch, SyncError
 from storyloom.sync.cors import normalize_origin
-from storyloom.sync.errors import NetworkError, RemoteForbidden, RemoteUnauthorized
 from storyloom.sync.identity import check_remote_identity
 from storyloom.sync.server_check import CheckLine
 from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, SetupStep
@@ -76,89 +74,6 @@ LINE_TITLES: dict[str, str] = {
 STEP_TITLES: dict[str, str] = {"server": "Server", "database": "Database", "owner": "Your user", "cors": "CORS",
                                "owners": "Owners", "members": "Members", "lock rules": "Lock rules",
                                "replicated writes": "Replicated writes", "project": "Project"}
-
-# The command-line advice of the domain's messages, and what to do in the app instead.
-_APP_WORDING: tuple[tuple[str, str], ...] = (
-    (r"set the user name and password again: storyloom remote set \S+ \.\.\.",
-     "type the user name and password again above, then Save"),
-    (r"check the user name and password \(storyloom remote set\)", "check the user name and password above"),
-    (r"check both and set them again \(storyloom remote set\)", "check both, type them again above and Save"),
-    (r"set the remote with an admin's credentials, or use --mode advanced",
-     "sign in with a server admin's user name and password, or choose Advanced mode"),
-    (r"Either set the remote with an admin's user name, or use advanced mode \(--mode advanced\) and ask an "
-     r"admin to run the requests that `storyloom remote setup` lists",
-     "Sign in with a server admin's user name, or choose Advanced mode: Set up then lists the requests an "
-     "admin must run"),
-    (r"give its name with --admin ADMIN \(the password comes from STORYLOOM_ADMIN_PASSWORD or a prompt\); in the "
-     r"app, Set up and Invite teammate… ask for it", "type it in the dialog"),
-    (r"give its name with --admin ADMIN \(the password comes from STORYLOOM_ADMIN_PASSWORD or a prompt\)",
-     "type it in the dialog"),
-    (r"with --admin, set-up creates that user when it is absent",
-     "with an admin's account, Set up creates that user when it is absent; if it exists, check its password above"),
-    (r"move to an owner user of your own: `storyloom remote set .+? --username YOURNAME --mode easy`, then "
-     r"`storyloom remote setup .+? --admin \S+`(?: \(it creates YOURNAME on the server and records you as the "
-     r"project's owner; the admin's password is asked for and not kept\))?",
-     "move to an owner user of your own: type your own user name and a password above, Save, then press Set up "
-     "with the admin's account (it creates your user and records you as the project's owner; the admin's password "
-     "is not kept)"),
-    (r"Move to an owner user of your own: `storyloom remote set .+? --username YOURNAME --mode easy`, then "
-     r"`storyloom remote setup .+? --admin \S+` \(it creates YOURNAME on the server and records you as the "
-     r"project's owner; the admin's password is asked for and not kept\)",
-     "Move to an owner user of your own: type your own user name and a password above, Save, then press Set up "
-     "with the admin's account (it creates your user and records you as the project's owner; the admin's password "
-     "is not kept)"),
-    (r"run `storyloom remote setup \S+ --admin ADMIN`, which creates it",
-     "press Set up, which creates it (it asks for a server admin's account)"),
-    (r"run `storyloom remote setup \S+ --admin ADMIN`", "press Set up (it asks for a server admin's account)"),
-    (r"\(`storyloom remote invite \S+ \S+ --admin ADMIN`\)", "(Invite teammate…)"),
-    (r"`storyloom remote invite \S+ \S+ --reset-password --admin ADMIN`",
-     "Invite teammate… with “Give an existing account a new password”"),
-    (r"\(storyloom remote set \S+ \.\.\.\)", "(above, then Save)"),
-    (r"(?:ask a server admin to )?run `storyloom remote setup \S+(?: --cors-origin \S+)+`(?: with a server admin's "
-     r"credentials)?", "a server admin turns CORS on for that origin (the command line's remote setup does it: see "
-     "“A mixed Storyloom and Drafft team” in the docs)"),
-    (r"run `storyloom remote setup(?: \S+)?`", "press Set up"),
-    (r"`storyloom remote check` tests it on the \"replicated writes\" line", "Check server tests it"),
-    (r"`storyloom remote check --probe-body-limit` measures what gets through",
-     "tick “Measure the body limit” and check again to measure what gets through"),
-    (r" \(the password comes from STORYLOOM_REMOTE_PASSWORD or the prompt\)", ""),
-    (r"give the user name with --username and the password through STORYLOOM_REMOTE_PASSWORD or the prompt",
-     "type them in the User name and Password fields"),
-    (r"give the remote user name with --username", "type the user name"),
-    (r"clone (?:it|under another name) with --name NAME", "join it under another name (the Name field)"),
-    (r"sync that one \(`storyloom sync [^`]*`\) instead of cloning it again",
-     "open that one from the project list: it syncs with this server"),
-    (r"import a backup of it instead \(`storyloom import`\)", "import a backup of it instead (Import Drafft backup…)"),
-    (r"to share one of your projects there instead, run `storyloom remote set [^`]*` and `storyloom sync [^`]*`",
-     "to share one of your projects there instead, open it and fill in Project Settings > Remote Replication"),
-    (r"do not put the password in the URL \(other users can see command lines\); it is asked for, or read from "
-     r"STORYLOOM_REMOTE_PASSWORD", "remove the password from the URL and type it in the Password field"),
-    (r"set one with `storyloom remote set [^`]*`", "fill in Project Settings > Remote Replication and Save"),
-    (r"set it with `storyloom remote set [^`]*` \(it asks for the password\) or set STORYLOOM_REMOTE_PASSWORD",
-     "type it in the Password field and Save"),
-)
-
-
-def app_wording(text: str, project: str = "") -> str:
-    """``text`` (a message or fix of the domain) with its command-line advice replaced by what to
-    do in the app; a ``PROJECT`` left in a command becomes the project's name."""
-    for pattern, replacement in _APP_WORDING:
-        text = re.sub(pattern, replacement, text)
-    if project:
-        text = text.replace(" PROJECT", f" {project}")
-    return text
-
-
-def sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first letter and a full stop."""
-    text = text.strip()
-    if not text:
-        return text
-    first = text.split(" ", 1)[0].rstrip(":;,.")
-    if first.isalpha() and first.islower():  # not a name such as pouchdb-server or app_v2_story
-        text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?", ":")) else text + "."
-
 
 # -- the fields ----------------------------------------------------------------------------------
 
@@ -263,7 +178,7 @@ def check_values(project_name: str, values: RemoteValues, kept: PasswordKept | N
         try:
             server, warnings = check_server_url(server)
         except InvalidRemote as exc:
-            messages["server"] = FieldMessage("error", sentence(app_wording(str(exc))))
+            messages["server"] = FieldMessage("error", sentence(say(exc, on_page=True)))
         else:
             if warnings:
                 messages["server"] = FieldMessage("warning", sentence(warnings[0]))
@@ -275,7 +190,7 @@ def check_values(project_name: str, values: RemoteValues, kept: PasswordKept | N
         try:
             _name, notes = normalize_database_name(database)
         except InvalidRemote as exc:
-            messages["database"] = FieldMessage("error", sentence(str(exc)))
+            messages["database"] = FieldMessage("error", sentence(say(exc, on_page=True)))
         else:
             if notes:
                 messages["database"] = FieldMessage("note", sentence(notes[0]))
@@ -286,7 +201,7 @@ def check_values(project_name: str, values: RemoteValues, kept: PasswordKept | N
         try:
             check_username(username)
         except InvalidRemote as exc:
-            messages["username"] = FieldMessage("error", sentence(app_wording(str(exc))))
+            messages["username"] = FieldMessage("error", sentence(say(exc, on_page=True)))
     blocked = "server" in check.blocking() or "username" in check.blocking()
     if not values.password and not blocked and (kept is None or not kept(server, username)):
         messages["password"] = FieldMessage("required", f"Type the password of {username!r} on the server.")
@@ -298,7 +213,7 @@ def check_values(project_name: str, values: RemoteValues, kept: PasswordKept | N
         settings, _notes = build_settings(project_name, server=server, username=username, database=database or None,
                                           mode=values.mode, interval=values.interval, live=values.live)
     except StoryloomError as exc:  # a rule of the settings themselves (the mode)
-        messages["mode"] = FieldMessage("error", sentence(str(exc)))
+        messages["mode"] = FieldMessage("error", sentence(say(exc, on_page=True)))
         return check
     check.settings = settings if values.enabled else dataclasses.replace(settings, enabled=False)
     return check
@@ -338,8 +253,9 @@ class ReportLine:
 
 
 def report_line(line: CheckLine, project: str = "") -> ReportLine:
+    fix = "" if line.fix is None else sentence(fix_words(line.fix, project=project, on_page=True))
     return ReportLine(line.name, LINE_TITLES.get(line.name, line.name.capitalize()), line.status,
-                      sentence(app_wording(line.detail, project)), sentence(app_wording(line.fix, project)))
+                      sentence(line.detail), fix)
 
 
 def report_text(database_url: str, lines: list[ReportLine]) -> str:
@@ -354,10 +270,9 @@ def _identity_line(session: ProjectSession, remote: Any) -> CheckLine:
         other = exc.remote_name or "another project"
         return CheckLine("project", "fail", f"the database holds another project, {other!r}: syncing would "
                          "merge the two, so nothing is sent or received",
-                         f"choose another database name above (a new or empty one), or, to work on {other!r}, "
-                         "join it from the project list (Join a project from a server…)")
+                         Fix("use_other_database", project=session.name, other=other))
     except SyncError as exc:
-        return CheckLine("project", "warn", f"unknown: {exc}", "check again")
+        return CheckLine("project", "warn", f"unknown: {exc}", advice("check again"))
     if theirs is None:
         return CheckLine("project", "ok", "no project in the database yet: the first sync sends this one")
     return CheckLine("project", "ok", f"the database holds this project ({theirs.name or session.name!r})")
@@ -431,7 +346,8 @@ def run_setup(session: ProjectSession, on_step: Callable[[ReportLine], None] | N
     outcome = setup_team(session, admin, on_step=step, cors_origins=cors_origins)
     # A sync started before the database existed stopped on that error: it goes now.
     session.sync.sync_now()
-    return SetupOutcome("easy", report=outcome.report, notices=[sentence(app_wording(n)) for n in outcome.notices])
+    return SetupOutcome("easy", report=outcome.report,
+                        notices=[sentence(say(n, project=session.name, on_page=True)) for n in outcome.notices])
 
 
 def check_invitee(username: str) -> str:
@@ -441,7 +357,7 @@ def check_invitee(username: str) -> str:
     try:
         check_username(username)
     except InvalidRemote as exc:
-        return sentence(app_wording(str(exc)))
+        return sentence(say(exc, on_page=True))
     return ""
 
 
@@ -471,7 +387,7 @@ def join_instructions(invitation: Invitation, project: str) -> str:
         f"  Password:      {password}",
         "",
         "Or in a terminal (it asks for the password):",
-        f"  {invitation.join_command}",
+        f"  {join_command(invitation.join)}",
     ])
 
 
@@ -479,50 +395,6 @@ class RemoteFormError(StoryloomError):
     """Something the page cannot do with these settings; the message says why."""
 
     code = "remote_form_refused"
-
-
-# -- failures ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A failure as the app shows it: what happened, and what to do about it."""
-
-    cause: str
-    todo: str = ""
-    problem: str = "other"
-
-    def to_text(self) -> str:
-        return f"{self.cause} {self.todo}".strip()
-
-
-def refusal(exc: BaseException, *, project: str = "", username: str | None = None,
-            database: str | None = None) -> Refusal:
-    """Why ``exc`` stopped the work, and what to do, in the app's words."""
-    user = repr(username) if username else "your user"
-    db = repr(database) if database else "the database"
-    if isinstance(exc, ProjectMismatch):
-        other = exc.remote_name or "another project"
-        return Refusal(f"The database {db} holds another project, {other!r}: syncing would merge the two projects, "
-                       "so nothing was sent or received.",
-                       f"Choose another database name for “{project}” (a new or empty one), or join {other!r} from "
-                       "the project list (Join a project from a server…).", "identity")
-    if (isinstance(exc, AccessDenied) and exc.action == "credentials") or isinstance(exc, RemoteUnauthorized):
-        return Refusal(sentence(app_wording(str(exc), project)),
-                       "Check the user name and password, type them again and Save.", "credentials")
-    if isinstance(exc, AccessDenied | RemoteForbidden):
-        return Refusal(sentence(app_wording(str(exc), project)),
-                       f"Ask a server admin to add {user} to the members of {db} (in easy mode: Invite teammate…).",
-                       "membership")
-    if isinstance(exc, DatabaseMissing):
-        return Refusal(sentence(app_wording(str(exc), project)),
-                       "Press Set up with a server admin's account, or ask an admin to create it.", "database")
-    if isinstance(exc, NetworkError):
-        return Refusal(sentence(str(exc)), "Check the server's address, that it runs, and the network.", "network")
-    if isinstance(exc, StoryloomError):
-        return Refusal(sentence(app_wording(str(exc), project)))
-    return Refusal(f"An internal error stopped it ({type(exc).__name__}: {exc}).", "This is a bug; please report it.",
-                   "internal")
 
 
 # -- joining -------------------------------------------------------------------------------------
@@ -535,7 +407,7 @@ def check_join_url(url: str) -> str:
     try:
         parsed = parse_remote_url(url.strip())
     except InvalidRemote as exc:
-        return sentence(app_wording(str(exc)))
+        return sentence(say(exc, on_page=True))
     if parsed.password is not None:
         return "Remove the password from the URL and type it in the Password field."
     return ""
@@ -551,7 +423,7 @@ def check_join_fields(url: str, username: str, password: str) -> dict[str, str]:
         try:
             check_username(username)
         except InvalidRemote as exc:
-            problems["username"] = sentence(app_wording(str(exc)))
+            problems["username"] = sentence(say(exc, on_page=True))
     if not password:
         problems["password"] = "Type your password on the server (the invitation has it)."
     return {key: text for key, text in problems.items() if text}
@@ -561,25 +433,26 @@ __all__ = [
     "MODE_TEXT",
     "AdminLogin",
     "AdminNeeded",
+    "Explanation",
     "FieldMessage",
     "FormCheck",
-    "Refusal",
     "RemoteFormError",
     "RemoteValues",
     "ReportLine",
     "SetupOutcome",
-    "app_wording",
     "check_invitee",
     "check_join_fields",
     "check_join_url",
     "check_origins",
     "check_values",
+    "explain",
     "invite_teammate",
     "join_instructions",
-    "refusal",
     "report_text",
     "run_check",
     "run_setup",
     "save_values",
+    "say",
+    "sentence",
     "values_of",
 ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
 from storyloom.app.sync_state import SyncState
+from storyloom.app.views.explain import fix_words
 from storyloom.app.views.lock_view import NoticeView, when_text
 
 #: How many entries the activity keeps (newest first).
@@ -119,7 +120,7 @@ def status_view(state: SyncState, now: float, tz: tzinfo | None = None) -> Statu
     if state.cause and state.cause not in (state.detail or ""):
         lines.append(_sentence(state.cause))
     if state.fix:
-        lines.append("Fix: " + _sentence(state.fix))
+        lines.append("Fix: " + _fix_text(state))
     if state.remote:
         lines.append(f"Server: {state.remote}")
     lines.append("Click for the sync panel.")
@@ -129,6 +130,11 @@ def status_view(state: SyncState, now: float, tz: tzinfo | None = None) -> Statu
 def _sentence(text: str | None) -> str:
     text = (text or "").strip()
     return text[:1].upper() + text[1:] if text else ""
+
+
+def _fix_text(state: SyncState) -> str:
+    """The state's fix in the app's words ("" when there is none)."""
+    return _sentence(fix_words(state.fix)) if state.fix is not None else ""
 
 
 @dataclass(frozen=True)
@@ -193,7 +199,7 @@ def panel_view(state: SyncState, now: float, names: dict[str, str] | None = None
         more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
         cause = f"“{first.name}” ({first.size}) is too large for the server{more}; everything else syncs."
     return PanelView(kind, _HEADLINES.get(kind, kind), tuple(lines), _TONES.get(kind, "muted"),
-                     _ICONS.get(kind, "ph.cloud"), cause, _sentence(state.fix) or None, rows, progress)
+                     _ICONS.get(kind, "ph.cloud"), cause, _fix_text(state) or None, rows, progress)
 
 
 # ---------------------------------------------------------------------------------- activity
