@@ -315,7 +315,8 @@ def test_the_status_bar_words(project: Project) -> None:
     backup = job.run()
     done = backups.status()
     assert done.text == f"Backed up {backup.time.astimezone():%H:%M}" and done.tone == "muted"
-    assert str(backup.path) in done.tooltip and backup.size_text() in done.tooltip and "--restore" in done.tooltip
+    assert str(backup.path) in done.tooltip and backup.size_text() in done.tooltip
+    assert "Automatic backups…" in done.tooltip
     clock.advance(days=2)
     assert backups.status().text == f"Backed up {backup.time.astimezone():%b} {backup.time.astimezone().day}"
     assert not AutoBackups(project, keep=lambda: 0, clock=clock).status().visible

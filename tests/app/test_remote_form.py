@@ -1,6 +1,6 @@
 """Project Settings > Remote Replication without Qt: the fields checked as typed (scheme,
 characters with their position, lowercase conversion, the default name), saving as `remote set`
-does, the app's wording of the domain's advice, the join instructions and refusals."""
+does, the app's words for the domain's fixes, the join instructions and refusals."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ import pytest
 
 from storyloom.app import AppOptions, Workspace
 from storyloom.app.remote import RemoteAccess, RemoteNotConfigured
+from storyloom.app.views import explain
 from storyloom.app.views import remote_form as form
+from storyloom.cli.explain import say as cli_say
+from storyloom.errors import Fix
 from storyloom.project.locks import TeamLocks
 from storyloom.project.remote_settings import load_remote_settings
 from storyloom.sync import AccessDenied, ProjectMismatch
 from storyloom.sync.identity import Identity
-from storyloom.sync.server_setup import Invitation, join_command
+from storyloom.sync.server_setup import Invitation
 from tests.support.couch import free_port
 
 
@@ -122,19 +125,18 @@ def test_saving_keeps_settings_and_password_and_the_session_follows(session: obj
     assert not check.ok and access.password() == "secret"
 
 
-def test_the_domain_advice_is_said_in_the_app_s_words() -> None:
+def test_the_domain_fixes_are_said_in_the_app_s_words() -> None:
+    # The fixes the domain raises (once written as command lines the page rewrote) in the page's words.
     cases = {
-        "set the user name and password again: storyloom remote set PROJECT ...":
-            "type the user name and password again above, then Save",
-        "run `storyloom remote setup PROJECT`": "press Set up",
-        "set the remote with an admin's credentials, or use --mode advanced":
-            "sign in with a server admin's user name and password, or choose Advanced mode",
-        "x (the password comes from STORYLOOM_REMOTE_PASSWORD or the prompt)": "x",
+        Fix("retype_credentials"): "type the user name and password again above, then Save",
+        Fix("run_setup"): "press Set up",
+        Fix("admin_or_advanced"): "sign in with a server admin's user name and password, or choose Advanced mode",
+        Fix("advice", text="x"): "x",
     }
-    for text, expected in cases.items():
-        assert form.app_wording(text, "Lighthouse") == expected
-    assert form.app_wording("ask an admin to run: storyloom remote invite PROJECT bob", "Lighthouse") == (
-        "ask an admin to run: storyloom remote invite Lighthouse bob")
+    for fix, expected in cases.items():
+        assert explain.fix_words(fix, project="Lighthouse", on_page=True) == expected
+    # The project a fix did not name is filled in.
+    assert "“Lighthouse”" in explain.fix_words(Fix("use_other_database", other="Big"), project="Lighthouse")
 
 
 def test_an_unconfigured_remote_says_what_to_do_in_the_app(session: object) -> None:
@@ -143,17 +145,17 @@ def test_an_unconfigured_remote_says_what_to_do_in_the_app(session: object) -> N
     assert "Save" in str(caught.value)
     with pytest.raises(RemoteNotConfigured) as caught:
         session.remote.open()  # type: ignore[attr-defined]
-    assert "storyloom remote set" in str(caught.value)
-    assert form.app_wording(str(caught.value)).endswith("fill in Project Settings > Remote Replication and Save")
+    assert "storyloom remote set" in cli_say(caught.value)  # the command line's words; the app's:
+    assert explain.say(caught.value).endswith("fill in Project Settings > Remote Replication and Save")
 
 
 def test_join_instructions_carry_url_user_and_the_password_once() -> None:
     url = "https://couch.example.com/app_v2_story"
-    made = Invitation("bob", "s3cret", url, join_command(url, "bob"), True)
+    made = Invitation("bob", "s3cret", url, True)
     text = form.join_instructions(made, "Story")
     assert "“Story”" in text and url in text and "bob" in text and "s3cret" in text
     assert "Join a project from a server" in text and "storyloom clone" in text
-    existing = Invitation("bob", None, url, join_command(url, "bob"), False)
+    existing = Invitation("bob", None, url, False)
     assert "already use" in form.join_instructions(existing, "Story")
 
 
@@ -170,12 +172,14 @@ def test_join_fields_are_checked_as_typed() -> None:
 
 
 def test_refusals_name_the_cause_and_what_to_do() -> None:
-    mismatch = ProjectMismatch("…", remote=Identity("1", "Big"), local=Identity("2", "Small"), db_url="http://h/db")
-    refused = form.refusal(mismatch, project="Small", database="db")
+    mismatch = ProjectMismatch("the remote database 'db' on http://h holds another project, 'Big' (id 1), not 'Small' "
+                               "(id 2): syncing would merge the two projects, so nothing was sent or received",
+                               remote=Identity("1", "Big"), local=Identity("2", "Small"), db_url="http://h/db")
+    refused = explain.explain(mismatch, project="Small", database="db")
     assert refused.problem == "identity"
     assert "holds another project, 'Big'" in refused.cause and "Join a project from a server" in refused.todo
-    wrong = form.refusal(AccessDenied("the server rejected the password", action="credentials"), project="P")
+    wrong = explain.explain(AccessDenied("the server rejected the password", action="credentials"), project="P")
     assert wrong.problem == "credentials" and "password" in wrong.todo
-    member = form.refusal(AccessDenied("not allowed to read", action="read"), username="mallory", database="db")
+    member = explain.explain(AccessDenied("not allowed to read", action="read"), username="mallory", database="db")
     assert member.problem == "membership" and "'mallory'" in member.todo and "'db'" in member.todo
-    assert form.refusal(ValueError("boom")).problem == "internal"
+    assert explain.explain(ValueError("boom")).problem == "internal"

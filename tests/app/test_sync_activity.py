@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from storyloom.app.sync_state import PROXY_SETTING, SyncProgress, SyncState, TooLargeDocument
 from storyloom.app.views.lock_view import NoticeView
 from storyloom.app.views.sync_activity import SyncActivity, panel_view, seconds_text, size_text, status_view
+from storyloom.errors import Fix, advice
 
 NOW = datetime(2025, 11, 25, 16, 0, tzinfo=UTC).timestamp()
 REMOTE = "http://127.0.0.1:5984/app_v2_garden"
@@ -28,7 +29,7 @@ def test_each_state_in_a_few_words() -> None:
     view = status_view(offline, NOW, UTC)
     assert view.text == "Offline · retry in 12 s · 3 unsent"
     assert view.tone == "warning" and "Connection refused" in view.tooltip and REMOTE in view.tooltip
-    error = SyncState(kind="error", cause="the server refuses the user name or password", fix="check them",
+    error = SyncState(kind="error", cause="the server refuses the user name or password", fix=advice("check them"),
                       detail="sync error: the server refuses the user name or password", remote=REMOTE)
     view = status_view(error, NOW, UTC)
     assert view.text == "Sync error" and view.tone == "danger" and "Fix: Check them" in view.tooltip
@@ -42,8 +43,7 @@ def test_pending_is_not_shown_when_sync_is_off() -> None:
 def test_the_panel_names_a_document_too_large_its_size_and_the_setting() -> None:
     big = TooLargeDocument("att-1", "3-x", 3_250_000, PROXY_SETTING)
     state = SyncState(kind="error", cause="document 'att-1' (3250000 bytes) is too large for the server",
-                      fix="raise the reverse proxy's request body limit (nginx: client_max_body_size) above "
-                          "3250000 bytes", too_large=(big,), remote=REMOTE)
+                      fix=Fix("raise_limit", setting=PROXY_SETTING, size=3_250_000), too_large=(big,), remote=REMOTE)
     view = panel_view(state, NOW, {"att-1": "Concept art"}, UTC)
     assert view.cause == "“Concept art” (3.1 MB) is too large for the server; everything else syncs."
     assert view.fix is not None and "client_max_body_size" in view.fix

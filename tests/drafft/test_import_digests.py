@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from storyloom import paths
+from storyloom.cli.explain import say as cli_say
 from storyloom.drafft import DamagedDrafftBackupError, DrafftImportError, import_backup
 from storyloom.project.attachment_digests import damaged_attachments, md5_digest
 from storyloom.project.manager import ProjectManager
@@ -50,7 +51,7 @@ def test_a_damaged_attachment_is_refused_and_named(manager: ProjectManager, tmp_
     [item] = info.value.damaged
     assert (item.doc_id, item.name, item.recorded, item.actual) == (BELLE, "expression_default", recorded,
                                                                     md5_digest(damaged))
-    message = str(info.value)
+    message = cli_say(info.value)  # the fix as the command line says it
     assert f"attachment 'expression_default' of document '{BELLE}' (Actor “Belle”)" in message
     assert "so nothing was imported" in message and "pass --accept-damaged to import it as it is" in message
     assert manager.list() == [] and list(paths.projects_dir().iterdir()) == []

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from storyloom.cli.explain import say as cli_say
 from storyloom.cli.main import main
 from storyloom.drafft import DrafftImportError, ImportWouldDropError, import_backup
 from storyloom.project.manager import Project, ProjectManager
@@ -227,7 +228,7 @@ def test_unrepairable_documents_fail_the_import_and_create_nothing(manager: Proj
     with pytest.raises(ImportWouldDropError) as info:
         import_backup(manager, path)
     assert_nothing_created(manager)
-    message = str(info.value)
+    message = cli_say(info.value)  # the fix as the command line says it
     dropped = {s.id: s.reason for s in info.value.dropped}
     assert set(dropped) == {"ship", "m-no-size", "d-dup", "twice", "with-stub/pic.png"}
     assert "unknown document type 'Spaceship'" in dropped["ship"]

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 
 from storyloom.app.locks import LockNotice
 from storyloom.app.sync_state import PROXY_SETTING, SyncState, TooLargeDocument
+from storyloom.errors import Fix
 from tests.gui.support import first_document
 from tests.gui.team_windows import TeamWindows
 from tests.support.couch import CouchServer
@@ -84,8 +85,7 @@ def test_a_document_too_large_names_its_name_size_and_setting(window) -> None:  
     doc_id = first_document(window, "Script")
     name = window.session.index.get(doc_id).name
     state = SyncState(kind="error", cause=f"document {doc_id!r} (3250000 bytes) is too large for the server",
-                      fix="raise the reverse proxy's request body limit (nginx: client_max_body_size) above 3250000 "
-                          "bytes on the server", problem="too_large",
+                      fix=Fix("raise_limit", setting=PROXY_SETTING, size=3_250_000), problem="too_large",
                       too_large=(TooLargeDocument(doc_id, "1-a", 3_250_000, PROXY_SETTING),),
                       remote="http://127.0.0.1:5984/garden")
     window.sync_status.apply(state)

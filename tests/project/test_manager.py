@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from storyloom import paths
+from storyloom.cli.explain import say as cli_say
 from storyloom.project.manager import (
     STORE_FILE,
     BackupError,
@@ -162,8 +163,9 @@ def test_restore_refuses_what_is_not_a_storyloom_backup(manager: ProjectManager,
     drafft.write_text(json.dumps({"total_rows": 1, "offset": 0, "rows": [
         {"id": "ProjectSettings", "key": "ProjectSettings", "value": {"rev": "1-a"},
          "doc": {"_id": "ProjectSettings", "_rev": "1-a", "projectName": "X"}}]}))
-    with pytest.raises(BackupError, match="storyloom import"):
+    with pytest.raises(BackupError) as refused:
         manager.restore(drafft)
+    assert "storyloom import" in cli_say(refused.value)  # the fix, as the command line says it
     for content, message in [
         ("not json", "not JSON"),
         ("[1, 2]", "all_docs dump"),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from storyloom.cli.explain import say as cli_say
 from storyloom.cli.main import main
 from storyloom.drafft import DrafftImportError, import_backup
 from storyloom.project.manager import InvalidProjectName, ProjectManager, _write_meta
@@ -76,8 +78,9 @@ def test_a_backup_whose_own_name_is_bad_asks_for_another(manager: ProjectManager
     settings["projectName"] = "Chapter 1/2"
     drafft = tmp_path / "drafft.json"
     drafft.write_text(json.dumps(dump), encoding="utf-8")
-    with pytest.raises(DrafftImportError, match=r"'/' at position 10.*--name NAME"):
+    with pytest.raises(DrafftImportError) as refused:
         import_backup(manager, drafft)
+    assert re.search(r"'/' at position 10.*--name NAME", cli_say(refused.value))  # the command line's words
     project, _ = import_backup(manager, drafft, name="Chapter 1 of 2")
     project.close()
 
@@ -86,8 +89,9 @@ def test_a_backup_whose_own_name_is_bad_asks_for_another(manager: ProjectManager
     text = backup.read_text(encoding="utf-8").replace('"projectName":"Clean"', '"projectName":"a/b"')
     assert '"a/b"' in text
     backup.write_text(text, encoding="utf-8")
-    with pytest.raises(InvalidProjectName, match=r"'/' at position 2.*--name NAME"):
+    with pytest.raises(InvalidProjectName) as invalid:
         manager.restore(backup, new_id=True)
+    assert re.search(r"'/' at position 2.*--name NAME", cli_say(invalid.value))
     manager.restore(backup, "Restored", new_id=True).close()
     assert sorted(p.name for p in manager.list()) == ["Chapter 1 of 2", "Clean", "Restored"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from storyloom import paths
+from storyloom.cli.explain import say as cli_say
 from storyloom.project.attachment_digests import digest_matches, md5_digest
 from storyloom.project.manager import BackupError, DamagedBackupError, ProjectManager
 
@@ -66,7 +67,7 @@ def test_a_damaged_attachment_is_refused_and_named_and_nothing_is_restored(
     [item] = info.value.damaged
     assert (item.doc_id, item.name, item.recorded, item.actual) == (ids["portrait"], "blob", recorded,
                                                                     md5_digest(damaged))
-    message = str(info.value)
+    message = cli_say(info.value)  # the fix as the command line says it
     assert message.splitlines() == [
         f"{file}: 1 attachment of the backup does not match the digest recorded with it (the bytes were "
         "changed after the backup was made), so nothing was restored:",

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from storyloom.app.sync_state import explain
+from storyloom.cli.explain import fix_words
 from storyloom.store import Damaged, Database
 from storyloom.sync import RemoteDatabase, push
 from storyloom.sync.peers import LocalStoreError
@@ -38,7 +39,8 @@ def test_a_push_meets_a_damaged_document_and_says_so(make_store: Callable[..., D
         assert "damaged" in error.message and SECRET not in error.message
         assert "line-3" not in remote_ids(couch, name)
         trouble = explain(error, project="harbour", username="u", database=name)
-        assert trouble.kind == "error" and "storyloom check harbour" in (trouble.fix or "")
+        assert trouble.kind == "error" and trouble.fix is not None
+        assert "storyloom check harbour" in fix_words(trouble.fix)
         assert "internal" not in trouble.problem
     finally:
         remote.close()

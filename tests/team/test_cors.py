@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from storyloom.cli.explain import fix_words
 from storyloom.cli.main import main
 from storyloom.project.manager import ProjectManager
 from storyloom.sync import RemoteDatabase
@@ -89,13 +90,13 @@ def test_check_then_setup_then_check(server: CouchServer, stock: str) -> None:
 
     line = cors(check_server(admin, mode="easy"))
     assert line.status == "warn" and line.detail.startswith("off")
-    assert f"storyloom remote setup PROJECT --cors-origin {DRAFFT_EXAMPLE_ORIGIN}" in line.fix
+    assert f"storyloom remote setup PROJECT --cors-origin {DRAFFT_EXAMPLE_ORIGIN}" in fix_words(line.fix)
     line = cors(check_server(member, mode="advanced"))
     assert line.status == "warn" and "only a server admin can read the configuration" in line.detail
     assert f"a preflight request from {DRAFFT_EXAMPLE_ORIGIN} was refused (404" in line.detail
     # The member's fix names the exact requests, for this server's configuration API.
-    assert f"curl -u ADMIN -X PUT {server.url}/_config/httpd/enable_cors -d '\"true\"'" in line.fix
-    assert f"{server.url}/_config/cors/credentials -d '\"true\"'" in line.fix
+    assert f"curl -u ADMIN -X PUT {server.url}/_config/httpd/enable_cors -d '\"true\"'" in fix_words(line.fix)
+    assert f"{server.url}/_config/cors/credentials -d '\"true\"'" in fix_words(line.fix)
 
     with pytest.raises(SetupError, match="only a server admin may do") as refusal:
         configure_cors(member, [DRAFFT_EXAMPLE_ORIGIN])
@@ -136,7 +137,7 @@ def test_wide_or_half_settings_are_warned(server: CouchServer, stock: str) -> No
     server.request("PUT", "/_config/cors/origins", content=json.dumps("*"))
     line = cors(check_server(admin, mode="easy"))
     assert line.status == "warn" and "every web site" in line.detail
-    assert "/_config/cors/origins -d '\"file://\"'" in line.fix
+    assert "/_config/cors/origins -d '\"file://\"'" in fix_words(line.fix)
     # Set-up keeps what the admin listed, even '*', and adds the named origin.
     assert configure_cors(admin, ["file://"]).changed
     assert server.request("GET", "/_config/cors/origins").json() == "*, file://"

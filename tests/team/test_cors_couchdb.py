@@ -26,6 +26,7 @@ import json
 import httpx
 import pytest
 
+from storyloom.cli.explain import fix_words
 from storyloom.sync import RemoteDatabase
 from storyloom.sync.cors import configure_cors, cors_line, read_cors_config
 from storyloom.sync.server_setup import server_info
@@ -147,8 +148,8 @@ def test_stock_couchdb_is_reported_off_with_the_couchdb_3_fix() -> None:
     line = cors_line(member, admin=False, info=server_info(member))
     assert line.status == "warn" and "was refused (405" in line.detail
     base = "https://couch.example.com/_node/_local/_config"
-    assert f"curl -u ADMIN -X PUT {base}/chttpd/enable_cors -d '\"true\"'" in line.fix
-    assert f"curl -u ADMIN -X PUT {base}/cors/origins -d '\"file://\"'" in line.fix
+    assert f"curl -u ADMIN -X PUT {base}/chttpd/enable_cors -d '\"true\"'" in fix_words(line.fix)
+    assert f"curl -u ADMIN -X PUT {base}/cors/origins -d '\"file://\"'" in fix_words(line.fix)
     assert fake.writes == []
 
 
@@ -203,4 +204,4 @@ def test_a_proxy_that_swallows_the_preflight_is_named() -> None:
     fake.preflight = lambda request: httpx.Response(200, text="")  # type: ignore[method-assign]
     line = cors_line(admin, admin=True, info=server_info(admin))
     assert line.status == "warn" and "yet a preflight request from file:// was refused" in line.detail
-    assert "reverse proxy" in line.fix
+    assert "reverse proxy" in fix_words(line.fix)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from storyloom.app.locks import PROVISIONAL_ID, LockBreakRefused, LockService, lock_holder
+from storyloom.cli.explain import say as cli_say
 from storyloom.project.conflicts import auto_merge, list_conflicts, list_refused, resolve
 from storyloom.project.editor import Editor
 from storyloom.project.locks import LockInfo, LockRefused, LockStateError, lock_info
@@ -244,11 +245,13 @@ def test_break_is_recorded_and_shown_to_the_holder(couch: CouchServer, clients: 
     alice.locks.lock(doc_id)
     with pytest.raises(LockStateError, match="unlock it instead"):
         alice.locks.unlock(doc_id, break_lock=True)
-    with pytest.raises(LockRefused, match="--break"):
+    with pytest.raises(LockRefused) as refused:
         bob.locks.unlock(doc_id)  # bob's copy is stale: the server tells him it is alice's
+    assert "--break" in cli_say(refused.value)  # the fix, as the command line says it
     bob.pull()
-    with pytest.raises(LockRefused, match="--break"):
+    with pytest.raises(LockRefused) as refused:
         bob.locks.unlock(doc_id)
+    assert "--break" in cli_say(refused.value)
     bob.locks.unlock(doc_id, break_lock=True)
     server = _server_doc(couch, db, doc_id)
     assert lock_info(server) is None

@@ -9,11 +9,13 @@ import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
 
+from storyloom.cli.explain import command_line, fix_words
 from storyloom.sync import RemoteDatabase
 from storyloom.sync.errors import RemoteError, RemoteUnauthorized
 from storyloom.sync.lock_rules import DEFAULT_STALE_LOCK_MINUTES, lock_rules_for, lock_rules_state
@@ -70,8 +72,11 @@ def only_probes_since(couch: CouchServer, db: str, seq: Any) -> bool:
     return bool(rows) and all(r["id"].startswith(PROBE_PREFIX) and r.get("deleted") for r in rows)
 
 
-def line(lines: list[CheckLine], name: str) -> CheckLine:
-    return next(item for item in lines if item.name == name)
+def line(lines: list[CheckLine], name: str) -> Any:
+    """The line ``name`` with its fix as the command line says it (the sync layer gives it as a value)."""
+    item = next(item for item in lines if item.name == name)
+    return SimpleNamespace(name=item.name, status=item.status, detail=item.detail,
+                           fix=fix_words(item.fix) if item.fix is not None else "")
 
 
 # -- easy mode -----------------------------------------------------------------------------------
@@ -222,7 +227,7 @@ def test_invite_creates_a_member_who_can_read_and_write(couch: CouchServer, clie
     erin_name = "erin-" + db[-6:]  # users outlive a test on the shared server
     invitation = invite(admin, erin_name)
     assert invitation.created and invitation.password and len(invitation.password) >= 20
-    assert invitation.join_command == f"storyloom clone {couch.db_url(db)} --username {erin_name}"
+    assert command_line(invitation.join) == f"storyloom clone {couch.db_url(db)} --username {erin_name}"
     assert invitation.password not in repr(invitation)
     erin = client(db, erin_name, invitation.password)
     erin.put({"_id": "hello", "n": 1})

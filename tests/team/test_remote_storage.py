@@ -15,6 +15,7 @@ import pytest
 from storyloom.app.remote import PasswordMissing, RemoteAccess, RemoteNotConfigured, build_settings
 from storyloom.app.secrets import PasswordStore, PasswordStoreError, password_key, resolve_password
 from storyloom.app.views.problems import ProjectProblems
+from storyloom.cli.explain import say as cli_say
 from storyloom.export.game_export import build_game_export
 from storyloom.project.manager import Project, ProjectManager
 from storyloom.project.remote_settings import (
@@ -209,8 +210,9 @@ def test_remote_access(project: Project, tmp_path: Path, monkeypatch: pytest.Mon
     access = RemoteAccess(project, passwords)
     assert access.settings is None and not access.configured and access.username is None
     assert access.password() is None
-    with pytest.raises(RemoteNotConfigured, match="storyloom remote set Sample --server URL --username USER"):
+    with pytest.raises(RemoteNotConfigured) as unset:
         access.open()
+    assert "storyloom remote set Sample --server URL --username USER" in cli_say(unset.value)  # the CLI's words
 
     settings, _ = build_settings(project.name, server="http://127.0.0.1:5984", username="alice")
     access.save(settings)

@@ -20,7 +20,9 @@ from storyloom.app.remote import RemoteAccess
 from storyloom.app.secrets import PasswordStore
 from storyloom.app.session import ProjectSession
 from storyloom.app.sync_state import SyncState
+from storyloom.cli.explain import fix_words
 from storyloom.cli.main import main
+from storyloom.errors import advice
 from storyloom.project.remote_settings import RemoteSettings
 from storyloom.store import NotFound
 from storyloom.sync import RemoteDatabase, push
@@ -230,7 +232,7 @@ def test_wrong_password_is_an_error_with_the_fix_and_is_not_retried(couch: Couch
     state = ana.sync.state
     assert state.problem == "credentials"
     assert "ana" in state.cause and "password" in state.cause
-    assert "storyloom remote set Garden --username USER" in state.fix
+    assert "storyloom remote set Garden --username USER" in fix_words(state.fix)
     assert "not-her-password" not in json.dumps(state.to_json())
     assert recorder.wait_for(lambda r: bool(r.states()) and r.states()[-1].kind == "error")
     seen = len(recorder.states())
@@ -250,7 +252,7 @@ def test_a_non_member_is_an_error_naming_the_membership(couch: CouchServer, clie
     state = mallory.sync.state
     assert state.problem == "membership", state
     assert "mallory" in state.cause and "member" in state.cause
-    assert "storyloom remote invite Garden mallory" in state.fix
+    assert "storyloom remote invite Garden mallory" in fix_words(state.fix)
 
 
 def test_a_database_of_another_project_is_refused(couch: CouchServer, clients: Clients, tmp_path: Path) -> None:
@@ -266,7 +268,7 @@ def test_a_database_of_another_project_is_refused(couch: CouchServer, clients: C
     assert ana.sync.wait_for(lambda s: s.kind == "error", timeout=10)
     state = ana.sync.state
     assert state.problem == "identity" and "Orchard" in state.cause
-    assert "--database NAME" in state.fix and "clone" in state.fix
+    assert "--database NAME" in fix_words(state.fix) and "clone" in fix_words(state.fix)
 
 
 def test_a_document_too_large_for_the_proxy_names_document_size_and_setting(
@@ -287,7 +289,7 @@ def test_a_document_too_large_for_the_proxy_names_document_size_and_setting(
         assert doc.doc_id == big["_id"] and doc.size is not None and doc.size > 20_000
         assert "client_max_body_size" in doc.setting
         assert big["_id"] in state.cause and str(doc.size) in state.cause
-        assert "client_max_body_size" in state.fix
+        assert "client_max_body_size" in fix_words(state.fix)
         wait_until(lambda: on_server(couch, db, small["_id"]), timeout=5)  # everything else syncs
         assert not on_server(couch, db, big["_id"])
         assert state.to_json()["too_large"] == [
@@ -440,7 +442,8 @@ def test_cli_live_sync_lines_say_why_offline_and_what_to_fix() -> None:
 
     offline = SyncState(kind="offline", detail="offline; retrying in 2 s", cause="cannot reach http://h:5984")
     assert state_line(offline) == "sync: offline: offline; retrying in 2 s (cannot reach http://h:5984)"
-    error = SyncState(kind="error", detail="sync error: wrong password", cause="wrong password", fix="set it again")
+    error = SyncState(kind="error", detail="sync error: wrong password", cause="wrong password",
+                      fix=advice("set it again"))
     assert state_line(error) == "sync: error: sync error: wrong password (fix: set it again)"
     assert state_line(SyncState(kind="idle", detail="up to date")) == "sync: idle: up to date"
 

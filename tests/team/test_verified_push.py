@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from storyloom.cli.explain import fix_words
 from storyloom.cli.main import main
 from storyloom.project.manager import ProjectManager
 from storyloom.store import Database
@@ -256,7 +257,7 @@ def test_the_sync_service_shows_dropped_writes_as_an_error_with_the_cause_and_fi
         assert state.problem == "dropped_writes"
         assert "acknowledged 1 replicated revision(s) but did not keep them" in state.cause
         assert "pouchdb-server 4.2's validation plug-in" in state.cause
-        assert "upgrade or fix the server" in state.fix and "storyloom sync Garden" in state.fix
+        assert "upgrade or fix the server" in fix_words(state.fix) and "storyloom sync Garden" in fix_words(state.fix)
         assert state.pending >= 1  # still to be pushed
         assert server.get_doc(db, item["_id"]).json()["name"] == "Lamp"
     finally:

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import importlib
 import os
 import pkgutil
-import shlex
 import sys
 
 import storyloom
@@ -24,12 +22,16 @@ from storyloom.errors import StoryloomError
 
 class CliError(StoryloomError):
     """A user-facing failure: printed as ``storyloom: error: <message>``, exit code ``exit_code``
-    (the ``code`` argument: verbs pass their exit code as ``code=``)."""
+    (the ``code`` argument: verbs pass their exit code as ``code=``). A verb that gives an error
+    another exit code passes the error itself: it is said as any error is
+    (``storyloom.cli.explain``), its fix as a command line."""
 
     code = "command_failed"
 
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | StoryloomError, code: int = 2) -> None:
+        #: The error this one gives another exit code, if any.
+        self.error = message if isinstance(message, StoryloomError) else None
+        super().__init__(str(message))
         self.exit_code = code
 
 
@@ -70,36 +72,21 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["app"])
     try:
         return int(args.func(args) or 0)
-    except CliError as exc:
-        print(f"storyloom: error: {exc}", file=sys.stderr)
-        return exc.exit_code
     except StoryloomError as exc:  # every error meant for the user derives from the one root
-        print(f"storyloom: error: {exc}", file=sys.stderr)
-        from storyloom.app.terms import Damaged
+        from storyloom.cli.explain import exit_code, say
 
-        if isinstance(exc, Damaged):
-            from storyloom.cli.verb_check import damage_advice
-
-            project = getattr(args, "project", None)
-            if isinstance(project, str):
-                print(f"`storyloom check {shlex.quote(project)}` names every damaged document. "
-                      + damage_advice(project), file=sys.stderr)
-        return 1
+        project = getattr(args, "project", None)
+        print(f"storyloom: error: {say(exc, project=project if isinstance(project, str) else None)}",
+              file=sys.stderr)
+        return exit_code(exc)
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # the file system refused (permissions, a full disk...)
         if os.environ.get(DEBUG_ENV):
             raise
-        reason = exc.strerror or str(exc)
-        if exc.errno == errno.ENOSPC:
-            where = f" holding {exc.filename}" if exc.filename else ""
-            print(f"storyloom: error: the disk{where} is full: nothing more was written; free space and "
-                  "try again", file=sys.stderr)
-        elif exc.filename:
-            print(f"storyloom: error: cannot use {exc.filename}: {reason}; check the path and its "
-                  "permissions", file=sys.stderr)
-        else:
-            print(f"storyloom: error: {reason}", file=sys.stderr)
+        from storyloom.cli.explain import os_error
+
+        print(f"storyloom: error: {os_error(exc)}", file=sys.stderr)
         return 1
     except Exception as exc:  # a bug: say so plainly; the traceback is for whoever fixes it
         if os.environ.get(DEBUG_ENV):

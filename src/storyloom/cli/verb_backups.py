@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         info = workspace.manager.find(args.project)
     except ProjectError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(exc) from None
     backups = list_backups(info.id)
     if args.restore is not None:
         return _restore(args, workspace.manager, info, _choose(backups, args.restore, info.name))
@@ -95,7 +95,7 @@ def _restore(args: argparse.Namespace, manager: ProjectManager, info: ProjectInf
         with progress_bars(args) as progress:
             project = restore_backup(manager, backup, name, progress=progress)
     except (ProjectError, DumpError, ValidationError) as exc:
-        raise CliError(str(exc), code=1) from None
+        raise CliError(exc, code=1) from None
     with project:
         if args.json:
             print(json.dumps({"id": project.id, "name": project.name, "backup": backup.to_json()}, indent=2,

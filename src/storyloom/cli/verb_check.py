@@ -24,11 +24,11 @@ import argparse
 import contextlib
 import json
 import os
-import shlex
 import sys
 from typing import Any
 
 from storyloom.cli.workspace import project_session
+from storyloom.errors import Fix
 
 
 def register(subparsers: Any) -> None:
@@ -111,16 +111,7 @@ def _store_damage(project: str) -> list[Any]:
     try:
         return ProjectManager().verify(project)
     except ProjectError as exc:
-        raise CliError(str(exc)) from None
-
-
-def damage_advice(project: str) -> str:
-    """What to do about a damaged store, as commands."""
-    quoted = shlex.quote(project)
-    return (f"To get the work back: `storyloom backups {quoted}` lists the automatic backups "
-            f"(`storyloom restore FILE --new-id` restores one); `storyloom salvage {quoted} NEWNAME` copies "
-            "everything still readable into a new project; a project that syncs can be cloned again from its "
-            "server (`storyloom clone`). The damaged project is left as it is.")
+        raise CliError(exc) from None
 
 
 def _print_damage(project: str, damage: list[Any], as_json: bool) -> None:
@@ -137,7 +128,9 @@ def _print_damage(project: str, damage: list[Any], as_json: bool) -> None:
             print(f"damaged: {item}")
         print(f"the store of {project} is damaged: {len(damage):,} damaged item{'s' if len(damage) != 1 else ''}; "
               "its documents' problems are checked once it is whole again")
-        print(damage_advice(project))
+        from storyloom.cli.explain import fix_words
+
+        print(fix_words(Fix("recover_damaged", project=project, checked=True)))
     sys.stdout.flush()
 
 

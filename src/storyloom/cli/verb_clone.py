@@ -46,7 +46,7 @@ def run_clone(args: argparse.Namespace) -> int:
     try:
         parsed = parse_remote_url(args.url)
     except InvalidRemote as exc:
-        raise CliError(str(exc), code=2) from None
+        raise CliError(exc, code=2) from None
     if parsed.password is not None:
         raise CliError("do not put the password in the URL (other users can see command lines); "
                        "set STORYLOOM_REMOTE_PASSWORD or type it at the prompt", code=2)
@@ -57,9 +57,9 @@ def run_clone(args: argparse.Namespace) -> int:
             result = clone_project(open_workspace(), args.url, args.username, password, name=args.name,
                                    progress=progress)
     except InvalidRemote as exc:
-        raise CliError(str(exc), code=2) from None
+        raise CliError(exc, code=2) from None
     except StoryloomError as exc:
-        raise CliError(str(exc), code=1) from None
+        raise CliError(exc, code=1) from None
     for note in result.notes:
         if note.startswith("warning: "):
             print(f"storyloom: {note}", file=sys.stderr)

@@ -118,11 +118,11 @@ def run_resolve(args: argparse.Namespace) -> int:
         try:
             rev = resolve(session.editor, args.doc_id, take=args.take, merged=merged)
         except ConflictError as exc:
-            raise CliError(str(exc), exc.exit_code) from None
+            raise CliError(exc, exc.exit_code) from None
         except LockRefused as exc:
-            raise CliError(str(exc), EXIT_REFUSED) from None
+            raise CliError(exc, EXIT_REFUSED) from None
         except ValidationError as exc:
-            raise CliError(str(exc), 2) from None
+            raise CliError(exc, 2) from None
         except Conflict:
             raise CliError(f"{args.doc_id!r} changed while resolving (a sync or another edit): run "
                            f"`storyloom conflicts {shlex.quote(session.project.name)}` and resolve again",

@@ -118,7 +118,7 @@ def _target(output: str | None, project_name: str, kind: str) -> Any:
     try:
         return output_path(output, project_name, kind)
     except OutputError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(exc) from None
 
 
 class _Stdout:
@@ -169,7 +169,7 @@ def run_export(args: argparse.Namespace) -> int:
                                        exported_by=session.workspace.user, compat=args.compat, pretty=args.pretty,
                                        schema_sidecar=args.schema_sidecar, on_progress=progress)
         except UnknownCollections as exc:
-            raise CliError(str(exc)) from exc
+            raise CliError(exc) from exc
     warnings = result.warnings
     count = result.warning_count
     if count:
@@ -195,7 +195,7 @@ def run_schema(args: argparse.Namespace) -> int:
             write_schema(session.project, target, collections=args.collections, compat=args.compat,
                          pretty=args.pretty, on_progress=progress)
         except UnknownCollections as exc:
-            raise CliError(str(exc)) from exc
+            raise CliError(exc) from exc
     return 0
 
 

@@ -136,11 +136,11 @@ def lock_errors() -> Iterator[None]:
     try:
         yield
     except LockRefused as exc:
-        raise CliError(str(exc), EXIT_REFUSED) from None
+        raise CliError(exc, EXIT_REFUSED) from None
     except LockStateError as exc:
-        raise CliError(str(exc), 2) from None
+        raise CliError(exc, 2) from None
     except ValidationError as exc:
-        raise CliError(str(exc), 2) from None
+        raise CliError(exc, 2) from None
     except NotFound as exc:
         raise CliError(f"no such document in the project ({exc.reason}); `storyloom locks` and "
                        "`storyloom export` show the ids", 2) from None

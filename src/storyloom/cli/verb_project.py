@@ -33,7 +33,7 @@ def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
         try:
             return func(args)
         except (ProjectError, DumpError, DrafftImportError, ValidationError) as exc:
-            raise CliError(str(exc), code=1) from None
+            raise CliError(exc, code=1) from None
 
     return wrapper
 

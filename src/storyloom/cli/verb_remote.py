@@ -13,7 +13,6 @@ line; ``setup`` in advanced mode found something missing); 2 bad usage or input.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import getpass
 import json
@@ -104,6 +103,7 @@ def _errors(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace) -> int:
         from storyloom.app.terms import InvalidRemote
+        from storyloom.cli.explain import say
         from storyloom.errors import StoryloomError
         from storyloom.project import RemoteSettingsError
 
@@ -112,9 +112,9 @@ def _errors(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         except CliError:
             raise
         except (InvalidRemote, RemoteSettingsError) as exc:
-            raise CliError(str(exc), code=2) from None
+            raise CliError(say(exc, project=args.project), code=2) from None
         except StoryloomError as exc:
-            raise CliError(str(exc), code=1) from None
+            raise CliError(say(exc, project=args.project), code=1) from None
 
     return wrapper
 
@@ -287,24 +287,26 @@ def _unset(args: argparse.Namespace) -> int:
 @_errors
 def _check(args: argparse.Namespace) -> int:
     from storyloom.app.team_setup import check_remote
+    from storyloom.cli.explain import fix_words
     from storyloom.cli.workspace import project_session
 
     with project_session(args.project) as session:
         settings = _configured(_access(session), args.project)
         name = session.project.name
         lines = check_remote(session, probe_body_limit=args.probe_body_limit)
-    # The sync layer knows no project names: its fixes say PROJECT, this one's name goes there.
-    lines = [dataclasses.replace(line, fix=line.fix.replace("PROJECT", _quoted(name))) for line in lines]
+    # The sync layer knows no project names: the command line's words of each fix name this one.
+    fixes = [fix_words(line.fix, project=name) if line.fix is not None else "" for line in lines]
     failed = any(line.status == "fail" for line in lines)
     if args.json:
         print(json.dumps({"ok": not failed, "database_url": settings.database_url,
-                          "lines": [line.to_json() for line in lines]}, indent=2))
+                          "lines": [{**line.to_json(), "fix": fix} for line, fix in zip(lines, fixes, strict=True)]},
+                         indent=2))
         return 1 if failed else 0
     print(f"Checking {settings.database_url} as {settings.username!r} ({settings.mode} mode)")
-    for line in lines:
+    for line, fix in zip(lines, fixes, strict=True):
         print(f"{line.status:<4}  {line.name}: {line.detail}")
-        if line.fix and line.status != "ok":
-            print(f"      fix: {line.fix}")
+        if fix and line.status != "ok":
+            print(f"      fix: {fix}")
     if not args.probe_body_limit:
         print("(the proxy's body limit was not probed: add --probe-body-limit to measure it)")
     return 1 if failed else 0
@@ -313,6 +315,7 @@ def _check(args: argparse.Namespace) -> int:
 @_errors
 def _setup(args: argparse.Namespace) -> int:
     from storyloom.app.team_setup import advanced_check, setup_team
+    from storyloom.cli.explain import say
     from storyloom.cli.workspace import project_session
 
     with project_session(args.project) as session:
@@ -341,10 +344,11 @@ def _setup(args: argparse.Namespace) -> int:
         outcome = setup_team(session, read_admin(args.admin), on_step=show, cors_origins=args.cors_origin)
     report = outcome.report
     if args.json:
-        print(json.dumps({**report.to_json(), "pushed": outcome.pushed, "notices": outcome.notices}, indent=2))
+        print(json.dumps({**report.to_json(), "pushed": outcome.pushed,
+                          "notices": [say(notice, project=name) for notice in outcome.notices]}, indent=2))
         return 0
     for notice in outcome.notices:
-        _warn(notice)
+        _warn(say(notice, project=name))
     admin = f" --admin {_quoted(args.admin)}" if args.admin else ""
     print("Set-up complete" + ("" if report.changed else " (nothing needed changing)") +
           f"; invite teammates with `storyloom remote invite {_quoted(name)} USERNAME{admin}`")
@@ -354,6 +358,7 @@ def _setup(args: argparse.Namespace) -> int:
 @_errors
 def _invite(args: argparse.Namespace) -> int:
     from storyloom.app.team_setup import invite_teammate
+    from storyloom.cli.explain import command_line, fix_words
     from storyloom.cli.workspace import project_session
 
     with project_session(args.project) as session:
@@ -365,7 +370,7 @@ def _invite(args: argparse.Namespace) -> int:
         invitation = invite_teammate(session, args.invitee, read_admin(args.admin),
                                      reset_password=args.reset_password)
     if args.json:
-        print(json.dumps(invitation.to_json(), indent=2))
+        print(json.dumps({**invitation.to_json(), "join": command_line(invitation.join)}, indent=2))
         return 0
     if invitation.reset:
         print(f"Gave {invitation.username!r} a new password (the old one no longer works); they are a member of "
@@ -377,9 +382,9 @@ def _invite(args: argparse.Namespace) -> int:
     else:
         print(f"{invitation.username!r} already has an account on the server (its password is unchanged; "
               f"--reset-password gives them a new one); made them a member of {settings.database!r}.")
-    print(f"They join with: {invitation.join_command}")
+    print(f"They join with: {command_line(invitation.join)}")
     if args.for_drafft:
         from storyloom.app.team_setup import drafft_join
 
-        print(drafft_join(invitation, settings))
+        print(drafft_join(invitation, settings, say=lambda fix: fix_words(fix, project=args.project)))
     return 0

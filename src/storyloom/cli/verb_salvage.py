@@ -35,7 +35,7 @@ def run_salvage(args: argparse.Namespace) -> int:
         with progress_bars(args) as progress:
             project, report = manager.salvage(args.project, args.new_name, progress=progress)
     except ProjectError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(exc) from None
     name = project.name
     project.close()
     for line in report.lost:

@@ -121,7 +121,7 @@ def _open_store(project: str) -> Iterator[Any]:
         try:
             db = open_store_file(path)
         except StoreError as exc:
-            raise CliError(exc.reason) from None
+            raise CliError(exc) from None
         try:
             yield db
         finally:
@@ -133,7 +133,9 @@ def _open_store(project: str) -> Iterator[Any]:
     try:
         opened = open_workspace().open_session(project)
     except StoryloomError as exc:
-        raise CliError(f"cannot open project {project!r}: {exc}") from None
+        from storyloom.cli.explain import say
+
+        raise CliError(f"cannot open project {project!r}: {say(exc, project=project)}") from None
     try:
         yield opened.project.store  # replication writes revisions as they are, past the gate
     finally:
@@ -178,7 +180,7 @@ def run_sync(args: argparse.Namespace) -> int:
     try:
         url = parse_remote_url(args.remote)
     except InvalidRemote as exc:
-        raise CliError(exc.message) from None
+        raise CliError(exc) from None
     username = args.username if args.username is not None else url.username
     password = _password(username, url.password)
 
@@ -218,6 +220,7 @@ def _event_printer(verbose: bool) -> Any:
 def _run_stored(args: argparse.Namespace) -> int:
     """``storyloom sync PROJECT`` without ``--remote``: the project's stored remote settings."""
     from storyloom.app.team_setup import admin_user_notice
+    from storyloom.cli.explain import say
     from storyloom.cli.verb_locks import tell_broken_locks
     from storyloom.cli.workspace import project_session
 
@@ -247,7 +250,7 @@ def _run_stored(args: argparse.Namespace) -> int:
         # to an owner user of its own.
         notice = admin_user_notice(session)
         if notice:
-            print(f"storyloom: note: {notice}", file=sys.stderr)
+            print(f"storyloom: note: {say(notice)}", file=sys.stderr)
         return code
 
 
@@ -257,15 +260,24 @@ def state_line(state: Any) -> str:
     if state.kind == "offline" and state.cause and state.cause not in line:
         line += f" ({state.cause})"
     if state.fix and state.kind == "error":
-        line += f" (fix: {state.fix})"
+        from storyloom.cli.explain import fix_words
+
+        line += f" (fix: {fix_words(state.fix)})"
     return line
+
+
+def state_json(state: Any) -> dict[str, Any]:
+    """A sync state as ``sync --live --json`` prints it: its fix as the command line says it."""
+    from storyloom.cli.explain import fix_words
+
+    return {**state.to_json(), "fix": fix_words(state.fix) if state.fix is not None else None}
 
 
 def _run_service(session: Any, as_json: bool) -> int:
     """``--live`` with the stored settings: the project's sync, followed until Ctrl-C."""
 
     def on_state(state: Any) -> None:
-        print(json.dumps(state.to_json()) if as_json else state_line(state), flush=True)
+        print(json.dumps(state_json(state)) if as_json else state_line(state), flush=True)
 
     with _interrupted() as stop:
         final = session.sync_live(on_state, stop)
@@ -289,6 +301,12 @@ def _interrupted() -> Iterator[threading.Event]:
 
 def _report(outcome: Any, as_json: bool, *, project: str | None = None, username: str | None = None) -> int:
     from storyloom.app.terms import ProjectMismatch
+    from storyloom.cli.explain import say
+
+    def said(st: Any) -> str:
+        """A direction's error in the command line's words (its fix as the command to run)."""
+        return say(st.last_error, project=project) if st.last_error is not None else \
+            (st.last_error_message or "unknown error")
 
     parts = outcome.parts
     fatal = outcome.errors
@@ -300,7 +318,7 @@ def _report(outcome: Any, as_json: bool, *, project: str | None = None, username
         for name, st in parts:
             data[name] = st.to_json()
         if fatal:
-            data["error"] = fatal[0][1].last_error_message
+            data["error"] = said(fatal[0][1])
         if after is not None:
             data["after_pull"] = after
         print(json.dumps(data, indent=2, default=str))
@@ -332,7 +350,7 @@ def _report(outcome: Any, as_json: bool, *, project: str | None = None, username
             print(f"lock: {notice['message']}")
     seen: set[str] = set()
     for name, st in fatal:
-        message = st.last_error_message or "unknown error"
+        message = said(st)
         if message in seen:
             continue
         seen.add(message)

@@ -29,7 +29,7 @@ def project_session(
     try:
         session = workspace.open_session(name_or_id, **session_options)
     except ProjectError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(exc) from None
     try:
         yield session
     finally:
