@@ -5,6 +5,10 @@ on: a client can switch on ``error`` (stable code) and show ``reason`` (text a p
 on). Every ``/navigate`` error, whatever its status (the gate's 401 and 403 included), also
 carries ``"success": false`` (and ``id`` when one was given), so a client reading ``success``
 never has to look at the status first.
+
+:func:`api_error` is the API's explainer of a Storyloom error (``docs/errors.md``): the status
+and ``error`` from the error's ``code`` (:data:`ANSWERS`), the ``reason`` from its ``cause`` and
+its fix in neutral words (:meth:`storyloom.errors.Fix.words`).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from storyloom.errors import StoryloomError
+from storyloom.errors import Fix, StoryloomError
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,53 @@ def error_body(code: str, reason: str, path: str | None = None, **extra: Any) ->
     if path in SUCCESS_FLAG_PATHS:
         body.setdefault("success", False)
     return body
+
+
+#: The API's answer to a Storyloom error, by its code: the status and the body's ``error``. A
+#: store error of another code answers 400 ``bad_request`` when its status is 400 (a bad option),
+#: else 500 ``internal_error``.
+ANSWERS: dict[str, tuple[int, str]] = {
+    "db_closed": (503, NO_PROJECT),  # the project closed under the request
+    "damaged": (500, DAMAGED),
+    "disk_full": (507, DISK_FULL),
+    "unknown_collections": (400, UNKNOWN_COLLECTIONS),
+}
+#: Whose fix the reason says (the others' reason is the cause alone: a damaged store's way back
+#: is the app's or the command line's, not a client's).
+SAID_FIXES = frozenset({"free_disk_space"})
+
+
+def fix_words(fix: Fix) -> str:
+    """A fix in the API's words: the neutral ones."""
+    return fix.words()
+
+
+def reason_of(error: StoryloomError) -> str:
+    """The ``reason`` of ``error``'s body: its cause, then its fix when a client can act on it."""
+    fix = error.fix
+    if fix is not None and fix.action in SAID_FIXES:
+        return f"{error.cause}; {fix_words(fix)}"
+    return error.cause
+
+
+def api_error(error: StoryloomError) -> ApiError:
+    """The API's answer to ``error`` (see :data:`ANSWERS`); a damaged item is named in ``docId``
+    and ``attachment``."""
+    if isinstance(error, ApiError):
+        return error
+    status, code = ANSWERS.get(error.code, (0, ""))
+    if code == NO_PROJECT:
+        return ApiError(status, code, REASON_NO_PROJECT)
+    if code == DAMAGED:
+        extra = {k: v for k in ("docId", "attachment")
+                 if (v := getattr(error, "doc_id" if k == "docId" else k, None)) is not None}
+        return ApiError(status, code, reason_of(error), **extra)
+    if code:
+        return ApiError(status, code, reason_of(error))
+    if getattr(error, "status", None) == 400:
+        return ApiError(400, BAD_REQUEST, reason_of(error))
+    reason = getattr(error, "reason", error)
+    return ApiError(500, INTERNAL_ERROR, f"store error: {getattr(error, 'error', '?')}: {reason}")
 
 
 def bad_parameter(name: str, problem: str) -> ApiError:

@@ -23,7 +23,7 @@ from storyloom.api.errors import ApiError
 from storyloom.api.state import ALLOW, ENDPOINTS
 from storyloom.errors import StoryloomError
 from storyloom.store.codec import escape_surrogates
-from storyloom.store.errors import Damaged, DiskFull, StoreError
+from storyloom.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -49,23 +49,16 @@ async def no_body() -> AsyncIterator[bytes]:
     yield b""  # pragma: no cover - makes this an async generator
 
 
-def store_api_error(exc: Exception) -> ApiError:
-    """The API's answer to a store error: 503 if the project closed, 400 for a bad option, else 500."""
-    status = getattr(exc, "status", 500)
-    reason = getattr(exc, "reason", str(exc))
-    if getattr(exc, "error", None) == "db_closed":  # the project closed under the request
-        return ApiError(503, E.NO_PROJECT, E.REASON_NO_PROJECT)
-    if status == 400:
-        return ApiError(400, E.BAD_REQUEST, str(reason))
-    if isinstance(exc, Damaged):
+def store_api_error(exc: StoreError) -> ApiError:
+    """The API's answer to a store error (:func:`storyloom.api.errors.api_error`), logged when the
+    store is damaged or the disk full."""
+    answer = E.api_error(exc)
+    if answer.code == E.DAMAGED:
         # The id and the store name the damage; the document's text never reaches the log.
-        log.error("the store is damaged: %s", reason)
-        extra = {k: v for k, v in (("docId", exc.doc_id), ("attachment", exc.attachment)) if v is not None}
-        return ApiError(500, E.DAMAGED, str(reason), **extra)
-    if isinstance(exc, DiskFull):
-        log.error("%s", reason)
-        return ApiError(507, E.DISK_FULL, str(reason))
-    return ApiError(500, E.INTERNAL_ERROR, f"store error: {getattr(exc, 'error', '?')}: {reason}")
+        log.error("the store is damaged: %s", answer.reason)
+    elif answer.code == E.DISK_FULL:
+        log.error("%s", answer.reason)
+    return answer
 
 
 async def _raised_error(request: Request, exc: ApiError | StoreError) -> Response:
