@@ -48,20 +48,14 @@ def _setup(fix: Fix, admin: bool | str = False) -> str:
 
 
 def _retype_credentials(fix: Fix) -> str:
-    ask = fix.get("ask")
-    if ask == "check":
-        text = f"check the user name and password ({_remote_set(fix)})"
-    elif ask == "both":
-        text = f"check both and set them again ({_remote_set(fix)})"
-    else:
-        text = (f"check the user name and password: {_remote_set(fix, '--username USER')} asks for the password "
-                f"again (or set {PASSWORD_ENV})")
-    user = fix.get("username")
+    ask, user = fix.get("ask"), fix.get("username")
+    asked = {"check": f"check the user name and password ({_remote_set(fix)})",
+             "both": f"check both and set them again ({_remote_set(fix)})"}
+    text = asked.get(str(ask)) or (f"check the user name and password: {_remote_set(fix, '--username USER')} asks "
+                                   f"for the password again (or set {PASSWORD_ENV})")
     if user is not None and fix.get("setup_creates"):
-        text += f"; if {user!r} does not exist on the server yet, run {_setup(fix, True)}, which creates it"
-    elif user is not None and ask is None:
-        text += f"; user {user!r} must exist on the server"
-    return text
+        return f"{text}; if {user!r} does not exist on the server yet, run {_setup(fix, True)}, which creates it"
+    return text + (f"; user {user!r} must exist on the server" if user is not None and ask is None else "")
 
 
 def _run_setup(fix: Fix) -> str:

@@ -59,19 +59,22 @@ def _where(on_page: bool) -> str:
     return "above" if on_page else f"in {PAGE}"
 
 
+#: ``retype_credentials`` by what it asks (``ask``: check them, check both, or type them again).
+RETYPE: dict[str | None, str] = {
+    "check": "check the user name and password {where}",
+    "both": "check both, type them again {where} and Save",
+    None: "type the user name and password again {where}, then Save",
+}
+
+
 def _retype_credentials(fix: Fix, on_page: bool) -> str:
     ask = fix.get("ask")
-    if ask == "check":
-        text = f"check the user name and password {_where(on_page)}"
-    elif ask == "both":
-        text = f"check both, type them again {_where(on_page)} and Save"
-    else:
-        text = f"type the user name and password again {_where(on_page)}, then Save"
+    text = RETYPE.get(ask if isinstance(ask, str) else None, RETYPE[None]).format(where=_where(on_page))
     user = fix.get("username")
-    if user is not None and fix.get("setup_creates"):
-        text += (f"; if {user!r} does not exist on the server yet, press Set up, which creates it (it asks for a "
-                 "server admin's account)")
-    return text
+    if user is None or not fix.get("setup_creates"):
+        return text
+    return (f"{text}; if {user!r} does not exist on the server yet, press Set up, which creates it (it asks for a "
+            "server admin's account)")
 
 
 def _run_setup(fix: Fix, on_page: bool) -> str:
