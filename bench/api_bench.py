@@ -234,7 +234,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from bench.generate import generate
     from storyloom.api import ApiServer, StaticProjectProvider
     from storyloom.api.server import UvicornThread, bind_socket
-    from storyloom.export.cache import ExportCache
+    from storyloom.export.answers import ExportCache
     from storyloom.project.manager import ProjectManager
 
     class Options:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from storyloom.export.cache import AnswerCache, ExportCache
+from storyloom.export.answers import AnswerCache, ExportCache
 from storyloom.export.game_export import build_game_export, dumps_export
 from storyloom.project.collections import EXPORT_NAMES
 from tests.api.support import running_server
@@ -81,16 +81,16 @@ def test_a_served_project_keeps_at_most_the_bound_in_its_cache(garden) -> None:
 def test_an_export_too_large_to_keep_is_answered_from_its_spools_until_a_change(garden, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import threading
 
-    from storyloom.export import stream
+    from storyloom.export import answers as answers_module  # the cache builds through its import
 
     builds: list[int] = []
-    real = stream.stream_game_export
+    real = answers_module.stream_game_export
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         builds.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(stream, "stream_game_export", counting)
+    monkeypatch.setattr(answers_module, "stream_game_export", counting)
     with running_server(garden, answer_cache_bytes=0) as api:
         answers: list[Any] = []
 

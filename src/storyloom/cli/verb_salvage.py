@@ -12,7 +12,7 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
-from storyloom.project import ProjectError, ProjectManager
+from storyloom.project import ProjectError, ProjectManager, salvage_project
 
 
 def register(subparsers: Any) -> None:
@@ -33,7 +33,7 @@ def run_salvage(args: argparse.Namespace) -> int:
     manager = ProjectManager()
     try:
         with progress_bars(args) as progress:
-            project, report = manager.salvage(args.project, args.new_name, progress=progress)
+            project, report = salvage_project(manager, args.project, args.new_name, progress=progress)
     except ProjectError as exc:
         raise CliError(exc) from None
     name = project.name

@@ -8,7 +8,7 @@ from .attachments import (
     referenced_attachments as referenced_attachments,
     REFERENCING_COLLECTIONS as REFERENCING_COLLECTIONS,
 )
-from .cache import (
+from .answers import (
     DEFAULT_ANSWER_BYTES as DEFAULT_ANSWER_BYTES,
     ExportAnswer as ExportAnswer,
     ExportCache as ExportCache,

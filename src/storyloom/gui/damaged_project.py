@@ -25,6 +25,7 @@ from storyloom.app.views.recovery import Recovery, recovery_for, salvage_summary
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role
+from storyloom.project import salvage_project
 from storyloom.store import Damaged
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def recovery_work(manager: Any, recovery: Recovery, choice: str, progress: Any =
         with restore_backup(manager, recovery.newest_backup, recovery.backup_name or recovery.salvage_name,
                             progress=progress) as project:
             return project.id, f"Restored the backup of {recovery.newest_backup.local_time()} as “{project.name}”."
-    project, report = manager.salvage(recovery.project_id, recovery.salvage_name, progress=progress)
+    project, report = salvage_project(manager, recovery.project_id, recovery.salvage_name, progress=progress)
     with project:
         return project.id, salvage_summary(project.name, report)
 

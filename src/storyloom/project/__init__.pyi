@@ -132,6 +132,7 @@ from .revisions import (
     when_text as when_text,
 )
 from .salvage import (
+    salvage_project as salvage_project,
     SalvageReport as SalvageReport,
 )
 from .sample import (

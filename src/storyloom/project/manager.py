@@ -55,7 +55,6 @@ from storyloom.project.dates import now_iso
 from storyloom.project.editor import Editor, WriteIntent
 from storyloom.project.index import build_index_file
 from storyloom.project.names import name_problem
-from storyloom.project.salvage import SalvageReport, salvage
 from storyloom.project.settings import default_settings, is_uuid
 from storyloom.project.spool import FileSpool
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
@@ -316,12 +315,6 @@ class ProjectManager:
             return verify_store(db, progress)
         finally:
             db.close()
-
-    def salvage(self, name_or_id: str, new_name: str, *,
-                progress: ProgressCallback | None = None) -> tuple[Project, SalvageReport]:
-        """A new project with every readable document of a damaged one (see
-        :mod:`storyloom.project.salvage`); the damaged project is left as it is."""
-        return salvage(self, self.find(name_or_id), new_name, progress)
 
     def open(self, name_or_id: str) -> Project:
         """Open a project by id or name."""

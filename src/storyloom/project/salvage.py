@@ -46,6 +46,13 @@ class SalvageReport:
         return not self.lost and not self.rewritten
 
 
+def salvage_project(manager: ProjectManager, name_or_id: str, new_name: str, *,
+                    progress: ProgressCallback | None = None) -> tuple[Project, SalvageReport]:
+    """A new project with every readable document of the damaged project ``name_or_id`` of
+    ``manager``; the damaged project is left as it is."""
+    return salvage(manager, manager.find(name_or_id), new_name, progress)
+
+
 def salvage(manager: ProjectManager, info: ProjectInfo, new_name: str,
             progress: ProgressCallback | None = None) -> tuple[Project, SalvageReport]:
     """A new project named ``new_name`` (a new project id) holding every readable document of

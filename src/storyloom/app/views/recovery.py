@@ -1,6 +1,6 @@
 """The way back from a damaged project, as the app offers it: what it can do (salvage what
 still reads, restore the newest automatic backup, join the team's server again) and the words
-for what it did. The work itself is the project layer's (``ProjectManager.salvage``) and
+for what it did. The work itself is the project layer's (``storyloom.project.salvage_project``) and
 :mod:`storyloom.app.auto_backups`'s; the desktop app runs it on a worker thread.
 """
 

@@ -22,12 +22,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from storyloom.export.game_export import dumps_export
+from storyloom.export.stream import HeldExport, StreamedExport, read_snapshot, stream_game_export, stream_schema
 from storyloom.project import ProjectLike, now_iso
-
-if TYPE_CHECKING:
-    from storyloom.export.stream import HeldExport, StreamedExport
 
 DEFAULT_ANSWER_BYTES = 64 * 2**20
 """:class:`ExportCache` holds at most this many bytes of answers by default (64 MiB)."""
@@ -172,7 +171,6 @@ class ExportCache:
         fresh ``_meta.exportedAt``: built (or found) now; iterating the answer gives them in pieces
         of about a megabyte."""
         # Imported here: the exporters import this package (its per-revision memo).
-        from storyloom.export.stream import HeldExport, read_snapshot, stream_game_export
 
         with read_snapshot(project):
             if self._answers is None or exported_by is None:
@@ -220,8 +218,6 @@ class ExportCache:
     ) -> ExportAnswer:
         """The schema of the game export, exactly the bytes of ``dumps_export`` of
         :func:`~storyloom.export.stream.stream_schema` (same arguments, same errors)."""
-        from storyloom.export.game_export import dumps_export
-        from storyloom.export.stream import read_snapshot, stream_schema
 
         def build() -> tuple[bytes, int]:
             data = dumps_export(stream_schema(project, collections, compat)).encode("utf-8")
