@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.peers import PouchError
 
 from storyloom.app import AppOptions, Workspace
 from storyloom.app.remote import RemoteAccess
@@ -26,6 +27,7 @@ from storyloom.app.secrets import PasswordStore
 from storyloom.app.session import ProjectSession
 from storyloom.errors import StoryloomError
 from storyloom.project.remote_settings import RemoteSettings
+from storyloom.store import NotFound
 from storyloom.sync import RemoteDatabase
 from tests.sync.pouch_peer import PouchPeer
 from tests.team.lock_clients import PASSWORD, TeamCouch, team_database
@@ -185,7 +187,10 @@ def all_ids(remote: RemoteDatabase) -> list[str]:
 
 def converged(views: dict[str, Callable], ids: list[str]) -> tuple[bool, str]:
     for doc_id in ids:
-        seen = {name: leaf_histories(view, doc_id)[:2] for name, view in views.items()}
+        try:
+            seen = {name: leaf_histories(view, doc_id)[:2] for name, view in views.items()}
+        except (PouchError, NotFound):  # a replica has not received it yet: not converged, ask again
+            return False, f"{doc_id}: not on every replica yet"
         first = next(iter(seen.values()))
         if any(value != first for value in seen.values()):
             return False, f"{doc_id}: {seen}"
