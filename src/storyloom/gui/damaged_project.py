@@ -10,21 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QSize, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from storyloom.app.views.recovery import Recovery, recovery_for, salvage_summary
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import dialog_layout
 from storyloom.store import Damaged
 
 if TYPE_CHECKING:
@@ -46,23 +44,10 @@ class DamagedProjectDialog(QDialog):
         self.setWindowTitle(f"“{recovery.project_name}” is damaged")
         self.setMinimumWidth(560)
         self.choice: str | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.M)
-        head = QHBoxLayout()
-        head.setSpacing(theme.M)
-        badge = QLabel()
-        badge.setPixmap(icons.icon("warning", theme.colors().danger).pixmap(QSize(32, 32)))
-        head.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        column = QVBoxLayout()
-        column.setSpacing(theme.S)
-        column.addWidget(set_role(QLabel("This project's store is damaged"), "heading"))
-        self.text = QLabel(recovery.text)
-        self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        column.addWidget(self.text)
-        head.addLayout(column, 1)
-        layout.addLayout(head)
+        layout, heading = dialog_layout(self, "This project's store is damaged", recovery.text,
+                                        icon=icons.icon("warning", theme.colors().danger), muted=False,
+                                        spacing=theme.M)
+        self.text = heading.intro
         buttons = QHBoxLayout()
         buttons.setSpacing(theme.S)
         buttons.addStretch(1)

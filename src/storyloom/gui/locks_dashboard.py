@@ -29,6 +29,7 @@ from storyloom.app.views.lock_view import LockRow, broken_text, lock_rows
 from storyloom.gui import icons, theme
 from storyloom.gui.locks_ui import LOCKED_ICON
 from storyloom.gui.tasks import Task
+from storyloom.gui.widgets import dialog_layout
 from storyloom.project import BrokenLock
 
 if TYPE_CHECKING:
@@ -49,17 +50,9 @@ class LocksDashboard(QDialog):
         self.broken: list[BrokenLock] = []
         self._task: Task | None = None
         self.resize(760, 600)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        title = QLabel("Locks")
-        title.setProperty("role", "heading")
-        layout.addWidget(title)
-        intro = QLabel("A lock keeps teammates from editing a document while you do. Unlock what you are done "
-                       "with; break someone else's lock only when it is stale.")
-        intro.setProperty("role", "caption")
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        layout, _heading = dialog_layout(self, "Locks", "A lock keeps teammates from editing a document while you "
+                                         "do. Unlock what you are done with; break someone else's lock only when it "
+                                         "is stale.")
         layout.addSpacing(theme.S)
 
         self.mine_title = self._section(layout)

@@ -53,9 +53,10 @@ from storyloom.app.views.lock_view import (
 )
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
-from storyloom.gui.editors.base import Banner, DocumentEditor
+from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.tasks import Task
 from storyloom.gui.tree_model import ID_ROLE
+from storyloom.gui.widgets import Banner
 from storyloom.project import BrokenLock, LockRefused, require_lock_to_edit
 from storyloom.store import NotFound
 
@@ -350,8 +351,7 @@ class LockController(QObject):
             header = _header_of(editor)
             if header is not None:
                 header.insertWidget(max(0, header.indexOf(editor.kind_label)), button)
-            banner = Banner(editor)
-            banner.setObjectName("banner")
+            banner = Banner(editor, strip=True)
             banner.setProperty("lockBanner", True)
             layout = editor.layout()
             if layout is not None:

@@ -20,7 +20,7 @@ from storyloom.app.views.merge_form import unsaved_form
 from storyloom.gui import theme
 from storyloom.gui.diff_view import DiffView
 from storyloom.gui.merge_view import MergeView
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import dialog_layout, set_role
 from storyloom.project import diff_documents, when_text
 
 if TYPE_CHECKING:
@@ -41,14 +41,9 @@ class ChangesDialog(QDialog):
         self.setObjectName("changesDialog")
         self.setWindowTitle("Changed remotely")
         self.resize(1000, 640)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.L, theme.XL, theme.L)
-        layout.setSpacing(theme.M)
-        layout.addWidget(set_role(QLabel("What changed on both sides"), "heading"))
-        intro = set_role(QLabel("Both columns start from the version you opened. Your text stays in the editor until "
-                                "you choose Keep mine, Take theirs or Merge in its banner."), "caption")
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        layout, _heading = dialog_layout(self, "What changed on both sides", "Both columns start from the version "
+                                         "you opened. Your text stays in the editor until you choose Keep mine, Take "
+                                         "theirs or Merge in its banner.", spacing=theme.M)
         columns = QHBoxLayout()
         columns.setSpacing(theme.L)
         self.theirs = DiffView()
