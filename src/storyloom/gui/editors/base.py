@@ -24,6 +24,7 @@ from storyloom.app import DocumentChanged, Origin, ProjectSession
 from storyloom.app.views.lock_view import lock_only_change
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
+from storyloom.gui.remote_change import merge_unsaved, show_changes
 from storyloom.gui.sidebar import collection_label
 from storyloom.gui.widgets import Banner
 from storyloom.project import LockRefused, ValidationError, WriteResult
@@ -292,19 +293,24 @@ class DocumentEditor(QWidget):
             ("Take theirs", self.take_theirs),
         )
 
+    def unsaved_document(self) -> dict[str, Any]:
+        """The unsaved version: the revision the editor started from with what the widgets hold."""
+        return {**self.base, **self.changes()}
+
     def show_changes(self) -> QWidget | None:
         """Their changes beside the unsaved ones (the banner's "Show changes")."""
-        from storyloom.gui.remote_change import show_changes
-
         theirs = self._elsewhere or self._read()
-        return show_changes(self, theirs) if theirs is not None else None
+        if theirs is None:
+            return None
+        return show_changes(self.base, theirs, self.unsaved_document(), self)
 
     def merge_changes(self) -> QWidget | None:
         """The merge view of the unsaved text with the newer revision (the banner's "Merge…")."""
-        from storyloom.gui.remote_change import merge_unsaved
-
         theirs = self._elsewhere or self._read()
-        return merge_unsaved(self, theirs) if theirs is not None else None
+        if theirs is None:
+            return None
+        return merge_unsaved(self.session, self.base, theirs, self.unsaved_document(),
+                             lambda merged: self.apply_merge(merged, theirs), self)
 
     def apply_merge(self, merged: dict[str, Any] | None, theirs: dict[str, Any]) -> None:
         """Show the merge of the unsaved text with ``theirs`` (the revision it was merged with)
