@@ -7,7 +7,7 @@ shortcuts of the visual editors (:func:`toolbar_action`, :func:`add_view_shortcu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import qtawesome as qta
 from PySide6.QtCore import QSize, Qt
@@ -27,8 +27,10 @@ from PySide6.QtWidgets import (
 
 from storyloom.gui import icons, theme
 
+_Widget = TypeVar("_Widget", bound=QWidget)
 
-def set_role(widget: QWidget, role: str, **props: str) -> QWidget:
+
+def set_role(widget: _Widget, role: str, **props: str) -> _Widget:
     """Give a widget a stylesheet role (``title``, ``heading``, ``caption``, ``banner``...)."""
     widget.setProperty("role", role)
     for key, value in props.items():
