@@ -134,6 +134,23 @@ class Banner(QFrame):
         self.hide()
 
 
+class WrappedLabel(QLabel):
+    """A word-wrapped label that asks for the width of its longest line (up to ``max_width``)
+    rather than Qt's narrow guess for wrapped text, so a window sized to its contents is not made
+    taller than the text needs."""
+
+    def __init__(self, text: str = "", max_width: int = 560, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.max_width = max_width
+        self.setWordWrap(True)
+
+    def sizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        longest = max((metrics.horizontalAdvance(line) for line in self.text().splitlines()), default=0)
+        width = min(longest + 2 * self.margin() + 2, self.max_width)
+        return QSize(width, self.heightForWidth(width))
+
+
 class DialogHeading(QWidget):
     """The top of a dialog: its title, what it is for in a line or two (``intro``: a caption, or
     plain text when not ``muted``) and, when given, an icon beside them."""
@@ -151,10 +168,9 @@ class DialogHeading(QWidget):
         column = QVBoxLayout()
         column.setSpacing(theme.XS)
         self.title = set_role(QLabel(title), "heading")
-        self.intro = QLabel(intro)
+        self.intro = WrappedLabel(intro)
         if muted:
             set_role(self.intro, "caption")
-        self.intro.setWordWrap(True)
         self.intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.intro.setVisible(bool(intro))
         column.addWidget(self.title)
