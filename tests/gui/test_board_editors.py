@@ -9,24 +9,6 @@ import pytest
 from PySide6.QtGui import QKeySequence
 
 from storyloom.gui.editors.board import BoardEditor
-from storyloom.project.sample import create_sample_project
-
-
-@pytest.fixture
-def sample_window(qtbot, workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project = create_sample_project(workspace.manager)
-    name = project.name
-    project.close()
-    win = open_project_window(workspace, name)
-    qtbot.addWidget(win)
-    win.resize(1440, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    if not win.session.closed:
-        win.close()
 
 
 def _edit(editor: BoardEditor, n: int) -> bool:

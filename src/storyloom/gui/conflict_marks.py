@@ -9,6 +9,7 @@ and the tab, and a bar in the open editor with the way to the merge view. The fl
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QIcon
@@ -90,14 +91,22 @@ class ConflictMarks(QObject):
 
     def apply(self, changes: list[DocumentChanged]) -> None:
         """Follow a batch of the session's changes."""
+        self._update(lambda: bool(self.flags.apply(changes)), "updating the project's conflicts failed")
+
+    def refresh_refused(self) -> None:
+        """Read the edits the server refused again (after a push)."""
+        self._update(lambda: bool(self.flags.refresh_refused()), "reading the refused edits failed")
+
+    def _update(self, read: Callable[[], bool], failed: str) -> None:
+        """Update the flags (``read``: whether any came or went) and show them when they changed."""
         if self.session.closed:
             return
         try:
-            touched = self.flags.apply(changes)
-        except Exception:
-            log.exception("updating the project's conflicts failed")
+            changed = read()
+        except Exception:  # the flags are a help: a broken read is logged, the window goes on
+            log.exception(failed)
             return
-        if touched:
+        if changed:
             self.show_marks()
             self.changed.emit()
 
@@ -142,16 +151,3 @@ class ConflictMarks(QObject):
         view.resolved.connect(lambda _rev: self.session.wait_for_events(2.0))
         view.finished.connect(lambda _result, d=doc_id: self.views.pop(d, None))
         return view
-
-    def refresh_refused(self) -> None:
-        """Read the edits the server refused again (after a push)."""
-        if self.session.closed:
-            return
-        try:
-            changed = self.flags.refresh_refused()
-        except Exception:
-            log.exception("reading the refused edits failed")
-            return
-        if changed:
-            self.show_marks()
-            self.changed.emit()
