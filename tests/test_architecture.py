@@ -1,5 +1,6 @@
 """The layer rules of docs/architecture.md and the module-size rule, read from the code's imports
-(and no module imports the repository's own folders: ``bench``, ``tests``, ``tools``).
+(and no module imports the repository's own folders: ``bench``, ``tests``, ``tools``; the
+packages in :data:`ACYCLIC` have no import circle).
 
 Every ``import`` counts, including the ones inside functions (a lazy import is still a
 dependency). A failure names the module, the line and the rule it breaks.
@@ -264,3 +265,123 @@ def test_no_module_is_longer_than_800_lines(path: Path) -> None:
         f"{path.relative_to(SRC.parent)} has {lines} lines; split it along its concerns "
         f"(the limit is {MAX_MODULE_LINES})"
     )
+
+
+# ---------------------------------------------------------------------------------- import circles
+#: Packages that must have no import circle among their modules.
+ACYCLIC = ("gui",)
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(paths: list[Path], root: Path = SRC) -> dict[str, set[str]]:
+    """Which of ``paths`` each one imports: every ``import`` statement counts, at module level,
+    inside functions and under ``if TYPE_CHECKING:`` alike. An import names the module, a module
+    ``from`` a package names as well, and each package above the module named that Python runs
+    on the way (but not the importer's own packages, which are already running)."""
+    modules = {_module_name(path, root): path for path in paths}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            named: list[str] = []
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                named = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            for target in named:
+                parts = target.split(".")
+                for end in range(len(parts), 0, -1):
+                    above = ".".join(parts[:end])
+                    if above in modules and above != name and not name.startswith(above + "."):
+                        graph[name].add(above)
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, without
+    recursion), each sorted, the largest first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return sorted(circles, key=lambda c: (-len(c), c))
+
+
+@pytest.mark.parametrize("package", ACYCLIC)
+def test_no_import_circle(package: str) -> None:
+    circles = import_circles(import_graph(sorted((SRC / package).rglob("*.py"))))
+    assert circles == [], "import circles (a module reaches itself through its imports; pass what a " \
+                          "module needs in, behind a Protocol, rather than importing it back):\n" + \
+                          "\n".join(f"{len(c)}: {', '.join(c)}" for c in circles)
+
+
+def test_the_circle_check_catches_a_circle(tmp_path: Path) -> None:
+    # A panel that imports the window lazily, under TYPE_CHECKING, through a package, or relatively.
+    root = tmp_path / "storyloom"
+    files = {
+        "gui/__init__.py": "",
+        "gui/window.py": "from storyloom.gui.panels import search\n",
+        "gui/panels/__init__.py": "from storyloom.gui.panels.search import SearchPanel\n",
+        "gui/panels/search.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                "    from storyloom.gui.window import Window\n",
+        "gui/a.py": "def f():\n    from storyloom.gui import b\n",
+        "gui/b.py": "from . import a\n",
+        "gui/panels/alone.py": "from storyloom.gui.panels import search\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    graph = import_graph(sorted(root.rglob("*.py")), root)
+    assert graph["storyloom.gui.panels.alone"] == {"storyloom.gui.panels.search"}  # its own package runs
+    assert import_circles(graph) == [
+        ["storyloom.gui.panels", "storyloom.gui.panels.search", "storyloom.gui.window"],
+        ["storyloom.gui.a", "storyloom.gui.b"],
+    ]
+
+
+def test_only_the_project_manager_opens_a_main_window() -> None:
+    # Panels reach their window through storyloom.gui.host.WindowHost, never by importing it.
+    graph = import_graph(sorted((SRC / "gui").rglob("*.py")))
+    importers = sorted(name for name, targets in graph.items() if "storyloom.gui.main_window" in targets)
+    assert importers == ["storyloom.gui.project_manager"]

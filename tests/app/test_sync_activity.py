@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from storyloom.app.attachments import human_size
 from storyloom.app.sync_state import PROXY_SETTING, SyncProgress, SyncState, TooLargeDocument
 from storyloom.app.views.lock_view import NoticeView
-from storyloom.app.views.sync_activity import SyncActivity, panel_view, seconds_text, size_text, status_view
+from storyloom.app.views.sync_activity import SyncActivity, panel_view, seconds_text, status_view
 from storyloom.errors import Fix, advice
 
 NOW = datetime(2025, 11, 25, 16, 0, tzinfo=UTC).timestamp()
@@ -66,8 +67,8 @@ def test_the_panel_summary_of_offline_idle_and_syncing() -> None:
 
 def test_small_formats() -> None:
     assert [seconds_text(s) for s in (0.2, 59, 60, 75, 600)] == ["0 s", "59 s", "1 min", "1 min 15 s", "10 min"]
-    assert [size_text(s) for s in (None, 900, 4096, 5 * 1024 * 1024)] == ["size unknown", "900 bytes", "4 KB",
-                                                                            "5.0 MB"]
+    # Sizes read as everywhere in the app (one formatter: storyloom.app.attachments.human_size).
+    assert [human_size(s) for s in (900, 4096, 5 * 1024 * 1024)] == ["900 bytes", "4.0 KB", "5.0 MB"]
 
 
 def test_activity_records_transitions_not_every_state() -> None:

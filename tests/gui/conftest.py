@@ -59,6 +59,25 @@ def window(qtbot, workspace: Workspace, garden: str):  # type: ignore[no-untyped
         win.close()
 
 
+@pytest.fixture
+def sample_window(qtbot, workspace: Workspace):  # type: ignore[no-untyped-def]
+    """The built-in sample's project window at 1440x900, shown, closed afterwards."""
+    from storyloom.gui.main_window import open_project_window
+    from storyloom.project.sample import create_sample_project
+
+    project = create_sample_project(workspace.manager)
+    name = project.name
+    project.close()
+    win = open_project_window(workspace, name)
+    qtbot.addWidget(win)
+    win.resize(1440, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    if not win.session.closed:
+        win.close()
+
+
 STUCK_MODAL_SECONDS = 10.0
 
 

@@ -15,25 +15,7 @@ from storyloom.export.game_export import build_game_export
 from storyloom.gui.editors.canvas import CanvasEditor
 from storyloom.gui.editors.canvas.items import GroupItem, ImageItem, NoteItem
 from storyloom.project import canvas as cv
-from storyloom.project.sample import create_sample_project
 from tests.gui.canvas_support import double_click, drag
-
-
-@pytest.fixture
-def sample_window(qtbot, workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project = create_sample_project(workspace.manager)
-    name = project.name
-    project.close()
-    win = open_project_window(workspace, name)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    if not win.session.closed:
-        win.close()
 
 
 def _canvas_id(window) -> str:  # type: ignore[no-untyped-def]

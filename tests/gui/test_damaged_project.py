@@ -110,4 +110,4 @@ def test_the_project_manager_offers_the_newest_backup_when_a_project_does_not_op
     restored = next(p for p in workspace.manager.list() if p.name.startswith("Harbour (backup "))
     with workspace.manager.open(restored.id) as copy:
         assert copy.db.get("script-3")["content"]["script"] == f"{SECRET} 3"
-    assert "Restored the backup" in manager.banner.text.text()
+    assert "Restored the backup" in manager.banner.label.text()

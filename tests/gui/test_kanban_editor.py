@@ -16,25 +16,7 @@ from storyloom.export.game_export import build_game_export
 from storyloom.gui.editors.kanban_board import CARD_MIME, COLUMN_MIME
 from storyloom.gui.editors.kanban_editor import KanbanEditor
 from storyloom.project import kanban as k
-from storyloom.project.sample import create_sample_project
 from tests.support.fixtures import DRAFFT_PROJECTS
-
-
-@pytest.fixture
-def sample_window(qtbot, workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project = create_sample_project(workspace.manager)
-    name = project.name
-    project.close()
-    win = open_project_window(workspace, name)
-    qtbot.addWidget(win)
-    win.resize(1440, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    if not win.session.closed:
-        win.close()
 
 
 def _board_id(window) -> str:  # type: ignore[no-untyped-def]

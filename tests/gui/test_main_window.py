@@ -301,3 +301,28 @@ def test_closing_the_window_closes_the_session(workspace, garden, qtbot) -> None
     assert not [t for t in threading.enumerate() if t.name.startswith("storyloom-session")]
     with workspace.open_session(garden) as session:
         assert session.db.get(editor.doc_id)["content"]["script"].endswith("// pending at close")
+
+
+def test_the_panels_are_built_from_the_list_against_the_host(window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QDockWidget
+
+    from storyloom.gui.host import WindowHost, host_of
+    from storyloom.gui.panels import PANELS
+
+    assert isinstance(window, WindowHost) and host_of(window.tabs) is window
+    assert [spec.name for spec in PANELS] == list(window._parts)
+    for spec in PANELS:
+        part = window.part(spec.name)
+        assert getattr(window, spec.name) is part
+        if spec.title:  # a dock, hidden until its menu entry (with its shortcut) shows it
+            dock = spec.dock(part) if spec.dock is not None else part
+            assert isinstance(dock, QDockWidget) and not dock.isVisible()
+            entry = next(a for a in window.menu(spec.menu).actions() if a.shortcut().toString() == spec.shortcut)
+            entry.trigger()
+            assert dock.isVisible()
+    # Tabbed with the Problems dock; the entry of a dock comes before what its part adds itself.
+    assert window.tabifiedDockWidgets(window.problems_panel) == [window.search_panel]
+    team = [a.text() for a in window.menu("&Team").actions() if a.text()]
+    assert team == ["Remote Replication…", "Lock / Unlock Document", "My Locks…", "Sync Panel", "Sync Now"]
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus == ["&File", "&Edit", "&Go", "&Play", "&View", "&Team", "&Help"]

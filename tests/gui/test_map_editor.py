@@ -15,25 +15,7 @@ from storyloom.gui.editors.map_editor import MapEditor
 from storyloom.project import maps as mp
 from storyloom.project.content import validate_map
 from storyloom.project.content.maps import MAP_CONTENT_KEYS
-from storyloom.project.sample import create_sample_project
 from tests.gui.canvas_support import click, drag
-
-
-@pytest.fixture
-def sample_window(qtbot, workspace):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project = create_sample_project(workspace.manager)
-    name = project.name
-    project.close()
-    win = open_project_window(workspace, name)
-    qtbot.addWidget(win)
-    win.resize(1440, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    if not win.session.closed:
-        win.close()
 
 
 def _open(window, qtbot, doc_id: str) -> MapEditor:  # type: ignore[no-untyped-def]

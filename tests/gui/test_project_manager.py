@@ -192,7 +192,7 @@ def test_delete_confirmed_removes_the_project_and_shows_the_empty_state(window, 
     assert workspace.manager.list() == []
     assert not project.path.exists()
     assert window.stack.currentWidget() is window.empty
-    assert window.banner.level == "success" and "Goner" in window.banner.text.text()
+    assert window.banner.kind == "success" and "Goner" in window.banner.label.text()
     assert RecentProjects().entries() == []
 
 
@@ -208,7 +208,7 @@ def test_importing_a_drafft_backup_runs_on_a_worker_and_ends_with_the_report(win
     when_modal(qtbot, close_report)
     window.start_import(SMALL_DRAFFT)
     # While the import runs: a busy banner, and no second long task can start.
-    assert window.banner.isVisible() and window.banner.level == "busy"
+    assert window.banner.isVisible() and window.banner.kind == "busy"
     assert window.banner.progress.isVisible()
     assert not window.import_action.isEnabled() and not window.restore_action.isEnabled()
     qtbot.waitUntil(lambda: bool(reports), timeout=60_000)
@@ -231,8 +231,8 @@ def test_a_file_that_is_not_a_backup_is_an_inline_error(window, workspace, qtbot
     bad.write_text("not json")
     window.start_import(bad)
     qtbot.waitUntil(lambda: window.task is None, timeout=30_000)
-    assert window.banner.level == "error"
-    assert "notes.json" in window.banner.text.text() and "Traceback" not in window.banner.text.text()
+    assert window.banner.kind == "error"
+    assert "notes.json" in window.banner.label.text() and "Traceback" not in window.banner.label.text()
     assert workspace.manager.list() == []
 
 
@@ -243,14 +243,14 @@ def test_backup_then_restore_offers_a_copy_when_the_project_exists(window, works
     target = tmp_path / "saga.json"
     window.start_backup(project.id, target)
     qtbot.waitUntil(lambda: window.task is None, timeout=30_000)
-    assert target.exists() and window.banner.level == "success"
+    assert target.exists() and window.banner.kind == "success"
     window.start_restore(target)
     qtbot.waitUntil(lambda: window.task is None, timeout=30_000)
-    assert window.banner.level == "error" and window.banner.action.text() == "Restore as a copy"
+    assert window.banner.kind == "error" and window.banner.action.text() == "Restore as a copy"
     window.banner.action.click()
     qtbot.waitUntil(lambda: window.task is None and len(workspace.manager.list()) == 2, timeout=30_000)
     assert names(window) == ["Saga", "Saga (2)"]
-    assert window.banner.level == "success" and "Saga (2)" in window.banner.text.text()
+    assert window.banner.kind == "success" and "Saga (2)" in window.banner.label.text()
     copy = workspace.manager.find("Saga (2)")
     assert copy.id != project.id and project_summary(copy).description == "the original"
 
@@ -300,7 +300,7 @@ def test_an_opener_failure_is_shown_in_the_banner(qtbot, workspace):
     win.show()
     assert not win.open_project("Busy")
     assert win.isVisible()
-    assert win.banner.level == "error" and "already open" in win.banner.text.text()
+    assert win.banner.kind == "error" and "already open" in win.banner.label.text()
     assert win.windows == {}
 
 
@@ -360,7 +360,7 @@ def test_an_automatic_backup_restores_in_two_clicks(window, workspace, qtbot):
     restored = workspace.manager.find(expected)
     assert restored.id != saga
     assert window.selected_id() == restored.id  # selected once restored
-    assert window.banner.level == "success" and expected in window.banner.text.text()
+    assert window.banner.kind == "success" and expected in window.banner.label.text()
     with workspace.manager.open(restored.id) as copy:
         names = {s.name for s in copy.editor.index.summaries() if s.type == "Script"}
     assert names == {"Prologue", "Chapter 1"}  # the backup's content, not what was written after

@@ -27,12 +27,12 @@ def test_a_backup_replaces_a_file_only_when_confirmed(window, workspace, qtbot, 
     target.write_text("last week's backup")
     window.start_backup(project.id, target)
     wait(qtbot, window)
-    assert window.banner.level == "error"
-    assert f"{target} exists already" in window.banner.text.text()
+    assert window.banner.kind == "error"
+    assert f"{target} exists already" in window.banner.label.text()
     assert target.read_text() == "last week's backup"
     window.start_backup(project.id, target, force=True)  # as after the save dialog's confirmation
     wait(qtbot, window)
-    assert window.banner.level == "success"
+    assert window.banner.kind == "success"
     assert json.loads(target.read_text(encoding="utf-8"))["rows"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["saga.json"]
 
@@ -46,8 +46,8 @@ def test_a_damaged_drafft_backup_is_refused_then_imported_anyway(window, workspa
 
     window.start_import(file)
     wait(qtbot, window)
-    assert window.banner.level == "error" and window.banner.action.text() == "Import anyway"
-    text = window.banner.text.text()
+    assert window.banner.kind == "error" and window.banner.action.text() == "Import anyway"
+    text = window.banner.label.text()
     assert text.startswith("Nothing was imported: 1 attachment of one-bullet.json does not match")
     assert f"attachment 'expression_default' of document '{BELLE}' (Actor “Belle”)" in text
     assert "--accept-damaged" not in text and workspace.manager.list() == []
@@ -81,12 +81,12 @@ def test_a_damaged_backup_is_refused_then_restored_anyway(window, workspace, qtb
 
     window.start_restore(file)
     wait(qtbot, window)
-    assert window.banner.level == "error" and window.banner.action.text() == "Restore anyway"
-    assert window.banner.text.text().startswith("Nothing was restored: 1 attachment of atlas.json does not match")
+    assert window.banner.kind == "error" and window.banner.action.text() == "Restore anyway"
+    assert window.banner.label.text().startswith("Nothing was restored: 1 attachment of atlas.json does not match")
     assert workspace.manager.list() == []
     window.banner.action.click()
     wait(qtbot, window)
-    assert window.banner.level == "success"
-    assert "Restored “Atlas”. Kept as they were: 1 damaged attachment(s)" in window.banner.text.text()
+    assert window.banner.kind == "success"
+    assert "Restored “Atlas”. Kept as they were: 1 damaged attachment(s)" in window.banner.label.text()
     with workspace.manager.open("Atlas") as restored:
         assert restored.db.get_attachment(image, "blob") == b"\x89PNG pam"

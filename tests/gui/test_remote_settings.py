@@ -69,7 +69,7 @@ def lines_by_name(page: RemoteSettingsPage) -> dict[str, ReportLine]:
 
 
 def shown_texts(page: RemoteSettingsPage) -> str:
-    return " ".join(f"{line.detail} {line.fix}" for line in page.report.lines) + " " + page.banner.text.text()
+    return " ".join(f"{line.detail} {line.fix}" for line in page.report.lines) + " " + page.banner.label.text()
 
 
 def test_fields_are_checked_as_typed(qtbot: Any, page: RemoteSettingsPage) -> None:
@@ -131,7 +131,7 @@ def test_easy_setup_check_invite_and_join_from_another_home(
 
     # Set up (easy mode): the owner does not exist yet, so the page asks for a server admin's account.
     page.setup_button.click()
-    assert page.task is not None and page.banner.level == "busy"
+    assert page.task is not None and page.banner.kind == "busy"
     qtbot.waitUntil(lambda: page.admin_dialog is not None and page.admin_dialog.isVisible(), timeout=TIMEOUT_MS)
     dialog = page.admin_dialog
     assert "Set up creates that user when it is absent" in dialog.message.text()
@@ -141,11 +141,11 @@ def test_easy_setup_check_invite_and_join_from_another_home(
     qtbot.keyClicks(dialog.fields.password, admin_password)
     dialog.continue_button.click()
     # Each step listed as it is done: the owner's user, the owners, the database, the project sent.
-    qtbot.waitUntil(lambda: page.task is None and page.banner.level == "success", timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: page.task is None and page.banner.kind == "success", timeout=TIMEOUT_MS)
     assert [line.name for line in page.report.lines] == [
         "server", "database", "owner", "owners", "members", "lock rules", "replicated writes", "cors",
         "project"]
-    assert "Set-up complete" in page.banner.text.text()
+    assert "Set-up complete" in page.banner.label.text()
     security = team_couch.request("GET", f"/{db}/_security").json()
     assert owner in security["members"]["names"] and owner in security["admins"]["names"]
     assert team_couch.get_doc(db, LOCK_DESIGN_ID).status_code == 200
@@ -262,7 +262,7 @@ def test_easy_setup_check_invite_and_join_from_another_home(
         assert expected <= ids
         clone_settings = load_remote_settings(opened.session.project.store)
         assert clone_settings is not None and (clone_settings.username, clone_settings.database) == (bob, db)
-        assert "Joined “Garden”" in manager.banner.text.text()
+        assert "Joined “Garden”" in manager.banner.label.text()
         opened.close()
     finally:
         for project_window in list(manager.windows.values()):

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
 from storyloom.app import DocumentChanged
 from storyloom.app.auto_backups import AutoBackup, AutoBackups, BackupCancelled, Clock, utc_now
 from storyloom.gui import theme
+from storyloom.gui.host import WindowHost
 from storyloom.gui.sync_panel import tone_color
 from storyloom.gui.tasks import Task
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +31,14 @@ ICONS = {"muted": "ph.clock-clockwise", "accent": "ph.floppy-disk", "danger": "p
 
 
 class AutoBackupController(QObject):
-    """The window's automatic backups. :meth:`check` starts one when due (returns its task)."""
+    """The window's automatic backups, taken while it is open. :meth:`check` starts one when due
+    (returns its task)."""
 
-    def __init__(self, window: MainWindow, *, clock: Clock = utc_now, first_check_ms: int = FIRST_CHECK_MS) -> None:
-        super().__init__(window)
-        self.window = window
-        self.session = window.session
-        options = window.workspace.options
+    def __init__(self, host: WindowHost, *, clock: Clock = utc_now, first_check_ms: int = FIRST_CHECK_MS) -> None:
+        super().__init__(host.widget)
+        self.host = host
+        self.session = host.session
+        options = host.workspace.options
         # Read at every step: the Options dialog may change the number while the project is open.
         self.schedule = AutoBackups(self.session.project, keep=lambda: options.auto_backups_keep, clock=clock)
         self.task: Task | None = None
@@ -51,7 +49,7 @@ class AutoBackupController(QObject):
         self._timer.timeout.connect(self.check)
         self._timer.start()
         QTimer.singleShot(first_check_ms, self, self.check)
-        window.bridge.documents_changed.connect(self._documents_changed)
+        host.bridge.documents_changed.connect(self._documents_changed)
         self.show()
 
     def _documents_changed(self, changes: list[DocumentChanged]) -> None:
@@ -97,7 +95,7 @@ class AutoBackupController(QObject):
             return
         view = self.schedule.status()
         color = tone_color(view.tone) if view.tone != "muted" else theme.colors().muted
-        self.window.status.set_backup(view.visible, view.text, view.tooltip, ICONS.get(view.tone, ICONS["muted"]),
+        self.host.status.set_backup(view.visible, view.text, view.tooltip, ICONS.get(view.tone, ICONS["muted"]),
                                       color)
 
     def stop(self) -> None:
@@ -108,8 +106,3 @@ class AutoBackupController(QObject):
         self._cancel.set()
         if self.task is not None:
             self.task.wait()
-
-
-def install_auto_backups(window: MainWindow) -> AutoBackupController:
-    """Take the window's project's automatic backups while it is open."""
-    return AutoBackupController(window)

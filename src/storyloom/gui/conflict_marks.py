@@ -3,13 +3,13 @@ and the tab, and a bar in the open editor with the way to the merge view. The fl
 :class:`storyloom.app.views.conflict_flags.ConflictFlags`, kept current from the session's changes
 (a pull that brings a conflicting version, a merge that settles one).
 
-:func:`install_conflict_marks` wires them into a main window; :meth:`ConflictMarks.open_merge`
-opens the merge view of a document."""
+:class:`ConflictMarks` is built with its window's host (:data:`storyloom.gui.panels.PANELS`);
+:meth:`ConflictMarks.open_merge` opens the merge view of a document."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QIcon
@@ -18,12 +18,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from storyloom.app import DocumentChanged
 from storyloom.app.views.conflict_flags import ConflictFlags, DocFlag
 from storyloom.gui import icons, theme
-from storyloom.gui.editors import DocumentEditor
+from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.host import WindowHost
 from storyloom.gui.merge_view import MergeView, open_merge_view
 from storyloom.gui.widgets import set_role
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -62,20 +60,29 @@ class ConflictBar(QFrame):
 
 
 class ConflictMarks(QObject):
-    """The window's flags and what shows them. ``changed`` after flags came or went."""
+    """The window's flags and what shows them (the tree, the tabs, a bar in each editor),
+    following the session. ``changed`` after flags came or went."""
 
     changed = Signal()
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.flags = ConflictFlags(window.session.db)
+    def __init__(self, host: WindowHost) -> None:
+        super().__init__(host.widget)
+        self.host = host
+        self.session = host.session
+        self.flags = ConflictFlags(host.session.db)
         try:
             self.flags.rebuild()
         except Exception:  # the flags are a help: a broken read must not stop the window
             log.exception("reading the project's conflicts failed")
         self._icons = {"conflict": icons.icon("warning"), "refused": icons.icon("error")}
         self.views: dict[str, MergeView] = {}
+        host.add_marks(self.mark)
+        host.bridge.documents_changed.connect(self.apply)
+        host.tabs.changed.connect(self.attach_bars)
+        # A push can add or settle a refused edit (no document changes).
+        host.bridge.sync_state_changed.connect(lambda _state: self.refresh_refused())
+        self.attach_bars()
+        self.show_marks()
 
     def mark(self, doc_id: str) -> tuple[QIcon, str] | None:
         """The tree's and the tabs' mark for ``doc_id``."""
@@ -84,22 +91,32 @@ class ConflictMarks(QObject):
 
     def apply(self, changes: list[DocumentChanged]) -> None:
         """Follow a batch of the session's changes."""
-        if self.window.session.closed:
+        self._update(lambda: bool(self.flags.apply(changes)), "updating the project's conflicts failed")
+
+    def refresh_refused(self) -> None:
+        """Read the edits the server refused again (after a push)."""
+        self._update(lambda: bool(self.flags.refresh_refused()), "reading the refused edits failed")
+
+    def _update(self, read: Callable[[], bool], failed: str) -> None:
+        """Update the flags (``read``: whether any came or went) and show them when they changed."""
+        if self.session.closed:
             return
         try:
-            touched = self.flags.apply(changes)
-        except Exception:
-            log.exception("updating the project's conflicts failed")
+            changed = read()
+        except Exception:  # the flags are a help: a broken read is logged, the window goes on
+            log.exception(failed)
             return
-        if touched:
+        if changed:
             self.show_marks()
             self.changed.emit()
 
     def show_marks(self) -> None:
-        self.window.explorer.view.viewport().update()
-        self.window.tabs.update_marks()
-        for editor in self.window.tabs.editors():
+        self.host.refresh_marks()
+        for editor in self._editors():
             self.bar(editor).show_flag(self.flags.flag(editor.doc_id))
+
+    def _editors(self) -> list[DocumentEditor]:
+        return [editor for editor in self.host.tabs.editors() if isinstance(editor, DocumentEditor)]
 
     def bar(self, editor: DocumentEditor) -> ConflictBar:
         """The editor's conflict bar (made on first use, under its banner)."""
@@ -114,7 +131,7 @@ class ConflictMarks(QObject):
         return bar
 
     def attach_bars(self) -> None:
-        for editor in self.window.tabs.editors():
+        for editor in self._editors():
             self.bar(editor)
 
     def open_merge(self, doc_id: str) -> MergeView | None:
@@ -125,41 +142,12 @@ class ConflictMarks(QObject):
             view.raise_()
             view.activateWindow()
             return view
-        view = open_merge_view(self.window.session, doc_id, self.window)
+        view = open_merge_view(self.session, doc_id, self.host.widget)
         if view is None:
             self.flags.rebuild()
             self.show_marks()
             return None
         self.views[doc_id] = view
-        view.resolved.connect(lambda _rev: self.window.session.wait_for_events(2.0))
+        view.resolved.connect(lambda _rev: self.session.wait_for_events(2.0))
         view.finished.connect(lambda _result, d=doc_id: self.views.pop(d, None))
         return view
-
-
-def install_conflict_marks(window: MainWindow) -> ConflictMarks:
-    """Flag conflicted documents in ``window``'s tree, tabs and editors, following its session."""
-    marks = ConflictMarks(window)
-    window.explorer.marks.append(marks.mark)
-    window.tabs.marks.append(marks.mark)
-    window.bridge.documents_changed.connect(marks.apply)
-    window.tabs.changed.connect(marks.attach_bars)
-    marks.attach_bars()
-    marks.show_marks()
-    window.explorer.view.viewport().update()
-    sync_signal = getattr(window.bridge, "sync_state_changed", None)
-    if sync_signal is not None:  # a push can add or settle a refused edit (no document changes)
-        sync_signal.connect(lambda _state: _refresh_refused(marks))
-    return marks
-
-
-def _refresh_refused(marks: ConflictMarks) -> None:
-    if marks.window.session.closed:
-        return
-    try:
-        changed = marks.flags.refresh_refused()
-    except Exception:
-        log.exception("reading the refused edits failed")
-        return
-    if changed:
-        marks.show_marks()
-        marks.changed.emit()

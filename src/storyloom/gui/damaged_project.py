@@ -8,28 +8,24 @@ window's warning opens it when documents of the open project are damaged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QObject, QSize, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from storyloom.app.views.recovery import Recovery, recovery_for, salvage_summary
 from storyloom.gui import icons, theme
+from storyloom.gui.host import WindowHost
 from storyloom.gui.tasks import Task
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import dialog_layout
 from storyloom.project import salvage_project
 from storyloom.store import Damaged
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 SALVAGE = "salvage"
 #: How long the window's status bar shows what the way back did.
@@ -47,23 +43,10 @@ class DamagedProjectDialog(QDialog):
         self.setWindowTitle(f"“{recovery.project_name}” is damaged")
         self.setMinimumWidth(560)
         self.choice: str | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.M)
-        head = QHBoxLayout()
-        head.setSpacing(theme.M)
-        badge = QLabel()
-        badge.setPixmap(icons.icon("warning", theme.colors().danger).pixmap(QSize(32, 32)))
-        head.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        column = QVBoxLayout()
-        column.setSpacing(theme.S)
-        column.addWidget(set_role(QLabel("This project's store is damaged"), "heading"))
-        self.text = QLabel(recovery.text)
-        self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        column.addWidget(self.text)
-        head.addLayout(column, 1)
-        layout.addLayout(head)
+        layout, heading = dialog_layout(self, "This project's store is damaged", recovery.text,
+                                        icon=icons.icon("warning", theme.colors().danger), muted=False,
+                                        spacing=theme.M)
+        self.text = heading.intro
         buttons = QHBoxLayout()
         buttons.setSpacing(theme.S)
         buttons.addStretch(1)
@@ -106,9 +89,9 @@ class DamageNotice(QObject):
     """The window's warning for damaged documents (left out of the tree): a status-bar button
     that opens the offer; it runs the chosen way back and says what it did."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, host: WindowHost) -> None:
+        super().__init__(host.widget)
+        self.host = host
         self.task: Task | None = None
         self.said = ""
         self.button = QToolButton()
@@ -118,15 +101,15 @@ class DamageNotice(QObject):
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.button.clicked.connect(self.offer)
         self.button.hide()
-        window.statusBar().addPermanentWidget(self.button)
+        host.status.addPermanentWidget(self.button)
         self.damaged: set[str] = set()
-        window.tabs.damaged.connect(lambda doc_id: self.refresh({doc_id}))
-        window.bridge.documents_changed.connect(lambda _changes: self.refresh())
+        host.tabs.damaged.connect(lambda doc_id: self.refresh({doc_id}))
+        host.bridge.documents_changed.connect(lambda _changes: self.refresh())
         self.refresh()
 
     def refresh(self, more: set[str] | None = None) -> None:
         """Show the warning when the project index left documents out as damaged."""
-        self.damaged |= set(self.window.session.index.damaged) | (more or set())
+        self.damaged |= set(self.host.session.index.damaged) | (more or set())
         count = len(self.damaged)
         if count:
             self.button.setText(f"{count:,} damaged document{'s' if count != 1 else ''}")
@@ -135,14 +118,14 @@ class DamageNotice(QObject):
         self.button.setVisible(bool(count))
 
     def offer(self) -> DamagedProjectDialog:
-        session = self.window.session
-        manager = self.window.workspace.manager
+        session = self.host.session
+        manager = self.host.workspace.manager
         info = manager.find(session.project.id)
         names = sorted(self.damaged)
         damage = (f"{len(names):,} document{'s' if len(names) != 1 else ''} cannot be read ("
                   + ", ".join(names[:5]) + (", …" if len(names) > 5 else "") + ")")
         recovery = recovery_for(manager, info, damage)
-        dialog = DamagedProjectDialog(recovery, self.window)
+        dialog = DamagedProjectDialog(recovery, self.host.widget)
         dialog.finished.connect(lambda _code: self._chosen(dialog, recovery))
         dialog.open()
         return dialog
@@ -152,7 +135,7 @@ class DamageNotice(QObject):
         dialog.deleteLater()
         if choice is None or self.task is not None:
             return
-        manager = self.window.workspace.manager
+        manager = self.host.workspace.manager
         self.task = Task(lambda: recovery_work(manager, recovery, choice), "Recovering…", self)
         self.task.succeeded.connect(self._done)
         self.task.failed.connect(self._failed)
@@ -171,11 +154,11 @@ class DamageNotice(QObject):
     def _done(self, result: tuple[str, str]) -> None:
         _project_id, said = result
         self.said = f"{said} Open it from the project list (File > Close Project)."
-        self.window.statusBar().showMessage(self.said, RESULT_SHOWN_MS)
+        self.host.show_message(self.said, RESULT_SHOWN_MS)
 
     def _failed(self, exc: BaseException) -> None:
         self.said = f"The way back failed: {exc}"
-        self.window.statusBar().showMessage(self.said, RESULT_SHOWN_MS)
+        self.host.show_message(self.said, RESULT_SHOWN_MS)
 
 
 def offer_recovery(owner: Any, info: Any, error: Damaged) -> DamagedProjectDialog:
@@ -202,7 +185,3 @@ def offer_recovery(owner: Any, info: Any, error: Damaged) -> DamagedProjectDialo
     dialog.finished.connect(chosen)
     dialog.open()
     return dialog
-
-
-def install_damage_notice(window: MainWindow) -> DamageNotice:
-    return DamageNotice(window)

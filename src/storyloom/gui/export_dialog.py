@@ -58,7 +58,7 @@ from storyloom.errors import StoryloomError
 from storyloom.export import default_collections
 from storyloom.gui import theme
 from storyloom.gui.tasks import Task
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import dialog_layout, set_role
 from storyloom.progress import Progress
 from storyloom.project import EXPORT_COMPAT
 
@@ -98,11 +98,7 @@ class ExportDialog(QDialog):
         title, intro, accept = _TEXT[kind]
         self.setWindowTitle(title)
         self.setMinimumWidth(620)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        layout.addWidget(set_role(QLabel(title), "heading"))
-        layout.addWidget(set_role(QLabel(intro.replace("`", "")), "caption"))
+        layout, _heading = dialog_layout(self, title, intro.replace("`", ""))
         layout.addSpacing(theme.S)
         self.pages = QStackedWidget()
         self.form = self._form()

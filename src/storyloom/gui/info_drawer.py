@@ -5,17 +5,16 @@ each with who, when and what it changed), the diff of the chosen revision agains
 one, and "Restore this revision", written through the editor gate so locks apply (a refusal is
 shown in the drawer, under the button).
 
-:func:`install_info_drawer` adds it to a main window (View ▸ Document Info, Ctrl+I). The rules
-live in :mod:`storyloom.project.revisions`."""
+Built with its window's host (:data:`storyloom.gui.panels.PANELS`: View ▸ Document Info, Ctrl+I),
+it follows the current tab and the session's changes, and asks the open tab to save before a
+restore. The rules live in :mod:`storyloom.project.revisions`."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDockWidget,
     QFormLayout,
@@ -31,12 +30,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app import DocumentChanged
 from storyloom.app.views.conflict_flags import ConflictFlags
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.diff_view import DiffView
+from storyloom.gui.host import WindowHost
 from storyloom.gui.sidebar import collection_label
 from storyloom.gui.widgets import set_role
 from storyloom.project import (
@@ -53,9 +53,6 @@ from storyloom.project import (
 )
 from storyloom.store import Conflict, NotFound
 
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
-
 log = logging.getLogger(__name__)
 
 SHORTCUT = "Ctrl+I"
@@ -67,18 +64,16 @@ class InfoDrawer(QDockWidget):
 
     merge_requested = Signal(str)
 
-    def __init__(self, session: ProjectSession, flags: ConflictFlags | None = None,
+    def __init__(self, host: WindowHost, flags: ConflictFlags | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__("Document Info", parent)
         self.setObjectName("infoDrawer")
-        self.session = session
+        self.host = host
+        self.session = host.session
         self.flags = flags
         self.doc_id: str | None = None
         self.listing: RevisionList | None = None
         self.current: dict | None = None
-        #: Called before a restore with the document's id; False stops it (the window saves the
-        #: open tab's unsaved text first).
-        self.before_restore: Callable[[str], bool] | None = None
         self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                          | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.stack = QStackedWidget()
@@ -91,6 +86,20 @@ class InfoDrawer(QDockWidget):
         self.stack.addWidget(self._build_page())
         self.setWidget(self.stack)
         self.setMinimumWidth(340)
+        host.tabs.changed.connect(self.follow)
+        self.visibilityChanged.connect(lambda visible: visible and self.follow())
+        host.bridge.documents_changed.connect(self.apply)
+
+    def follow(self) -> None:
+        """Show the current tab's document (while the drawer shows)."""
+        editor = self.host.tabs.current_editor()
+        if self.isVisible():
+            self.show_document(editor.doc_id if editor is not None else None)
+
+    def _save_first(self, doc_id: str) -> bool:
+        """Save the open tab of ``doc_id`` (before a restore); False when it could not be saved."""
+        editor = self.host.tabs.editor(doc_id)
+        return editor is None or not editor.dirty or editor.save()
 
     # ------------------------------------------------------------------ building
     def _build_page(self) -> QWidget:
@@ -289,7 +298,7 @@ class InfoDrawer(QDockWidget):
         revision = self.selected_revision()
         if revision is None or self.doc_id is None or self.current is None:
             return False
-        if self.before_restore is not None and not self.before_restore(self.doc_id):
+        if not self._save_first(self.doc_id):  # the open tab's unsaved text goes first
             self._say("error", "Not restored: the open tab has text that could not be saved. "
                       "Save it (Ctrl+S) or resolve its message first.")
             return False
@@ -327,35 +336,3 @@ class InfoDrawer(QDockWidget):
             return
         if any(change.id == self.doc_id for change in changes):
             self.refresh()
-
-
-def install_info_drawer(window: MainWindow, flags: ConflictFlags | None = None) -> InfoDrawer:
-    """Add the drawer to ``window`` (hidden until toggled: View ▸ Document Info, Ctrl+I); it
-    follows the current tab and the session's changes, and asks the open tab to save before a
-    restore."""
-    drawer = InfoDrawer(window.session, flags, window)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, drawer)
-    drawer.hide()
-    toggle: QAction = drawer.toggleViewAction()
-    toggle.setText("Document Info")
-    toggle.setShortcut(QKeySequence(SHORTCUT))
-    toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
-    if menu is not None:
-        menu.addAction(toggle)  # type: ignore[union-attr]
-    window.addAction(toggle)
-
-    def follow() -> None:
-        editor = window.tabs.current_editor()
-        if drawer.isVisible():
-            drawer.show_document(editor.doc_id if editor is not None else None)
-
-    def save_first(doc_id: str) -> bool:
-        editor = window.tabs.editor(doc_id)
-        return editor is None or not editor.dirty or editor.save()
-
-    drawer.before_restore = save_first
-    window.tabs.changed.connect(follow)
-    drawer.visibilityChanged.connect(lambda visible: visible and follow())
-    window.bridge.documents_changed.connect(drawer.apply)
-    return drawer

@@ -6,7 +6,8 @@ through the window's :class:`~storyloom.gui.locks_ui.LockController`, off the GU
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt
@@ -27,12 +28,10 @@ from shiboken6 import isValid
 
 from storyloom.app.views.lock_view import LockRow, broken_text, lock_rows
 from storyloom.gui import icons, theme
-from storyloom.gui.locks_ui import LOCKED_ICON
+from storyloom.gui.locks_ui import LOCKED_ICON, LockController
 from storyloom.gui.tasks import Task
+from storyloom.gui.widgets import dialog_layout
 from storyloom.project import BrokenLock
-
-if TYPE_CHECKING:
-    from storyloom.gui.locks_ui import LockController
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -49,17 +48,9 @@ class LocksDashboard(QDialog):
         self.broken: list[BrokenLock] = []
         self._task: Task | None = None
         self.resize(760, 600)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        title = QLabel("Locks")
-        title.setProperty("role", "heading")
-        layout.addWidget(title)
-        intro = QLabel("A lock keeps teammates from editing a document while you do. Unlock what you are done "
-                       "with; break someone else's lock only when it is stale.")
-        intro.setProperty("role", "caption")
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        layout, _heading = dialog_layout(self, "Locks", "A lock keeps teammates from editing a document while you "
+                                         "do. Unlock what you are done with; break someone else's lock only when it "
+                                         "is stale.")
         layout.addSpacing(theme.S)
 
         self.mine_title = self._section(layout)
@@ -175,7 +166,7 @@ class LocksDashboard(QDialog):
         self._show_breaks()
         self._update_buttons()
 
-    def _fill(self, table: QTreeWidget, rows: list[LockRow], columns, holder_column: int | None = None) -> None:  # type: ignore[no-untyped-def]
+    def _fill(self, table: QTreeWidget, rows: list[LockRow], columns: Any, holder_column: int | None = None) -> None:
         selected = {item.data(0, ID_ROLE) for item in table.selectedItems()}
         table.clear()
         for row in rows:
@@ -228,7 +219,7 @@ class LocksDashboard(QDialog):
     def unlock_selected(self) -> None:
         locks = self.session.locks
         for doc_id in self._selected(self.mine):
-            self.controller.run(doc_id, "Unlocking…", lambda d=doc_id: locks.unlock(d))
+            self.controller.run(doc_id, "Unlocking…", partial(locks.unlock, doc_id))
         self.status.setText("Unlocking…")
         self._update_buttons()
 
@@ -253,7 +244,7 @@ class LocksDashboard(QDialog):
     def _open(self, item: QTreeWidgetItem) -> None:
         doc_id = item.data(0, ID_ROLE)
         if isinstance(doc_id, str):
-            self.controller.window.open_document(doc_id)
+            self.controller.host.open_document(doc_id)
 
     def stop_work(self) -> None:
         """The window closes: wait for the breaks being read."""

@@ -7,24 +7,29 @@ dashboard (Ctrl+Shift+L) and the announcement of a provisional lock settled afte
 What each of these says comes from :mod:`storyloom.app.views.lock_view`; taking, releasing and
 breaking are :class:`storyloom.app.locks.LockService` calls, run off the GUI thread (they may
 wait for the server) through :class:`storyloom.gui.tasks.Task`.
+
+:class:`LockController` is built with its window's host (:data:`storyloom.gui.panels.PANELS`),
+which also gives it the dashboard to open (:mod:`storyloom.gui.locks_dashboard` imports this
+module, not the other way round).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter
+from PySide6.QtGui import QColor, QIcon, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
+    QDialog,
     QLineEdit,
-    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QRadioButton,
@@ -53,14 +58,13 @@ from storyloom.app.views.lock_view import (
 )
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
-from storyloom.gui.editors.base import Banner, DocumentEditor
+from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.host import WindowHost
 from storyloom.gui.tasks import Task
 from storyloom.gui.tree_model import ID_ROLE
+from storyloom.gui.widgets import Banner
 from storyloom.project import BrokenLock, LockRefused, require_lock_to_edit
 from storyloom.store import NotFound
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -69,21 +73,6 @@ DASHBOARD_SHORTCUT = "Ctrl+Shift+L"
 LOCKED_ICON = "ph.lock-simple"
 FREE_ICON = "ph.lock-simple-open"
 _Index = QModelIndex | QPersistentModelIndex
-
-
-def team_menu(window: MainWindow) -> QMenu:
-    """The window's Team menu (made before Help the first time it is asked for)."""
-    bar = window.menuBar()
-    for action in bar.actions():
-        if action.text() == "&Team" and action.menu() is not None:
-            return action.menu()  # type: ignore[return-value]
-    menu = QMenu("&Team", window)
-    help_action = next((a for a in bar.actions() if a.text() == "&Help"), None)
-    if help_action is not None:
-        bar.insertMenu(help_action, menu)
-    else:
-        bar.addMenu(menu)
-    return menu
 
 
 def confirm_break(parent: QWidget, holder: str, name: str, since: str | None) -> bool:
@@ -129,16 +118,24 @@ def set_read_only(editor: DocumentEditor, read_only: bool) -> None:
         if isinstance(widget, _EDITABLE_TEXT):
             if not widget.isReadOnly():
                 widget.setReadOnly(True)
-                restores.append(lambda w=widget: isValid(w) and w.setReadOnly(False))
+                restores.append(_while_valid(widget, partial(widget.setReadOnly, False)))
         elif isinstance(widget, _INPUTS):
             if widget.isEnabled():
                 widget.setEnabled(False)
-                restores.append(lambda w=widget: isValid(w) and w.setEnabled(True))
+                restores.append(_while_valid(widget, partial(widget.setEnabled, True)))
         elif isinstance(widget, QAbstractItemView):
             triggers = widget.editTriggers()
             widget.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-            restores.append(lambda w=widget, t=triggers: isValid(w) and w.setEditTriggers(t))
+            restores.append(_while_valid(widget, partial(widget.setEditTriggers, triggers)))
     editor._lock_restore = restores  # type: ignore[attr-defined]
+
+
+def _while_valid(widget: QWidget, restore: Callable[[], object]) -> Callable[[], None]:
+    """``restore`` (a call on ``widget``), skipped once the widget is gone."""
+    def run() -> None:
+        if isValid(widget):
+            restore()
+    return run
 
 
 # ---------------------------------------------------------------------------------- widgets
@@ -229,10 +226,12 @@ class LockController(QObject):
     #: A lock call ended: (doc id or "", the error text or "").
     finished = Signal(str, str)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.session = window.session
+    def __init__(self, host: WindowHost, *,
+                 dashboard: Callable[[LockController, QWidget], QWidget] | None = None) -> None:
+        super().__init__(host.widget)
+        self.host = host
+        self.session = host.session
+        self._dashboard = dashboard
         self.table = LockTable()
         self._tasks: set[Task] = set()
         self._busy: dict[str, str] = {}
@@ -240,33 +239,19 @@ class LockController(QObject):
         self._parts: dict[int, tuple[DocumentEditor, LockButton, Banner]] = {}
         self._me = self.session.locks.holder()
         self._load_table()
-        self.lock_action = self._make_action("Lock / Unlock Document", LOCK_SHORTCUT, self.toggle_current,
-                                             LOCKED_ICON)
         # F2 renames in the tree: here it belongs to the documents' area (and the menu).
-        self.lock_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        window.tabs.addAction(self.lock_action)
-        self.dashboard_action = self._make_action("My Locks…", DASHBOARD_SHORTCUT, self.show_dashboard, "ph.lock-key")
-        window.addAction(self.dashboard_action)
-        menu = team_menu(window)
-        menu.addAction(self.lock_action)
-        menu.addAction(self.dashboard_action)
-        self.delegate = LockDelegate(self.badge, window.explorer.view)
-        window.explorer.view.setItemDelegate(self.delegate)
-        for marks in (getattr(window.explorer, "marks", None), getattr(window.tabs, "marks", None)):
-            if isinstance(marks, list):
-                marks.append(self.mark)
-        window.tabs.changed.connect(self._attach_editors)
-        window.bridge.documents_changed.connect(self._documents_changed)
-        window.bridge.lock_settled.connect(self.announce)
-        window.bridge.lock_broken.connect(self.announce_broken)
+        self.lock_action = host.add_action("Lock / Unlock Document", self.toggle_current, keys=LOCK_SHORTCUT,
+                                           icon=LOCKED_ICON, menu="&Team", documents_only=True)
+        self.dashboard_action = host.add_action("My Locks…", self.show_dashboard, keys=DASHBOARD_SHORTCUT,
+                                                icon="ph.lock-key", menu="&Team")
+        self.delegate = LockDelegate(self.badge, host.tree)
+        host.tree.setItemDelegate(self.delegate)
+        host.add_marks(self.mark)
+        host.tabs.changed.connect(self._attach_editors)
+        host.bridge.documents_changed.connect(self._documents_changed)
+        host.bridge.lock_settled.connect(self.announce)
+        host.bridge.lock_broken.connect(self.announce_broken)
         self._attach_editors()
-
-    def _make_action(self, text: str, keys: str, slot: Callable[[], object], icon: str) -> QAction:
-        action = QAction(text, self.window)
-        action.setShortcut(QKeySequence(keys))
-        action.setIcon(qta.icon(icon, color="#8a94a0"))
-        action.triggered.connect(lambda _checked=False: slot())
-        return action
 
     # ------------------------------------------------------------------ what is known
     @property
@@ -325,10 +310,7 @@ class LockController(QObject):
                 self.refresh_editor(editor)
 
     def _lock_changed(self) -> None:
-        self.window.explorer.view.viewport().update()
-        refresh = getattr(self.window.tabs, "update_marks", None)
-        if callable(refresh):
-            refresh()
+        self.host.refresh_marks()
         self.changed.emit()
 
     def name(self, doc_id: str) -> str:
@@ -338,7 +320,7 @@ class LockController(QObject):
 
     # ------------------------------------------------------------------ editors
     def _attach_editors(self) -> None:
-        editors = self.window.tabs.editors()
+        editors = [editor for editor in self.host.tabs.editors() if isinstance(editor, DocumentEditor)]
         alive = {id(editor) for editor in editors}
         for key in [key for key in self._parts if key not in alive]:
             del self._parts[key]
@@ -350,8 +332,7 @@ class LockController(QObject):
             header = _header_of(editor)
             if header is not None:
                 header.insertWidget(max(0, header.indexOf(editor.kind_label)), button)
-            banner = Banner(editor)
-            banner.setObjectName("banner")
+            banner = Banner(editor, strip=True)
             banner.setProperty("lockBanner", True)
             layout = editor.layout()
             if layout is not None:
@@ -386,10 +367,10 @@ class LockController(QObject):
         button.show_state(state, self._busy.get(editor.doc_id))
         notice = self._notices.get(editor.doc_id)
         if notice is not None:
-            banner.show_message(notice[0], notice[1], ("Dismiss", lambda d=editor.doc_id: self.dismiss(d)))
+            banner.show_message(notice[0], notice[1], ("Dismiss", partial(self.dismiss, editor.doc_id)))
         elif state.mode == "theirs" and state.banner:
             banner.show_message(state.banner_kind, state.banner,
-                                ("Break lock…", lambda d=editor.doc_id: self.break_lock(d)))
+                                ("Break lock…", partial(self.break_lock, editor.doc_id)))
         elif state.banner:
             banner.show_message(state.banner_kind, state.banner)
         else:
@@ -405,14 +386,18 @@ class LockController(QObject):
 
     def dismiss(self, doc_id: str) -> None:
         self._notices.pop(doc_id, None)
-        editor = self.window.tabs.editor(doc_id)
-        if editor is not None:
+        self._refresh(doc_id)
+
+    def _refresh(self, doc_id: str) -> None:
+        """Refresh the open editor of ``doc_id`` (if open)."""
+        editor = self.host.tabs.editor(doc_id)
+        if isinstance(editor, DocumentEditor):
             self.refresh_editor(editor)
 
     # ------------------------------------------------------------------ intents
     def toggle_current(self) -> None:
         """F2: lock the open document, or unlock it when it is mine (someone else's: offer to break)."""
-        editor = self.window.tabs.current_editor()
+        editor = self.host.tabs.current_editor()
         if editor is not None:
             self.toggle(editor.doc_id)
 
@@ -423,7 +408,7 @@ class LockController(QObject):
         if held is not None and held.holder != self._me:
             self.break_lock(doc_id)
             return
-        editor = self.window.tabs.editor(doc_id)
+        editor = self.host.tabs.editor(doc_id)
         if editor is not None and editor.dirty:
             editor.save()  # the lock goes on top of the edits, never beside them
         locks = self.session.locks
@@ -437,7 +422,7 @@ class LockController(QObject):
         held = self.table.get(doc_id)
         if held is None or held.holder == self._me:
             return False
-        if not confirm_break(self.window, held.holder, self.name(doc_id), held.since):
+        if not confirm_break(self.host.widget, held.holder, self.name(doc_id), held.since):
             return False
         locks = self.session.locks
         self.run(doc_id, "Breaking…", lambda: locks.unlock(doc_id, break_lock=True))
@@ -445,7 +430,7 @@ class LockController(QObject):
 
     def unlock_all(self) -> None:
         """Release every lock held here (after saving every open document)."""
-        self.window.tabs.save_all()
+        self.host.tabs.save_all()
         mine = [info.doc_id for info in self.table.locks() if info.holder == self._me]
         for doc_id in mine:
             self._busy[doc_id] = "Unlocking…"
@@ -455,9 +440,7 @@ class LockController(QObject):
     def run(self, doc_id: str, busy: str, call: Callable[[], object]) -> Task:
         """``call()`` off the GUI thread; ``doc_id``'s button says ``busy`` meanwhile."""
         self._busy[doc_id] = busy
-        editor = self.window.tabs.editor(doc_id)
-        if editor is not None:
-            self.refresh_editor(editor)
+        self._refresh(doc_id)
         return self._start(Task(call, f"{busy[:-1]} {self.name(doc_id)}", self), doc_id, [doc_id])
 
     def _start(self, task: Task, doc_id: str, ids: list[str]) -> Task:
@@ -479,11 +462,11 @@ class LockController(QObject):
             return
         message = "" if error is None else self._explain(doc_id, error)
         if message:
-            editor = self.window.tabs.editor(doc_id) if doc_id else None
+            editor = self.host.tabs.editor(doc_id) if doc_id else None
             if editor is not None:
                 self._notices[doc_id] = ("error", message)
             else:
-                self.window.statusBar().showMessage(message, 15_000)
+                self.host.show_message(message, 15_000)
         self._follow(set(ids))
         self._lock_changed()
         for editor, _button, _banner in list(self._parts.values()):
@@ -514,10 +497,8 @@ class LockController(QObject):
         self._lock_changed()
         if notice.outcome == "lost":
             self._notices[notice.doc_id] = ("error", view.text)
-        self.window.statusBar().showMessage(view.text, 20_000 if notice.outcome == "lost" else 5_000)
-        editor = self.window.tabs.editor(notice.doc_id)
-        if editor is not None:
-            self.refresh_editor(editor)
+        self.host.show_message(view.text, 20_000 if notice.outcome == "lost" else 5_000)
+        self._refresh(notice.doc_id)
 
     def announce_broken(self, record: BrokenLock) -> None:
         """Someone broke this machine's lock (seen here for the first time): the document's
@@ -527,23 +508,25 @@ class LockController(QObject):
         self._follow({record.doc_id})
         self._lock_changed()
         self._notices[record.doc_id] = ("warning", broken_banner(record))
-        self.window.statusBar().showMessage(broken_view(record, self.name(record.doc_id)).text, 20_000)
-        editor = self.window.tabs.editor(record.doc_id)
-        if editor is not None:
-            self.refresh_editor(editor)
+        self.host.show_message(broken_view(record, self.name(record.doc_id)).text, 20_000)
+        self._refresh(record.doc_id)
 
     # ------------------------------------------------------------------ the dashboard
-    def show_dashboard(self) -> QWidget:
-        from storyloom.gui.locks_dashboard import LocksDashboard  # loaded when first asked for
-
-        existing = self.window.findChild(LocksDashboard)
+    def show_dashboard(self) -> QWidget | None:
+        """My Locks (the dashboard the window gave, made when first asked for; then brought forward)."""
+        if self._dashboard is None:
+            return None
+        existing = self.host.widget.findChild(QDialog, "locksDashboard")
         if existing is not None and existing.isVisible():
             existing.raise_()
             existing.activateWindow()
             return existing
-        dialog = LocksDashboard(self, self.window)
+        dialog = self._dashboard(self, self.host.widget)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
+        if isinstance(dialog, QDialog):
+            dialog.open()
+        else:
+            dialog.show()
         return dialog
 
     def busy(self) -> bool:
@@ -561,7 +544,8 @@ def _header_of(editor: DocumentEditor) -> Any:
     if layout is None:
         return None
     for i in range(layout.count()):
-        child = layout.itemAt(i).layout()
+        item = layout.itemAt(i)
+        child = item.layout() if item is not None else None
         if child is not None and child.indexOf(editor.kind_label) >= 0:
             return child
     return None

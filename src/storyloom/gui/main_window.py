@@ -1,4 +1,6 @@
-"""The main window of one project: collections rail, tree, tabs, status bar.
+"""The main window of one project: collections rail, tree, tabs, status bar, and the panels of
+:data:`storyloom.gui.panels.PANELS`, built in one loop against the window's host interface
+(:class:`storyloom.gui.host.WindowHost`, which this window is).
 
 :func:`open_project_window` opens the project's session (with this window's navigation port,
 for the API's ``/navigate``), starts the API when the options enable it, shows the window and
@@ -9,18 +11,22 @@ returns it. Closing the window saves pending edits, records the open tabs, close
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import qtawesome as qta
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
+    QDockWidget,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QStackedWidget,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -30,20 +36,46 @@ from storyloom.app.views.open_tabs import load_open_tabs, save_open_tabs, withou
 from storyloom.errors import StoryloomError
 from storyloom.gui.bridge import SessionBridge
 from storyloom.gui.explorer import ExplorerPanel
+from storyloom.gui.host import Keys, Stoppable
 from storyloom.gui.navigation import GuiNavigation
 from storyloom.gui.options_dialog import OptionsDialog
+from storyloom.gui.panels import PANELS, PanelSpec
 from storyloom.gui.quick_open import QuickOpen
 from storyloom.gui.sidebar import RAIL, SETTINGS, Sidebar
 from storyloom.gui.status_bar import StatusBar
 from storyloom.gui.style import window_style
 from storyloom.gui.tabs import DocumentTabs
+from storyloom.gui.tree_model import MarkProvider
 from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
+
+if TYPE_CHECKING:
+    from storyloom.gui.backup_status import AutoBackupController
+    from storyloom.gui.conflict_marks import ConflictMarks
+    from storyloom.gui.damaged_project import DamageNotice
+    from storyloom.gui.info_drawer import InfoDrawer
+    from storyloom.gui.locks_ui import LockController
+    from storyloom.gui.problems_panel import ProblemsPanel
+    from storyloom.gui.search_panel import SearchPanel
+    from storyloom.gui.sync_panel import SyncStatus
+
+ICON_COLOR = "#8a94a0"
 
 
 class MainWindow(QMainWindow):
     """One project's window. ``closed`` is emitted after the session is closed."""
 
     closed = Signal()
+    # The parts built from PANELS (each under its name).
+    play_actions: tuple[QAction, QAction]
+    problems_panel: ProblemsPanel
+    search_panel: SearchPanel
+    conflict_marks: ConflictMarks
+    info_drawer: InfoDrawer
+    remote_settings_action: QAction
+    lock_ui: LockController
+    sync_status: SyncStatus
+    auto_backups: AutoBackupController
+    damage_notice: DamageNotice
 
     def __init__(self, workspace: Workspace, session: ProjectSession, navigation: GuiNavigation,
                  parent: QWidget | None = None) -> None:
@@ -90,33 +122,8 @@ class MainWindow(QMainWindow):
         self._counts.setInterval(300)
         self._counts.timeout.connect(self.update_counts)
         self._make_menus()
-        from storyloom.gui.problems_panel import install_problems_panel  # the Problems dock (Ctrl+Shift+M)
-
-        self.problems_panel = install_problems_panel(self)
-        from storyloom.gui.search_panel import install_search_panel  # the Search dock (Ctrl+Shift+F)
-
-        self.search_panel = install_search_panel(self)
-        from storyloom.gui.conflict_marks import install_conflict_marks  # conflicts flagged, the merge view
-        from storyloom.gui.info_drawer import install_info_drawer  # the Document Info drawer (Ctrl+I)
-
-        self.conflict_marks = install_conflict_marks(self)
-        self.info_drawer = install_info_drawer(self, self.conflict_marks.flags)
-        self.info_drawer.merge_requested.connect(self.conflict_marks.open_merge)
-        self.conflict_marks.changed.connect(self.info_drawer.refresh)
-        from storyloom.gui.locks_ui import LockController  # locks in the tree, the tabs, the editors (F2)
-        from storyloom.gui.sync_panel import install_sync_panel  # the sync state and its panel
-
-        self.lock_ui = LockController(self)
-        self.sync_status = install_sync_panel(self)
-        from storyloom.gui.remote_settings_page import install_remote_settings  # Team > Remote Replication…
-
-        self.remote_settings_action = install_remote_settings(self)
-        from storyloom.gui.backup_status import install_auto_backups  # a backup per hour of edits
-
-        self.auto_backups = install_auto_backups(self)
-        from storyloom.gui.damaged_project import install_damage_notice  # damaged documents, the way back
-
-        self.damage_notice = install_damage_notice(self)
+        self._parts: dict[str, object] = {}
+        self.build_panels(PANELS)
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()
@@ -146,47 +153,131 @@ class MainWindow(QMainWindow):
         layout.addStretch(2)
         return page
 
-    def _action(self, menu: object, text: str, keys: str | QKeySequence | None, slot: Callable[[], object],
-                icon: str | None = None) -> QAction:
+    def _make_menus(self) -> None:
+        file = self.menu("&File")
+        self.quick_open_action = self.add_action("Quick Open…", self.quick_open, keys="Ctrl+P",
+                                                 icon="ph.magnifying-glass", menu=file)
+        self.add_action("Save", self.save_current, keys=QKeySequence.StandardKey.Save, icon="ph.floppy-disk", menu=file)
+        self.add_action("Save All", self.tabs.save_all, keys="Ctrl+Alt+S", menu=file)
+        file.addSeparator()
+        self.add_action("Export Game Content…", self.show_export, keys="Ctrl+E", icon="ph.upload-simple", menu=file)
+        self.add_action("Export Schema…", lambda: self.show_export("schema"), keys="Ctrl+Shift+E", menu=file)
+        file.addSeparator()
+        self.add_action("Close Tab", self.tabs.close_current, keys="Ctrl+W", menu=file)
+        self.add_action("Options…", self.show_options, keys="Ctrl+,", icon="ph.gear-six", menu=file)
+        file.addSeparator()
+        self.add_action("Close Project", self.close, keys="Ctrl+Shift+W", menu=file)
+        edit = self.menu("&Edit")
+        for text, keys, method in (("Undo", QKeySequence.StandardKey.Undo, "undo"),
+                                   ("Redo", QKeySequence.StandardKey.Redo, "redo")):
+            action = self.add_action(text, partial(self._on_focus, method), keys=keys, menu=edit)
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # the focused editor handles its keys
+        go = self.menu("&Go")
+        for index, entry in enumerate(RAIL[:9]):
+            self.add_action(entry.label, partial(self.sidebar.select, entry.key), keys=f"Alt+{index + 1}", menu=go)
+        go.addSeparator()
+        self.add_action("Next Tab", lambda: self._cycle_tab(1), keys="Ctrl+Tab", menu=go)
+        self.add_action("Previous Tab", lambda: self._cycle_tab(-1), keys="Ctrl+Shift+Tab", menu=go)
+        self.add_action("Keyboard Shortcuts", self.show_shortcuts, keys="F1", icon="ph.keyboard", menu="&Help")
+
+    def build_panels(self, specs: tuple[PanelSpec, ...]) -> None:
+        """Build each part of ``specs`` with this window as its host, in order, and keep it
+        under its name; put docks in their place with their menu entry."""
+        for spec in specs:
+            menu = self.menu(spec.menu) if spec.title else None
+            before = len(menu.actions()) if menu is not None else 0
+            part = spec.factory(self)
+            self._parts[spec.name] = part
+            setattr(self, spec.name, part)
+            if menu is not None:
+                self._add_dock(spec, part, menu, before)
+
+    def _add_dock(self, spec: PanelSpec, part: object, menu: QMenu, before: int) -> None:
+        dock = spec.dock(part) if spec.dock is not None else part
+        if not isinstance(dock, QDockWidget):
+            raise TypeError(f"the panel {spec.name!r} has no dock")
+        self.addDockWidget(spec.area, dock)
+        beside = self._parts.get(spec.tab_with) if spec.tab_with else None
+        if isinstance(beside, QDockWidget):
+            self.tabifyDockWidget(beside, dock)
+        dock.hide()
+        if spec.entry is not None:
+            run = spec.entry
+            action = QAction(spec.title, self)
+            action.triggered.connect(lambda _checked=False: run(part))
+        else:
+            action = dock.toggleViewAction()
+            action.setText(spec.title)
+        if spec.icon:
+            action.setIcon(qta.icon(spec.icon, color=ICON_COLOR))
+        if spec.shortcut:
+            action.setShortcut(QKeySequence(spec.shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        after = menu.actions()[before] if before < len(menu.actions()) else None  # before the part's own entries
+        if spec.separator:
+            menu.insertSeparator(after) if after is not None else menu.addSeparator()
+        menu.insertAction(after, action) if after is not None else menu.addAction(action)
+        self.addAction(action)  # the shortcut works whatever has focus in the window
+
+    # ------------------------------------------------------------------ the host (storyloom.gui.host.WindowHost)
+    @property
+    def widget(self) -> QWidget:
+        return self
+
+    @property
+    def tree(self) -> QTreeView:
+        return self.explorer.view
+
+    def part(self, name: str) -> object:
+        return self._parts[name]
+
+    def menu(self, title: str) -> QMenu:
+        bar = self.menuBar()
+        for action in bar.actions():
+            found = action.menu()
+            if action.text() == title and isinstance(found, QMenu):
+                return found
+        menu = QMenu(title, bar)
+        help_action = next((a for a in bar.actions() if a.text() == "&Help"), None)
+        if help_action is not None:
+            bar.insertMenu(help_action, menu)
+        else:
+            bar.addMenu(menu)
+        return menu
+
+    def add_action(self, text: str, slot: Callable[[], object], *, keys: Keys | None = None,
+                   icon: str | None = None, menu: QMenu | str | None = None,
+                   documents_only: bool = False) -> QAction:
         action = QAction(text, self)
         if keys:
             action.setShortcut(QKeySequence(keys))
         if icon:
-            action.setIcon(qta.icon(icon, color="#8a94a0"))
+            action.setIcon(qta.icon(icon, color=ICON_COLOR))
         action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)  # type: ignore[attr-defined]
+        if isinstance(menu, str):
+            menu = self.menu(menu)
+        if menu is not None:
+            menu.addAction(action)
+        if documents_only:  # e.g. F2, which renames in the tree: here it belongs to the documents' area
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.tabs.addAction(action)
+        else:
+            self.addAction(action)
         return action
 
-    def _make_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self.quick_open_action = self._action(file, "Quick Open…", "Ctrl+P", self.quick_open, "ph.magnifying-glass")
-        self._action(file, "Save", QKeySequence.StandardKey.Save, self.save_current, "ph.floppy-disk")
-        self._action(file, "Save All", "Ctrl+Alt+S", self.tabs.save_all)
-        file.addSeparator()
-        self._action(file, "Export Game Content…", "Ctrl+E", self.show_export, "ph.upload-simple")
-        self._action(file, "Export Schema…", "Ctrl+Shift+E", lambda: self.show_export("schema"))
-        file.addSeparator()
-        self._action(file, "Close Tab", "Ctrl+W", self.tabs.close_current)
-        self._action(file, "Options…", "Ctrl+,", self.show_options, "ph.gear-six")
-        file.addSeparator()
-        self._action(file, "Close Project", "Ctrl+Shift+W", self.close)
-        edit = bar.addMenu("&Edit")
-        self._action(edit, "Undo", QKeySequence.StandardKey.Undo, lambda: self._on_focus("undo"))
-        self._action(edit, "Redo", QKeySequence.StandardKey.Redo, lambda: self._on_focus("redo"))
-        for action in edit.actions():  # the focused editor handles its own keys
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        view = bar.addMenu("&Go")
-        for index, entry in enumerate(RAIL[:9]):
-            self._action(view, entry.label, f"Alt+{index + 1}", lambda key=entry.key: self.sidebar.select(key))
-        view.addSeparator()
-        self._action(view, "Next Tab", "Ctrl+Tab", lambda: self._cycle_tab(1))
-        self._action(view, "Previous Tab", "Ctrl+Shift+Tab", lambda: self._cycle_tab(-1))
-        from storyloom.gui.player import add_play_actions  # Play (F5), Play from Here (Shift+F5)
+    def add_marks(self, marks: MarkProvider) -> None:
+        self.explorer.marks.append(marks)
+        self.tabs.marks.append(marks)
 
-        add_play_actions(self, bar.addMenu("&Play"))
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "Keyboard Shortcuts", "F1", self.show_shortcuts, "ph.keyboard")
+    def refresh_marks(self) -> None:
+        self.explorer.view.viewport().update()
+        self.tabs.update_marks()
+
+    def show_message(self, text: str, timeout_ms: int = 0) -> None:
+        self.status.showMessage(text, timeout_ms)
+
+    def select_collection(self, key: str) -> None:
+        self.sidebar.select(key)
 
     # ------------------------------------------------------------------ intents
     def show_collection(self, key: str) -> None:
@@ -352,11 +443,9 @@ class MainWindow(QMainWindow):
                 stop()
         for editor in self.tabs.editors():
             editor.stop()
-        self.search_panel.stop()
-        self.problems_panel.stop()
-        self.sync_status.stop()
-        self.auto_backups.stop()  # a backup being written ends before its store closes
-        self.lock_ui.stop()  # lock calls still waiting for the server end first
+        for part in reversed(self._parts.values()):  # a backup being written, lock calls waiting… end first
+            if isinstance(part, Stoppable):
+                part.stop()
         self.navigation.attached = False
         self.bridge.detach()
         self.session.close()

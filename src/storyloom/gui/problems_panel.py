@@ -4,34 +4,31 @@ document, line), kept current from the session's changes by
 (``open_requested(doc_id, line)``; line 0 when the problem has none). The first check of the
 whole project runs on a worker thread: the window does not wait for it.
 
-:func:`install_problems_panel` adds it to a main window: bottom dock, View ▸ Problems
-(Ctrl+Shift+M), a count in the status bar, rows opening their tab at their line."""
+Built with its window's host (:data:`storyloom.gui.panels.PANELS`: a bottom dock, View ▸ Problems,
+Ctrl+Shift+M), it puts a count in the status bar and opens a row's document at its line."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
     QHeaderView,
     QLabel,
-    QMenu,
     QStackedWidget,
     QTableView,
     QWidget,
 )
 
-from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app import DocumentChanged
 from storyloom.app.views.problems import ProjectProblem, ProjectProblems
 from storyloom.gui import icons
+from storyloom.gui.host import WindowHost
+from storyloom.gui.status_bar import ClickableItem
 from storyloom.gui.tasks import Task
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +100,10 @@ class ProblemsPanel(QDockWidget):
     open_requested = Signal(str, int)
     counts_changed = Signal(int, int)
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, host: WindowHost, parent: QWidget | None = None) -> None:
         super().__init__("Problems", parent)
         self.setObjectName("problemsDock")
-        self.session = session
+        session = self.session = host.session
         self.problems = ProjectProblems(session.db, session.index)
         self.model = ProblemsModel(self)
         self.view = QTableView()
@@ -139,7 +136,15 @@ class ProblemsPanel(QDockWidget):
         self._task: Task | None = None
         self._queued: list[DocumentChanged] = []
         self._stopped = False
+        self.count = ClickableItem("ph.warning-circle", "No problems")
+        self.count.setObjectName("problemsCount")
+        self.count.clicked.connect(self._reveal)
+        host.status.addPermanentWidget(self.count)
+        self.counts_changed.connect(self._show_counts)
+        self.open_requested.connect(lambda doc_id, line: host.open_at(doc_id, line))
+        host.bridge.documents_changed.connect(self.apply)
         self.rebuild_in_background()
+        self._show_counts(*self.problems.counts())
 
     def rebuild(self) -> None:
         """Check the whole project again, now."""
@@ -222,6 +227,16 @@ class ProblemsPanel(QDockWidget):
     def activate_row(self, row: int) -> None:
         self._activated(self.model.index(row, 0))
 
+    def _reveal(self) -> None:
+        self.show()
+        self.raise_()
+
+    def _show_counts(self, errors: int, warnings: int) -> None:
+        """The count in the status bar."""
+        colour = "#e5484d" if errors else ("#d9912a" if warnings else "#8a94a0")
+        self.count.set_icon("ph.warning-circle", colour)
+        self.count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
+
 
 def count_text(errors: int, warnings: int) -> str:
     if not errors and not warnings:
@@ -230,39 +245,3 @@ def count_text(errors: int, warnings: int) -> str:
     if warnings:
         parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     return ", ".join(parts)
-
-
-def install_problems_panel(window: MainWindow) -> ProblemsPanel:
-    """Add the Problems dock to ``window`` (hidden until toggled), its menu entry and shortcut,
-    its status bar count, and open a row's document at its line."""
-    from storyloom.gui.status_bar import _Item
-
-    panel = ProblemsPanel(window.session, window)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, panel)
-    panel.hide()
-    toggle: QAction = panel.toggleViewAction()
-    toggle.setText("Problems")
-    toggle.setShortcut(QKeySequence(SHORTCUT))
-    toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
-    if menu is None:  # before Help, where a View menu belongs
-        menu = QMenu("&View", window)
-        help_action = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
-        window.menuBar().insertMenu(help_action, menu) if help_action else window.menuBar().addMenu(menu)
-    menu.addAction(toggle)  # type: ignore[union-attr]
-    window.addAction(toggle)  # the shortcut works whatever has focus in the window
-    count = _Item("ph.warning-circle", "No problems")
-    count.setObjectName("problemsCount")
-    window.status.addPermanentWidget(count)
-
-    def show_counts(errors: int, warnings: int) -> None:
-        colour = "#e5484d" if errors else ("#d9912a" if warnings else "#8a94a0")
-        count.set_icon("ph.warning-circle", colour)
-        count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
-
-    panel.counts_changed.connect(show_counts)
-    panel.open_requested.connect(lambda doc_id, line: window.open_at(doc_id, line))
-    window.bridge.documents_changed.connect(panel.apply)
-    show_counts(*panel.problems.counts())
-    count.mousePressEvent = lambda _event: (panel.show(), panel.raise_())  # type: ignore[method-assign]
-    return panel

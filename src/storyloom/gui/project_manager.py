@@ -119,7 +119,6 @@ class ProjectManagerWindow(QMainWindow):
         self.recent = recent or RecentProjects()
         self.windows: dict[str, Any] = {}  # project id -> its open window
         self.task: Task | None = None
-        self._banner_action: Callable[[], None] | None = None
         self._quitting = False
         self.setObjectName("project-manager")
         self.setWindowTitle("Projects — Storyloom")
@@ -232,7 +231,6 @@ class ProjectManagerWindow(QMainWindow):
         header.addWidget(self.filter_edit)
         box.addLayout(header)
         self.banner = Banner()
-        self.banner.action_triggered.connect(self._run_banner_action)
         box.addWidget(self.banner)
 
         self.model = ProjectTableModel(self)
@@ -383,21 +381,22 @@ class ProjectManagerWindow(QMainWindow):
 
     # ------------------------------------------------------------------ banner
     def show_error(self, text: str, action: str | None = None, on_action: Callable[[], None] | None = None) -> None:
-        self._banner_action = on_action
-        self.banner.show_message("error", text, action)
+        """``text`` in the banner, with a button ``action`` that hides it and calls ``on_action``."""
+        if action is None or on_action is None:
+            self.banner.show_message("error", text)
+            return
+
+        def run() -> None:
+            self.banner.clear()
+            on_action()
+
+        self.banner.show_message("error", text, (action, run))
 
     def show_success(self, text: str) -> None:
-        self._banner_action = None
         self.banner.show_message("success", text)
 
-    def _run_banner_action(self) -> None:
-        action, self._banner_action = self._banner_action, None
-        self.banner.clear()
-        if action is not None:
-            action()
-
     def _dismiss_banner(self) -> None:
-        if self.banner.isVisible() and self.banner.level != "busy":
+        if self.banner.isVisible() and self.banner.kind != "busy":
             self.banner.clear()
         elif self.filter_edit.hasFocus() and self.filter_edit.text():
             self.filter_edit.clear()
@@ -541,7 +540,6 @@ class ProjectManagerWindow(QMainWindow):
         task.succeeded.connect(self._task_succeeded)
         task.failed.connect(self._task_failed)
         task.finished.connect(task.deleteLater)
-        self._banner_action = None
         self.banner.show_message("busy", label)
         self._update_actions()
         task.start()

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from storyloom.app.auto_backups import AutoBackup, age_text, day_text
 from storyloom.drafft.report import ImportReport
 from storyloom.gui import icons, theme
-from storyloom.gui.widgets import EmptyState, set_role
+from storyloom.gui.widgets import EmptyState, dialog_layout, set_role
 from storyloom.project import ProjectError, ProjectManager
 
 
@@ -53,10 +53,7 @@ class ProjectNameDialog(QDialog):
         self._manager = manager
         self._except_id = except_id
         self._original = name
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        layout.addWidget(set_role(QLabel(title), "heading"))
+        layout, _heading = dialog_layout(self, title)
         layout.addSpacing(theme.S)
         name_label = QLabel("&Name")
         self.name_edit = QLineEdit(name)
@@ -160,10 +157,6 @@ class ImportReportDialog(QDialog):
         self.setObjectName("import-report")
         self.setWindowTitle("Import report")
         self.resize(760, 560)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        layout.addWidget(set_role(QLabel(f"Imported “{report.project_name}”"), "heading"))
         warnings = len(report.warnings)
         parts = [
             f"{report.imported} documents imported",
@@ -173,10 +166,9 @@ class ImportReportDialog(QDialog):
         ]
         if warnings:
             parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
-        self.summary = set_role(QLabel(f"From {report.source} (Drafft {report.format}): " + ", ".join(parts) + "."),
-                                "caption")
-        self.summary.setWordWrap(True)
-        layout.addWidget(self.summary)
+        layout, heading = dialog_layout(self, f"Imported “{report.project_name}”",
+                                        f"From {report.source} (Drafft {report.format}): " + ", ".join(parts) + ".")
+        self.summary = heading.intro
         if report.notices:
             todo = QLabel("To do: " + "; ".join(report.notices) + ".")
             todo.setWordWrap(True)
@@ -212,25 +204,12 @@ class AutoBackupsDialog(QDialog):
         self.backups = backups
         self._name_for = name_for
         self.restored_name = ""
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        head = QHBoxLayout()
-        head.setSpacing(theme.M)
-        badge = QLabel()
-        badge.setPixmap(icons.icon("auto-backup", theme.colors().accent).pixmap(QSize(28, 28)))
-        head.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        titles = QVBoxLayout()
-        titles.setSpacing(theme.XS)
-        titles.addWidget(set_role(QLabel("Automatic backups"), "heading"))
         policy = (f"“{project_name}”: one when the project opens, one after each hour of edits; the last "
                   f"{keep} are kept." if keep else
                   f"“{project_name}”: automatic backups are off; set how many to keep in a project's Options (Ctrl+,).")
-        self.policy = set_role(QLabel(policy), "caption")
-        self.policy.setWordWrap(True)
-        titles.addWidget(self.policy)
-        head.addLayout(titles, 1)
-        layout.addLayout(head)
+        layout, heading = dialog_layout(self, "Automatic backups", policy,
+                                        icon=icons.icon("auto-backup", theme.colors().accent))
+        self.policy = heading.intro
         layout.addSpacing(theme.S)
         self.list = QTreeWidget()
         self.list.setObjectName("auto-backup-list")

@@ -11,20 +11,19 @@ Nothing typed is lost on the way: the editor keeps its text until the user picks
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from storyloom.app import ProjectSession
 from storyloom.app.views.merge_form import unsaved_form
 from storyloom.gui import theme
 from storyloom.gui.diff_view import DiffView
 from storyloom.gui.merge_view import MergeView
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import dialog_layout, set_role
 from storyloom.project import diff_documents, when_text
-
-if TYPE_CHECKING:
-    from storyloom.gui.editors.base import DocumentEditor
 
 
 def their_name(doc: dict[str, Any] | None) -> str:
@@ -41,14 +40,9 @@ class ChangesDialog(QDialog):
         self.setObjectName("changesDialog")
         self.setWindowTitle("Changed remotely")
         self.resize(1000, 640)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.L, theme.XL, theme.L)
-        layout.setSpacing(theme.M)
-        layout.addWidget(set_role(QLabel("What changed on both sides"), "heading"))
-        intro = set_role(QLabel("Both columns start from the version you opened. Your text stays in the editor until "
-                                "you choose Keep mine, Take theirs or Merge in its banner."), "caption")
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        layout, _heading = dialog_layout(self, "What changed on both sides", "Both columns start from the version "
+                                         "you opened. Your text stays in the editor until you choose Keep mine, Take "
+                                         "theirs or Merge in its banner.", spacing=theme.M)
         columns = QHBoxLayout()
         columns.setSpacing(theme.L)
         self.theirs = DiffView()
@@ -69,26 +63,25 @@ class ChangesDialog(QDialog):
         layout.addWidget(buttons)
 
 
-def mine_document(editor: DocumentEditor) -> dict[str, Any]:
-    """The editor's unsaved version: the revision it started from with what the widgets hold."""
-    return {**editor.base, **editor.changes()}
-
-
-def show_changes(editor: DocumentEditor, theirs: dict[str, Any]) -> ChangesDialog:
-    dialog = ChangesDialog(editor.base, theirs, mine_document(editor), editor)
+def show_changes(base: dict[str, Any], theirs: dict[str, Any], mine: dict[str, Any],
+                 parent: QWidget) -> ChangesDialog:
+    """What changed from ``base`` to ``theirs`` beside what changed from it to ``mine`` (the
+    editor's unsaved version)."""
+    dialog = ChangesDialog(base, theirs, mine, parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()
     return dialog
 
 
-def merge_unsaved(editor: DocumentEditor, theirs: dict[str, Any]) -> MergeView:
-    """Open the merge view of the editor's unsaved text with ``theirs``; its result is handed
-    to ``editor.apply_merge``."""
-    form = unsaved_form(editor.base, theirs, mine_document(editor),
+def merge_unsaved(session: ProjectSession, base: dict[str, Any], theirs: dict[str, Any], mine: dict[str, Any],
+                  merged: Callable[[dict[str, Any] | None], None], parent: QWidget) -> MergeView:
+    """Open the merge view of the unsaved version ``mine`` with ``theirs`` (both from ``base``);
+    its result is handed to ``merged``."""
+    form = unsaved_form(base, theirs, mine,
                         theirs_label=f"{their_name(theirs)} · {when_text(theirs.get('modified'))}",
                         mine_label="You · unsaved")
-    view = MergeView(editor.session, form, mode="unsaved", parent=editor)
+    view = MergeView(session, form, mode="unsaved", parent=parent)
     view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    view.merged.connect(lambda doc: editor.apply_merge(doc, theirs))
+    view.merged.connect(merged)
     view.open()
     return view

@@ -37,7 +37,7 @@ from storyloom.app.views import explain
 from storyloom.app.views import remote_form as form
 from storyloom.gui import icons, theme
 from storyloom.gui.tasks import Task
-from storyloom.gui.widgets import set_role
+from storyloom.gui.widgets import dialog_layout, set_role
 from storyloom.sync.server_setup import Invitation
 
 
@@ -121,10 +121,7 @@ class AdminLoginDialog(QDialog):
         self.setObjectName("adminLoginDialog")
         self.setWindowTitle("Server admin account")
         self.setMinimumWidth(520)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        layout.addWidget(set_role(QLabel("Server admin account"), "heading"))
+        layout, _heading = dialog_layout(self, "Server admin account")
         self.message = set_role(QLabel(message), "error")
         self.message.setObjectName("adminMessage")
         self.message.setWordWrap(True)
@@ -185,11 +182,8 @@ class InviteDialog(QDialog):
         self.instructions = ""
         settings = session.remote.settings
         database = settings.database if settings else "the database"
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        self.heading = set_role(QLabel("Invite a teammate"), "heading")
-        layout.addWidget(self.heading)
+        layout, heading = dialog_layout(self, "Invite a teammate")
+        self.heading = heading.title
         self.pages = QStackedWidget()
         layout.addWidget(self.pages, 1)
 
@@ -401,15 +395,9 @@ class JoinDialog(QDialog):
         self.result: CloneResult | None = None
         self.refusal: explain.Explanation | None = None
         self._cancel = threading.Event()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
-        layout.setSpacing(theme.S)
-        layout.addWidget(set_role(QLabel("Join a project from a server"), "heading"))
-        intro = set_role(QLabel("Copies a team's project from its server database to this machine and keeps it in "
-                                "sync. The invitation you received has the URL, your user name and your password."),
-                         "caption")
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        layout, _heading = dialog_layout(
+            self, "Join a project from a server", "Copies a team's project from its server database to this machine "
+            "and keeps it in sync. The invitation you received has the URL, your user name and your password.")
         layout.addSpacing(theme.S)
         self.form = QWidget()
         box = QVBoxLayout(self.form)

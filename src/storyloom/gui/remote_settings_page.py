@@ -37,6 +37,8 @@ from storyloom.app.views import explain
 from storyloom.app.views import remote_form as form
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
+from storyloom.gui.host import WindowHost
+from storyloom.gui.sidebar import SETTINGS
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import Banner, set_role
 from storyloom.project import default_database_name
@@ -671,32 +673,22 @@ class RemoteSettingsPage(QScrollArea):
             self.task.wait()
 
 
-def show_remote_settings(window: Any) -> RemoteSettingsPage | None:
-    """Open Project Settings on its Remote Replication page in ``window`` (a main window)."""
-    from storyloom.gui.sidebar import SETTINGS
-
-    window.sidebar.select(SETTINGS)
+def show_remote_settings(window: WindowHost) -> RemoteSettingsPage | None:
+    """Open Project Settings on its Remote Replication page in ``window``."""
+    window.select_collection(SETTINGS)
     editor = window.tabs.current_editor()
     show = getattr(editor, "show_remote_page", None)
     if show is None:
         return None
     show()
-    return editor.remote_page  # type: ignore[no-any-return]
+    page = getattr(editor, "remote_page", None)
+    return page if isinstance(page, RemoteSettingsPage) else None
 
 
-def install_remote_settings(window: Any) -> QAction:
+def remote_settings_action(window: WindowHost) -> QAction:
     """Team > Remote Replication… (first in the Team menu): the page, where sync is set up."""
-    from storyloom.gui.locks_ui import team_menu
-
-    action = QAction(icons.icon("sync"), "Remote Replication…", window)
+    action = window.add_action("Remote Replication…", lambda: show_remote_settings(window), menu="&Team")
+    action.setIcon(icons.icon("sync"))
     action.setToolTip("Where this project syncs: server, database, account, mode; check and set up the server")
-    action.triggered.connect(lambda _checked=False: show_remote_settings(window))
-    menu = team_menu(window)
-    first = menu.actions()[0] if menu.actions() else None
-    if first is not None:
-        menu.insertAction(first, action)
-        menu.insertSeparator(first)
-    else:
-        menu.addAction(action)
-    window.addAction(action)
+    window.menu("&Team").addSeparator()
     return action

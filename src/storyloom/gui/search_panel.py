@@ -8,24 +8,24 @@ query is shown. Typing searches after a short pause; Enter searches now. Activat
 its document with the match selected (``MainWindow.open_at``, the Problems dock's path);
 activating a document opens it.
 
-:func:`install_search_panel` adds the dock to a main window, tabbed with the Problems dock.
+Built with its window's host (:data:`storyloom.gui.panels.PANELS`: a bottom dock tabbed with the
+Problems dock, View ▸ Search in Project…, which shows it with the query selected).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -36,14 +36,12 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qdebounced
 
-from storyloom.app import DocumentChanged, ProjectSession
+from storyloom.app import DocumentChanged
 from storyloom.app.views.search import DocumentHits, ProjectSearch, SearchError, SearchHit, SearchOptions, SearchResults
 from storyloom.gui import icons, theme
+from storyloom.gui.host import WindowHost
 from storyloom.gui.sidebar import collection_label
 from storyloom.gui.tasks import Task
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -149,21 +147,21 @@ class HitDelegate(QStyledItemDelegate):
         if group is None:
             return
         colours = theme.colors()
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
         text_colour = QColor(colours.accent_text if selected else colours.text)
         muted = QColor(colours.accent_text if selected else colours.muted)
         painter.save()
-        style = option.widget.style() if option.widget else None  # type: ignore[attr-defined]
+        style = option.widget.style() if option.widget else None
         plain = QStyleOptionViewItem(option)
         self.initStyleOption(plain, index)
         plain.text = ""
-        rect: QRect = option.rect.adjusted(theme.XS, 0, -theme.S, 0)  # type: ignore[attr-defined]
+        rect: QRect = option.rect.adjusted(theme.XS, 0, -theme.S, 0)
         if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, option.widget)  # type: ignore[attr-defined]
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, option.widget)
             if hit is None:  # the text goes where the style puts an item's text (after the icon)
-                text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, plain, option.widget)  # type: ignore[attr-defined]
+                text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, plain, option.widget)
                 rect.setLeft(text_rect.left() + theme.XS)
-        font = QFont(option.font)  # type: ignore[attr-defined]
+        font = QFont(option.font)
         if hit is None:
             bold = QFont(font)
             bold.setWeight(QFont.Weight.DemiBold)
@@ -222,14 +220,15 @@ class SearchPanel(QDockWidget):
     open_requested = Signal(str, str, int, int, int)
     searched = Signal(object)  # the SearchResults shown
 
-    def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
+    def __init__(self, host: WindowHost, parent: QWidget | None = None) -> None:
         super().__init__("Search", parent)
         self.setObjectName("searchDock")
-        self.session = session
+        session = self.session = host.session
         self.search = ProjectSearch(session.db)
         self.results: SearchResults | None = None
         self._task: Task | None = None
         self._stopped = False
+        self._search_later = qdebounced(self.run_search, timeout=SEARCH_MS, parent=self)
         body = QWidget()
         body.setObjectName("searchBody")
         layout = QVBoxLayout(body)
@@ -273,7 +272,10 @@ class SearchPanel(QDockWidget):
         self.setWidget(body)
         self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                          | QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self._search_later = qdebounced(self.run_search, timeout=SEARCH_MS, parent=self)
+        self.open_requested.connect(
+            lambda doc_id, field, line, column, length: host.open_at(doc_id, line, column, field=field or None,
+                                                                      length=length))
+        host.bridge.documents_changed.connect(self.apply)
 
     def _toggle(self, icon: str, tip: str, keys: str) -> QToolButton:
         button = QToolButton()
@@ -404,34 +406,3 @@ class SearchPanel(QDockWidget):
         """Activate a document row, or one of its hits (as a double click would)."""
         parent = self.model.index(group, 0)
         self._activated(parent if hit is None else self.model.index(hit, 0, parent))
-
-
-def install_search_panel(window: MainWindow) -> SearchPanel:
-    """Add the Search dock to ``window`` (hidden, tabbed with the Problems dock), its menu entry
-    and Ctrl+Shift+F, which shows it with the query selected."""
-    panel = SearchPanel(window.session, window)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, panel)
-    problems = getattr(window, "problems_panel", None)
-    if isinstance(problems, QDockWidget):
-        window.tabifyDockWidget(problems, panel)
-    panel.hide()
-    action = QAction("Search in Project…", window)
-    action.setObjectName("searchAction")
-    action.setIcon(icons.icon("search", theme.colors().muted))
-    action.setShortcut(QKeySequence(SHORTCUT))
-    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    action.triggered.connect(lambda _checked=False: panel.focus_query())
-    menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
-    if menu is None:
-        menu = QMenu("&View", window)
-        help_action = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
-        window.menuBar().insertMenu(help_action, menu) if help_action else window.menuBar().addMenu(menu)
-    menu.addAction(action)  # type: ignore[union-attr]
-    window.addAction(action)
-
-    def open_hit(doc_id: str, field: str, line: int, column: int, length: int) -> None:
-        window.open_at(doc_id, line, column, field=field or None, length=length)
-
-    panel.open_requested.connect(open_hit)
-    window.bridge.documents_changed.connect(panel.apply)
-    return panel

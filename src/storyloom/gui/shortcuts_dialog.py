@@ -15,14 +15,15 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHeaderView,
-    QLabel,
     QMainWindow,
     QMenu,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
+
+from storyloom.gui import theme
+from storyloom.gui.widgets import dialog_layout
 
 ROW_HEIGHT = 26
 ROW_SPACER = 10
@@ -104,16 +105,7 @@ class ShortcutsDialog(QDialog):
         self.setObjectName("shortcutsDialog")
         self.setWindowTitle("Keyboard Shortcuts")
         self.groups = groups
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(24, 20, 24, 16)
-        layout.setSpacing(12)
-        title = QLabel("Keyboard Shortcuts")
-        title.setObjectName("shortcutsTitle")
-        font = title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setWeight(QFont.Weight.DemiBold)
-        title.setFont(font)
-        layout.addWidget(title)
+        layout, _heading = dialog_layout(self, "Keyboard Shortcuts", spacing=theme.M)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("shortcutsTable")
         self.table.setHorizontalHeaderLabels(["Action", "Shortcut"])

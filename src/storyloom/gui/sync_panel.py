@@ -6,7 +6,9 @@ document, its size and the setting to raise), "Sync now" and the recent activity
 
 The words come from :mod:`storyloom.app.views.sync_activity`; the states from the session's
 ``SyncStateChanged`` events (through the window's bridge), the received documents from its
-``DocumentChanged`` events and the settled locks from ``LockSettled``.
+``DocumentChanged`` events and the settled locks from ``LockSettled``. :class:`SyncStatus` is
+built with its window's host (:data:`storyloom.gui.panels.PANELS`: the panel is a right dock,
+Team ▸ Sync Panel and Sync Now).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import TYPE_CHECKING
 
 import qtawesome as qta
 from PySide6.QtCore import QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
@@ -44,9 +45,9 @@ from storyloom.app.views.sync_activity import (
 )
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
+from storyloom.gui.host import WindowHost
 
 if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
     from storyloom.project import BrokenLock
 
 PANEL_SHORTCUT = "Ctrl+Shift+Y"
@@ -198,28 +199,30 @@ class SyncPanel(QDockWidget):
 
 
 class SyncStatus(QObject):
-    """The window's sync state: the status bar item, the panel and the activity follow the
-    session's events. ``clock`` gives the time shown (tests fix it)."""
+    """The window's sync state: the status bar item, the panel (:attr:`panel`, a dock) and the
+    activity follow the session's events. ``clock`` gives the time shown (tests fix it)."""
 
-    def __init__(self, window: MainWindow, panel: SyncPanel) -> None:
-        super().__init__(window)
-        self.window = window
-        self.session = window.session
-        self.panel = panel
+    def __init__(self, host: WindowHost) -> None:
+        super().__init__(host.widget)
+        self.host = host
+        self.session = host.session
+        panel = self.panel = SyncPanel()
         self.activity = SyncActivity()
         self.clock = time.time
         self.state = NOT_CONFIGURED
         self._timer = QTimer(self)
         self._timer.setInterval(1000)
         self._timer.timeout.connect(self.show)
-        window.bridge.sync_state_changed.connect(self.apply)
-        window.bridge.documents_changed.connect(self.documents_changed)
-        window.bridge.lock_settled.connect(self.lock_settled)
-        window.bridge.lock_broken.connect(self.lock_broken)
-        window.status.sync.clicked.connect(self.toggle_panel)
+        host.bridge.sync_state_changed.connect(self.apply)
+        host.bridge.documents_changed.connect(self.documents_changed)
+        host.bridge.lock_settled.connect(self.lock_settled)
+        host.bridge.lock_broken.connect(self.lock_broken)
+        host.status.sync.clicked.connect(self.toggle_panel)
         panel.sync_now_requested.connect(self.sync_now)
-        panel.open_requested.connect(window.open_document)
+        panel.open_requested.connect(host.open_document)
         panel.visibilityChanged.connect(lambda _visible: self.show())
+        host.add_action("Sync Now", self.sync_now, icon="ph.arrows-clockwise", menu="&Team")
+        self.apply(self.session.sync.state if self.configured() else NOT_CONFIGURED)
 
     def configured(self) -> bool:
         try:
@@ -248,7 +251,7 @@ class SyncStatus(QObject):
             return
         now = self.clock()
         view = status_view(self.state, now)
-        self.window.status.set_sync(view.text, view.tooltip, view.icon, tone_color(view.tone))
+        self.host.status.set_sync(view.text, view.tooltip, view.icon, tone_color(view.tone))
         if self.panel.isVisible():
             names = {doc.doc_id: self._name(doc.doc_id) for doc in self.state.too_large}
             self.panel.show_view(panel_view(self.state, now, names))
@@ -319,27 +322,3 @@ class SyncStatus(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
-
-
-def install_sync_panel(window: MainWindow) -> SyncStatus:
-    """Add the sync panel to ``window`` (a right dock, hidden until asked for), its Team menu
-    entries (Sync Panel, Sync Now) and the status bar item's click."""
-    from storyloom.gui.locks_ui import team_menu
-
-    panel = SyncPanel(window)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, panel)
-    panel.hide()
-    status = SyncStatus(window, panel)
-    toggle: QAction = panel.toggleViewAction()
-    toggle.setText("Sync Panel")
-    toggle.setShortcut(QKeySequence(PANEL_SHORTCUT))
-    toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    menu = team_menu(window)
-    menu.addSeparator()
-    menu.addAction(toggle)
-    window.addAction(toggle)
-    sync_now = QAction(qta.icon("ph.arrows-clockwise", color="#8a94a0"), "Sync Now", window)
-    sync_now.triggered.connect(lambda _checked=False: status.sync_now())
-    menu.addAction(sync_now)
-    status.apply(window.session.sync.state if status.configured() else NOT_CONFIGURED)
-    return status

@@ -1,15 +1,16 @@
-"""Small widgets every window shares: an inline :class:`Banner` for errors, successes and busy
-work where they happened, an :class:`EmptyState` that says what to do next, the
+"""Small widgets every window shares: the one :class:`Banner` for errors, warnings, successes and
+busy work where they happened (over an editor, or in a window), a dialog's heading
+(:func:`dialog_layout`, :class:`DialogHeading`), an :class:`EmptyState` that says what to do next, the
 :class:`ActionButton` of sidebars (icon, label, shortcut), and the toolbar actions and view
 shortcuts of the visual editors (:func:`toolbar_action`, :func:`add_view_shortcuts`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import qtawesome as qta
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -26,8 +27,10 @@ from PySide6.QtWidgets import (
 
 from storyloom.gui import icons, theme
 
+_Widget = TypeVar("_Widget", bound=QWidget)
 
-def set_role(widget: QWidget, role: str, **props: str) -> QWidget:
+
+def set_role(widget: _Widget, role: str, **props: str) -> _Widget:
     """Give a widget a stylesheet role (``title``, ``heading``, ``caption``, ``banner``...)."""
     widget.setProperty("role", role)
     for key, value in props.items():
@@ -37,60 +40,154 @@ def set_role(widget: QWidget, role: str, **props: str) -> QWidget:
     return widget
 
 
+#: What a banner's button does when clicked.
+BannerAction = tuple[str, Callable[[], object]]
+_BANNER_BUTTONS = 4
+
+
 class Banner(QFrame):
-    """A one-line message over the content: ``info``, ``success``, ``error`` or ``busy`` (with an
-    indeterminate progress bar). One optional action button; errors and successes can be closed."""
+    """A message where it happened: ``info``, ``warning``, ``success``, ``error`` or ``busy`` (with
+    an indeterminate progress bar), and up to four buttons, each a ``(label, callable)``.
 
-    action_triggered = Signal()
+    Over an editor (``strip``) it spans the editor's width, coloured by its kind; elsewhere it is
+    a framed card with the kind's icon, which the user may dismiss unless it is busy."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, strip: bool = False) -> None:
         super().__init__(parent)
-        set_role(self, "banner", level="info")
+        self.strip = strip
+        self.kind = ""
+        if strip:
+            self.setObjectName("banner")  # coloured by kind (the window's style sheet)
+        else:
+            set_role(self, "banner", level="info")
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(theme.M, theme.S, theme.S, theme.S)
-        layout.setSpacing(theme.M)
+        if strip:
+            layout.setContentsMargins(theme.L, theme.S, theme.M, theme.S)
+            layout.setSpacing(theme.S)
+        else:
+            layout.setContentsMargins(theme.M, theme.S, theme.S, theme.S)
+            layout.setSpacing(theme.M)
         self._icon = QLabel()
         self._icon.setFixedSize(20, 20)
-        self.text = QLabel()
-        self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self._icon.setVisible(not strip)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # busy: the work cannot say how far it is
         self.progress.setTextVisible(False)
         self.progress.setFixedWidth(160)
         self.progress.setFixedHeight(6)
-        self.action = QPushButton()
-        self.action.clicked.connect(self.action_triggered)
+        self.progress.hide()
+        self.buttons = [QPushButton() for _ in range(_BANNER_BUTTONS)]
+        self._actions: list[BannerAction] = []
         self.close_button = QToolButton()
         self.close_button.setAutoRaise(True)
         self.close_button.setIcon(icons.icon("close"))
         self.close_button.setToolTip("Dismiss (Esc)")
-        self.close_button.clicked.connect(self.hide)
+        self.close_button.clicked.connect(self.clear)
+        self.close_button.hide()
         layout.addWidget(self._icon, 0, Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(self.text, 1)
+        layout.addWidget(self.label, 1)
         layout.addWidget(self.progress)
-        layout.addWidget(self.action)
+        for index, button in enumerate(self.buttons):
+            button.hide()
+            button.clicked.connect(lambda _checked=False, i=index: self._run(i))
+            layout.addWidget(button)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.level = "info"
         self.hide()
 
-    def show_message(self, level: str, text: str, action: str | None = None) -> None:
-        """Show ``text`` as ``level`` (``info``, ``success``, ``error``, ``busy``), with an action button
-        labelled ``action`` when given (its clicks come out as :attr:`action_triggered`)."""
-        self.level = level
-        set_role(self, "banner", level=level)
-        role = {"busy": "info"}.get(level, level)
-        self._icon.setPixmap(icons.icon(role).pixmap(QSize(20, 20)))
-        self.text.setText(text)
-        self.progress.setVisible(level == "busy")
-        self.action.setVisible(action is not None)
-        self.action.setText(action or "")
-        self.close_button.setVisible(level != "busy")
+    @property
+    def action(self) -> QPushButton:
+        """The first button (a card's one action)."""
+        return self.buttons[0]
+
+    def show_message(self, kind: str, text: str, *actions: BannerAction) -> None:
+        """Show ``text`` as ``kind`` with a button per action (clicking it calls its callable)."""
+        self.kind = kind
+        if self.strip:
+            self.setProperty("kind", kind)
+            self.style().unpolish(self)
+            self.style().polish(self)
+        else:
+            set_role(self, "banner", level=kind)
+            self._icon.setPixmap(icons.icon("info" if kind == "busy" else kind).pixmap(QSize(20, 20)))
+            self.close_button.setVisible(kind != "busy")
+        self.label.setText(text)
+        self.progress.setVisible(kind == "busy")
+        self._actions = list(actions[:_BANNER_BUTTONS])
+        for index, button in enumerate(self.buttons):
+            if index < len(self._actions):
+                button.setText(self._actions[index][0])
+                button.show()
+            else:
+                button.hide()
         self.show()
 
+    def _run(self, index: int) -> None:
+        if index < len(self._actions):
+            self._actions[index][1]()
+
     def clear(self) -> None:
+        self.kind = ""
         self.hide()
+
+
+class WrappedLabel(QLabel):
+    """A word-wrapped label that asks for the width of its longest line (up to ``max_width``)
+    rather than Qt's narrow guess for wrapped text, so a window sized to its contents is not made
+    taller than the text needs."""
+
+    def __init__(self, text: str = "", max_width: int = 560, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.max_width = max_width
+        self.setWordWrap(True)
+
+    def sizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        longest = max((metrics.horizontalAdvance(line) for line in self.text().splitlines()), default=0)
+        width = min(longest + 2 * self.margin() + 2, self.max_width)
+        return QSize(width, self.heightForWidth(width))
+
+
+class DialogHeading(QWidget):
+    """The top of a dialog: its title, what it is for in a line or two (``intro``: a caption, or
+    plain text when not ``muted``) and, when given, an icon beside them."""
+
+    def __init__(self, title: str, intro: str = "", *, icon: QIcon | None = None, muted: bool = True,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(theme.M)
+        if icon is not None:
+            badge = QLabel()
+            badge.setPixmap(icon.pixmap(QSize(28, 28)))
+            row.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
+        column = QVBoxLayout()
+        column.setSpacing(theme.XS)
+        self.title = set_role(QLabel(title), "heading")
+        self.intro = WrappedLabel(intro)
+        if muted:
+            set_role(self.intro, "caption")
+        self.intro.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.intro.setVisible(bool(intro))
+        column.addWidget(self.title)
+        column.addWidget(self.intro)
+        row.addLayout(column, 1)
+
+
+def dialog_layout(dialog: QWidget, title: str, intro: str = "", *, icon: QIcon | None = None,
+                  muted: bool = True, spacing: int = theme.S) -> tuple[QVBoxLayout, DialogHeading]:
+    """The layout of ``dialog`` (the dialogs' margins, ``spacing`` between its parts), its
+    :class:`DialogHeading` already at the top."""
+    layout = QVBoxLayout(dialog)
+    layout.setContentsMargins(theme.XL, theme.XL, theme.XL, theme.L)
+    layout.setSpacing(spacing)
+    heading = DialogHeading(title, intro, icon=icon, muted=muted)
+    layout.addWidget(heading)
+    return layout, heading
 
 
 class EmptyState(QWidget):

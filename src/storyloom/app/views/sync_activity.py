@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
+from storyloom.app.attachments import human_size
 from storyloom.app.sync_state import SyncState
 from storyloom.app.views.explain import fix_words
 from storyloom.app.views.lock_view import NoticeView, when_text
@@ -51,16 +52,6 @@ def seconds_text(seconds: float) -> str:
         return f"{seconds} s"
     minutes, rest = divmod(seconds, 60)
     return f"{minutes} min" if not rest or minutes >= 10 else f"{minutes} min {rest} s"
-
-
-def size_text(size: int | None) -> str:
-    if size is None:
-        return "size unknown"
-    if size < 1024:
-        return f"{size} bytes"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.0f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def pending_text(count: int) -> str:
@@ -188,7 +179,8 @@ def panel_view(state: SyncState, now: float, names: dict[str, str] | None = None
         lines.append("Every local change is on the server.")
     if state.remote:
         lines.append(f"Server: {state.remote}" + (" (live)" if state.live else ""))
-    rows = tuple(TooLargeRow(doc.doc_id, names.get(doc.doc_id, doc.doc_id), size_text(doc.size), doc.setting)
+    rows = tuple(TooLargeRow(doc.doc_id, names.get(doc.doc_id, doc.doc_id),
+                             human_size(doc.size) if doc.size is not None else "size unknown", doc.setting)
                  for doc in state.too_large)
     progress = None
     if kind == "syncing" and state.progress is not None and state.progress.left:

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
 from storyloom.app import DocumentChanged, Origin, ProjectSession
 from storyloom.app.views.lock_view import lock_only_change
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
+from storyloom.gui.remote_change import merge_unsaved, show_changes
 from storyloom.gui.sidebar import collection_label
+from storyloom.gui.widgets import Banner
 from storyloom.project import LockRefused, ValidationError, WriteResult
 from storyloom.store import Conflict, DiskFull, NotFound
 
@@ -47,56 +49,6 @@ def select_in_text(widget: QPlainTextEdit, line: int, column: int = 1, length: i
     widget.setTextCursor(cursor)
     widget.centerCursor()
     widget.setFocus()
-
-
-class Banner(QWidget):
-    """A strip over an editor: a message, and up to four buttons. ``kind`` sets its colours
-    (``error``, ``warning``, ``info``) through the app's style sheet."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("banner")
-        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(16, 8, 12, 8)
-        layout.setSpacing(8)
-        self.label = QLabel()
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.label, 1)
-        self.buttons = [QPushButton() for _ in range(4)]
-        self._actions: list[tuple[str, Any]] = []
-        for index, button in enumerate(self.buttons):
-            button.hide()
-            button.clicked.connect(lambda _checked=False, i=index: self._run(i))
-            layout.addWidget(button)
-        self.kind = ""
-        self.hide()
-
-    def show_message(self, kind: str, text: str, *actions: tuple[str, Any]) -> None:
-        self.kind = kind
-        self.setProperty("kind", kind)
-        self.style().unpolish(self)
-        self.style().polish(self)
-        self.label.setText(text)
-        self._actions = list(actions)
-        for index, (button, action) in enumerate(zip(self.buttons, (*actions, *[None] * len(self.buttons)),
-                                                     strict=False)):
-            if action is None:
-                button.hide()
-                continue
-            button.setText(action[0])
-            button.setProperty("action", index)
-            button.show()
-        self.show()
-
-    def _run(self, index: int) -> None:
-        if index < len(self._actions):
-            self._actions[index][1]()
-
-    def clear(self) -> None:
-        self.kind = ""
-        self.hide()
 
 
 class DocumentEditor(QWidget):
@@ -125,7 +77,7 @@ class DocumentEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.banner = Banner()
+        self.banner = Banner(strip=True)
         layout.addWidget(self.banner)
         header = QHBoxLayout()
         header.setContentsMargins(24, 16, 24, 8)
@@ -341,19 +293,24 @@ class DocumentEditor(QWidget):
             ("Take theirs", self.take_theirs),
         )
 
+    def unsaved_document(self) -> dict[str, Any]:
+        """The unsaved version: the revision the editor started from with what the widgets hold."""
+        return {**self.base, **self.changes()}
+
     def show_changes(self) -> QWidget | None:
         """Their changes beside the unsaved ones (the banner's "Show changes")."""
-        from storyloom.gui.remote_change import show_changes
-
         theirs = self._elsewhere or self._read()
-        return show_changes(self, theirs) if theirs is not None else None
+        if theirs is None:
+            return None
+        return show_changes(self.base, theirs, self.unsaved_document(), self)
 
     def merge_changes(self) -> QWidget | None:
         """The merge view of the unsaved text with the newer revision (the banner's "Merge…")."""
-        from storyloom.gui.remote_change import merge_unsaved
-
         theirs = self._elsewhere or self._read()
-        return merge_unsaved(self, theirs) if theirs is not None else None
+        if theirs is None:
+            return None
+        return merge_unsaved(self.session, self.base, theirs, self.unsaved_document(),
+                             lambda merged: self.apply_merge(merged, theirs), self)
 
     def apply_merge(self, merged: dict[str, Any] | None, theirs: dict[str, Any]) -> None:
         """Show the merge of the unsaved text with ``theirs`` (the revision it was merged with)

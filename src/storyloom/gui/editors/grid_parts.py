@@ -3,7 +3,7 @@ column settings dialog. :mod:`storyloom.gui.editors.grid_editor` puts them toget
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
@@ -21,17 +21,34 @@ from PySide6.QtWidgets import (
 )
 
 from storyloom.gui import theme
-from storyloom.gui.editors.grid_model import type_icon
+from storyloom.gui.editors.grid_model import GridTableModel, type_icon
 from storyloom.project import grids as g
 
-if TYPE_CHECKING:
-    from storyloom.gui.editors.grid_editor import GridEditor
+
+class GridOwner(Protocol):
+    """What the parts ask of the Grid editor (:class:`~storyloom.gui.editors.grid_editor.GridEditor`)."""
+
+    model: GridTableModel
+
+    def changed(self) -> None: ...
+
+    def undo(self) -> None: ...
+
+    def redo(self) -> None: ...
+
+    def copy(self) -> None: ...
+
+    def cut(self) -> None: ...
+
+    def paste(self) -> None: ...
+
+    def clear_selection(self) -> None: ...
 
 
 class GridCommand(QUndoCommand):
     """One step of the grid: redo performs the change, undo its inverse."""
 
-    def __init__(self, editor: GridEditor, change: g.Change, label: str) -> None:
+    def __init__(self, editor: GridOwner, change: g.Change, label: str) -> None:
         super().__init__(label)
         self.editor = editor
         self.change = change
@@ -50,7 +67,7 @@ class GridCommand(QUndoCommand):
 class ResizeCommand(QUndoCommand):
     """A column width or row height dragged: one step however many pixels the drag moved."""
 
-    def __init__(self, editor: GridEditor, kind: str, index: int, old: Any, new: Any) -> None:
+    def __init__(self, editor: GridOwner, kind: str, index: int, old: Any, new: Any) -> None:
         super().__init__("Resize column" if kind == "column" else "Resize row")
         self.editor, self.kind, self.index, self.old, self.new = editor, kind, index, old, new
 
@@ -82,7 +99,7 @@ class GridView(QTableView):
     """The table: copy, cut, paste, delete and undo keys go to the editor (the main window's Edit
     menu calls :meth:`undo` and :meth:`redo` on the focused widget)."""
 
-    def __init__(self, editor: GridEditor) -> None:
+    def __init__(self, editor: GridOwner) -> None:
         super().__init__()
         self.editor = editor
 

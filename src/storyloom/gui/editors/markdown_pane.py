@@ -18,6 +18,7 @@ from storyloom.app.attachments import AttachmentImages
 from storyloom.app.views.editor_text import link_document_refs, resolve_link
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.editors.preview_images import PreviewBrowser
+from storyloom.gui.host import host_of
 
 PREVIEW_MS = 300
 
@@ -128,9 +129,8 @@ class MarkdownPane(QWidget):
 
 def open_document(widget: QWidget, doc_id: str) -> bool:
     """Open ``doc_id`` in its tab in the window holding ``widget`` (False outside a project window)."""
-    window = widget.window()
-    navigate = getattr(window, "navigate_to", None)
-    if not callable(navigate):
+    host = host_of(widget)
+    if host is None:
         return False
-    navigate("", doc_id)
+    host.navigate_to("", doc_id)
     return True

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from storyloom.gui import icons, theme
 from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.host import host_of
 from storyloom.gui.theme import scaled_font
 from storyloom.gui.widgets import set_role
 from storyloom.play.play_session import read_doc
@@ -437,12 +438,12 @@ class SceneEditor(DocumentEditor):
         if not 0 <= row < len(self.items):
             return
         item = self.items[row]
-        window = self.window()
-        if hasattr(window, "tabs") and hasattr(window, "open_at"):
+        host = host_of(self)
+        if host is not None:
             from storyloom.gui.player import open_in_window
 
             line = item.get("startLine") if item.get("docType") == "Script" else None
-            open_in_window(window, str(item.get("docId")), line if isinstance(line, int) and line > 0 else None,
+            open_in_window(host, str(item.get("docId")), line if isinstance(line, int) and line > 0 else None,
                            item.get("startNode") if item.get("docType") == "Dialogue" else None)
 
     def play(self, row: int | None = None) -> QWidget | None:
@@ -454,8 +455,8 @@ class SceneEditor(DocumentEditor):
         if not program:
             self.banner.show_message("info", "Add a script or a dialogue to the scene to play it.")
             return None
-        window = self.window()
-        opener = (lambda d, ln, n: open_in_window(window, d, ln, n)) if hasattr(window, "open_at") else None
+        host = host_of(self)
+        opener = (lambda d, ln, n: open_in_window(host, d, ln, n)) if host is not None else None
         player = PlayerWindow(self.session, program, self.name_edit.text() or "Scene", "Scene", opener, self)
         player.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         player.show()

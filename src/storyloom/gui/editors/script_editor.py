@@ -21,6 +21,7 @@ from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor, is_dark
 from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
+from storyloom.gui.host import host_of
 from storyloom.script import parse_script
 from storyloom.script.completion import CompletionSource, source_for
 
@@ -144,12 +145,12 @@ class ScriptEditor(DocumentEditor):
         """Play the script (saved first) in the player window, from ``line`` when given."""
         from storyloom.gui.player import open_player  # the player window, loaded when first asked for
 
-        window = self.window()
-        if not hasattr(window, "open_at"):
+        host = host_of(self)
+        if host is None:
             return None
         if self.dirty:
             self.save()
-        return open_player(window, self.doc_id, line=line)  # type: ignore[arg-type]
+        return open_player(host, self.doc_id, line=line)
 
     def field_editor(self, field: str) -> CodeEditor | None:
         return self.text if field == "content.script" else None

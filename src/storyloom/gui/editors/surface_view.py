@@ -1,6 +1,8 @@
-"""A zoomable, pannable ``QGraphicsView`` for the canvas and map editors: zoom with the wheel
-(under the pointer) or the keys, pan with the middle button, Space+drag or Shift+wheel, a dot
-grid on the background, and a view of any rectangle (``fit``). Subclasses add their tools."""
+"""A zoomable, pannable ``QGraphicsView`` for the board editors (canvas, dialogue, map): zoom with
+the wheel (under the pointer) or the keys, pan with the middle button, Space+drag or Shift+wheel,
+a dot grid on the background, and a view of any rectangle (``fit``). ``hint`` says what a gesture
+would do; the main window's Edit ▸ Undo and Redo reach the editor (``undo_target``) through the
+view while it has the focus. Subclasses add their tools."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from storyloom.gui import theme
 
 class SurfaceView(QGraphicsView):
     zoom_changed = Signal(float)
+    hint = Signal(str)
+    #: What Edit ▸ Undo and Redo call while the view has the focus (its editor).
+    undo_target: Any = None
 
     def __init__(self, scene: QGraphicsScene, min_zoom: float = 0.1, max_zoom: float = 4.0,
                  parent: QWidget | None = None) -> None:
@@ -152,3 +157,12 @@ class SurfaceView(QGraphicsView):
     def focusOutEvent(self, event: Any) -> None:
         self._space = False
         super().focusOutEvent(event)
+
+    # ------------------------------------------------------------------ the main window's Edit menu
+    def undo(self) -> None:
+        if self.undo_target is not None:
+            self.undo_target.undo()
+
+    def redo(self) -> None:
+        if self.undo_target is not None:
+            self.undo_target.redo()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,6 +36,7 @@ from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor
+from storyloom.gui.live_signals import live_signals
 from storyloom.play.live_state import (
     LoadedScenario,
     live_diff,
@@ -98,23 +99,6 @@ class VariableTableModel(QAbstractTableModel):
                 return "    " * row.depth + value
             return value
         return None
-
-
-class _LiveSignals(QObject):
-    """``changed(project_id)`` when an editor wrote a project's Live state (the Variables tables
-    show its values)."""
-
-    changed = Signal(str)
-
-
-_LIVE: _LiveSignals | None = None
-
-
-def live_signals() -> _LiveSignals:
-    global _LIVE
-    if _LIVE is None:
-        _LIVE = _LiveSignals()
-    return _LIVE
 
 
 def _count_leaves(value: Any) -> int:

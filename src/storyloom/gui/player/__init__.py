@@ -1,22 +1,22 @@
 """The player: play a script, a dialogue or a scene from the project window.
 
-:func:`add_play_actions` puts Play (F5: the current tab from its beginning) and Play from Here
-(Shift+F5: a script from the cursor's line, a dialogue from the selected node) in a menu of the
-main window; :func:`open_player` plays any document; the player's "open" buttons come back
-through :func:`open_in_window` (a script at its line, a dialogue at its node).
+:func:`play_actions` puts Play (F5: the current tab from its beginning) and Play from Here
+(Shift+F5: a script from the cursor's line, a dialogue from the selected node) in a project
+window's Play menu; :func:`open_player` plays any document; the player's "open" buttons come back
+through :func:`open_in_window` (a script at its line, a dialogue at its node). The window is
+reached through its :class:`~storyloom.gui.host.WindowHost`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 
+from storyloom.gui.host import WindowHost
 from storyloom.gui.player.window import PlayerWindow
 from storyloom.play.play_session import PLAYABLE_TYPES, PlayError, program_for, read_doc
-
-if TYPE_CHECKING:
-    from storyloom.gui.main_window import MainWindow
 
 #: The methods a dialogue editor may offer to show a node (the first one found is used).
 NODE_FOCUS_METHODS = ("reveal_node", "focus_node", "select_node")
@@ -24,7 +24,7 @@ NODE_FOCUS_METHODS = ("reveal_node", "focus_node", "select_node")
 SELECTED_NODE_METHODS = ("selected_node_id", "current_node_id")
 
 
-def open_in_window(window: MainWindow, doc_id: str, line: int | None = None, node: str | None = None) -> bool:
+def open_in_window(window: WindowHost, doc_id: str, line: int | None = None, node: str | None = None) -> bool:
     """Open ``doc_id`` in ``window``: a script at ``line``, a dialogue with ``node`` shown."""
     if line:
         opened = window.open_at(doc_id, line)
@@ -37,26 +37,26 @@ def open_in_window(window: MainWindow, doc_id: str, line: int | None = None, nod
                 if callable(focus):
                     focus(node)
                     break
-    window.raise_()
-    window.activateWindow()
+    window.widget.raise_()
+    window.widget.activateWindow()
     return bool(opened)
 
 
-def open_player(window: MainWindow, doc_id: str, *, line: int | None = None, node: str | None = None,
+def open_player(window: WindowHost, doc_id: str, *, line: int | None = None, node: str | None = None,
                 source: str = "defaults", scenario: str | None = None) -> PlayerWindow | None:
     """Play ``doc_id`` (a Script from ``line``, a Dialogue from ``node``, a Scene) in a new
     player window; ``None``, with the reason in the status bar, when it cannot be played."""
     doc = read_doc(window.session, doc_id)
     if doc is None:
-        window.statusBar().showMessage("That document no longer exists.", 6000)
+        window.show_message("That document no longer exists.", 6000)
         return None
     try:
         program = program_for(doc, line=line, node=node)
         player = PlayerWindow(window.session, program, str(doc.get("name") or "Untitled"), str(doc.get("type")),
-                              lambda d, ln, n: open_in_window(window, d, ln, n), window,
+                              lambda d, ln, n: open_in_window(window, d, ln, n), window.widget,
                               source=source, scenario=scenario)
     except PlayError as exc:
-        window.statusBar().showMessage(str(exc), 8000)
+        window.show_message(str(exc), 8000)
         return None
     player.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     window.closed.connect(player.close)
@@ -65,13 +65,13 @@ def open_player(window: MainWindow, doc_id: str, *, line: int | None = None, nod
     return player
 
 
-def play_current(window: MainWindow, *, from_here: bool = False) -> PlayerWindow | None:
+def play_current(window: WindowHost, *, from_here: bool = False) -> PlayerWindow | None:
     """Play the current tab's document (saved first), from its beginning or, ``from_here``, from
     the cursor's line or the selected node."""
     editor = window.tabs.current_editor()
     doc = editor.base if editor is not None else None
     if editor is None or doc is None or doc.get("type") not in PLAYABLE_TYPES:
-        window.statusBar().showMessage("Open a script, a dialogue or a scene to play it (F5).", 6000)
+        window.show_message("Open a script, a dialogue or a scene to play it (F5).", 6000)
         return None
     if editor.dirty:
         editor.save()
@@ -99,10 +99,11 @@ def _here(editor: Any) -> tuple[int | None, str | None]:
     return None, None
 
 
-def add_play_actions(window: MainWindow, menu: Any) -> None:
-    """Play (F5) and Play from Here (Shift+F5) in ``menu``."""
-    window._action(menu, "Play", "F5", lambda: play_current(window), "ph.play")
-    window._action(menu, "Play from Here", "Shift+F5", lambda: play_current(window, from_here=True))
+def play_actions(window: WindowHost) -> tuple[QAction, QAction]:
+    """Play (F5) and Play from Here (Shift+F5) in the window's Play menu."""
+    return (window.add_action("Play", lambda: play_current(window), keys="F5", icon="ph.play", menu="&Play"),
+            window.add_action("Play from Here", lambda: play_current(window, from_here=True), keys="Shift+F5",
+                              menu="&Play"))
 
 
-__all__ = ["PlayerWindow", "add_play_actions", "open_in_window", "open_player", "play_current"]
+__all__ = ["PlayerWindow", "open_in_window", "open_player", "play_actions", "play_current"]

@@ -291,7 +291,7 @@ class PlayerWindow(QWidget):
         if self.play.live_error:
             self.banner.show_message("error", self.play.live_error)
         elif self.play.write_to_live:
-            from storyloom.gui.editors.variable_editor import live_signals  # the Variables tables follow
+            from storyloom.gui.live_signals import live_signals  # the Variables tables follow
 
             live_signals().changed.emit(self.session.id)
 

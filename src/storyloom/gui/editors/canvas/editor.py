@@ -1,7 +1,8 @@
 """The Canvas editor: a board of notes, pictures, document cards and groups joined by labelled
-edges, on an infinite surface with its toolbar and a side panel. Every edit is a step of
-:mod:`storyloom.project.canvas` (a new content) pushed on a ``QUndoStack``; the document saves
-``content`` through the editor gate like every editor (debounced, Ctrl+S).
+edges, on an infinite surface with its toolbar and a side panel: a board
+(:class:`~storyloom.gui.editors.board.ContentBoardEditor`: undo, read-only, selection). Every edit
+is a step of :mod:`storyloom.project.canvas` (a new content); the document saves ``content``
+through the editor gate like every editor (debounced, Ctrl+S).
 
 The public methods (:meth:`add_note`, :meth:`add_image`, :meth:`add_document_card`,
 :meth:`move_nodes`, :meth:`resize_node`, :meth:`connect`, :meth:`set_note_text`,
@@ -11,123 +12,79 @@ view's gestures call, and what the tests drive."""
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Iterable
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QPixmap, QUndoStack
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSplitter, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QKeySequence, QPixmap
+from PySide6.QtWidgets import QMenu, QSplitter, QWidget
 
 from storyloom.app.attachments import AttachmentImages
-from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.editors.board import ContentBoardEditor, ViewShortcut
 from storyloom.gui.editors.canvas.inspector import CanvasInspector
 from storyloom.gui.editors.canvas.items import EdgeItem, NodeItem, pixmap_from
 from storyloom.gui.editors.canvas.scene import CanvasScene, CanvasView
-from storyloom.gui.editors.content_undo import ContentStep
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.sidebar import collection_label
-from storyloom.gui.widgets import add_view_shortcuts, toolbar_action
 from storyloom.project import canvas as cv
 
 STAGGER = 28
 OPENING_ZOOM = 0.8
 
 
-class CanvasEditor(DocumentEditor):
+class CanvasEditor(ContentBoardEditor):
     """A Canvas document (``content.nodes``, ``content.edges``)."""
 
-    def build_body(self) -> QWidget:
-        self.content: dict[str, Any] = {"nodes": [], "edges": []}
-        self.read_only = False
+    view: CanvasView
+    noun = "canvas"
+    object_prefix = "canvas"
+
+    def make_view(self) -> CanvasView:
+        self.content = {"nodes": [], "edges": []}
         self._pixmaps: dict[str, QPixmap | None] = {}
-        self._fitted = False
         self._added = 0
-        self.undo_stack = QUndoStack(self)
         self.scene = CanvasScene(self._document_label, self._image, collection_label, self)
-        self.view = CanvasView(self.scene)
         self.inspector = CanvasInspector()
         self.inspector.setMinimumWidth(280)
+        return CanvasView(self.scene)
+
+    def build_tools(self) -> None:
+        self.edit_actions = [
+            self.add_tool("ph.note", "Note", "N", lambda: self.add_note()),
+            self.add_tool("ph.image", "Image", "I", lambda: self.add_image()),
+            self.add_tool("ph.file-text", "Document", "D", self._choose_document)]
+        self.toolbar.addSeparator()
+        self.group_action = self.add_tool("ph.selection-plus", "Group", "Ctrl+G", lambda: self.group_selection(),
+                                      icon_only=True)
+        self.edit_actions += [self.group_action, self.add_tool("ph.selection-slash", "Ungroup", "Ctrl+Shift+G",
+                                                           self._ungroup_selection, icon_only=True)]
+        self.toolbar.addSeparator()
+        self.add_zoom_tools()
+
+    def view_shortcuts(self) -> Iterable[ViewShortcut]:
+        return (("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),)
+
+    def arrange(self, center: QWidget) -> QWidget:
         body = QSplitter(Qt.Orientation.Horizontal)
         body.setObjectName("canvasSplitter")
         body.setHandleWidth(1)
-        body.addWidget(self._center())
+        body.addWidget(center)
         body.addWidget(self.inspector)
         body.setStretchFactor(0, 1)
         body.setCollapsible(0, False)
         body.setSizes([1000, 290])
-        self._connect()
         return body
 
-    def _center(self) -> QWidget:
-        center = QWidget()
-        layout = QVBoxLayout(center)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        self.toolbar = QToolBar()
-        self.toolbar.setObjectName("canvasToolbar")
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.undo_action = self._tool("ph.arrow-counter-clockwise", "Undo", QKeySequence.StandardKey.Undo,
-                                      self.undo, icon_only=True)
-        self.redo_action = self._tool("ph.arrow-clockwise", "Redo", QKeySequence.StandardKey.Redo,
-                                      self.redo, icon_only=True)
-        self.undo_stack.canUndoChanged.connect(lambda can: self.undo_action.setEnabled(can and not self.read_only))
-        self.undo_stack.canRedoChanged.connect(lambda can: self.redo_action.setEnabled(can and not self.read_only))
-        self.undo_action.setEnabled(False)
-        self.redo_action.setEnabled(False)
-        self.toolbar.addSeparator()
-        self.edit_actions = [
-            self._tool("ph.note", "Note", "N", lambda: self.add_note()),
-            self._tool("ph.image", "Image", "I", lambda: self.add_image()),
-            self._tool("ph.file-text", "Document", "D", self._choose_document)]
-        self.toolbar.addSeparator()
-        self.group_action = self._tool("ph.selection-plus", "Group", "Ctrl+G", lambda: self.group_selection(),
-                                       icon_only=True)
-        self.edit_actions += [self.group_action, self._tool("ph.selection-slash", "Ungroup", "Ctrl+Shift+G",
-                                                            self._ungroup_selection, icon_only=True)]
-        self.toolbar.addSeparator()
-        self._tool("ph.magnifying-glass-minus", "Zoom out", "Ctrl+-", self.view.zoom_out, icon_only=True)
-        self.zoom_label = QLabel("100%")
-        self.zoom_label.setObjectName("zoomLevel")
-        self.zoom_label.setMinimumWidth(44)
-        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.toolbar.addWidget(self.zoom_label)
-        self._tool("ph.magnifying-glass-plus", "Zoom in", "Ctrl+=", self.view.zoom_in, icon_only=True)
-        self._tool("ph.corners-out", "Fit", "F", self.fit, icon_only=True)
-        layout.addWidget(self.toolbar)
-        layout.addWidget(self.view, 1)
-        footer = QHBoxLayout()
-        footer.setContentsMargins(16, 4, 16, 4)
-        self.hint_label = QLabel()
-        self.hint_label.setObjectName("canvasHint")
-        self.hint_label.setProperty("role", "caption")
-        footer.addWidget(self.hint_label, 1)
-        self.summary_label = QLabel()
-        self.summary_label.setObjectName("canvasSummary")
-        self.summary_label.setProperty("role", "caption")
-        footer.addWidget(self.summary_label)
-        layout.addLayout(footer)
-        add_view_shortcuts(self.view, (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
-                                       ("Delete", "Backspace", self.delete_selection),
-                                       ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
-                                       ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))))
-        return center
-
-    def _tool(self, icon: str, text: str, keys: Any, slot: Any, icon_only: bool = False) -> QAction:
-        return toolbar_action(self, self.toolbar, icon, text, keys, slot, icon_only=icon_only)
-
-    def _connect(self) -> None:
+    def connect_board(self) -> None:
         self.view.nodes_moved.connect(self.move_nodes)
         self.view.link_requested.connect(lambda source, target: self.connect(source, target))
         self.view.menu_requested.connect(self._context_menu)
         self.view.edit_requested.connect(self._edit_node)
         self.view.edge_edit_requested.connect(self._edit_edge)
         self.view.add_requested.connect(lambda point: self.add_note(point.x() - 110, point.y() - 45))
-        self.view.hint.connect(self.hint_label.setText)
-        self.view.zoom_changed.connect(lambda level: self.zoom_label.setText(f"{round(level * 100)}%"))
         self.scene.resize_requested.connect(self.resize_node)
         self.scene.link_opened.connect(self.open_link)
-        self.scene.selectionChanged.connect(self._selection_changed)
         self.inspector.text_edited.connect(self.set_note_text)
         self.inspector.data_edited.connect(lambda node_id, fields: self.set_node_data(node_id, **fields))
         self.inspector.edge_label_edited.connect(self.set_edge_label)
@@ -138,44 +95,27 @@ class CanvasEditor(DocumentEditor):
         self.inspector.delete_requested.connect(self.delete_selection)
 
     # ------------------------------------------------------------------ the document
-    def apply_document(self, doc: dict[str, Any]) -> None:
-        content = doc.get("content") if isinstance(doc.get("content"), dict) else {}
-        if self.scene.node_items and content == self.content:
-            return
-        self.content = copy.deepcopy(content)
+    def content_loaded(self) -> None:
         self._pixmaps.clear()
         self._load_documents()
+        super().content_loaded()
+
+    def show_content(self) -> None:
         self.scene.load(self.content)
-        self.undo_stack.clear()  # the steps were made against the board shown before
         self._show_summary()
-        self._selection_changed()
-        if not self._fitted:
-            QTimer.singleShot(0, self._first_fit)
 
-    def changes(self) -> dict[str, Any]:
-        return {"name": self.name_edit.text(), "content": copy.deepcopy(self.content)}
-
-    def _first_fit(self) -> None:
-        if not self._fitted and self.view.viewport().width() > 200:
-            self._fitted = True
-            self.fit(OPENING_ZOOM)
-
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
+    def shown(self) -> None:
         if self._fitted:  # a linked document may have been renamed while another tab was in front
             self._load_documents()
             self.scene.refresh()
-        QTimer.singleShot(0, self._first_fit)
 
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        if not self._fitted:
-            QTimer.singleShot(0, self._first_fit)
+    def opening_fit(self) -> None:
+        self.fit(OPENING_ZOOM)
 
     def fit(self, min_zoom: float = 0.1) -> None:
         """Show the whole board (at ``min_zoom`` at least: a large board opens on its middle)."""
         self.view.fit(self.scene.board_rect(), min_zoom=min_zoom)
-        self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")
+        self.show_zoom()
 
     def _load_documents(self) -> None:
         try:
@@ -205,47 +145,19 @@ class CanvasEditor(DocumentEditor):
         return self._pixmaps[doc_id]
 
     # ------------------------------------------------------------------ steps
-    def step(self, text: str, after: dict[str, Any], select: list[str] | None = None,
-             merge_key: str | None = None) -> bool:
-        """Show ``after`` as one undoable step (merged with the last one of the same
-        ``merge_key``); False when it changes nothing."""
-        if after == self.content or self.read_only:
-            return False
-        self.undo_stack.push(ContentStep(text, self.content, after, self._show, merge_key))
-        if select is not None:
+    def step(self, text: str, after: dict[str, Any], merge_key: str | None = None,
+             select: list[str] | None = None) -> bool:
+        """Show ``after`` as one undoable step, then select ``select`` (node ids) when given."""
+        done = super().step(text, after, merge_key)
+        if done and select is not None:
             self.scene.select(select)
-        return True
+        return done
 
-    def _show(self, content: dict[str, Any]) -> None:
-        self.content = content
-        self.scene.load(content)
-        self.mark_dirty()
-        self._show_summary()
-        self._selection_changed()
-
-    def undo(self) -> None:
-        if not self.read_only:
-            self.undo_stack.undo()
-
-    def redo(self) -> None:
-        if not self.read_only:
-            self.undo_stack.redo()
-
-    def set_read_only(self, read_only: bool) -> None:
-        """Locked by someone else: the board can be looked at and its links opened, not changed."""
-        self.read_only = read_only
-        self.name_edit.setReadOnly(read_only)
-        self.inspector.setEnabled(not read_only)
-        self.scene.set_editable(not read_only)
+    def board_editable(self, editable: bool) -> None:
+        self.inspector.setEnabled(editable)
+        self.scene.set_editable(editable)
         for action in self.edit_actions:
-            action.setEnabled(not read_only)
-        self.undo_action.setEnabled(not read_only and self.undo_stack.canUndo())
-        self.redo_action.setEnabled(not read_only and self.undo_stack.canRedo())
-        self.hint_label.setText("Read-only: another writer holds this canvas's lock." if read_only else "")
-
-    def _not_done(self, exc: Exception) -> bool:
-        self.hint_label.setText(f"Not done: {exc}.")
-        return False
+            action.setEnabled(editable)
 
     def _spot(self, x: float | None, y: float | None, size: tuple[int, int]) -> tuple[float, float]:
         if x is not None and y is not None:
@@ -299,7 +211,7 @@ class CanvasEditor(DocumentEditor):
         try:
             after = cv.resize_node(self.content, node_id, width, height)
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
         return self.step("Resize", after)
 
     def connect(self, source: str, target: str, label: str = "") -> bool:
@@ -307,7 +219,7 @@ class CanvasEditor(DocumentEditor):
         try:
             after, edge_id = cv.connect(self.content, source, target, label)
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
         self.hint_label.setText("")
         return self.step("Link", after, select=[]) and self._select_edge(edge_id)
 
@@ -319,35 +231,35 @@ class CanvasEditor(DocumentEditor):
         try:
             after = cv.set_data(self.content, node_id, text=text)
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
         return self.step("Edit note", after, merge_key=f"text:{node_id}")
 
     def set_node_data(self, node_id: str, **fields: Any) -> bool:
         try:
             after = cv.set_data(self.content, node_id, **fields)
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
         return self.step("Link document" if "docId" in fields else "Edit", after)
 
     def set_edge_label(self, edge_id: str, label: str) -> bool:
         try:
             after = cv.set_edge_label(self.content, edge_id, label)
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
         return self.step("Label edge", after)
 
     def reverse_edge(self, edge_id: str) -> bool:
         try:
             return self.step("Reverse edge", cv.reverse_edge(self.content, edge_id))
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
 
     def group_selection(self, label: str = "Group") -> str | None:
         """Frame the selected notes in a new group; returns its id (``None`` when refused)."""
         try:
             after, group_id = cv.group(self.content, self.scene.selected_node_ids(), label)
         except cv.CanvasRefused as exc:
-            self._not_done(exc)
+            self.not_done(exc)
             return None
         self.step("Group", after, select=[group_id])
         return group_id
@@ -356,7 +268,7 @@ class CanvasEditor(DocumentEditor):
         try:
             after = cv.ungroup(self.content, group_id)
         except cv.CanvasRefused as exc:
-            return self._not_done(exc)
+            return self.not_done(exc)
         return self.step("Ungroup", after, select=cv.members(self.content, group_id))
 
     def _ungroup_selection(self) -> None:
@@ -443,7 +355,7 @@ class CanvasEditor(DocumentEditor):
         menu.addAction(qta.icon("ph.corners-out"), "Fit", self.fit)
         return menu
 
-    def _selection_changed(self) -> None:
+    def selection_changed(self) -> None:
         nodes, edges = self.scene.selected_node_ids(), self.scene.selected_edge_ids()
         if len(nodes) == 1 and not edges and (node := cv.find_node(self.content, nodes[0])) is not None:
             self.inspector.show_node(node)

@@ -5,10 +5,10 @@ request to the scene, which the editor turns into an undoable step."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import qtawesome
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, SignalInstance
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QBrush,
@@ -34,8 +34,22 @@ from PySide6.QtWidgets import (
 from storyloom.gui import icons, theme
 from storyloom.project import canvas as cv
 
-if TYPE_CHECKING:
-    from storyloom.gui.editors.canvas.scene import CanvasScene
+
+class BoardScene(Protocol):
+    """What a node asks of the scene it is in (:class:`~storyloom.gui.editors.canvas.scene.CanvasScene`)."""
+
+    @property
+    def resize_requested(self) -> SignalInstance: ...
+
+    def document_name(self, doc_id: str) -> str | None: ...
+
+    def image(self, doc_id: str) -> QPixmap | None: ...
+
+    def collection_label(self, kind: str) -> str: ...
+
+    def node_moved(self, item: NodeItem) -> None: ...
+
+    def open_link(self, node_id: str) -> None: ...
 
 PAD = 12
 RADIUS = 8
@@ -67,7 +81,7 @@ class NodeItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     # ------------------------------------------------------------------ state from the board
-    def canvas_scene(self) -> CanvasScene:
+    def canvas_scene(self) -> BoardScene:
         return self.scene()  # type: ignore[return-value]
 
     def show_node(self, node: dict[str, Any]) -> None:

@@ -146,7 +146,6 @@ class CanvasView(SurfaceView):
     edit_requested = Signal(str)  # a node double-clicked
     edge_edit_requested = Signal(str)
     add_requested = Signal(QPointF)  # empty board double-clicked
-    hint = Signal(str)
 
     def __init__(self, scene: CanvasScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, 0.1, 3.0, parent)

@@ -1,7 +1,8 @@
 """The Dialogue editor: the node palette, the graph view with its toolbar and minimap, and the
-node inspector. Every edit is a patch planned by
-:class:`~storyloom.project.dialogue_graph.DialogueGraph` and pushed on a ``QUndoStack``; the
-document saves ``content.tree`` through the editor gate like every editor (debounced, Ctrl+S).
+node inspector: a board (:class:`~storyloom.gui.editors.board.BoardEditor`: undo, read-only,
+selection). Every edit is a patch planned by
+:class:`~storyloom.project.dialogue_graph.DialogueGraph`, one undoable step; the document saves
+``content.tree`` through the editor gate like every editor (debounced, Ctrl+S).
 
 The public methods (:meth:`add_node`, :meth:`link`, :meth:`move_nodes`, :meth:`delete_selection`,
 :meth:`copy_selection`, :meth:`paste`, :meth:`set_node_data`, :meth:`edit_port`,
@@ -12,26 +13,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (
-    QApplication,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QMenu,
-    QSplitter,
-    QToolBar,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
-from storyloom.gui.editors.base import DocumentEditor
+from storyloom.gui.editors.board import BoardEditor, ViewShortcut
 from storyloom.gui.editors.dialogue_graph.commands import PatchCommand
 from storyloom.gui.editors.dialogue_graph.inspector import NodeInspector
 from storyloom.gui.editors.dialogue_graph.items import EdgeItem, NodeItem
@@ -39,7 +31,6 @@ from storyloom.gui.editors.dialogue_graph.palette import NodePalette, kind_icon
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
 from storyloom.gui.editors.dialogue_graph.view import GraphView
 from storyloom.gui.editors.markdown_pane import open_document
-from storyloom.gui.widgets import add_view_shortcuts, toolbar_action
 from storyloom.project.dialogue_graph import (
     NODE_KINDS,
     ConnectionRefused,
@@ -58,31 +49,47 @@ PASTE_STEP = 32
 OPENING_ZOOM = 0.6
 
 
-class DialogueGraphEditor(DocumentEditor):
+class DialogueGraphEditor(BoardEditor):
     """A Dialogue document's graph (``content.tree``)."""
 
-    def build_body(self) -> QWidget:
+    view: GraphView
+    noun = "dialogue"
+    object_prefix = "graph"
+
+    def make_view(self) -> GraphView:
         self._previews: dict[str, list[str] | None] = {}
-        self._fitted = False
         self._paste_count = 0
-        self.undo_stack = QUndoStack(self)
         self.scene = GraphScene(self._preview, self._script_exists, self)
-        self.view = GraphView(self.scene)
-        self.view.undo_stack = self
-        self.read_only = False
         self.palette = NodePalette()
         self.inspector = NodeInspector()
         self.inspector.setMinimumWidth(280)
+        return GraphView(self.scene)
+
+    def build_tools(self) -> None:
+        self.add_zoom_tools(fit_text=True)
+        self.toolbar.addSeparator()
+        self.add_tool("ph.tree-structure", "Auto layout", "Ctrl+L", self.auto_layout)
+        self.minimap_action = self.add_tool("ph.map-trifold", "Minimap", "M", self._toggle_minimap)
+        self.minimap_action.setCheckable(True)
+        self.minimap_action.setChecked(True)
+
+    def view_shortcuts(self) -> Iterable[ViewShortcut]:
+        return (("Copy", QKeySequence.StandardKey.Copy, self.copy_selection),
+                ("Cut", QKeySequence.StandardKey.Cut, self.cut_selection),
+                ("Paste", QKeySequence.StandardKey.Paste, lambda: self.paste()),
+                ("Duplicate", "Ctrl+D", self.duplicate_selection),
+                ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all))
+
+    def arrange(self, center: QWidget) -> QWidget:
         body = QSplitter(Qt.Orientation.Horizontal)
         body.setObjectName("dialogueGraphSplitter")
         body.setHandleWidth(1)
-        body.addWidget(self._center())
+        body.addWidget(center)
         body.addWidget(self.inspector)
         body.setStretchFactor(0, 1)
         body.setCollapsible(0, False)
         body.setSizes([1000, 300])
         self.palette_panel = self._palette_panel()
-        self._connect()
         return body
 
     def _palette_panel(self) -> QFrame:
@@ -112,76 +119,15 @@ class DialogueGraphEditor(DocumentEditor):
         self.view.left_inset = panel.width() + theme.M
         return panel
 
-    def _center(self) -> QWidget:
-        center = QWidget()
-        layout = QVBoxLayout(center)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        self.toolbar = QToolBar()
-        self.toolbar.setObjectName("graphToolbar")
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.undo_action = self._tool("ph.arrow-counter-clockwise", "Undo", QKeySequence.StandardKey.Undo,
-                                      self.undo, icon_only=True)
-        self.redo_action = self._tool("ph.arrow-clockwise", "Redo", QKeySequence.StandardKey.Redo,
-                                      self.redo, icon_only=True)
-        self.redo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Redo), QKeySequence("Ctrl+Shift+Z"),
-                                       QKeySequence("Ctrl+Y")])
-        self.undo_stack.canUndoChanged.connect(self.undo_action.setEnabled)
-        self.undo_stack.canRedoChanged.connect(self.redo_action.setEnabled)
-        self.undo_action.setEnabled(False)
-        self.redo_action.setEnabled(False)
-        self.toolbar.addSeparator()
-        self._tool("ph.magnifying-glass-minus", "Zoom out", "Ctrl+-", self.view.zoom_out, icon_only=True)
-        self.zoom_label = QLabel("100%")
-        self.zoom_label.setObjectName("zoomLevel")
-        self.zoom_label.setMinimumWidth(44)
-        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.toolbar.addWidget(self.zoom_label)
-        self._tool("ph.magnifying-glass-plus", "Zoom in", "Ctrl+=", self.view.zoom_in, icon_only=True)
-        self._tool("ph.corners-out", "Fit", "F", self.fit)
-        self.toolbar.addSeparator()
-        self._tool("ph.tree-structure", "Auto layout", "Ctrl+L", self.auto_layout)
-        self.minimap_action = self._tool("ph.map-trifold", "Minimap", "M", self._toggle_minimap)
-        self.minimap_action.setCheckable(True)
-        self.minimap_action.setChecked(True)
-        layout.addWidget(self.toolbar)
-        layout.addWidget(self.view, 1)
-        footer = QHBoxLayout()
-        footer.setContentsMargins(theme.L, theme.XS, theme.L, theme.XS)
-        self.hint_label = QLabel()
-        self.hint_label.setObjectName("graphHint")
-        self.hint_label.setProperty("role", "caption")
-        footer.addWidget(self.hint_label, 1)
-        self.summary_label = QLabel()
-        self.summary_label.setObjectName("graphSummary")
-        self.summary_label.setProperty("role", "caption")
-        footer.addWidget(self.summary_label)
-        layout.addLayout(footer)
-        add_view_shortcuts(self.view, (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
-                                       ("Delete", "Backspace", self.delete_selection),
-                                       ("Copy", QKeySequence.StandardKey.Copy, self.copy_selection),
-                                       ("Cut", QKeySequence.StandardKey.Cut, self.cut_selection),
-                                       ("Paste", QKeySequence.StandardKey.Paste, lambda: self.paste()),
-                                       ("Duplicate", "Ctrl+D", self.duplicate_selection),
-                                       ("Select all", QKeySequence.StandardKey.SelectAll, self.select_all),
-                                       ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))))
-        return center
-
-    def _tool(self, icon: str, text: str, keys: Any, slot: Any, icon_only: bool = False) -> QAction:
-        return toolbar_action(self, self.toolbar, icon, text, keys, slot, icon_only=icon_only)
-
-    def _connect(self) -> None:
+    def connect_board(self) -> None:
         self.palette.chosen.connect(lambda node_type: self.add_node(node_type))
         self.view.link_requested.connect(self.link)
         self.view.link_to_nothing.connect(self._link_to_nothing)
         self.view.nodes_moved.connect(self.move_nodes)
         self.view.menu_requested.connect(self._context_menu)
         self.view.node_type_dropped.connect(lambda node_type, point: self.add_node(node_type, point.x(), point.y()))
-        self.view.hint.connect(self.hint_label.setText)
         self.view.edit_requested.connect(self.edit_in_place)
         self.view.open_requested.connect(self.open_node)
-        self.view.zoom_changed.connect(lambda level: self.zoom_label.setText(f"{round(level * 100)}%"))
-        self.scene.selectionChanged.connect(self._selection_changed)
         self.scene.problems_changed.connect(self._show_summary)
         self.inspector.data_edited.connect(lambda node_id, fields: self.set_node_data(node_id, **fields))
         self.inspector.port_edited.connect(lambda node_id, handle_id, label, script: self.edit_port(
@@ -205,36 +151,25 @@ class DialogueGraphEditor(DocumentEditor):
         self.scene.select_nodes(selected)
         self.undo_stack.clear()  # the patches were plans against the graph shown before
         self._show_summary()
-        self._selection_changed()
-        if self._fitted:
-            return
-        QTimer.singleShot(0, self._first_fit)
+        self.selection_changed()
+        self.first_fit_later()
 
-    def _first_fit(self) -> None:
+    def opening_fit(self) -> None:
         """On opening: the whole graph if it reads, else its start at a zoom that reads."""
-        if not self._fitted and self.view.viewport().width() > 200:
-            self._fitted = True
-            self.view.fit(min_zoom=OPENING_ZOOM)
-            self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")
+        self.view.fit(min_zoom=OPENING_ZOOM)
+        self.show_zoom()
 
     def changes(self) -> dict[str, Any]:
         content = dict(self.base.get("content") or {})
         content["tree"] = self.scene.graph.to_tree()
         return {"name": self.name_edit.text(), "content": content}
 
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
+    def shown(self) -> None:
         if self._previews:  # a linked script may have changed while another tab was in front
             self._previews.clear()
             self.inspector.scripts = self._scripts(self.base)
             self.scene.refresh_previews()
             self.scene.refresh_problems()
-        QTimer.singleShot(0, self._first_fit)
-
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        if not self._fitted:
-            QTimer.singleShot(0, self._first_fit)
 
     # ------------------------------------------------------------------ scripts
     def _scripts(self, doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -295,35 +230,13 @@ class DialogueGraphEditor(DocumentEditor):
         """Apply ``patch`` as one undoable step; False when it changes nothing."""
         if patch.empty:
             return False
-        if self.read_only:
-            self.hint_label.setText("Not changed: this dialogue is read-only while another writer holds its lock.")
-            return False
-        self.undo_stack.push(PatchCommand(self.scene, patch, self._after, select))
-        return True
+        return self.push_step(PatchCommand(self.scene, patch, lambda _patch, _forward: self.after_step(), select))
 
-    def _after(self, patch: Patch, forward: bool) -> None:
-        self.mark_dirty()
-        self._selection_changed()
-
-    def undo(self) -> None:
-        if not self.read_only:
-            self.undo_stack.undo()
-
-    def redo(self) -> None:
-        if not self.read_only:
-            self.undo_stack.redo()
-
-    def set_read_only(self, read_only: bool) -> None:
+    def board_editable(self, editable: bool) -> None:
         """Locked by someone else: the graph can be looked at, searched and played, not changed."""
-        self.read_only = read_only
-        self.name_edit.setReadOnly(read_only)
-        self.palette_panel.setEnabled(not read_only)
-        self.inspector.setEnabled(not read_only)
-        self.scene.set_movable(not read_only)
-        for action in (self.undo_action, self.redo_action):
-            action.setEnabled(not read_only and (self.undo_stack.canUndo() if action is self.undo_action
-                                                 else self.undo_stack.canRedo()))
-        self.hint_label.setText("Read-only: another writer holds this dialogue's lock." if read_only else "")
+        self.palette_panel.setEnabled(editable)
+        self.inspector.setEnabled(editable)
+        self.scene.set_movable(editable)
 
     def _view_center(self) -> QPointF:
         return self.view.mapToScene(self.view.viewport().rect().center())
@@ -413,7 +326,7 @@ class DialogueGraphEditor(DocumentEditor):
 
     def fit(self) -> None:
         self.view.fit()
-        self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")
+        self.show_zoom()
 
     def _toggle_minimap(self) -> None:
         self.view.minimap.setVisible(self.minimap_action.isChecked())
@@ -565,7 +478,7 @@ class DialogueGraphEditor(DocumentEditor):
             self.view.centerOn(edge.path().pointAtPercent(0.5))
 
     # ------------------------------------------------------------------ what the panels show
-    def _selection_changed(self) -> None:
+    def selection_changed(self) -> None:
         selected = self.scene.selected_node_ids()
         if len(selected) == 1 and (node := self.scene.graph.node(selected[0])) is not None:
             problems = [p for p in self.scene.problems if p.node_id == selected[0]]

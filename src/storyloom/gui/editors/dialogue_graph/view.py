@@ -1,4 +1,4 @@
-"""The graph view: zoom (wheel, keys), pan (middle button, Space+drag, scroll bars), rubber-band
+"""The graph view: zoom and pan from :class:`~storyloom.gui.editors.surface_view.SurfaceView`, rubber-band
 selection, moving nodes, and dragging links from port to port with the graph's own rule
 deciding, as the pointer moves, whether the port under it takes the link. A minimap in the
 corner shows the whole graph and where the view is; click or drag in it to go there.
@@ -12,7 +12,6 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QBrush,
     QColor,
     QContextMenuEvent,
     QDragEnterEvent,
@@ -24,102 +23,64 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
-    QWheelEvent,
 )
-from PySide6.QtWidgets import QFrame, QGraphicsView, QLineEdit, QWidget
+from PySide6.QtWidgets import QGraphicsView, QLineEdit, QWidget
 
 from storyloom.gui import theme
 from storyloom.gui.editors.dialogue_graph.items import DragLinkItem, EdgeItem, NodeItem, kind_color
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
+from storyloom.gui.editors.surface_view import SurfaceView
 from storyloom.project.dialogue_graph import kind_of
 
 NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
 
 
-class GraphView(QGraphicsView):
+class GraphView(SurfaceView):
     link_requested = Signal(str, str, str, str)  # source, source handle, target, target handle
     link_to_nothing = Signal(str, str, bool, QPointF)  # node, handle, from an output, scene point
     nodes_moved = Signal(dict)
     menu_requested = Signal(QPointF, object, QPoint)  # scene point, item under it (or None), global point
     node_type_dropped = Signal(str, QPointF)
-    hint = Signal(str)
     edit_requested = Signal(str, str)  # node id, "label" or a handle id
     open_requested = Signal(str)
-    zoom_changed = Signal(float)
 
     def __init__(self, scene: GraphScene, parent: QWidget | None = None) -> None:
-        super().__init__(scene, parent)
+        super().__init__(scene, MIN_ZOOM, MAX_ZOOM, parent)
         self.graph_scene = scene
         self.setObjectName("dialogueGraphView")
-        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # pan, or use the minimap
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.apply_theme()
         self._link: tuple[str, str, bool] | None = None  # node, handle, from an output
         self._link_item: DragLinkItem | None = None
         self._link_target: tuple[NodeItem, str] | None = None
-        self._pan_from: QPoint | None = None
-        self._space = False
         self._press_positions: dict[str, QPointF] | None = None
         self.left_inset = 0  # the palette floats over the left edge
         self.minimap = Minimap(self)
 
-    def apply_theme(self) -> None:
-        """The background: the theme's surface with a dot grid (a tiled brush: no Python per frame)."""
-        colors = theme.colors()
-        tile = QPixmap(24, 24)
-        tile.fill(QColor(colors.window))
-        painter = QPainter(tile)
-        dot = QColor(colors.border)
-        painter.setPen(QPen(dot, 2))
-        painter.drawPoint(0, 0)
-        painter.end()
-        self.setBackgroundBrush(QBrush(tile))
-
-    # ------------------------------------------------------------------ zoom and pan
-    def zoom(self) -> float:
-        return self.transform().m11()
-
-    def set_zoom(self, level: float, anchor: QPointF | None = None) -> None:
-        level = max(MIN_ZOOM, min(MAX_ZOOM, level))
-        factor = level / self.zoom()
-        if abs(factor - 1) < 1e-6:
-            return
-        if anchor is None:
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-        self.scale(factor, factor)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.zoom_changed.emit(self.zoom())
+    # ------------------------------------------------------------------ zoom, and the minimap following it
+    def set_zoom(self, level: float, under_mouse: bool = False) -> None:
+        super().set_zoom(level, under_mouse)
         self.minimap.update()
 
-    def zoom_in(self) -> None:
-        self.set_zoom(self.zoom() * 1.25)
-
-    def zoom_out(self) -> None:
-        self.set_zoom(self.zoom() / 1.25)
-
-    def fit(self, min_zoom: float = MIN_ZOOM) -> None:
-        """Show the whole graph (never larger than life) beside the palette; with ``min_zoom``
-        a graph too big to read at that zoom is shown from its left end, at ``min_zoom``."""
-        bounds = self.graph_scene.graph_bounds()
+    def fit(self, rect: QRectF | None = None, margin: float = 32, max_zoom: float = 1.0,
+            min_zoom: float = MIN_ZOOM) -> None:
+        """Show the whole graph (or ``rect``; never larger than ``max_zoom``) beside the palette;
+        with ``min_zoom`` a graph too big to read at that zoom is shown from its left end, at
+        ``min_zoom``."""
+        bounds = rect if rect is not None else self.graph_scene.graph_bounds()
         if bounds.isEmpty():
             self.set_zoom(1.0)
             self.centerOn(0, 0)
             return
-        bounds = bounds.adjusted(-32, -32, 32, 32)
+        bounds = bounds.adjusted(-margin, -margin, margin, margin)
         view = self.viewport().rect().adjusted(self.left_inset, 0, 0, 0)
-        fitting = min(view.width() / bounds.width(), view.height() / bounds.height(), 1.0)
+        fitting = min(view.width() / bounds.width(), view.height() / bounds.height(), max_zoom)
         level = max(fitting, min_zoom)
         self.set_zoom(level)
         center = bounds.center()
@@ -127,15 +88,6 @@ class GraphView(QGraphicsView):
             center.setX(bounds.left() + view.width() / level / 2)
         self.centerOn(center.x() - self.left_inset / level / 2, center.y())
         self.minimap.update()
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            super().wheelEvent(event)  # scroll sideways / along
-            return
-        steps = event.angleDelta().y() / 120 or event.pixelDelta().y() / 60
-        if steps:
-            self.set_zoom(self.zoom() * (1.15 ** steps), event.position())
-        event.accept()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
@@ -160,11 +112,7 @@ class GraphView(QGraphicsView):
         return None
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        if event.button() == Qt.MouseButton.MiddleButton or (
-                event.button() == Qt.MouseButton.LeftButton and self._space):
-            self._pan_from = event.position().toPoint()
-            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
-            event.accept()
+        if self.start_pan(event):
             return
         if event.button() == Qt.MouseButton.LeftButton:
             scene_point = self.mapToScene(event.position().toPoint())
@@ -187,12 +135,7 @@ class GraphView(QGraphicsView):
         self._press_positions = {i.node_id: i.pos() for i in self.graph_scene.node_items.values() if i.isSelected()}
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if self._pan_from is not None:
-            delta = event.position().toPoint() - self._pan_from
-            self._pan_from = event.position().toPoint()
-            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
-            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
-            event.accept()
+        if self.panning(event):
             return
         if self._link is not None:
             self._drag_link(event.position().toPoint())
@@ -201,10 +144,7 @@ class GraphView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton, Qt.MouseButton.LeftButton):
-            self._pan_from = None
-            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor if self._space else Qt.CursorShape.ArrowCursor)
-            event.accept()
+        if self.end_pan(event):
             return
         if self._link is not None and event.button() == Qt.MouseButton.LeftButton:
             self._finish_link(event.position().toPoint())
@@ -248,21 +188,10 @@ class GraphView(QGraphicsView):
         event.accept()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
-            self._space = True
-            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
-            return
         if event.key() == Qt.Key.Key_Escape and self._link is not None:
             self._cancel_link()
             return
         super().keyPressEvent(event)
-
-    def keyReleaseEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
-            self._space = False
-            self.viewport().setCursor(Qt.CursorShape.ArrowCursor)
-            return
-        super().keyReleaseEvent(event)
 
     # ------------------------------------------------------------------ dragging a link
     def _start_link(self, node: NodeItem, handle: dict[str, Any], scene_point: QPointF) -> None:
@@ -373,17 +302,6 @@ class GraphView(QGraphicsView):
         editor.selectAll()
         editor.setFocus()
         return editor
-
-    # ------------------------------------------------------------------ the main window's Edit menu
-    undo_stack: Any = None
-
-    def undo(self) -> None:
-        if self.undo_stack is not None:
-            self.undo_stack.undo()
-
-    def redo(self) -> None:
-        if self.undo_stack is not None:
-            self.undo_stack.redo()
 
 
 class InlineEdit(QLineEdit):

@@ -1,7 +1,8 @@
 """The Map editor: a tile and edge level editor. The palette (tools, cell and edge types), the
-map with zoom and pan, and the inspector (the selection, the bounds, the markers). Every edit is
-a step of :mod:`storyloom.project.maps` (a new content) on a ``QUndoStack`` — one brush stroke
-is one step — and the document saves ``content`` through the editor gate like every editor.
+map with zoom and pan, and the inspector (the selection, the bounds, the markers): a board
+(:class:`~storyloom.gui.editors.board.ContentBoardEditor`: undo, read-only, selection). Every
+edit is a step of :mod:`storyloom.project.maps` (a new content) — one brush stroke is one step —
+and the document saves ``content`` through the editor gate like every editor.
 
 The public methods (:meth:`set_tool`, :meth:`paint_cells`, :meth:`paint_edge`, :meth:`fill`,
 :meth:`erase_at`, :meth:`add_marker`, :meth:`move_marker`, :meth:`resize_map`, :meth:`add_type`,
@@ -10,20 +11,17 @@ pointer call, and what the tests drive."""
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections import Counter
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QSplitter, QWidget
 
-from storyloom.gui.editors.base import DocumentEditor
-from storyloom.gui.editors.content_undo import ContentStep
+from storyloom.gui.editors.board import ContentBoardEditor
 from storyloom.gui.editors.map_editor.panels import TOOLS, MapInspector, MapPalette
 from storyloom.gui.editors.map_editor.view import CELL, MapView
-from storyloom.gui.widgets import add_view_shortcuts, toolbar_action
 from storyloom.project import maps as mp
 
 EDGE_REACH = 0.3
@@ -31,13 +29,17 @@ EDGE_REACH = 0.3
 CURSORS = {"select": Qt.CursorShape.ArrowCursor, "marker": Qt.CursorShape.PointingHandCursor}
 
 
-class MapEditor(DocumentEditor):
+class MapEditor(ContentBoardEditor):
     """A Map document (``content.width``, ``height``, ``cells``, ``edges``, ``markers``...)."""
 
-    def build_body(self) -> QWidget:
-        self.content: dict[str, Any] = {"width": 16, "height": 12, "cells": {}, "edges": {}, "markers": {}}
+    view: MapView
+    noun = "map"
+    object_prefix = "map"
+    text_beside_icons = False
+
+    def make_view(self) -> MapView:
+        self.content = {"width": 16, "height": 12, "cells": {}, "edges": {}, "markers": {}}
         self.tool = "cell"
-        self.read_only = False
         self.cell_type = ""
         self.edge_type = ""
         self.selection: tuple[str, Any] | None = None
@@ -45,47 +47,13 @@ class MapEditor(DocumentEditor):
         self._stroke: str | None = None
         self._stroke_button = 0
         self._dragging_marker: str | None = None
-        self._fitted = False
-        self.undo_stack = QUndoStack(self)
-        self.view = MapView()
         self.palette = MapPalette()
         self.inspector = MapInspector()
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.setObjectName("mapSplitter")
-        body.setHandleWidth(1)
-        body.addWidget(self.palette)
-        body.addWidget(self._center())
-        body.addWidget(self.inspector)
-        body.setStretchFactor(1, 1)
-        body.setCollapsible(1, False)
-        body.setSizes([212, 900, 300])
-        self._connect()
-        return body
+        return MapView()
 
-    def _center(self) -> QWidget:
-        center = QWidget()
-        layout = QVBoxLayout(center)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        self.toolbar = QToolBar()
-        self.toolbar.setObjectName("mapToolbar")
-        self.undo_action = self._action("ph.arrow-counter-clockwise", "Undo", QKeySequence.StandardKey.Undo,
-                                        self.undo)
-        self.redo_action = self._action("ph.arrow-clockwise", "Redo", QKeySequence.StandardKey.Redo, self.redo)
-        self.undo_stack.canUndoChanged.connect(lambda can: self.undo_action.setEnabled(can and not self.read_only))
-        self.undo_stack.canRedoChanged.connect(lambda can: self.redo_action.setEnabled(can and not self.read_only))
-        self.undo_action.setEnabled(False)
-        self.redo_action.setEnabled(False)
-        self.toolbar.addSeparator()
-        self._action("ph.magnifying-glass-minus", "Zoom out", "Ctrl+-", self.view.zoom_out)
-        self.zoom_label = QLabel("100%")
-        self.zoom_label.setObjectName("zoomLevel")
-        self.zoom_label.setMinimumWidth(44)
-        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.toolbar.addWidget(self.zoom_label)
-        self._action("ph.magnifying-glass-plus", "Zoom in", "Ctrl+=", self.view.zoom_in)
-        self._action("ph.corners-out", "Fit", "F", self.fit)
-        self.grid_action = self._action("ph.grid-four", "Grid", "Ctrl+'", self._toggle_grid)
+    def build_tools(self) -> None:
+        self.add_zoom_tools()
+        self.grid_action = self.add_tool("ph.grid-four", "Grid", "Ctrl+'", self._toggle_grid)
         self.grid_action.setCheckable(True)
         self.grid_action.setChecked(True)
         for name, title, _icon, key in TOOLS:
@@ -94,33 +62,24 @@ class MapEditor(DocumentEditor):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(lambda _c=False, n=name: self.set_tool(n))
             self.view.addAction(action)
-        add_view_shortcuts(self.view, (("Delete", QKeySequence.StandardKey.Delete, self.delete_selection),
-                                       ("Delete", "Backspace", self.delete_selection),
-                                       ("Zoom 100%", "Ctrl+0", lambda: self.view.set_zoom(1.0))))
-        layout.addWidget(self.toolbar)
-        layout.addWidget(self.view, 1)
-        footer = QHBoxLayout()
-        footer.setContentsMargins(16, 4, 16, 4)
-        self.hint_label = QLabel()
-        self.hint_label.setObjectName("mapHint")
-        self.hint_label.setProperty("role", "caption")
-        footer.addWidget(self.hint_label, 1)
-        self.summary_label = QLabel()
-        self.summary_label.setObjectName("mapSummary")
-        self.summary_label.setProperty("role", "caption")
-        footer.addWidget(self.summary_label)
-        layout.addLayout(footer)
-        return center
 
-    def _action(self, icon: str, text: str, keys: Any, slot: Any) -> QAction:
-        return toolbar_action(self, self.toolbar, icon, text, keys, slot)
+    def arrange(self, center: QWidget) -> QWidget:
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.setObjectName("mapSplitter")
+        body.setHandleWidth(1)
+        body.addWidget(self.palette)
+        body.addWidget(center)
+        body.addWidget(self.inspector)
+        body.setStretchFactor(1, 1)
+        body.setCollapsible(1, False)
+        body.setSizes([212, 900, 300])
+        return body
 
-    def _connect(self) -> None:
+    def connect_board(self) -> None:
         self.view.pressed.connect(self._pressed)
         self.view.dragged.connect(self._dragged)
         self.view.released.connect(self._released)
         self.view.hovered.connect(self._hovered)
-        self.view.zoom_changed.connect(lambda level: self.zoom_label.setText(f"{round(level * 100)}%"))
         self.palette.tool_chosen.connect(self.set_tool)
         self.palette.type_chosen.connect(self._type_chosen)
         self.palette.type_added.connect(lambda kind, name: self.add_type(kind, name))
@@ -135,43 +94,22 @@ class MapEditor(DocumentEditor):
         self.inspector.invalid.connect(lambda text: self.hint_label.setText(f"Not saved: {text}."))
 
     # ------------------------------------------------------------------ the document
-    def apply_document(self, doc: dict[str, Any]) -> None:
-        content = doc.get("content") if isinstance(doc.get("content"), dict) else {}
-        if content == self.content:
-            return
-        self.content = copy.deepcopy(content)
-        editor = content.get("editor") if isinstance(content.get("editor"), dict) else {}
+    def content_loaded(self) -> None:
+        editor = self.content.get("editor") if isinstance(self.content.get("editor"), dict) else {}
         if editor.get("tool") in {t[0] for t in TOOLS}:
             self.tool = str(editor["tool"])
         layers = editor.get("layers") if isinstance(editor.get("layers"), dict) else {}
         self.view.item.show_grid = layers.get("grid", True) is not False
         self.grid_action.setChecked(self.view.item.show_grid)
-        self.undo_stack.clear()
-        self._refresh()
+        super().content_loaded()
         self.set_tool(self.tool)
-        if not self._fitted:
-            QTimer.singleShot(0, self._first_fit)
 
-    def changes(self) -> dict[str, Any]:
-        return {"name": self.name_edit.text(), "content": copy.deepcopy(self.content)}
-
-    def _first_fit(self) -> None:
-        if not self._fitted and self.view.viewport().width() > 200:
-            self._fitted = True
-            self.fit()
-
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
-        QTimer.singleShot(0, self._first_fit)
-
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        if not self._fitted:
-            QTimer.singleShot(0, self._first_fit)
+    def show_content(self) -> None:
+        self._refresh()
 
     def fit(self) -> None:
         self.view.fit(self.view.item.map_rect(), margin=CELL / 2, max_zoom=3.0)
-        self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")
+        self.show_zoom()
 
     def _toggle_grid(self) -> None:
         self.view.item.show_grid = self.grid_action.isChecked()
@@ -209,45 +147,18 @@ class MapEditor(DocumentEditor):
         return mp.in_bounds(self.content, where[0], where[1]) or mp.in_bounds(self.content, *mp.twin(*where)[:2])
 
     # ------------------------------------------------------------------ steps
-    def step(self, text: str, after: dict[str, Any], merge_key: str | None = None) -> bool:
-        """Show ``after`` as one undoable step (merged into the last one with the same
-        ``merge_key``: one brush stroke); False when it changes nothing."""
-        if after == self.content or self.read_only:
-            return False
-        self.undo_stack.push(ContentStep(text, self.content, after, self._show, merge_key))
-        return True
-
-    def undo(self) -> None:
-        if not self.read_only:
-            self.undo_stack.undo()
-
-    def redo(self) -> None:
-        if not self.read_only:
-            self.undo_stack.redo()
-
-    def set_read_only(self, read_only: bool) -> None:
+    def board_editable(self, editable: bool) -> None:
         """Locked by someone else: the map can be looked at and inspected, not changed."""
-        self.read_only = read_only
-        self.name_edit.setReadOnly(read_only)
-        self.palette.setEnabled(not read_only)
-        self.inspector.setEnabled(not read_only)
-        self.undo_action.setEnabled(not read_only and self.undo_stack.canUndo())
-        self.redo_action.setEnabled(not read_only and self.undo_stack.canRedo())
-        if read_only:
+        self.palette.setEnabled(editable)
+        self.inspector.setEnabled(editable)
+        if not editable:
             self.set_tool("select")
-        self.hint_label.setText("Read-only: another writer holds this map's lock." if read_only else "")
-
-    def _show(self, content: dict[str, Any]) -> None:
-        self.content = content
-        self._refresh()
-        self.mark_dirty()
 
     def _try(self, text: str, make: Any, merge_key: str | None = None) -> bool:
         try:
             after = make()
         except mp.MapRefused as exc:
-            self.hint_label.setText(f"Not done: {exc}.")
-            return False
+            return self.not_done(exc)
         self.hint_label.setText("")
         return self.step(text, after, merge_key)
 
@@ -340,8 +251,7 @@ class MapEditor(DocumentEditor):
         try:
             after, dropped = mp.resize(self.content, width, height)
         except mp.MapRefused as exc:
-            self.hint_label.setText(f"Not done: {exc}.")
-            return False
+            return self.not_done(exc)
         done = self.step(f"Resize to {width} × {height}", after)
         if done:
             self.hint_label.setText(f"{dropped} cells, edges or markers were outside and were removed "
@@ -366,7 +276,10 @@ class MapEditor(DocumentEditor):
     def _select(self, selection: tuple[str, Any] | None) -> None:
         self.selection = selection
         self.view.item.set_marks(selection, self.view.item.hover)
-        self.inspector.show_selection(self.content, selection)
+        self.selection_changed()
+
+    def selection_changed(self) -> None:
+        self.inspector.show_selection(self.content, self.selection)
 
     def select_cell(self, x: int, y: int) -> None:
         self._select(("cell", (x, y)))
@@ -449,7 +362,7 @@ class MapEditor(DocumentEditor):
             x, y = int(fx // 1), int(fy // 1)
             if mp.in_bounds(self.content, x, y):
                 self.move_marker(self._dragging_marker, x, y, self._stroke)
-                self.inspector.show_selection(self.content, self.selection)
+                self.selection_changed()
             return
         if self.tool in ("cell", "edge", "erase") or (
                 self._stroke_button == Qt.MouseButton.RightButton.value and self.tool == "fill"):
