@@ -28,8 +28,8 @@ from storyloom.sync.cors import (
     normalize_origin,
     probe_preflight,
 )
-from storyloom.sync.server_check import CheckLine, check_server
-from storyloom.sync.server_setup import SetupError
+from storyloom.sync.server_check import check_server
+from storyloom.sync.server_terms import CheckLine, SetupError
 from tests.support.couch import CouchServer, unique_db_name
 
 MEMBER_PASSWORD = "member-pw"

@@ -29,7 +29,7 @@ import pytest
 from storyloom.cli.explain import fix_words
 from storyloom.sync import RemoteDatabase
 from storyloom.sync.cors import configure_cors, cors_line, read_cors_config
-from storyloom.sync.server_setup import server_info
+from storyloom.sync.server_terms import server_info
 
 ADMIN = ("admin", "pw")
 MEMBER = ("mia", "pw")

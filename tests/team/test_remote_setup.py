@@ -19,18 +19,18 @@ from storyloom.cli.explain import command_line, fix_words
 from storyloom.sync import RemoteDatabase
 from storyloom.sync.errors import RemoteError, RemoteUnauthorized
 from storyloom.sync.lock_rules import DEFAULT_STALE_LOCK_MINUTES, lock_rules_for, lock_rules_state
-from storyloom.sync.server_check import CheckLine, check_server
+from storyloom.sync.server_check import check_server
 from storyloom.sync.server_setup import (
     LOCK_DESIGN_DOC,
     LOCK_DESIGN_ID,
     LOCK_RULES_VERSION,
     AdvancedCheck,
-    SetupError,
     admin_requests,
     easy_setup,
     invite,
     member_add_requests,
 )
+from storyloom.sync.server_terms import CheckLine, SetupError
 from storyloom.sync.write_probe import PROBE_PREFIX
 from tests.support.couch import CouchServer, unique_db_name
 from tests.support.nginx import NginxProxy

@@ -21,7 +21,8 @@ from storyloom.cli.main import main
 from storyloom.project.manager import ProjectManager
 from storyloom.store import Database
 from storyloom.sync import RemoteDatabase, WritesDropped, push
-from storyloom.sync.server_setup import LOCK_DESIGN_DOC, SetupError, easy_setup
+from storyloom.sync.server_setup import LOCK_DESIGN_DOC, easy_setup
+from storyloom.sync.server_terms import SetupError
 from storyloom.sync.write_probe import PROBE_PREFIX, RECORD_ID, probe_replicated_writes
 from tests.support.couch import CouchServer, unique_db_name
 

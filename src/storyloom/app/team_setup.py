@@ -37,17 +37,9 @@ from storyloom.sync.cors import configure_cors, cors_admin_help
 from storyloom.sync.drafft_join import drafft_instructions
 from storyloom.sync.identity import check_remote_identity
 from storyloom.sync.remote import RemoteDatabase
-from storyloom.sync.server_check import CheckLine, check_server
-from storyloom.sync.server_setup import (
-    AdvancedCheck,
-    Invitation,
-    SetupError,
-    SetupReport,
-    SetupStep,
-    easy_setup,
-    invite,
-    server_info,
-)
+from storyloom.sync.server_check import check_server
+from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, easy_setup, invite
+from storyloom.sync.server_terms import CheckLine, SetupError, SetupStep, server_info
 
 if TYPE_CHECKING:
     from storyloom.app.session import ProjectSession

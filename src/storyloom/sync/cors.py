@@ -37,10 +37,10 @@ from urllib.parse import quote
 from storyloom.errors import Fix, advice
 from storyloom.sync.errors import InvalidRemote, RemoteError, RemoteNotFound, SyncError
 from storyloom.sync.remote import RemoteDatabase
-from storyloom.sync.server_setup import ServerInfo, SetupError, SetupStep, server_info
+from storyloom.sync.server_terms import ServerInfo, SetupError, SetupStep, server_info
 
 if TYPE_CHECKING:
-    from storyloom.sync.server_check import CheckLine
+    from storyloom.sync.server_terms import CheckLine
 
 #: The origin the docs use as the example for Drafft. Drafft's public docs show the CORS step
 #: only as a screenshot of Fauxton and never name an origin; an Electron renderer loaded from
@@ -343,7 +343,7 @@ def cors_line(remote: RemoteDatabase, *, admin: bool, info: ServerInfo,
     """The ``cors`` line of ``remote check``: a server admin reads the configuration (and a
     preflight confirms what it says); a member sends a preflight from ``origin``. Never a
     failure: Storyloom itself needs no CORS, only browser-based teammates do."""
-    from storyloom.sync.server_check import CheckLine
+    from storyloom.sync.server_terms import CheckLine
 
     config: CorsConfig | None = None
     unreadable = ""
@@ -374,7 +374,7 @@ def cors_line(remote: RemoteDatabase, *, admin: bool, info: ServerInfo,
 
 
 def _config_line(remote: RemoteDatabase, config: CorsConfig) -> CheckLine:
-    from storyloom.sync.server_check import CheckLine
+    from storyloom.sync.server_terms import CheckLine
 
     example = [DRAFFT_EXAMPLE_ORIGIN]
     if not config.enabled:

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from storyloom.errors import Fix, advice
 from storyloom.sync.errors import (
@@ -39,38 +38,20 @@ from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.server_setup import (
     LOCK_DESIGN_ID,
     LOCK_RULES_VERSION,
-    ServerInfo,
-    SetupError,
     admin_requests,
     lock_rules_state,
     member_add_requests,
     project_owners,
     read_lock_rules,
-    server_info,
 )
+from storyloom.sync.server_terms import CheckLine, ServerInfo, SetupError, Status, server_info
 from storyloom.sync.urls import RemoteURL, is_loopback_host
 from storyloom.sync.write_probe import replicated_writes_line
 
-Status = Literal["ok", "warn", "fail"]
 PROBE_SIZES: tuple[int, ...] = (64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024)
 # Below this a document of ordinary size (a long script) may not fit.
 SMALL_LIMIT = 1024 * 1024
 CHECK_TIMEOUT = 15.0
-
-
-@dataclass(frozen=True)
-class CheckLine:
-    """One line of the report: ``fix`` is what to do when ``status`` is not ``ok`` (a value each
-    front end says in its words), or None."""
-
-    name: str
-    status: Status
-    detail: str
-    fix: Fix | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "detail": self.detail,
-                "fix": None if self.fix is None else self.fix.to_json()}
 
 
 #: How set-up fixes a database line, given the admin's request that would: set-up itself (easy

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.errors import Fix, StoryloomError
+from storyloom.errors import Fix
 from storyloom.sync.errors import RemoteForbidden, RemoteNotFound, RemoteUnauthorized
 from storyloom.sync.lock_rules import (
     DEFAULT_STALE_LOCK_MINUTES,
@@ -39,84 +39,11 @@ from storyloom.sync.lock_rules import (
     lock_rules_state,
 )
 from storyloom.sync.remote import RemoteDatabase
+from storyloom.sync.server_terms import ServerInfo, SetupError, SetupStep, server_info
 from storyloom.sync.urls import check_username, encode_db_name
 from storyloom.sync.write_probe import replicated_writes_step
 
-
-class SetupError(StoryloomError):
-    """The set-up cannot go on (not an admin in easy mode, credentials refused...); ``cause``
-    says why, ``fix`` what to do."""
-
-    code = "setup_refused"
-    fixes = ("retype_credentials", "admin_or_advanced", "set_password", "reset_owner_password", "run_setup",
-             "upgrade_server", "admin_requests", "advice", "sync_again")
-
-
-# -- the server ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ServerInfo:
-    """What ``GET /`` and ``GET /_session`` say: the product and version, who we are signed in as."""
-
-    url: str
-    product: str
-    version: str
-    username: str | None
-    roles: tuple[str, ...] = ()
-
-    @property
-    def is_admin(self) -> bool:
-        return "_admin" in self.roles
-
-    @property
-    def describe(self) -> str:
-        return f"{self.product} {self.version}".strip()
-
-
-def _product(welcome: dict[str, Any]) -> tuple[str, str]:
-    version = str(welcome.get("version") or "")
-    if "couchdb" in welcome:
-        return "CouchDB", version
-    if "express-pouchdb" in welcome:
-        return "pouchdb-server", version
-    vendor = welcome.get("vendor")
-    name = vendor.get("name") if isinstance(vendor, dict) else None
-    return str(name or "a CouchDB-compatible server"), version
-
-
-def server_info(remote: RemoteDatabase) -> ServerInfo:
-    """Who and where: the server's product and version, and the signed-in user. Raises
-    :class:`SetupError` when the credentials are refused; network errors are raised as they are."""
-    try:
-        welcome = remote.server_info(refresh=True)
-        session = remote.session()
-    except RemoteUnauthorized as exc:
-        raise SetupError(
-            f"{remote.server_url} refuses the user name {remote.username!r} with this password "
-            f"({exc.reason or exc.error})", fix=Fix("retype_credentials", username=remote.username, ask="both")
-        ) from None
-    product, version = _product(welcome if isinstance(welcome, dict) else {})
-    ctx = session.get("userCtx") or {}
-    return ServerInfo(
-        url=remote.server_url,
-        product=product,
-        version=version,
-        username=ctx.get("name"),
-        roles=tuple(ctx.get("roles") or ()),
-    )
-
-
 # -- easy mode -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SetupStep:
-    """One step of a set-up: what it is about, whether it changed the server, and how it went."""
-
-    what: str
-    changed: bool
-    detail: str
 
 
 @dataclass

@@ -32,8 +32,7 @@ from storyloom.sync.errors import DROPPED_WRITES_CAUSE, RemoteNotFound, SyncErro
 from storyloom.sync.remote import RemoteDatabase
 
 if TYPE_CHECKING:
-    from storyloom.sync.server_check import CheckLine
-    from storyloom.sync.server_setup import SetupStep
+    from storyloom.sync.server_terms import CheckLine, SetupStep
 
 #: Where easy set-up records a kept probe (see :func:`replicated_writes_step`).
 RECORD_ID = "_local/storyloom-write-probe"
@@ -140,7 +139,7 @@ def dropped_message(remote: RemoteDatabase, result: ProbeResult) -> str:
 
 def replicated_writes_line(remote: RemoteDatabase, lines: list[CheckLine]) -> CheckLine:
     """The "replicated writes" line of ``remote check`` (after the database lines in ``lines``)."""
-    from storyloom.sync.server_check import CheckLine
+    from storyloom.sync.server_terms import CheckLine
 
     member = next((line for line in lines if line.name == "member"), None)
     if member is None or member.status != "ok":
@@ -172,7 +171,7 @@ def replicated_writes_step(remote: RemoteDatabase) -> SetupStep:
     it leaves the database's ``update_seq`` alone) with the server's version and the lock
     rules' revision; a later set-up on the same server and rules trusts the record instead of
     writing another probe, so running set-up twice still changes nothing in the database."""
-    from storyloom.sync.server_setup import SetupError, SetupStep
+    from storyloom.sync.server_terms import SetupError, SetupStep
 
     fingerprint = _fingerprint(remote)
     record = remote.get_local(RECORD_ID)

@@ -40,8 +40,8 @@ from storyloom.project import DEFAULT_INTERVAL, RemoteSettings, default_database
 from storyloom.sync import InvalidRemote, ProjectMismatch, SyncError
 from storyloom.sync.cors import normalize_origin
 from storyloom.sync.identity import check_remote_identity
-from storyloom.sync.server_check import CheckLine
-from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, SetupStep
+from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport
+from storyloom.sync.server_terms import CheckLine, SetupStep
 from storyloom.sync.urls import check_server_url, check_username, normalize_database_name, parse_remote_url
 
 if TYPE_CHECKING:
