@@ -207,7 +207,7 @@ class ProblemsPanel(QDockWidget):
             return
         try:
             self.problems.apply(changes)
-        except Exception:
+        except Exception:  # the panel is a help: a failed update is logged, the window goes on
             log.exception("updating the project's problems failed")
             return
         self._show()

@@ -30,7 +30,7 @@ class Task(QThread):
     def run(self) -> None:
         try:
             result = self._fn()
-        except Exception as exc:
+        except Exception as exc:  # every failure reaches the widget that asked (failed), none kills the thread
             if not getattr(exc, "__module__", "").startswith("storyloom."):
                 log.exception("task %r failed", self.label)
             self.failed.emit(exc)
