@@ -9,6 +9,7 @@ dependency). A failure names the module, the line and the rule it breaks.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -71,13 +72,31 @@ def _layer(path: Path, root: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
+@functools.cache
+def _import_nodes(path: Path) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, nested ones too (read once for all the checks here;
+    imports are statements, so expressions are not walked)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(statements: list[ast.AST]) -> None:
+        for node in statements:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                found.append(node)
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                children = getattr(node, field, None)
+                if isinstance(children, list):
+                    visit(children)
+
+    visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body)
+    return found
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
+    for node in _import_nodes(path):
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module and node.level == 0:
             found.append((node.lineno, node.module))
     return found
 
@@ -136,8 +155,7 @@ def face_violations(paths: list[Path], root: Path = SRC) -> list[str]:
     for path in paths:
         layer = _layer(path, root)
         where = path.relative_to(root.parent)
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
+        for node in _import_nodes(path):
             if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
                 continue
             parts = node.module.split(".")
