@@ -1,4 +1,4 @@
-"""The layer rules of docs/architecture.md and the module-size rule, read from the code's imports
+"""The layer rules of docs/architecture.md, read from the code's imports
 (and no module imports the repository's own folders: ``bench``, ``tests``, ``tools``; the
 packages in :data:`ACYCLIC` have no import circle).
 
@@ -60,7 +60,6 @@ REPOSITORY_FOLDERS = {"bench", "tests", "tools"}
 #: Layers with a face (``__init__.pyi``): the other layers import its names from the package, or a
 #: public module the face names (``from . import maps as maps``), never a module behind it.
 FACED = ("project", "export")
-MAX_MODULE_LINES = 800
 
 
 def _modules() -> list[Path]:
@@ -274,15 +273,6 @@ def test_the_rule_check_catches_an_import_of_the_repositorys_folders(tmp_path: P
         "storyloom/gui/_not_a_module.py:6: imports the repository's bench/ (bench.peers), "
         "which an installed Storyloom does not have",
     ]
-
-
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
-def test_no_module_is_longer_than_800_lines(path: Path) -> None:
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_MODULE_LINES, (
-        f"{path.relative_to(SRC.parent)} has {lines} lines; split it along its concerns "
-        f"(the limit is {MAX_MODULE_LINES})"
-    )
 
 
 # ---------------------------------------------------------------------------------- import circles
