@@ -11,6 +11,8 @@ import pytest
 from bench import edit_bench, export_bench, store_bench, sync_bench
 from bench.generate import generate
 
+pytestmark = pytest.mark.slow  # each benchmark's main on a tiny project
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -41,7 +43,6 @@ def test_export_bench_checks_the_planted_problems(tmp_path, capsys) -> None:
     assert "_meta.warningCount = problems planted" in out and "MISSED: _meta" not in out
 
 
-@pytest.mark.slow
 def test_sync_bench(tmp_path, capsys) -> None:
     code = sync_bench.main(["--docs", "60", "--rounds", "1", "--server", "memory", "--dir", str(tmp_path)])
     out = _ran(capsys, code, "sync")
@@ -74,6 +75,7 @@ def test_the_generator_is_the_same_at_every_size_and_counts_what_it_plants() -> 
             assert target in ids, target
 
 
+@pytest.mark.integration
 def test_scripts_bench_refuses_an_unknown_benchmark() -> None:
     result = subprocess.run([str(REPO / "scripts" / "bench"), "nope"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2

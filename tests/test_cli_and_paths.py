@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import storyloom
 from storyloom import paths
 from storyloom.cli.main import main
@@ -41,6 +43,7 @@ def test_no_verb_opens_the_app_and_app_takes_a_project(monkeypatch):
     assert launched == [None, "Goddess"]
 
 
+@pytest.mark.integration
 def test_help_needs_no_display_and_does_not_load_qt(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     code = (
@@ -53,6 +56,7 @@ def test_help_needs_no_display_and_does_not_load_qt(tmp_path):
     assert "usage: storyloom" in result.stdout and result.stdout.strip().endswith("NOQT")
 
 
+@pytest.mark.integration
 def test_the_app_without_a_display_is_a_clear_error(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     result = subprocess.run([sys.executable, "-m", "storyloom"], capture_output=True, text=True, timeout=60,
@@ -61,6 +65,7 @@ def test_the_app_without_a_display_is_a_clear_error(tmp_path):
     assert result.stderr.startswith("storyloom: error: no display") and "Traceback" not in result.stderr
 
 
+@pytest.mark.integration
 def test_console_script_runs_as_a_process():
     result = subprocess.run(
         [sys.executable, "-m", "storyloom", "--version"], capture_output=True, text=True, timeout=60
@@ -88,6 +93,7 @@ def _storyloom(*args, env):
     )
 
 
+@pytest.mark.integration
 def test_a_file_name_that_is_not_utf8_prints_without_a_traceback(tmp_path):
     """With a strict UTF-8 stdout (PYTHONIOENCODING=utf-8), printing an argument's undecodable
     bytes used to raise UnicodeEncodeError."""
@@ -101,6 +107,7 @@ def test_a_file_name_that_is_not_utf8_prints_without_a_traceback(tmp_path):
     assert os.path.exists(target)
 
 
+@pytest.mark.integration
 def test_an_unusable_data_directory_is_a_clear_error(tmp_path):
     home = tmp_path / "not-a-folder"
     home.write_text("a file where the data directory should be")

@@ -46,6 +46,7 @@ def test_an_unknown_property_message_names_ten_properties() -> None:
     assert "p0, p1, " in problem.message and problem.message.endswith("and 40 more")
 
 
+@pytest.mark.slow
 def test_messages_of_a_generated_project_stay_short(capsys) -> None:
     """The planted unknown state names ten of the project's state ids, in `check` and in the export."""
     from storyloom.export.game_export import build_game_export
@@ -117,6 +118,7 @@ def planted() -> tuple[str, object]:
     return "planted", generated
 
 
+@pytest.mark.slow
 def test_check_lists_every_problem_with_where_it_is_and_exits_1(planted, capsys) -> None:
     name, generated = planted
     assert main(["check", name]) == 1
@@ -133,6 +135,7 @@ def test_check_lists_every_problem_with_where_it_is_and_exits_1(planted, capsys)
     assert "content.scenario.planted_missing:" in scenario and scenario.endswith("more [unknown-state]")
 
 
+@pytest.mark.slow
 def test_check_json_has_name_collection_field_line_and_column(planted, capsys) -> None:
     name, generated = planted
     assert main(["check", name, "--json"]) == 1
@@ -150,6 +153,7 @@ def test_check_json_has_name_collection_field_line_and_column(planted, capsys) -
     assert not item["message"].startswith(("document", "content.item", "line"))
 
 
+@pytest.mark.slow
 def test_check_of_a_clean_project_exits_0(capsys) -> None:
     project = ProjectManager(username="t").create("clean")
     try:

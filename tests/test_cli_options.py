@@ -141,6 +141,7 @@ def test_a_broken_options_file_is_a_clear_error(capsys) -> None:  # type: ignore
     assert err.startswith("storyloom: error: cannot read the app options") and str(AppOptions.path()) in err
 
 
+@pytest.mark.integration
 def test_the_verb_runs_as_a_process_without_qt(storyloom_home) -> None:  # type: ignore[no-untyped-def]
     code = ("import sys; from storyloom.cli.main import main\nmain(['options', 'set', 'api.port', '9002'])\n"
             "print('QT' if any(m.startswith('PySide6') for m in sys.modules) else 'NOQT')")

@@ -239,6 +239,7 @@ FAILING_CHILD = textwrap.dedent("""
 
 
 @pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE is POSIX")
+@pytest.mark.integration
 def test_a_failing_write_keeps_the_earlier_backups_and_says_why(manager: ProjectManager,
                                                                 storyloom_home: Path) -> None:
     with manager.create("Saga") as project:

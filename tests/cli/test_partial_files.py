@@ -27,6 +27,8 @@ from storyloom.output_files import (
 )
 from storyloom.project.manager import ProjectManager
 
+pytestmark = pytest.mark.integration  # storyloom CLIs and writers in subprocesses, killed midway
+
 SRC = str(Path(storyloom.__file__).resolve().parent.parent)
 TIMEOUT = 120
 

@@ -113,6 +113,7 @@ def stored_docs(project: Project) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("key", ALL)
+@pytest.mark.slow
 def test_per_type_counts(imported: Any, key: str) -> None:
     _project, report = imported(key)
     counts = {label: (c.imported, c.converted, c.skipped) for label, c in report.counts.items()}

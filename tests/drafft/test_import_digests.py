@@ -80,6 +80,7 @@ def test_accept_damaged_imports_it_as_it_is_with_a_warning(manager: ProjectManag
         assert image["_attachments"]["blob"]["digest"] == md5_digest(damaged)
 
 
+@pytest.mark.integration
 def test_the_cli_refuses_and_accepts_with_the_option(storyloom_home: Path, tmp_path: Path) -> None:
     file, _ = damaged_copy(tmp_path, b"damaged")
 

@@ -38,6 +38,7 @@ def _imported(manager: ProjectManager, path: Path, name: str) -> tuple[dict[str,
 
 
 @pytest.mark.parametrize("key", ["garden", "gof-v1", "one-bullet"])
+@pytest.mark.slow
 def test_batches_of_one_import_what_one_batch_imports(manager: ProjectManager, key: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     whole = _imported(manager, fixture_path(key), "Whole")

@@ -14,6 +14,8 @@ from storyloom.project.manager import ProjectManager
 from tests.export import validators
 from tests.export.helpers import GARDEN
 
+pytestmark = pytest.mark.slow  # whole exports of the Garden through the CLI
+
 
 @pytest.fixture
 def garden_project() -> str:

@@ -123,6 +123,7 @@ def test_the_reader_accepts_drafft_s_own_export() -> None:
 
 
 @pytest.mark.parametrize("path", PROJECT_FILES, ids=[f"{p.parent.name}/{p.name}" for p in PROJECT_FILES])
+@pytest.mark.slow
 def test_every_sample_loads_in_the_godot4_addon_only_in_compat_mode(path: Path) -> None:
     project, _ = import_backup(ProjectManager(), path)
     try:

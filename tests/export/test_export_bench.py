@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.fixtures import REPO_ROOT
+
+pytestmark = pytest.mark.integration  # bench/export_bench.py in a subprocess
 
 BENCH = REPO_ROOT / "bench" / "export_bench.py"
 

@@ -37,6 +37,7 @@ def _without_time(text: str) -> str:
 
 @pytest.mark.parametrize("path", PROJECT_FILES, ids=_IDS)
 @pytest.mark.parametrize("selection", ["default", "all"])
+@pytest.mark.slow
 def test_fixture_project_exports_and_validates(path: Path, selection: str) -> None:
     project, _ = import_backup(ProjectManager(), path)
     try:
@@ -160,6 +161,7 @@ finally:
 
 @pytest.mark.parametrize("path", PROJECT_FILES, ids=_IDS)
 @pytest.mark.parametrize("selection", ["default", "all"])
+@pytest.mark.integration
 def test_export_is_byte_identical_cold_warm_and_across_processes(path: Path, selection: str) -> None:
     project, _ = import_backup(ProjectManager(), path)
     collections = "" if selection == "default" else ",".join(EXPORT_NAMES)

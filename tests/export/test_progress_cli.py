@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.export.helpers import GARDEN
 from tests.project.test_progress_cli import _complete_bar, run_on_terminal, run_piped
+
+pytestmark = pytest.mark.integration  # storyloom CLIs in subprocesses (a pseudo-terminal)
 
 
 def test_export_and_schema_draw_bars_on_a_terminal_and_none_when_piped(tmp_path: Path) -> None:

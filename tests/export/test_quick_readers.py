@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from storyloom.project.content import languages, quick_readers, yaml12
 
+pytestmark = pytest.mark.slow  # hypothesis, and the libraries on every sample
+
 EXAMPLES = settings(
     max_examples=300,
     deadline=None,

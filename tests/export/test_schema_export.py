@@ -50,6 +50,7 @@ def _index(export: dict, key: str, predicate: Callable[[dict], bool]) -> int:
 # -- structure -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_garden_schema_structure(garden: tuple[dict, dict]) -> None:
     export, schema = garden
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

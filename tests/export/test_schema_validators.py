@@ -47,6 +47,7 @@ _SELECTIONS = [None, "Variables", "Scenarios", "Variables,Scenarios", "Actors", 
 
 @pytest.mark.parametrize("selection", _SELECTIONS, ids=lambda s: s or "default")
 @pytest.mark.parametrize("case", list(_EDGE_PROJECTS))
+@pytest.mark.slow
 def test_edge_projects_compile_and_validate_under_both_validators(case: str, selection: str | None) -> None:
     project = MemoryProject(_EDGE_PROJECTS[case]())
     try:
@@ -162,6 +163,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict, 
     yield export, schema, ids
 
 
+@pytest.mark.slow
 def test_generated_project_with_every_collection_validates_under_both(
     generated: tuple[dict, dict, dict[str, str]],
 ) -> None:

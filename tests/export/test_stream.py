@@ -38,6 +38,7 @@ def _streamed(project: Any, *args: Any, **kwargs: Any) -> str:
 
 
 @pytest.mark.parametrize("path", PROJECT_FILES, ids=_IDS)
+@pytest.mark.slow
 def test_streamed_export_and_schema_equal_the_built_ones(path: Path) -> None:
     project, _ = import_backup(ProjectManager(), path)
     try:

@@ -4,6 +4,8 @@ gets a :class:`Workspace` on its own STORYLOOM_HOME (the suite-wide ``storyloom_
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
 # Before PySide6 is imported anywhere (pytest-qt creates the QApplication from this).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -13,6 +15,7 @@ import pytest
 
 from storyloom.app import AppOptions, Workspace
 from storyloom.drafft import import_backup
+from storyloom.project import ProjectManager
 from tests.gui.support import GARDEN
 
 
@@ -39,11 +42,20 @@ def workspace(storyloom_home):
     ws.close()
 
 
-@pytest.fixture
-def garden(workspace: Workspace) -> str:
-    """The garden sample imported into the workspace; its name."""
-    project, _report = import_backup(workspace.manager, GARDEN, name="Garden")
+@pytest.fixture(scope="session")
+def garden_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The garden sample imported once (per test process): its project folder, closed."""
+    manager = ProjectManager(tmp_path_factory.mktemp("garden-template"), username="tester")
+    project, _report = import_backup(manager, GARDEN, name="Garden")
     project.close()
+    return project.path
+
+
+@pytest.fixture
+def garden(workspace: Workspace, garden_folder: Path) -> str:
+    """The garden sample in the workspace (a copy of the one import, as its folder is all a
+    project is); its name."""
+    shutil.copytree(garden_folder, workspace.manager.root / garden_folder.name)
     return "Garden"
 
 

@@ -19,6 +19,8 @@ import pytest
 
 from storyloom.project.manager import ProjectManager
 
+pytestmark = pytest.mark.integration  # the app as a process on Xvfb
+
 API_KEY = "process-test-key-0123456789abcdef"
 
 

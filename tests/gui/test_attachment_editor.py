@@ -35,6 +35,7 @@ def _open_attachment(window, doc_id: str):  # type: ignore[no-untyped-def]
     return window.tabs.current_editor()
 
 
+@pytest.mark.slow
 def test_the_rail_lists_the_attachments_and_opens_one_in_its_editor(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     from storyloom.gui.editors import AttachmentEditor
 
@@ -57,6 +58,7 @@ def test_the_rail_lists_the_attachments_and_opens_one_in_its_editor(window, qtbo
     assert window.tabs.current_editor().base["name"] == "Woman"
 
 
+@pytest.mark.slow
 def test_notes_and_name_autosave_through_the_gate(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     editor = _open_attachment(window, WARM)
     qtbot.keyClicks(editor.notes, "Painted for the demo; CC BY-NC-SA.")

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from storyloom.app.auto_backups import backups_dir, list_backups
 from storyloom.gui.main_window import open_project_window
 from tests.gui.support import first_document
+
+pytestmark = pytest.mark.slow  # waits for backups taken off the GUI thread
 
 
 def _backup_text(window) -> str:  # type: ignore[no-untyped-def]

@@ -17,6 +17,8 @@ from storyloom.gui.editors.canvas.items import GroupItem, ImageItem, NoteItem
 from storyloom.project import canvas as cv
 from tests.gui.canvas_support import double_click, drag
 
+pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys: a second or more a test
+
 
 def _canvas_id(window) -> str:  # type: ignore[no-untyped-def]
     return next(s.id for s in window.session.index.summaries() if s.type == "Canvas")

@@ -17,6 +17,8 @@ from storyloom.gui.main_window import open_project_window
 from storyloom.project.dialogue_graph import ports
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
 
+pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys: a second or more a test
+
 
 @pytest.fixture
 def sample_window(qtbot, workspace):  # type: ignore[no-untyped-def]

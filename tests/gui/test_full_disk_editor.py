@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from storyloom.app import AppOptions, Workspace
 from storyloom.drafft import import_backup
 from tests.gui.support import GARDEN, first_document
 from tests.support.small_disk import Filler, small_disk
+
+pytestmark = pytest.mark.integration  # a tmpfs mount (root)
 
 
 def test_the_editor_keeps_the_text_on_a_full_disk_and_saves_when_space_returns(qtbot, tmp_path: Path,

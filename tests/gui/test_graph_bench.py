@@ -3,6 +3,10 @@ prints its three targets; the figures themselves are docs/benchmarks.md's busine
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a benchmark's main on a small graph
+
 
 def test_graph_bench_runs_on_a_small_graph(tmp_path, capsys, qapp) -> None:  # type: ignore[no-untyped-def]
     from bench import graph_bench

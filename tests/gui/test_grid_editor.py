@@ -64,6 +64,7 @@ def _exported(window, doc_id: str) -> dict:  # type: ignore[no-untyped-def]
     return next(d for d in export["grids"] if d["_id"] == doc_id)
 
 
+@pytest.mark.slow
 def test_the_sample_grid_shows_each_column_type(sample_window) -> None:  # type: ignore[no-untyped-def]
     editor = _open(sample_window, _grid_id(sample_window))
     model = editor.model
@@ -77,6 +78,7 @@ def test_the_sample_grid_shows_each_column_type(sample_window) -> None:  # type:
     assert editor.count_label.text() == "3 rows"
 
 
+@pytest.mark.slow
 def test_edit_undo_redo_save_reopen_and_export(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
     doc_id = _grid_id(sample_window)
     editor = _open(sample_window, doc_id)
@@ -227,6 +229,7 @@ def test_csv_export_and_import(sample_window, tmp_path: Path) -> None:  # type: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clues.csv", "folder.csv", "new.csv"]
 
 
+@pytest.mark.slow
 def test_a_new_grid_is_built_from_nothing(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
     result = sample_window.session.editor.create("Grid", "Stats")
     editor = _open(sample_window, result.id)
@@ -244,6 +247,7 @@ def test_a_new_grid_is_built_from_nothing(sample_window, qtbot) -> None:  # type
     assert _exported(sample_window, result.id)["content"]["data"] == [["Wren", "3"]]
 
 
+@pytest.mark.slow
 def test_a_grid_locked_by_someone_else_changes_nothing(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
     from storyloom.gui.locks_ui import set_read_only
 

@@ -3,6 +3,10 @@ prints its targets (the grid scroll too); the figures themselves are docs/benchm
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a benchmark's main on a tiny project
+
 
 def test_gui_bench_runs_on_a_tiny_project(tmp_path, capsys, qapp) -> None:  # type: ignore[no-untyped-def]
     from bench import gui_bench

@@ -18,6 +18,8 @@ from storyloom.gui.editors.kanban_editor import KanbanEditor
 from storyloom.project import kanban as k
 from tests.support.fixtures import DRAFFT_PROJECTS
 
+pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys: a second or more a test
+
 
 def _board_id(window) -> str:  # type: ignore[no-untyped-def]
     return next(s.id for s in window.session.index.summaries() if s.type == "Kanban")

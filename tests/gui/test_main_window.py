@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.gui.support import first_document
 from tests.support.couch import free_port
@@ -70,6 +71,7 @@ def test_opening_a_script_typing_and_saving_writes_through_the_gate(window, qtbo
     assert not window.tabs.tabText(window.tabs.currentIndex()).endswith("•")
 
 
+@pytest.mark.slow
 def test_autosave_after_a_pause(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     doc_id = first_document(window, "Script")
     editor = window.tabs.open(doc_id)
@@ -138,6 +140,7 @@ def test_a_change_elsewhere_while_typing_keeps_the_text(window, qtbot) -> None: 
     assert window.session.db.get(doc_id)["content"]["script"] == "::Woman:: my unsaved words"
 
 
+@pytest.mark.integration
 def test_a_write_from_a_second_process_refreshes_the_tree(window, qtbot, workspace) -> None:  # type: ignore[no-untyped-def]
     path = workspace.manager.find("Garden")
     code = textwrap.dedent(f"""
@@ -208,6 +211,7 @@ def test_tabs_are_restored_on_reopen(workspace, garden, qtbot) -> None:  # type:
     second.close()
 
 
+@pytest.mark.integration
 def test_options_start_the_api_and_navigate_opens_the_tab(window, qtbot, workspace) -> None:  # type: ignore[no-untyped-def]
     dialog = window.show_options()
     dialog.api_enabled.setChecked(True)
@@ -242,6 +246,7 @@ def test_a_bad_option_is_shown_under_its_field(window) -> None:  # type: ignore[
     assert window.workspace.options.username == "tester"
 
 
+@pytest.mark.integration
 def test_a_short_api_key_is_refused_under_its_field_and_nothing_is_saved(window, workspace) -> None:  # type: ignore[no-untyped-def]
     from storyloom.app import AppOptions
 
@@ -263,6 +268,7 @@ def test_a_short_api_key_is_refused_under_its_field_and_nothing_is_saved(window,
     assert window.session.api.status.running and len(workspace.options.api_key) >= 43
 
 
+@pytest.mark.integration
 def test_the_answer_cache_option_is_shown_saved_and_served(window, workspace) -> None:  # type: ignore[no-untyped-def]
     from storyloom.app import AppOptions
 

@@ -17,6 +17,8 @@ from storyloom.project.content import validate_map
 from storyloom.project.content.maps import MAP_CONTENT_KEYS
 from tests.gui.canvas_support import click, drag
 
+pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys: a second or more a test
+
 
 def _open(window, qtbot, doc_id: str) -> MapEditor:  # type: ignore[no-untyped-def]
     editor = window.tabs.open(doc_id)

@@ -58,6 +58,7 @@ def _choose(qtbot, player: PlayerWindow, label: str) -> None:  # type: ignore[no
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
+@pytest.mark.slow
 def test_f5_plays_the_dialogue_line_by_line(qtbot, sample) -> None:  # type: ignore[no-untyped-def]
     sample.navigate_to("", _named(sample, "Dialogue", "The Interview"))
     action = _menu_action(sample, "Play")

@@ -72,6 +72,7 @@ def shown_texts(page: RemoteSettingsPage) -> str:
     return " ".join(f"{line.detail} {line.fix}" for line in page.report.lines) + " " + page.banner.label.text()
 
 
+@pytest.mark.integration
 def test_fields_are_checked_as_typed(qtbot: Any, page: RemoteSettingsPage) -> None:
     assert not page.enabled.isChecked() and not page.fields.isEnabled()
     page.enabled.setChecked(True)
@@ -104,6 +105,7 @@ def test_fields_are_checked_as_typed(qtbot: Any, page: RemoteSettingsPage) -> No
     assert not page.invite_button.isEnabled()
 
 
+@pytest.mark.integration
 def test_easy_setup_check_invite_and_join_from_another_home(
     qtbot: Any, window: Any, page: RemoteSettingsPage, team_couch: TeamCouch, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -272,6 +274,7 @@ def test_easy_setup_check_invite_and_join_from_another_home(
         workspace_b.close()
 
 
+@pytest.mark.integration
 def test_refusals_say_the_cause_and_what_to_do(
     qtbot: Any, window: Any, page: RemoteSettingsPage, team_couch: TeamCouch, tmp_path: Path,
 ) -> None:
@@ -333,6 +336,7 @@ def test_refusals_say_the_cause_and_what_to_do(
     assert "choose another database name" in project.fix.lower() and "Join a project from a server" in project.fix
 
 
+@pytest.mark.slow
 def test_team_menu_opens_the_remote_page(window: Any) -> None:
     action = window.remote_settings_action
     team = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Team")
@@ -343,6 +347,7 @@ def test_team_menu_opens_the_remote_page(window: Any) -> None:
     assert isinstance(editor.remote_page, RemoteSettingsPage)
 
 
+@pytest.mark.integration
 def test_a_cancelled_join_keeps_nothing(team_couch: TeamCouch, tmp_path: Path) -> None:
     import threading
 

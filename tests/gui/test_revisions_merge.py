@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from storyloom.gui.merge_view import MergeView, TextCard, ValueCard
@@ -21,6 +22,8 @@ from storyloom.sync import RemoteDatabase, pull, push
 from tests.gui.support import first_document
 from tests.support.couch import couch, couch_server  # noqa: F401  (pouchdb-server fixtures)
 from tests.support.two_stores import edit_elsewhere
+
+pytestmark = pytest.mark.slow  # a second or more a test
 
 SCRIPT = "".join(f"::Woman:: line {n}\n" for n in range(1, 11))
 

@@ -13,6 +13,8 @@ from storyloom.gui.editors.scene_editor import SceneEditor
 from storyloom.gui.player.window import PlayerWindow
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
 
+pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys: a second or more a test
+
 
 @pytest.fixture
 def sample(qtbot, workspace):  # type: ignore[no-untyped-def]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QImage
 from tools import screenshots
+
+pytestmark = pytest.mark.slow  # renders the windows to images
 
 
 def test_the_project_manager_renders_with_projects_and_empty(qapp, tmp_path, storyloom_home):

@@ -34,6 +34,7 @@ def _end_of_text(text) -> None:  # type: ignore[no-untyped-def]
     text.setTextCursor(cursor)
 
 
+@pytest.mark.slow
 def test_actors_open_by_themselves_after_the_speech_marker(script, qtbot) -> None:  # type: ignore[no-untyped-def]
     text = script.text
     popup = text.completer.popup()

@@ -34,6 +34,7 @@ def team(qtbot, tmp_path: Path, server: CouchServer) -> Iterator[TeamWindows]:  
     windows.close()
 
 
+@pytest.mark.integration
 def test_the_status_bar_goes_offline_and_back_to_up_to_date(qtbot, team: TeamWindows, server: CouchServer) -> None:  # type: ignore[no-untyped-def]
     ana = team.open("ana")
     item = ana.status.sync
@@ -65,6 +66,7 @@ def test_the_status_bar_goes_offline_and_back_to_up_to_date(qtbot, team: TeamWin
     assert server.get_doc(team.team.db, intro).json()["content"]["script"] == "::Woman:: Said while offline.\n"
 
 
+@pytest.mark.integration
 def test_sync_now_and_teammates_edits_in_the_activity(qtbot, team: TeamWindows) -> None:  # type: ignore[no-untyped-def]
     ana = team.open("ana")
     bob = team.open("bob")

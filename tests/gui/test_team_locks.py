@@ -21,6 +21,8 @@ from tests.gui.team_windows import TeamWindows
 from tests.support.couch import CouchServer
 from tests.team.lock_clients import TeamCouch
 
+pytestmark = pytest.mark.integration  # pouchdb-server
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CouchServer]:

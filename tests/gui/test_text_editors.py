@@ -3,6 +3,8 @@ links opening tabs, the properties' parse status, saving through the gate."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.gui.support import first_document
 
 
@@ -75,6 +77,7 @@ def test_the_gdd_preview_shows_rendered_headings(window) -> None:  # type: ignor
     assert "# " not in editor.preview.toPlainText().splitlines()[0]
 
 
+@pytest.mark.slow
 def test_the_preview_follows_typing(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     editor = window.tabs.open(first_document(window, "Gdd"))
     editor.text.moveCursor(editor.text.textCursor().MoveOperation.End)
@@ -132,6 +135,7 @@ def test_invalid_yaml_shows_where_and_still_saves_the_text(window, qtbot) -> Non
     assert editor.properties.toPlainText() == "name: Woman\nmood: [calm, sad\n"
 
 
+@pytest.mark.slow
 def test_valid_properties_and_bio_save_through_the_gate(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     doc_id = first_document(window, "Actor")
     before = window.session.db.get(doc_id)

@@ -8,6 +8,8 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QRadioButton, QStyle, QSt
 
 from storyloom.gui.theme import apply_theme
 
+pytestmark = pytest.mark.slow  # renders every indicator and compares pixels: seconds a test
+
 
 def _lightness(color: QColor) -> int:
     return color.lightness()

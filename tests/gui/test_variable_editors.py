@@ -3,6 +3,8 @@ defaults and live values, saving through the gate, the scenario's live type chec
 
 from __future__ import annotations
 
+import pytest
+
 from storyloom.gui.editors.variable_editor import ScenarioEditor, VariablesEditor
 
 
@@ -38,6 +40,7 @@ def test_live_values_show_when_a_live_state_exists(window) -> None:  # type: ign
     assert rows["gold"][2] == "—"
 
 
+@pytest.mark.slow
 def test_an_edit_saves_through_the_gate_and_the_table_follows(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     doc_id = _named(window, "Variable", "player")
     editor = window.tabs.open(doc_id)
@@ -62,6 +65,7 @@ def test_a_source_that_does_not_parse_keeps_the_last_table(window, qtbot) -> Non
     assert editor.save()  # kept as typed: the writer may be mid-edit
 
 
+@pytest.mark.slow
 def test_a_wrong_type_in_a_scenario_is_shown_with_its_line_and_saved(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     doc_id = _named(window, "Scenario", "Courageous Explorer")
     editor = window.tabs.open(doc_id)

@@ -87,6 +87,7 @@ def test_the_diff_is_written_in_the_scenarios_language() -> None:
     min_size=1, max_size=3))
 # Strings YAML 1.1 writes bare but the 1.2 core schema reads as numbers or booleans.
 @example({"_": {"0E0": None, "1e3": "1e3", "v": "0o17", "t": "True"}})
+@pytest.mark.slow
 def test_any_diff_reads_back_the_same(diff) -> None:  # type: ignore[no-untyped-def]
     for language in ("hjson", "yaml", "json"):
         assert parse_text(render_scenario(diff, language), language) == diff

@@ -23,6 +23,8 @@ from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker
 
 from .conftest import fixture_path
 
+pytestmark = pytest.mark.integration  # storyloom CLIs in subprocesses
+
 TIMEOUT = 120
 
 

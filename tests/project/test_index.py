@@ -271,6 +271,7 @@ def test_scenarios_record_the_states_they_override(project: Project) -> None:
 # -- same answers as before the index ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_index_matches_a_full_scan_under_random_writes(project: Project) -> None:
     rng = random.Random(7)
     db, editor = project.store, project.editor
@@ -451,6 +452,7 @@ def big_project(project: Project) -> tuple[Project, dict[str, Any]]:
     return project, {"folders": folders}
 
 
+@pytest.mark.slow
 def test_a_write_reads_a_handful_of_documents_in_a_5000_document_project(big_project) -> None:
     project, layout = big_project
     counting = CountingDb(project.store)
@@ -513,6 +515,7 @@ def test_a_write_reads_a_handful_of_documents_in_a_5000_document_project(big_pro
     assert_index_exact(editor)
 
 
+@pytest.mark.slow
 def test_scenario_checks_do_not_reparse_variables(big_project, monkeypatch: pytest.MonkeyPatch) -> None:
     project, _ = big_project
     editor = project.editor

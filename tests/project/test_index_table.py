@@ -38,6 +38,7 @@ def reopen(manager: ProjectManager, project: Project) -> Project:
     return manager.open(project.id)
 
 
+@pytest.mark.slow
 def test_a_reopened_project_reads_only_what_changed_while_it_was_closed(manager: ProjectManager) -> None:
     project = manager.create("Kept")
     layout = fill(project)
@@ -71,6 +72,7 @@ def test_a_reopened_project_reads_only_what_changed_while_it_was_closed(manager:
         project.close()
 
 
+@pytest.mark.slow
 def test_the_first_write_after_reopening_reads_a_handful_of_documents(manager: ProjectManager) -> None:
     project = manager.create("Writes")
     layout = fill(project)
@@ -95,6 +97,7 @@ def test_the_first_write_after_reopening_reads_a_handful_of_documents(manager: P
         project.close()
 
 
+@pytest.mark.slow
 def test_unsaved_changes_are_read_again_after_a_crash(manager: ProjectManager) -> None:
     project = manager.create("Crash")
     layout = fill(project, 80)
@@ -216,6 +219,7 @@ class WithoutSnapshots:
         return getattr(self._db, name)
 
 
+@pytest.mark.slow
 def test_the_build_from_a_snapshot_equals_the_build_from_the_feed(project: Project) -> None:
     fill(project, 120)
     db = project.store

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from storyloom.project.merge import MergeOutcome, merge_documents, merge_text
 
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples a test
+
 T0, T1, T2 = "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"
 SCRIPT = "one\ntwo\nthree\nfour\nfive\n"
 

@@ -22,6 +22,8 @@ import storyloom
 
 from .conftest import fixture_path
 
+pytestmark = pytest.mark.integration  # storyloom CLIs in subprocesses (a pseudo-terminal)
+
 SRC = str(Path(storyloom.__file__).resolve().parent.parent)
 
 

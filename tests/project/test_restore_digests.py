@@ -112,6 +112,7 @@ def test_couchdbs_digest_of_a_compressed_type_is_a_match(manager: ProjectManager
         assert project.db.get_attachment(ids["notes"], "blob") == TEXT
 
 
+@pytest.mark.integration
 def test_the_cli_refuses_names_and_accepts_with_the_option(storyloom_home: Path,
                                                            backup: tuple[Path, dict[str, str]]) -> None:
     file, ids = backup

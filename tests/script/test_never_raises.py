@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +36,7 @@ def fresh() -> dict:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(any_text, st.booleans())
+@pytest.mark.slow
 def test_parse_script_never_raises(text: str, with_state: bool) -> None:
     parsed = parse_script(text, known_state=KNOWN if with_state else None)
     numbers = [line.line for line in parsed.lines]
@@ -49,6 +51,7 @@ def test_parse_script_never_raises(text: str, with_state: bool) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(any_text)
+@pytest.mark.slow
 def test_expressions_raise_only_expression_errors(text: str) -> None:
     for action in (
         lambda: evaluate(text, fresh(), KNOWN),

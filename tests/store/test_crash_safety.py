@@ -40,6 +40,8 @@ import pytest
 from storyloom.store import Database, revtree
 from storyloom.store.codec import decode_tree as _decode_tree
 
+pytestmark = pytest.mark.integration  # writer processes killed with SIGKILL
+
 # How docs.rev_tree is stored is the Database's business (a flat encoding since deep histories
 # broke nested JSON); decode rows with its own decoder, or plain JSON for the nested form.
 

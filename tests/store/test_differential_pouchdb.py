@@ -69,6 +69,8 @@ from tests.store.pouch_merge import (
     run_pouchdb,
 )
 
+pytestmark = pytest.mark.integration  # PouchDB's merge in Node processes
+
 
 @pytest.fixture(scope="module")
 def broad() -> Corpus:

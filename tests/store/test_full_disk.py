@@ -13,6 +13,8 @@ from storyloom.project.manager import ProjectManager
 from storyloom.store import Database, DiskFull
 from tests.support.small_disk import Filler, small_disk
 
+pytestmark = pytest.mark.integration  # tmpfs mounts (root)
+
 
 def test_a_write_on_a_full_disk_is_refused_and_loses_nothing(tmp_path: Path) -> None:
     with small_disk(tmp_path / "disk", "2m") as disk:

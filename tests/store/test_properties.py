@@ -31,10 +31,13 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from storyloom.store import Database, revtree
+
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples a test
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NO_STEMMING = 1000  # far above any generated depth

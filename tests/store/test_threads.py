@@ -143,6 +143,7 @@ def db(request: pytest.FixtureRequest, tmp_path):
     database.close()
 
 
+@pytest.mark.slow
 def test_one_writer_and_several_readers_at_once(db: Database) -> None:
     run = Run(db)
     threads = [threading.Thread(target=run.guard(run.writer), name="writer")]

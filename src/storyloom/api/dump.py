@@ -44,7 +44,7 @@ def _json(name: str, what: str) -> Any:
                **error_responses(*COMMON, 400, 503)},
     tags=["project"],
 )
-def db_dump(
+def db_dump(  # noqa: PLR0917 - a FastAPI endpoint: each argument is a query parameter
     request: Request,
     state: State,
     include_docs: str | None = _bool("include_docs", True),

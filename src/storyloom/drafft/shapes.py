@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 from storyloom.diagnostics import name_list
@@ -89,69 +90,101 @@ def convert_v1_shapes(doc: dict[str, Any], notes: list[str], report: ImportRepor
     else:
         content = {}
         doc["content"] = content
-    text_note = "content text -> content.{}"
-    if doc_type == "Script":
-        if "script" not in content:
-            content["script"] = legacy_text or ""
-            notes.append(text_note.format("script"))
-            legacy_text = None
-        if "editorMode" not in doc and isinstance(doc.get("scriptEditorMode"), str):
-            doc["editorMode"] = doc.pop("scriptEditorMode")
-            notes.append("scriptEditorMode -> editorMode")
-    elif doc_type == "Gdd":
-        if "gdd" not in content:
-            content["gdd"] = legacy_text or ""
-            notes.append(text_note.format("gdd"))
-            if "editor" not in doc:
-                doc["editor"] = _html_or_markdown(content["gdd"])
-            legacy_text = None
-    elif doc_type == "Item":
-        _move_text(doc, content, "properties", "item", notes)
-    elif doc_type == "Quest":
-        _move_text(doc, content, "properties", "properties", notes)
-        _move_text(doc, content, "conditions", "conditions", notes)
-    elif doc_type == "Misc":
-        _move_text(doc, content, "properties", "properties", notes)
-    elif doc_type == "Actor":
-        _move_text(doc, content, "bio", "bio", notes)
-        _move_text(doc, content, "properties", "properties", notes)
-        if "expressions" not in content:
-            content["expressions"] = []
-    elif doc_type == "Dialogue":
-        graph = doc.get("graph")
-        if "tree" not in content:
-            if isinstance(graph, dict):
-                content["tree"] = convert_graph(graph, report, doc.get("_id", ""))
-                notes.append("graph -> content.tree (nodes and edges; the v1 graph is kept)")
-            else:
-                content["tree"] = {"nodes": [], "edges": []}
-    elif doc_type == "Kanban":
-        data = doc.get("data")
-        if "columns" not in content:
-            lanes = data.get("lanes") if isinstance(data, dict) else None
-            content["columns"] = _convert_lanes(lanes if isinstance(lanes, list) else [], report, doc.get("_id", ""))
-            content.setdefault("template", None)
-            content.setdefault("settings", {})
-            if lanes is not None:
-                notes.append("data.lanes -> content.columns (cards kept; the v1 data is kept)")
-    elif doc_type == "Grid":
-        for key in ("columns", "data"):
-            content.setdefault(key, [])
-    elif doc_type == "Variable":
-        content.setdefault("variables", "")
-    elif doc_type == "Scenario":
-        content.setdefault("scenario", "")
-    elif doc_type == "Scene":
-        content.setdefault("items", [])
-    elif doc_type == "Canvas":
-        content.setdefault("nodes", [])
-        content.setdefault("edges", [])
+    convert = _V1_CONTENT.get(str(doc_type))
+    if convert is not None and convert(doc, content, legacy_text, notes, report):
+        legacy_text = None  # it became the type's own text field
+    for key, empty in _V2_DEFAULTS.get(str(doc_type), ()):
+        content.setdefault(key, empty())
     if legacy_text:
         content["notes"] = legacy_text
         notes.append("content text -> content.notes")
     elif legacy_text is not None and not notes[before:]:
         notes.append("empty content text -> content object")
     return len(notes) > before or not isinstance(raw, dict)
+
+
+# The v1 -> v2 conversion of one type's content, in place: ``(doc, content, v1 content text,
+# notes, report)``; True when the v1 content text became the type's own text field.
+_V1Convert = Callable[[dict[str, Any], dict[str, Any], str | None, list[str], ImportReport], bool]
+
+
+def _v1_script(doc: dict[str, Any], content: dict[str, Any], text: str | None, notes: list[str],
+               report: ImportReport) -> bool:
+    used = "script" not in content
+    if used:
+        content["script"] = text or ""
+        notes.append("content text -> content.script")
+    if "editorMode" not in doc and isinstance(doc.get("scriptEditorMode"), str):
+        doc["editorMode"] = doc.pop("scriptEditorMode")
+        notes.append("scriptEditorMode -> editorMode")
+    return used
+
+
+def _v1_gdd(doc: dict[str, Any], content: dict[str, Any], text: str | None, notes: list[str],
+            report: ImportReport) -> bool:
+    if "gdd" in content:
+        return False
+    content["gdd"] = text or ""
+    notes.append("content text -> content.gdd")
+    if "editor" not in doc:
+        doc["editor"] = _html_or_markdown(content["gdd"])
+    return True
+
+
+def _v1_text_fields(*moves: tuple[str, str]) -> _V1Convert:
+    """A type whose v1 document kept text fields at the top (``(top, content key)`` pairs)."""
+    def convert(doc: dict[str, Any], content: dict[str, Any], text: str | None, notes: list[str],
+                report: ImportReport) -> bool:
+        for top, key in moves:
+            _move_text(doc, content, top, key, notes)
+        return False
+    return convert
+
+
+def _v1_dialogue(doc: dict[str, Any], content: dict[str, Any], text: str | None, notes: list[str],
+                 report: ImportReport) -> bool:
+    graph = doc.get("graph")
+    if "tree" not in content:
+        if isinstance(graph, dict):
+            content["tree"] = convert_graph(graph, report, doc.get("_id", ""))
+            notes.append("graph -> content.tree (nodes and edges; the v1 graph is kept)")
+        else:
+            content["tree"] = {"nodes": [], "edges": []}
+    return False
+
+
+def _v1_kanban(doc: dict[str, Any], content: dict[str, Any], text: str | None, notes: list[str],
+               report: ImportReport) -> bool:
+    data = doc.get("data")
+    if "columns" not in content:
+        lanes = data.get("lanes") if isinstance(data, dict) else None
+        content["columns"] = _convert_lanes(lanes if isinstance(lanes, list) else [], report, doc.get("_id", ""))
+        content.setdefault("template", None)
+        content.setdefault("settings", {})
+        if lanes is not None:
+            notes.append("data.lanes -> content.columns (cards kept; the v1 data is kept)")
+    return False
+
+
+_V1_CONTENT: dict[str, _V1Convert] = {
+    "Script": _v1_script,
+    "Gdd": _v1_gdd,
+    "Item": _v1_text_fields(("properties", "item")),
+    "Quest": _v1_text_fields(("properties", "properties"), ("conditions", "conditions")),
+    "Misc": _v1_text_fields(("properties", "properties")),
+    "Actor": _v1_text_fields(("bio", "bio"), ("properties", "properties")),
+    "Dialogue": _v1_dialogue,
+    "Kanban": _v1_kanban,
+}
+# The content fields a v2 document of the type always has: (key, its empty value's type).
+_V2_DEFAULTS: dict[str, tuple[tuple[str, Callable[[], Any]], ...]] = {
+    "Actor": (("expressions", list),),
+    "Grid": (("columns", list), ("data", list)),
+    "Variable": (("variables", str),),
+    "Scenario": (("scenario", str),),
+    "Scene": (("items", list),),
+    "Canvas": (("nodes", list), ("edges", list)),
+}
 
 
 def convert_graph(graph: dict[str, Any], report: ImportReport | None = None, doc_id: str = "") -> dict[str, Any]:

@@ -184,10 +184,23 @@ def _links(graph: DialogueGraph, order: list[str], geometry: dict[str, NodeGeome
 def _layout_part(part: list[str], succ: dict[str, list[tuple[str, str]]], size: Mapping[str, tuple[int, int]],
                  out_slot: dict[tuple[str, str], tuple[float, int]], in_slot: dict[tuple[str, str], int],
                  start: str | None) -> dict[str, tuple[int, int]]:
+    forward, preorder = _forward_links(part, succ, start)
+    preds: dict[str, list[tuple[str, str]]] = {n: [] for n in part}
+    for source in part:
+        for target, key in forward[source]:
+            preds[target].append((source, key))
+    columns, layer = _columns(part, forward, preds, preorder)
+    _order_columns(columns, preds, layer, preorder, out_slot)
+    return _coordinates(columns, preds, size, out_slot, in_slot)
+
+
+def _forward_links(part: list[str], succ: dict[str, list[tuple[str, str]]],
+                   start: str | None) -> tuple[dict[str, list[tuple[str, str]]], dict[str, int]]:
+    """Depth-first from the roots (``start`` first): links back to a node on the path close a
+    cycle and are set aside. The links kept, and each node's place in the walk."""
     members = set(part)
     has_pred = {target for node_id in part for target, _key in succ[node_id]}
     roots = ([start] if start in members else []) + [n for n in part if n not in has_pred] + part
-    # Depth-first from the roots: links back to a node on the path close a cycle and are set aside.
     preorder: dict[str, int] = {}
     forward: dict[str, list[tuple[str, str]]] = {n: [] for n in part}
     state: dict[str, int] = {}
@@ -212,11 +225,12 @@ def _layout_part(part: list[str], succ: dict[str, list[tuple[str, str]]], size: 
                 state[target] = 1
                 preorder[target] = len(preorder)
                 stack.append((target, 0))
-    preds: dict[str, list[tuple[str, str]]] = {n: [] for n in part}
-    for source in part:
-        for target, key in forward[source]:
-            preds[target].append((source, key))
-    # Columns by longest path (Kahn's order over the forward links).
+    return forward, preorder
+
+
+def _columns(part: list[str], forward: dict[str, list[tuple[str, str]]], preds: dict[str, list[tuple[str, str]]],
+             preorder: dict[str, int]) -> tuple[list[list[str]], dict[str, int]]:
+    """Columns by longest path (Kahn's order over the forward links), and each node's column."""
     layer = {n: 0 for n in part}
     indegree = {n: len(preds[n]) for n in part}
     ready = sorted((n for n in part if indegree[n] == 0), key=preorder.__getitem__)
@@ -230,7 +244,12 @@ def _layout_part(part: list[str], succ: dict[str, list[tuple[str, str]]], size: 
     columns: list[list[str]] = [[] for _ in range(max(layer.values()) + 1)]
     for node_id in sorted(part, key=preorder.__getitem__):
         columns[layer[node_id]].append(node_id)
-    # Order each column by its predecessors' places (a few sweeps of the barycentre rule).
+    return columns, layer
+
+
+def _order_columns(columns: list[list[str]], preds: dict[str, list[tuple[str, str]]], layer: dict[str, int],
+                   preorder: dict[str, int], out_slot: dict[tuple[str, str], tuple[float, int]]) -> None:
+    """Order each column by its predecessors' places (a few sweeps of the barycentre rule)."""
     place = {n: float(i) for column in columns for i, n in enumerate(column)}
     for _sweep in range(4):
         for column in columns[1:]:
@@ -241,7 +260,12 @@ def _layout_part(part: list[str], succ: dict[str, list[tuple[str, str]]], size: 
             column.sort(key=lambda n: (place[n], preorder[n]))
             for i, n in enumerate(column):
                 place[n] = float(i)
-    # Coordinates: columns side by side; each node level with the port leading to it.
+
+
+def _coordinates(columns: list[list[str]], preds: dict[str, list[tuple[str, str]]],
+                 size: Mapping[str, tuple[int, int]], out_slot: dict[tuple[str, str], tuple[float, int]],
+                 in_slot: dict[tuple[str, str], int]) -> dict[str, tuple[int, int]]:
+    """Columns side by side; each node level with the port leading to it."""
     xs, x = [], 0
     for column in columns:
         xs.append(x)

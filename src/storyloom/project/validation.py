@@ -405,97 +405,116 @@ def check_dialogue_tree(ck: Checker, tree: Any, context: Context | None = None,
     handles_of: dict[str, dict[str, str]] = {}
     start_nodes = 0
     for index, node in enumerate(nodes or []):
-        path = f"{base}.nodes[{index}]"
-        node_id = _entry_id(ck, node, path, "an object {id, position, type, data}", handles_of,
-                            "a node id unique in this dialogue", "duplicate-node")
-        if node_id is None:
-            continue
-        handles: dict[str, str] = {}
-        handles_of[node_id] = handles
-        position = node.get("position", MISSING)
-        if position is not MISSING and not (
-            isinstance(position, dict)
-            and all(isinstance(position.get(a), int | float) and not isinstance(position.get(a), bool)
-                    for a in ("x", "y"))
-        ):
-            ck.error(f"{path}.position", "an object {x, y} of numbers", position, "wrong-type")
-        data = ck.mapping(node, "data", f"{path}.data")
-        if data is None:
-            continue
-        node_type = data.get("nodeType", MISSING)
-        if node_type not in NODE_TYPES:
-            ck.error(f"{path}.data.nodeType", f"one of {', '.join(NODE_TYPES)}", node_type,
-                     "missing-field" if node_type is MISSING else "unknown-node-type")
+        node_type = _check_dialogue_node(ck, node, f"{base}.nodes[{index}]", handles_of, context)
         if node_type == "start":
             start_nodes += 1
-        ck.string(data, "label", f"{path}.data.label")
-        ck.string(data, "notes", f"{path}.data.notes")
-        if ck.string(data, "scriptId", f"{path}.data.scriptId", nullable=True):
-            script_id = data.get("scriptId")
-            if isinstance(script_id, str) and script_id and context.knows_documents:
-                script = context.get(script_id)
-                if script is None:
-                    ck.warn(f"{path}.data.scriptId", "an existing Script", script_id, "dangling-script",
-                            detail=f"node {node_id!r} links script {script_id!r}, which does not exist")
-                elif script.get("type") != "Script":
-                    ck.warn(f"{path}.data.scriptId", "the id of a Script", script_id, "dangling-script",
-                            detail=f"node {node_id!r} links {script_id!r}, a {script.get('type')}, not a Script")
-        node_handles = ck.array(data, "handles", f"{path}.data.handles")
-        for h_index, handle in enumerate(node_handles or []):
-            h_path = f"{path}.data.handles[{h_index}]"
-            handle_id = _entry_id(ck, handle, h_path, "an object {id, type: source|target, label}", handles,
-                                  "a handle id unique within its node", "duplicate-handle")
-            if handle_id is None:
-                continue
-            handle_type = handle.get("type", MISSING)
-            if handle_type not in HANDLE_TYPES:
-                ck.error(f"{h_path}.type", "source or target", handle_type,
-                         "missing-field" if handle_type is MISSING else "wrong-type")
-                continue
-            handles[handle_id] = handle_type
-            ck.string(handle, "label", f"{h_path}.label")
-            ck.string(handle, "portScript", f"{h_path}.portScript")
     if nodes and start_nodes != 1:
         ck.warn(f"{base}.nodes", "exactly one start node", start_nodes, "start-nodes",
                 detail=f"a dialogue should have exactly one start node, this one has {start_nodes}")
     edge_ids: set[str] = set()
     for index, edge in enumerate(edges or []):
-        path = f"{base}.edges[{index}]"
-        if not isinstance(edge, dict):
-            ck.error(path, "an object {id, source, sourceHandle, target, targetHandle}", edge, "wrong-type")
+        _check_dialogue_edge(ck, edge, index, f"{base}.edges[{index}]", edge_ids, handles_of)
+
+
+def _check_dialogue_node(ck: Checker, node: Any, path: str, handles_of: dict[str, dict[str, str]],
+                         context: Context) -> Any:
+    """One node of a dialogue graph; its handles go into ``handles_of`` (by handle id, their
+    type). Returns its ``data.nodeType`` (``MISSING`` or anything else when it has none)."""
+    node_id = _entry_id(ck, node, path, "an object {id, position, type, data}", handles_of,
+                        "a node id unique in this dialogue", "duplicate-node")
+    if node_id is None:
+        return MISSING
+    handles: dict[str, str] = {}
+    handles_of[node_id] = handles
+    position = node.get("position", MISSING)
+    if position is not MISSING and not (
+        isinstance(position, dict)
+        and all(isinstance(position.get(a), int | float) and not isinstance(position.get(a), bool)
+                for a in ("x", "y"))
+    ):
+        ck.error(f"{path}.position", "an object {x, y} of numbers", position, "wrong-type")
+    data = ck.mapping(node, "data", f"{path}.data")
+    if data is None:
+        return MISSING
+    node_type = data.get("nodeType", MISSING)
+    if node_type not in NODE_TYPES:
+        ck.error(f"{path}.data.nodeType", f"one of {', '.join(NODE_TYPES)}", node_type,
+                 "missing-field" if node_type is MISSING else "unknown-node-type")
+    ck.string(data, "label", f"{path}.data.label")
+    ck.string(data, "notes", f"{path}.data.notes")
+    if ck.string(data, "scriptId", f"{path}.data.scriptId", nullable=True):
+        _check_node_script(ck, data.get("scriptId"), f"{path}.data.scriptId", node_id, context)
+    node_handles = ck.array(data, "handles", f"{path}.data.handles")
+    for h_index, handle in enumerate(node_handles or []):
+        h_path = f"{path}.data.handles[{h_index}]"
+        handle_id = _entry_id(ck, handle, h_path, "an object {id, type: source|target, label}", handles,
+                              "a handle id unique within its node", "duplicate-handle")
+        if handle_id is None:
             continue
-        edge_id = edge.get("id", MISSING)
-        if not isinstance(edge_id, str) or not edge_id:
-            ck.error(f"{path}.id", "a non-empty string", edge_id, "missing-field")
-        elif edge_id in edge_ids:
-            ck.error(f"{path}.id", "an edge id unique in this dialogue", edge_id, "duplicate-edge")
-        else:
-            edge_ids.add(edge_id)
-        ok = True
-        for key in ("source", "target"):
-            ok = ck.string(edge, key, f"{path}.{key}", required=True, non_empty=True) and ok
-        for key in ("sourceHandle", "targetHandle"):
-            ok = ck.string(edge, key, f"{path}.{key}", nullable=True) and ok
-        if not ok:
+        handle_type = handle.get("type", MISSING)
+        if handle_type not in HANDLE_TYPES:
+            ck.error(f"{h_path}.type", "source or target", handle_type,
+                     "missing-field" if handle_type is MISSING else "wrong-type")
             continue
-        for end, wanted in (("source", "source"), ("target", "target")):
-            node_id = edge[end]
-            handle_id = edge.get(f"{end}Handle")
-            label = f"edge {edge.get('id', index)!r}"
-            if node_id not in handles_of:
-                ck.warn(f"{path}.{end}", "the id of a node of this dialogue", node_id, "dangling-edge",
-                        detail=f"{label}: {end} node {node_id!r} does not exist")
-                continue
-            if handle_id is None:
-                continue
-            handle_type = handles_of[node_id].get(handle_id)
-            if handle_type is None:
-                ck.warn(f"{path}.{end}Handle", f"a handle of node {node_id!r}", handle_id, "dangling-edge",
-                        detail=f"{label}: node {node_id!r} has no handle {handle_id!r}")
-            elif handle_type != wanted:
-                ck.warn(f"{path}.{end}Handle", f"a {wanted} handle", handle_id, "dangling-edge",
-                        detail=f"{label}: handle {handle_id!r} of node {node_id!r} is a {handle_type} "
-                               f"handle, not a {wanted} handle")
+        handles[handle_id] = handle_type
+        ck.string(handle, "label", f"{h_path}.label")
+        ck.string(handle, "portScript", f"{h_path}.portScript")
+    return node_type
+
+
+def _check_node_script(ck: Checker, script_id: Any, path: str, node_id: str, context: Context) -> None:
+    """A node's ``scriptId`` names an existing Script (a warning otherwise, when the documents
+    are known)."""
+    if not (isinstance(script_id, str) and script_id and context.knows_documents):
+        return
+    script = context.get(script_id)
+    if script is None:
+        ck.warn(path, "an existing Script", script_id, "dangling-script",
+                detail=f"node {node_id!r} links script {script_id!r}, which does not exist")
+    elif script.get("type") != "Script":
+        ck.warn(path, "the id of a Script", script_id, "dangling-script",
+                detail=f"node {node_id!r} links {script_id!r}, a {script.get('type')}, not a Script")
+
+
+def _check_dialogue_edge(ck: Checker, edge: Any, index: int, path: str, edge_ids: set[str],
+                         handles_of: dict[str, dict[str, str]]) -> None:
+    """One edge of a dialogue graph: its id unique (kept in ``edge_ids``), both ends a node of
+    the graph and a handle of the right kind there."""
+    if not isinstance(edge, dict):
+        ck.error(path, "an object {id, source, sourceHandle, target, targetHandle}", edge, "wrong-type")
+        return
+    edge_id = edge.get("id", MISSING)
+    if not isinstance(edge_id, str) or not edge_id:
+        ck.error(f"{path}.id", "a non-empty string", edge_id, "missing-field")
+    elif edge_id in edge_ids:
+        ck.error(f"{path}.id", "an edge id unique in this dialogue", edge_id, "duplicate-edge")
+    else:
+        edge_ids.add(edge_id)
+    ok = True
+    for key in ("source", "target"):
+        ok = ck.string(edge, key, f"{path}.{key}", required=True, non_empty=True) and ok
+    for key in ("sourceHandle", "targetHandle"):
+        ok = ck.string(edge, key, f"{path}.{key}", nullable=True) and ok
+    if not ok:
+        return
+    for end, wanted in (("source", "source"), ("target", "target")):
+        node_id = edge[end]
+        handle_id = edge.get(f"{end}Handle")
+        label = f"edge {edge.get('id', index)!r}"
+        if node_id not in handles_of:
+            ck.warn(f"{path}.{end}", "the id of a node of this dialogue", node_id, "dangling-edge",
+                    detail=f"{label}: {end} node {node_id!r} does not exist")
+            continue
+        if handle_id is None:
+            continue
+        handle_type = handles_of[node_id].get(handle_id)
+        if handle_type is None:
+            ck.warn(f"{path}.{end}Handle", f"a handle of node {node_id!r}", handle_id, "dangling-edge",
+                    detail=f"{label}: node {node_id!r} has no handle {handle_id!r}")
+        elif handle_type != wanted:
+            ck.warn(f"{path}.{end}Handle", f"a {wanted} handle", handle_id, "dangling-edge",
+                    detail=f"{label}: handle {handle_id!r} of node {node_id!r} is a {handle_type} "
+                           f"handle, not a {wanted} handle")
 
 
 def _check_dialogue(ck: Checker, doc: dict[str, Any], context: Context) -> None:

@@ -369,10 +369,11 @@ class Database:
             latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
             ) -> list[dict[str, Any]]: ...
 
-    def get(self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
-            conflicts: bool = False, deleted_conflicts: bool = False, open_revs: str | list[str] | None = None,
-            latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
-            ) -> dict[str, Any] | list[dict[str, Any]]:
+    def get(  # noqa: PLR0917 - CouchDB's GET options, in its order
+        self, doc_id: str, rev: str | None = None, revs: bool = False, revs_info: bool = False,
+        conflicts: bool = False, deleted_conflicts: bool = False, open_revs: str | list[str] | None = None,
+        latest: bool = False, attachments: bool = False, atts_since: list[str] | None = None,
+    ) -> dict[str, Any] | list[dict[str, Any]]:
         """Read a document, a revision of it, or (with ``open_revs``) several revisions."""
         if isinstance(doc_id, str) and doc_id.startswith(LOCAL_PREFIX):
             return self.get_local(doc_id)
@@ -577,7 +578,7 @@ class Database:
 
     # -- changes -------------------------------------------------------------------------
 
-    def changes(
+    def changes(  # noqa: C901, PLR0912 - CouchDB's _changes options in one read, its common walk inline
         self,
         since: int | str = 0,
         limit: int | None = None,

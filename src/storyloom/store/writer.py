@@ -462,7 +462,7 @@ class Writer:
             return None
         return {"digest": digest, "length": row[0], "content_type": "application/octet-stream"}
 
-    def _apply(
+    def _apply(  # noqa: PLR0917 - one write's merge state, handed down from _write_one
         self,
         doc_id: str,
         row: DocRow | None,

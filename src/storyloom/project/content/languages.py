@@ -7,7 +7,7 @@ import datetime as _dt
 import json
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import hjson
@@ -70,53 +70,61 @@ def _parse_text(text: str, language: str) -> Any:
         raise ContentError(f"unknown language {language!r}; expected one of {', '.join(LANGUAGES)}", language=language)
     if not text.strip():
         return {}
-    if lang == "json":
+    return _PARSERS[lang](text)
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return _loads(text)  # already plain values
+    except json.JSONDecodeError as exc:
+        raise ContentError(exc.msg, exc.lineno, exc.colno, language="json") from None
+    except ValueError as exc:
+        raise ContentError(str(exc), language="json") from None
+
+
+def _parse_hjson(text: str) -> Any:
+    # Valid JSON is valid HJSON: take the fast, exact path first.
+    if text.lstrip()[:1] in "{[":
         try:
-            value = _loads(text)
-        except json.JSONDecodeError as exc:
-            raise ContentError(exc.msg, exc.lineno, exc.colno, language=lang) from None
-        except ValueError as exc:
-            raise ContentError(str(exc), language=lang) from None
-        return value  # already plain values
-    if lang == "hjson":
-        # Valid JSON is valid HJSON: take the fast, exact path first.
-        if text.lstrip()[:1] in "{[":
-            try:
-                return _loads(text)
-            except ValueError:
-                pass
-        value = quick_hjson(text)
-        if value is not NOT_QUICK:
-            return value
-        try:
-            value = hjson.loads(text)
-        except hjson.HjsonDecodeError as exc:
-            error = _hjson_root_object_error(text) if exc.msg == "Extra data" else None
-            error = error or exc
-            raise ContentError(error.msg, error.lineno, error.colno, language=lang) from None
-        except (ValueError, IndexError, TypeError) as exc:  # hjson's scanner leaks a few
-            raise ContentError(str(exc), language=lang) from None
-        return to_json(value, lang)
-    if lang == "yaml":
-        value = quick_yaml(text)
-        if value is not NOT_QUICK:
-            return value
-        try:
-            value = yaml.load(text, Loader=Yaml12Loader)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            message = exc.problem or exc.context or "invalid YAML"
-            if exc.context and exc.problem:
-                message = f"{exc.problem} ({exc.context})"
-            line = mark.line + 1 if mark is not None else None
-            column = mark.column + 1 if mark is not None else None
-            raise ContentError(message, line, column, language=lang) from None
-        except yaml.YAMLError as exc:
-            raise ContentError(str(exc), language=lang) from None
-        if value is None and not _strip_comment_lines(text):
-            return {}
-        return to_json(value, lang)
-    # toml
+            return _loads(text)
+        except ValueError:
+            pass
+    value = quick_hjson(text)
+    if value is not NOT_QUICK:
+        return value
+    try:
+        value = hjson.loads(text)
+    except hjson.HjsonDecodeError as exc:
+        error = _hjson_root_object_error(text) if exc.msg == "Extra data" else None
+        error = error or exc
+        raise ContentError(error.msg, error.lineno, error.colno, language="hjson") from None
+    except (ValueError, IndexError, TypeError) as exc:  # hjson's scanner leaks a few
+        raise ContentError(str(exc), language="hjson") from None
+    return to_json(value, "hjson")
+
+
+def _parse_yaml(text: str) -> Any:
+    value = quick_yaml(text)
+    if value is not NOT_QUICK:
+        return value
+    try:
+        value = yaml.load(text, Loader=Yaml12Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.problem:
+            message = f"{exc.problem} ({exc.context})"
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        raise ContentError(message, line, column, language="yaml") from None
+    except yaml.YAMLError as exc:
+        raise ContentError(str(exc), language="yaml") from None
+    if value is None and not _strip_comment_lines(text):
+        return {}
+    return to_json(value, "yaml")
+
+
+def _parse_toml(text: str) -> Any:
     try:
         value = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -124,10 +132,18 @@ def _parse_text(text: str, language: str) -> Any:
         match = _TOML_POSITION.search(message)
         if match:
             message = message[: match.start()].strip()
-            raise ContentError(message, int(match.group(1)), int(match.group(2)), language=lang) from None
-        raise ContentError(message, language=lang) from None
-    return to_json(value, lang)
+            raise ContentError(message, int(match.group(1)), int(match.group(2)), language="toml") from None
+        raise ContentError(message, language="toml") from None
+    return to_json(value, "toml")
 
+
+#: The reader of each structured language (STRUCTURED_LANGUAGES) of non-blank text.
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "json": _parse_json,
+    "hjson": _parse_hjson,
+    "yaml": _parse_yaml,
+    "toml": _parse_toml,
+}
 
 
 def _hjson_root_object_error(text: str) -> Any:

@@ -42,6 +42,171 @@ def _has_type(entry: Any) -> bool:
     return isinstance(entry_type, str) and bool(entry_type.strip())
 
 
+class _MapCheck:
+    """One Map's content checked part by part; ``problems`` collects what is wrong, in the order
+    the parts are checked (dimensions, the entry objects, cells, edges, markers)."""
+
+    def __init__(self, content: Mapping[str, Any], doc_id: str | None) -> None:
+        self.content = content
+        self.doc_id = doc_id
+        self.problems: list[ContentProblem] = []
+        self.width = _dimension(content.get("width"))
+        self.height = _dimension(content.get("height"))
+        for dimension, size in (("width", self.width), ("height", self.height)):
+            if size is None:
+                self.problem(
+                    "bad-dimension",
+                    f"{dimension} must be a whole number from 1 to {MAX_MAP_SIZE}, got {content.get(dimension)!r}",
+                    dimension,
+                )
+
+    def problem(self, code: str, message: str, path: str) -> None:
+        self.problems.append(content_problem(code, message, path, doc_id=self.doc_id))
+
+    @property
+    def bounded(self) -> bool:
+        return self.width is not None and self.height is not None
+
+    def in_bounds(self, x: int, y: int) -> bool:
+        return self.width is not None and self.height is not None and 0 <= x < self.width and 0 <= y < self.height
+
+    def bounds_text(self) -> str:
+        return f"x 0..{(self.width or 1) - 1}, y 0..{(self.height or 1) - 1}"
+
+    def entries(self, name: str) -> Mapping[str, Any]:
+        value = self.content.get(name, {})
+        if value is None:
+            return {}
+        if not isinstance(value, dict | Mapping):
+            self.problem("bad-entry", f"{name} must be an object keyed by position, not {json_type(value)}", name)
+            return {}
+        return value
+
+    def markers_in(self) -> dict[str, Any]:
+        """The markers by name; also accepted: a list of {name, x, y, ...}."""
+        raw_markers = self.content.get("markers", {})
+        if not isinstance(raw_markers, list):
+            return dict(self.entries("markers"))
+        markers_in: dict[str, Any] = {}
+        for index, marker in enumerate(raw_markers):
+            name = marker.get("name") if isinstance(marker, Mapping) else None
+            if not isinstance(name, str) or not name.strip():
+                self.problem("bad-marker", f"markers[{index}] needs a non-empty `name`", f"markers[{index}]")
+            elif name in markers_in:
+                self.problem("bad-marker", f"two markers are named {name!r}; marker names are unique",
+                             f"markers[{index}]")
+            else:
+                markers_in[name] = {k: v for k, v in marker.items() if k != "name"}
+        return markers_in
+
+    def properties(self) -> Mapping[str, Any]:
+        map_properties = self.content.get("properties", {})
+        if map_properties is None:
+            return {}
+        if not isinstance(map_properties, Mapping):
+            self.problem("bad-entry", f"properties must be an object, not {json_type(map_properties)}", "properties")
+            return {}
+        return map_properties
+
+    def typed(self, kind: str, key: str, value: Any) -> bool:
+        """Whether ``value`` is an object with a ``type``; reports what is wrong when not."""
+        if _has_type(value):
+            return True
+        path = f'{kind}["{key}"]'
+        if not isinstance(value, dict):
+            self.problem("bad-entry", f"{path} must be an object with a `type`, not {json_type(value)}", path)
+        else:
+            self.problem("missing-type", f'{path} needs a `type` (a non-empty string, e.g. "wall")', path)
+        return False
+
+    def cells(self, cells_in: Mapping[str, Any]) -> dict[str, Any]:
+        cells: dict[str, Any] = {}
+        for key in sorted(cells_in):
+            value = cells_in[key]
+            match = CELL_KEY.match(key)
+            if not match:
+                self._bad_cell_key(key)
+                continue
+            x, y = int(match.group(1)), int(match.group(2))
+            if self.bounded and not self.in_bounds(x, y):
+                self.problem("out-of-bounds", f"cell {key!r} is outside the map ({self.bounds_text()})",
+                             f'cells["{key}"]')
+                continue
+            if self.typed("cells", key, value):
+                cells[key] = value
+        return cells
+
+    def _bad_cell_key(self, key: str) -> None:
+        loose = _LOOSE_CELL_KEY.match(key)
+        if loose and not (int(loose.group(1)) < 0 or int(loose.group(2)) < 0):
+            self.problem(
+                "bad-key",
+                f'cell key {key!r} must be written "x,y" without spaces or zeros in front',
+                f'cells["{key}"]',
+            )
+        elif loose:
+            self.problem("out-of-bounds", f"cell {key!r} is outside the map ({self.bounds_text()})", f'cells["{key}"]')
+        else:
+            self.problem("bad-key", f'cell key {key!r} must be "x,y", e.g. "3,4"', f'cells["{key}"]')
+
+    def edges(self, edges_in: Mapping[str, Any]) -> dict[str, Any]:
+        edges: dict[str, Any] = {}
+        seen_edges: dict[tuple[int, int, str], str] = {}
+        for key in sorted(edges_in):
+            value = edges_in[key]
+            match = EDGE_KEY.match(key)
+            if not match:
+                loose = _LOOSE_EDGE_KEY.match(key)
+                if loose and (int(loose.group(1)) < 0 or int(loose.group(2)) < 0):
+                    self.problem("out-of-bounds", f"edge {key!r} is outside the map ({self.bounds_text()})",
+                                 f'edges["{key}"]')
+                else:
+                    self.problem("bad-key", f'edge key {key!r} must be "x,y:N|E|S|W", e.g. "3,4:S"',
+                                 f'edges["{key}"]')
+                continue
+            x, y, side = int(match.group(1)), int(match.group(2)), match.group(3)
+            if self.bounded and not self.in_bounds(x, y):
+                self.problem("out-of-bounds", f"edge {key!r} is outside the map ({self.bounds_text()})",
+                             f'edges["{key}"]')
+                continue
+            if not self.typed("edges", key, value):
+                continue
+            dx, dy, opposite = _NEIGHBOUR[side]
+            twin = (x + dx, y + dy, opposite)
+            if twin in seen_edges:
+                self.problem(
+                    "duplicate-edge",
+                    f"edge {key!r} is the same edge as {seen_edges[twin]!r}; keep one of them",
+                    f'edges["{key}"]',
+                )
+                continue
+            seen_edges[(x, y, side)] = key
+            edges[key] = value
+        return edges
+
+    def markers(self, markers_in: Mapping[str, Any]) -> dict[str, Any]:
+        markers: dict[str, Any] = {}
+        for name in sorted(markers_in):
+            value = markers_in[name]
+            path = f'markers["{name}"]'
+            if not name.strip():
+                self.problem("bad-marker", "a marker needs a non-empty name", path)
+                continue
+            if not isinstance(value, Mapping):
+                self.problem("bad-marker", f"{path} must be an object with x and y, not {json_type(value)}", path)
+                continue
+            mx, my = value.get("x"), value.get("y")
+            if not (isinstance(mx, int) and isinstance(my, int)) or isinstance(mx, bool) or isinstance(my, bool):
+                self.problem("bad-marker", f"{path} needs whole-number x and y, got x={mx!r}, y={my!r}", path)
+                continue
+            if self.bounded and not self.in_bounds(mx, my):
+                self.problem("out-of-bounds",
+                             f"marker {name!r} at {mx},{my} is outside the map ({self.bounds_text()})", path)
+                continue
+            markers[name] = value
+        return markers
+
+
 def check_map_content(
     content: Mapping[str, Any], doc_id: str | None = None
 ) -> tuple[dict[str, Any] | None, list[ContentProblem]]:
@@ -50,155 +215,24 @@ def check_map_content(
     The exportable content holds only :data:`MAP_CONTENT_KEYS` and only the valid cells,
     edges and markers; it is ``None`` when the width or height is unusable (no bounds).
     """
-    problems: list[ContentProblem] = []
-
-    def problem(code: str, message: str, path: str) -> None:
-        problems.append(content_problem(code, message, path, doc_id=doc_id))
-
-    width = _dimension(content.get("width"))
-    height = _dimension(content.get("height"))
-    for dimension, size in (("width", width), ("height", height)):
-        if size is None:
-            problem(
-                "bad-dimension",
-                f"{dimension} must be a whole number from 1 to {MAX_MAP_SIZE}, got {content.get(dimension)!r}",
-                dimension,
-            )
-
-    def entries(name: str) -> Mapping[str, Any]:
-        value = content.get(name, {})
-        if value is None:
-            return {}
-        if not isinstance(value, dict | Mapping):
-            problem("bad-entry", f"{name} must be an object keyed by position, not {json_type(value)}", name)
-            return {}
-        return value
-
-    cells_in, edges_in = entries("cells"), entries("edges")
-    raw_markers = content.get("markers", {})
-    markers_in: dict[str, Any] = {}
-    if isinstance(raw_markers, list):  # also accepted: a list of {name, x, y, ...}
-        for index, marker in enumerate(raw_markers):
-            name = marker.get("name") if isinstance(marker, Mapping) else None
-            if not isinstance(name, str) or not name.strip():
-                problem("bad-marker", f"markers[{index}] needs a non-empty `name`", f"markers[{index}]")
-            elif name in markers_in:
-                problem("bad-marker", f"two markers are named {name!r}; marker names are unique", f"markers[{index}]")
-            else:
-                markers_in[name] = {k: v for k, v in marker.items() if k != "name"}
-    else:
-        markers_in = dict(entries("markers"))
-    map_properties = content.get("properties", {})
-    if map_properties is None:
-        map_properties = {}
-    if not isinstance(map_properties, Mapping):
-        problem("bad-entry", f"properties must be an object, not {json_type(map_properties)}", "properties")
-        map_properties = {}
-    cells: dict[str, Any] = {}
-    edges: dict[str, Any] = {}
-    markers: dict[str, Any] = {}
-
-    def in_bounds(x: int, y: int) -> bool:
-        return width is not None and height is not None and 0 <= x < width and 0 <= y < height
-
-    def bounds_text() -> str:
-        return f"x 0..{(width or 1) - 1}, y 0..{(height or 1) - 1}"
-
-    def check_entry(kind: str, key: str, value: Any) -> bool:
-        if _has_type(value):
-            return True
-        path = f'{kind}["{key}"]'
-        if not isinstance(value, dict):
-            problem("bad-entry", f"{path} must be an object with a `type`, not {json_type(value)}", path)
-        else:
-            problem("missing-type", f'{path} needs a `type` (a non-empty string, e.g. "wall")', path)
-        return False
-
-    bounded = width is not None and height is not None
-    for key in sorted(cells_in):
-        value = cells_in[key]
-        match = CELL_KEY.match(key)
-        if not match:
-            loose = _LOOSE_CELL_KEY.match(key)
-            if loose and not (int(loose.group(1)) < 0 or int(loose.group(2)) < 0):
-                problem(
-                    "bad-key",
-                    f'cell key {key!r} must be written "x,y" without spaces or zeros in front',
-                    f'cells["{key}"]',
-                )
-            elif loose:
-                problem("out-of-bounds", f"cell {key!r} is outside the map ({bounds_text()})", f'cells["{key}"]')
-            else:
-                problem("bad-key", f'cell key {key!r} must be "x,y", e.g. "3,4"', f'cells["{key}"]')
-            continue
-        x, y = int(match.group(1)), int(match.group(2))
-        if bounded and not in_bounds(x, y):
-            problem("out-of-bounds", f"cell {key!r} is outside the map ({bounds_text()})", f'cells["{key}"]')
-            continue
-        if not _has_type(value):
-            check_entry("cells", key, value)  # reports what is wrong
-            continue
-        cells[key] = value
-
-    seen_edges: dict[tuple[int, int, str], str] = {}
-    for key in sorted(edges_in):
-        value = edges_in[key]
-        match = EDGE_KEY.match(key)
-        if not match:
-            loose = _LOOSE_EDGE_KEY.match(key)
-            if loose and (int(loose.group(1)) < 0 or int(loose.group(2)) < 0):
-                problem("out-of-bounds", f"edge {key!r} is outside the map ({bounds_text()})", f'edges["{key}"]')
-            else:
-                problem("bad-key", f'edge key {key!r} must be "x,y:N|E|S|W", e.g. "3,4:S"', f'edges["{key}"]')
-            continue
-        x, y, side = int(match.group(1)), int(match.group(2)), match.group(3)
-        if bounded and not in_bounds(x, y):
-            problem("out-of-bounds", f"edge {key!r} is outside the map ({bounds_text()})", f'edges["{key}"]')
-            continue
-        if not _has_type(value):
-            check_entry("edges", key, value)  # reports what is wrong
-            continue
-        dx, dy, opposite = _NEIGHBOUR[side]
-        twin = (x + dx, y + dy, opposite)
-        if twin in seen_edges:
-            problem(
-                "duplicate-edge",
-                f"edge {key!r} is the same edge as {seen_edges[twin]!r}; keep one of them",
-                f'edges["{key}"]',
-            )
-            continue
-        seen_edges[(x, y, side)] = key
-        edges[key] = value
-
-    for name in sorted(markers_in):
-        value = markers_in[name]
-        path = f'markers["{name}"]'
-        if not name.strip():
-            problem("bad-marker", "a marker needs a non-empty name", path)
-            continue
-        if not isinstance(value, Mapping):
-            problem("bad-marker", f"{path} must be an object with x and y, not {json_type(value)}", path)
-            continue
-        mx, my = value.get("x"), value.get("y")
-        if not (isinstance(mx, int) and isinstance(my, int)) or isinstance(mx, bool) or isinstance(my, bool):
-            problem("bad-marker", f"{path} needs whole-number x and y, got x={mx!r}, y={my!r}", path)
-            continue
-        if width is not None and height is not None and not in_bounds(mx, my):
-            problem("out-of-bounds", f"marker {name!r} at {mx},{my} is outside the map ({bounds_text()})", path)
-            continue
-        markers[name] = value
-
-    if width is None or height is None:
-        return None, problems
+    check = _MapCheck(content, doc_id)
+    cells_in, edges_in = check.entries("cells"), check.entries("edges")
+    markers_in = check.markers_in()
+    map_properties = check.properties()
+    cells = check.cells(cells_in)
+    edges = check.edges(edges_in)
+    markers = check.markers(markers_in)
+    if check.width is None or check.height is None:
+        return None, check.problems
     exported = {
-        "width": width,
-        "height": height,
+        "width": check.width,
+        "height": check.height,
         "cells": cells,
         "edges": edges,
         "markers": markers,
         "properties": dict(map_properties),
     }
-    return exported, problems
+    return exported, check.problems
 
 
 def validate_map(doc: Mapping[str, Any]) -> list[ContentProblem]:
