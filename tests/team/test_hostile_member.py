@@ -357,15 +357,18 @@ HOUR_AGO = datetime.now(UTC) - timedelta(hours=1)
 DAY_AGO = datetime.now(UTC) - timedelta(days=1)
 
 
+# Named ids: ids made of the times would differ between two collections (pytest-xdist's workers
+# collect each on its own and refuse to run when their lists differ).
 @pytest.mark.parametrize(("modified", "stale"), [
-    (iso(DAY_AGO), True),                                                        # ISO-8601
-    (DAY_AGO.strftime("%a %b %d %Y %H:%M:%S GMT+0000 (Coordinated Universal Time)"), True),  # JS Date string
-    (int(DAY_AGO.timestamp() * 1000), True),                                     # epoch ms
-    (str(int(DAY_AGO.timestamp() * 1000)), True),                                # epoch ms as text
-    (iso(HOUR_AGO), False),
-    (int(HOUR_AGO.timestamp() * 1000), False),
-    ("not a date", False),                                                       # unreadable: owners only
-    (None, False),
+    pytest.param(iso(DAY_AGO), True, id="iso-day-ago"),
+    pytest.param(DAY_AGO.strftime("%a %b %d %Y %H:%M:%S GMT+0000 (Coordinated Universal Time)"), True,
+                 id="js-date-string-day-ago"),
+    pytest.param(int(DAY_AGO.timestamp() * 1000), True, id="epoch-ms-day-ago"),
+    pytest.param(str(int(DAY_AGO.timestamp() * 1000)), True, id="epoch-ms-text-day-ago"),
+    pytest.param(iso(HOUR_AGO), False, id="iso-hour-ago"),
+    pytest.param(int(HOUR_AGO.timestamp() * 1000), False, id="epoch-ms-hour-ago"),
+    pytest.param("not a date", False, id="not-a-date"),  # unreadable: owners only
+    pytest.param(None, False, id="none"),
 ])
 def test_a_drafft_lock_without_locked_at_is_idle_since_modified(world: World, modified: Any, stale: bool) -> None:
     locked = world.create_locked(locked_at="", modified=modified if modified is not None else "")
