@@ -30,7 +30,6 @@ from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.content import (
     SCENARIO_TEMPLATE,
-    collect_states,
     is_untouched_template,
     sid_for,
     variables_template,
@@ -373,11 +372,14 @@ class Editor:
         )
         return self.create_document(doc, before=before, after=after)
 
+    def _state_ids(self, *, but: str | None = None) -> set[str]:
+        """The state ids the project's Variables documents claim (the index's, parsed once),
+        those of ``but`` aside."""
+        return {s.sid for s in self.index.summaries() if s.type == "Variable" and s.sid and s.id != but}
+
     def _starting_content(self, doc_type: str, name: str, content: dict[str, Any] | None) -> dict[str, Any] | None:
         if doc_type == "Variable" and not (content or {}).get("variables"):
-            taken = set(collect_states(self._read_docs(
-                s.id for s in self.index.summaries() if s.type == "Variable")))
-            return {**(content or {}), "variables": variables_template(sid_for(name, taken))}
+            return {**(content or {}), "variables": variables_template(sid_for(name, self._state_ids()))}
         if doc_type == "Scenario" and not (content or {}).get("scenario"):
             return {**(content or {}), "scenario": SCENARIO_TEMPLATE}
         return content
@@ -440,8 +442,7 @@ class Editor:
         if doc.get("type") == "Variable" and isinstance(doc.get("content"), dict):
             source = doc["content"].get("variables")
             if is_untouched_template(source, str(previous.get("name") or "")):
-                taken = set(collect_states(self._read_docs(
-                    s.id for s in self.index.summaries() if s.type == "Variable" and s.id != doc_id)))
+                taken = self._state_ids(but=doc_id)
                 doc["content"] = {**doc["content"], "variables": variables_template(sid_for(name, taken))}
         return self._commit(doc, WriteIntent.RENAME, previous)
 
