@@ -132,8 +132,8 @@ class ScriptText(CodeEditor):
             self.show_completions()
             return
         through, self._typed_through = self._typed_through, None
-        at_choice = through is not None and through[0] == self.textCursor().position()
-        if through is not None and at_choice and types_through(through[1], event.text()):
+        if (through is not None and through[0] == self.textCursor().position()
+                and types_through(through[1], event.text())):
             return  # the choice already put this space there
         super().keyPressEvent(event)
         if not event.text() or event.modifiers() & Qt.KeyboardModifier.ControlModifier:
