@@ -14,6 +14,7 @@ order; the only value that changes between two exports of the same project is
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import heapq
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -512,7 +513,7 @@ def analyse_variables(
         doc_id = str(doc["_id"])
         rev = doc.get("_rev")
         if cache is not None and isinstance(rev, str):
-            result = cache.memo(("variables", doc_id, rev), lambda doc=doc: _parse_variable(doc))
+            result = cache.memo(("variables", doc_id, rev), functools.partial(_parse_variable, doc))
         else:
             result = _parse_variable(doc)
         if result[0] != "ok":

@@ -42,7 +42,6 @@ from storyloom.export.game_export import (
     LEGACY_EDITOR_FIELDS,
     META_WARNINGS_LIMIT,
     STRIPPED_FIELDS,
-    ProjectLike,
     _project_attr,
     analyse_variables,
     build_game_export,
@@ -59,6 +58,7 @@ from storyloom.project import (
     LOCAL_ONLY_SETTINGS,
     SECRET_WORDS,
     SETTINGS_ID,
+    ProjectLike,
 )
 from storyloom.project.content import (
     ContentError,

@@ -51,6 +51,7 @@ from storyloom.store.all_docs import (
     revision_fields,
 )
 from storyloom.store.codec import has_unusual_float
+from storyloom.store.readers import Snapshot
 
 try:
     import orjson
@@ -217,7 +218,7 @@ class _Reading:
 
     def __init__(self, db: Any, snap: Any) -> None:
         self.db = db
-        self.snap = snap if hasattr(snap, "conn") else None
+        self.snap: Snapshot | None = snap if hasattr(snap, "conn") else None
         self._docs: list[dict[str, Any]] | None = None if self.snap is not None else read_documents(db)
         self._revisions: list[tuple[str, str]] | None = None
 
@@ -226,6 +227,7 @@ class _Reading:
         With ``disk``, the fields of each revision are kept there and read back from it."""
         if self._docs is not None:
             return [{"_id": d["_id"], **{k: d.get(k) for k in _LIGHT_FIELDS}} for d in self._docs]
+        assert self.snap is not None  # no list read: a snapshot
         rows = self._kept_fields(disk) if disk is not None else document_fields(self.snap, _LIGHT_FIELDS)
         # A dict display: a third of dict(zip(...))'s cost.
         return [{"_id": doc_id, "_deleted": deleted, "parent": parent, "sortKey": sort_key,
@@ -238,6 +240,7 @@ class _Reading:
         ordered scan; the fields of the other revisions are read in SQLite and kept. Those of
         every document when most are not kept (the first export)."""
         snap = self.snap
+        assert snap is not None
         self._revisions = revisions = list(live_revisions(snap))
         found: list[Any] = [None] * len(revisions)
         missing: list[int] = []
@@ -275,7 +278,9 @@ class _Reading:
         if self._docs is not None:
             wanted = set(ids)
             return [d for d in self._docs if d["_id"] in wanted]
-        found = (live_document(self.snap, doc_id) for doc_id in ids)
+        snap = self.snap
+        assert snap is not None
+        found = (live_document(snap, doc_id) for doc_id in ids)
         return [doc for doc, _ in filter(None, found)]
 
     def revisions(self) -> Iterator[tuple[str, str]]:
@@ -298,6 +303,7 @@ class _Reading:
                 if only is None or doc["_id"] in only:
                     yield doc, not has_unusual_float(doc)
             return
+        assert self.snap is not None
         yield from live_documents(self.snap, only)
 
 
@@ -506,7 +512,7 @@ def _export_one(doc: dict[str, Any], plain: bool, apps: dict[str, str | None], b
     if facts is not None:
         facts.add(doc, app)
     spool = by_app.get(app) if app is not None else None
-    if spool is None:
+    if spool is None or app is None:
         return 0
     if cancelled is not None and cancelled():
         raise ExportStopped()
@@ -549,7 +555,7 @@ def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders:
                     warnings.extend(doc_warnings)
                 if referenced:
                     plan.referenced.update(referenced)
-            if type(data) is bytes:
+            if isinstance(data, bytes):
                 spool.add(data)  # written by the stdlib's encoder, tree fields included
             else:
                 head, middle, tail = data

@@ -25,7 +25,7 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Generator, Hashable, Iterator
 from functools import cache
 from json.encoder import encode_basestring as _quoted  # how the key text's encoder writes strings
 from pathlib import Path
@@ -82,10 +82,9 @@ def _make_key_text() -> Callable[[Hashable], str]:
     def plain(key: Hashable) -> str:
         return json.dumps(key, ensure_ascii=False, separators=(",", ":"), default=str)
 
-    try:
-        from json.encoder import c_make_encoder, encode_basestring
-    except ImportError:  # pragma: no cover
-        return plain
+    # Private to the stdlib (typeshed does not list it), hence looked up by name.
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    encode_basestring = json.encoder.encode_basestring
     if c_make_encoder is None:  # pragma: no cover
         return plain
     # No markers (no check for cycles, which keys never hold): a dict shared by threads would
@@ -218,7 +217,7 @@ class DiskMemo:
                 except sqlite3.Error as exc:
                     self._fail(exc)
 
-    def scan(self, kind_prefix: str = "") -> Iterator[tuple[str, str, str, bytes]]:
+    def scan(self, kind_prefix: str = "") -> Generator[tuple[str, str, str, bytes], None, None]:
         """Every kept row (whose kind starts with ``kind_prefix``), ``(doc_id, kind, key, value)``
         in ``doc_id`` order (the store's order of ``_id``s), read by a connection of its own: an
         export that walks its documents in ``_id`` order reads its results beside them, one

@@ -76,7 +76,7 @@ class ContentCache:
             if found is None:
                 data = self.disk.get(key)
             elif found is not NOT_KEPT:
-                data = found  # type: ignore[assignment]
+                data = found
             if data is not None:
                 self._hold(key, data)
         with self._lock:
