@@ -33,9 +33,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from storyloom.app.lock_cluster import ACCEPTED, ClusterLockWrites
+from storyloom.app.lock_cluster import ACCEPTED, is_cluster, settle_accepted
 from storyloom.errors import Fix, StoryloomError
 from storyloom.project import (
+    SUPERSEDED_BY,
     BrokenLock,
     LockInfo,
     LockRefused,
@@ -48,6 +49,7 @@ from storyloom.project import (
     list_conflicts,
     lock_info,
     locked_fields,
+    lost_contest,
     now_iso,
     require_lock_to_edit,
     stale_lock_minutes,
@@ -158,7 +160,7 @@ def lock_holder(remote: RemoteSource | None, user: Callable[[], str]) -> Callabl
     return holder
 
 
-class LockService(ClusterLockWrites):
+class LockService:
     """Locks of one project. ``remote`` is the project's remote access (None: no remote);
     ``holder`` names the lock holder (see :func:`lock_holder`)."""
 
@@ -247,7 +249,7 @@ class LockService(ClusterLockWrites):
             except RemoteForbidden as exc:
                 refused = exc  # the server's lock rule: re-read to name the holder
                 continue
-            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+            if status == ACCEPTED and not settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue  # another write on the same revision keeps it: re-read to name the holder
             self._pull(client, doc_id, result["rev"])
             return LockInfo(doc_id, me, at)
@@ -331,7 +333,7 @@ class LockService(ClusterLockWrites):
                 result, status = client.put_status(wanted)
             except RemoteConflict:
                 continue
-            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+            if status == ACCEPTED and not settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])
             return None
@@ -385,7 +387,7 @@ class LockService(ClusterLockWrites):
                 # is stale); its reason says when a member may, and the server copy stays as is.
                 self._pull(client, doc_id, server["_rev"])
                 raise LockBreakRefused(doc_id, held.holder, held.since, exc.reason or exc.error) from None
-            if status == ACCEPTED and not self._settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+            if status == ACCEPTED and not settle_accepted(client, doc_id, server["_rev"], result["rev"]):
                 continue
             self._pull(client, doc_id, result["rev"])
             return "broken"
@@ -690,6 +692,77 @@ class LockService(ClusterLockWrites):
     def _pull(self, client: RemoteDatabase, doc_id: str, rev: str) -> None:
         """Bring the server's revision ``rev`` (with its history) into the local store."""
         _copy_revisions(RemotePeer(client), LocalPeer(self._store), doc_id, [rev])
+
+    def settle_contested_locks(self, doc_ids: Iterable[str] | None = None) -> list[LockNotice]:
+        """Give up each lock of ours that lost a contested write, once a pull shows it.
+
+        A writer answered ``201 Created`` does not read back (:func:`~storyloom.app.lock_cluster.settle_accepted`
+        runs on 202 only), so when a cluster also accepted a rival lock on the same revision,
+        answered 202, and the rival's write is the larger one, both writers were told they hold
+        the lock. The pull that brings the rival's leaf shows it (on a database kept in several
+        copies only: :func:`~storyloom.app.lock_cluster.is_cluster`): a live leaf locked by us and
+        one locked by another, written on the same parent, ours not the winner by
+        :func:`~storyloom.project.lock_contest.contest_winner`. Ours goes: a tombstone on our
+        leaf (``supersededBy`` the rival's) when it is the lock write itself, else the lock is
+        released on our branch, which keeps our edits as a conflict revision to merge. The
+        session calls this after a pull, before merging; returns one ``lost`` notice each."""
+        if not self._remote_configured():
+            return []
+        me, records = self.holder(), self._records()
+        lost: list[tuple[str, dict[str, Any], dict[str, Any], str]] = []
+        for conflict in list_conflicts(self._store, doc_ids):
+            if conflict.doc_id in records:
+                continue  # a provisional lock: confirm_provisional settles it
+            found = lost_contest(self._live_leaves(conflict.doc_id), me)
+            if found is not None:
+                lost.append((conflict.doc_id, *found))
+        notices: list[LockNotice] = []
+        if not lost:
+            return notices
+        with self._client() as client:
+            # On a single node a lock write is never accepted beside a rival: two locks forked
+            # from one revision there are a provisional (offline) lock meeting an online one,
+            # which confirm_provisional settles (the lock already on the server wins).
+            if client is None or not is_cluster(client):
+                return notices
+            for doc_id, ours, rival, child in lost:
+                try:
+                    notices.append(self._yield_contested(client, doc_id, ours, rival, child))
+                except Conflict:
+                    continue  # written meanwhile: the next pull looks again
+                except Exception as exc:
+                    if is_offline(exc):
+                        break
+                    raise
+        return notices
+
+    def _live_leaves(self, doc_id: str) -> list[dict[str, Any]]:
+        try:
+            entries = self._store.get(doc_id, open_revs="all", revs=True)
+        except NotFound:
+            return []
+        return [e["ok"] for e in entries if isinstance(e.get("ok"), dict) and not e["ok"].get("_deleted")]
+
+    def _yield_contested(self, client: RemoteDatabase, doc_id: str, ours: dict[str, Any],
+                         rival: dict[str, Any], child: str) -> LockNotice:
+        held = lock_info(rival) or LockInfo(doc_id, "another user", None)
+        since = f" since {held.since}" if held.since else ""
+        message = (f"your lock of {doc_id!r} was lost: the server accepted {held.holder}'s lock on the same "
+                   f"revision at the same time (a cluster short of its write quorum), and {held.holder} holds "
+                   f"it{since}")
+        if ours["_rev"] != child:  # edits of ours on top of the lock: keep them, release the lock
+            notice = self._lose(client, doc_id, ours, held)
+            return LockNotice(doc_id, "lost", held.holder, held.since,
+                              f"{message}; your edits are kept as a conflict revision ({notice.kept_rev}) for "
+                              "merging (storyloom conflicts)", notice.kept_rev)
+        try:
+            result, _status = client.put_status({"_id": doc_id, "_rev": ours["_rev"], "_deleted": True,
+                                                 SUPERSEDED_BY: rival["_rev"]})
+        except RemoteConflict:  # the holder's merge superseded it already: bring that
+            self._pull(client, doc_id, client.get(doc_id)["_rev"])
+        else:
+            self._pull(client, doc_id, result["rev"])
+        return LockNotice(doc_id, "lost", held.holder, held.since, message)
 
 
 _NOBODY = LockInfo("", "", None)
