@@ -88,7 +88,7 @@ def _store_state(project: ProjectLike, snapshot: Any) -> tuple[Any, int]:
 
 def _info_body(project: ProjectLike, user: str | None) -> bytes:
     settings = project.settings() or {}
-    return JsonResponse({
+    return bytes(JsonResponse({
         "app": {"name": storyloom.APP_NAME, "version": storyloom.__version__},
         "apiVersion": API_VERSION,
         "user": {"username": user},
@@ -100,7 +100,7 @@ def _info_body(project: ProjectLike, user: str | None) -> bytes:
             "settings": info_settings(settings),
         },
         "collections": list(EXPORT_NAMES),
-    }).body
+    }).body)
 
 
 # ------------------------------------------------------------------ /game-export, /schema-export

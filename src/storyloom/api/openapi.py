@@ -56,7 +56,7 @@ def _example(code: str, navigate: bool) -> dict[str, Any]:
 )
 async def openapi_document(request: Request, state: State) -> Response:
     if state.openapi_body is None:
-        state.openapi_body = JsonResponse(build_openapi(request.app)).body
+        state.openapi_body = bytes(JsonResponse(build_openapi(request.app)).body)
     return Response(state.openapi_body, media_type="application/json")
 
 

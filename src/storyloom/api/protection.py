@@ -145,9 +145,10 @@ class ProtectionSettings:
         values: the values found allowed are kept (at most :data:`KEPT_HOSTS`, for the settings
         they were checked under), so the usual one is a set lookup; others are checked in full."""
         settings_key = (self.port, self.bind_host, self.allowed_hosts)
-        kept = self.__dict__.get("_allowed_raw")
+        kept: tuple[tuple[Any, ...], set[bytes | None]] | None = self.__dict__.get("_allowed_raw")
         if kept is None or kept[0] != settings_key:
-            kept = self._allowed_raw = (settings_key, set())
+            kept = (settings_key, set())
+            self._allowed_raw = kept
         if raw in kept[1]:
             return True
         allowed = self.host_allowed(None if raw is None else raw.decode("latin-1"))

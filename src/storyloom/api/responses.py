@@ -61,14 +61,19 @@ def store_api_error(exc: StoreError) -> ApiError:
     return answer
 
 
-async def _raised_error(request: Request, exc: ApiError | StoreError) -> Response:
+# Starlette types a handler as taking any Exception; each one here is registered for the classes
+# it narrows to.
+
+async def _raised_error(request: Request, exc: Exception) -> Response:
     """An ``ApiError`` a handler raised, or a ``StoreError`` from the store, as its error body."""
+    assert isinstance(exc, ApiError | StoreError)
     error = exc if isinstance(exc, ApiError) else store_api_error(exc)
     return error_response(error, request.url.path)
 
 
-async def _routing_error(request: Request, exc: StarletteHTTPException) -> Response:
+async def _routing_error(request: Request, exc: Exception) -> Response:
     """Starlette's 404 (no such path) and 405 (wrong method), with the endpoints and methods there are."""
+    assert isinstance(exc, StarletteHTTPException)
     path = request.url.path
     if exc.status_code == 404:
         hint = f" (did you mean {path.rstrip('/')}?)" if path.rstrip("/") in ENDPOINTS else ""
@@ -86,8 +91,9 @@ async def _routing_error(request: Request, exc: StarletteHTTPException) -> Respo
     return error_response(ApiError(exc.status_code, E.BAD_REQUEST, str(exc.detail)), path)
 
 
-async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+async def _validation_error(request: Request, exc: Exception) -> Response:
     """FastAPI's parameter validation (422 by default): a 400 naming the first bad parameter."""
+    assert isinstance(exc, RequestValidationError)
     first = exc.errors()[0] if exc.errors() else {}
     name = str((first.get("loc") or ("?",))[-1])
     return error_response(E.bad_parameter(name, str(first.get("msg", "invalid value"))), request.url.path)

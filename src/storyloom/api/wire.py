@@ -154,7 +154,8 @@ class JsonH11Protocol(H11Protocol):
                  limits: ConnectionLimits | None = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self.limits = limits if limits is not None else ConnectionLimits()
-        self.timeout_keep_alive = self.limits.keep_alive_timeout
+        # uvicorn types it int; its timer (loop.call_later) takes the float
+        self.timeout_keep_alive = self.limits.keep_alive_timeout  # type: ignore[assignment]
         self._head_timer: asyncio.TimerHandle | None = None
         self._refused = False
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from storyloom.store import Database, DatabaseClosed
+from storyloom.store.read_view import ReadView
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ class ChangeFollower:
 
     def __init__(
         self,
-        db: Database,
+        db: Database | ReadView,
         deliver: Callable[[list[Row]], int],
         *,
         since: int | None = None,

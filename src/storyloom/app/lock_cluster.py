@@ -60,8 +60,7 @@ def settle_accepted(client: RemoteDatabase, doc_id: str, parent_rev: str, ours: 
     The tombstone names the winner in ``supersededBy``, as a conflict resolution's do: the
     lock rules let it through whichever leaf a server compares it with (CouchDB checks it
     against our own leaf, pouchdb-server against the current winner, locked by another)."""
-    leaves = [e["ok"] for e in client.get(doc_id, open_revs="all", revs=True, latest=True,
-                                          r=replicas(client))
+    leaves = [e["ok"] for e in client.get_open_revs(doc_id, "all", attachments=False, replicas=replicas(client))
               if isinstance(e.get("ok"), dict)]
     winner = contest_winner(parent_rev, ours, leaves)
     if winner == ours:

@@ -673,7 +673,7 @@ class LockService:
         if not self._watchers:
             return
         try:
-            leaves = client.get(doc_id, open_revs="all", revs=False, attachments=False)
+            leaves = client.get_open_revs(doc_id, "all", revs=False, latest=False, attachments=False)
         except RemoteNotFound:
             return
         for entry in leaves:  # every leaf: an edit pushed beside a break may win over it

@@ -72,9 +72,8 @@ class SyncRequest:
 
     def options(self) -> ReplicationOptions:
         """The replication options: a remote database of another project is refused."""
-        sizes = {} if self.batch_size is None else {"batch_size": self.batch_size}
         return ReplicationOptions(
-            **sizes,
+            batch_size=self.batch_size,
             max_request_bytes=self.max_request_bytes,
             live=self.live,
             retry=self.live or self.retries > 0,

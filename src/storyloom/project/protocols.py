@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from storyloom.store import Database, StoreError
+from storyloom.store.read_view import ReadView
 
 
 class ProjectLike(Protocol):
@@ -27,7 +28,7 @@ class ProjectLike(Protocol):
 
 
 def collection_of_revision(
-    db: Database, doc_id: str, rev: str | None, deleted: bool, doc: dict[str, Any] | None = None
+    db: Database | ReadView, doc_id: str, rev: str | None, deleted: bool, doc: dict[str, Any] | None = None
 ) -> str | None:
     """The app collection name of a document at revision ``rev`` (what a changes-feed entry
     names); for a deletion, read from the revision before it (a tombstone keeps no fields).

@@ -201,7 +201,7 @@ def stale_lock_minutes(settings: Mapping[str, Any]) -> int:
     return value if is_stale_lock_minutes(value) else DEFAULT_STALE_LOCK_MINUTES
 
 
-def is_uuid(value: object) -> bool:
+def is_uuid(value: object) -> TypeGuard[str]:
     if not isinstance(value, str):
         return False
     try:

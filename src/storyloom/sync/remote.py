@@ -557,14 +557,18 @@ class RemoteDatabase:
         revs: bool = True,
         latest: bool = True,
         attachments: bool = True,
+        replicas: int | None = None,
     ) -> list[dict[str, Any]]:
-        """``GET /db/id?open_revs=[...]`` with JSON Accept: ``[{"ok": doc} | {"missing": rev}]``."""
+        """``GET /db/id?open_revs=[...]`` with JSON Accept: ``[{"ok": doc} | {"missing": rev}]``;
+        with ``replicas``, a CouchDB cluster answers once that many copies did (``r``)."""
         params: dict[str, Any] = {
             "open_revs": open_revs if open_revs == "all" else list(open_revs),
             "revs": revs,
             "latest": latest,
             "attachments": attachments,
         }
+        if replicas is not None:
+            params["r"] = replicas
         return self._objects(self.request("GET", encode_doc_id(doc_id), params=params))
 
     def get_attachment(self, doc_id: str, name: str, rev: str | None = None) -> bytes:

@@ -95,6 +95,7 @@ def property_layout(doc: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple[st
     """``(properties field, other source fields, prose fields)`` of ``doc``; optional notes are
     included when the document has them."""
     kind = str(doc.get("collection") or doc.get("type") or "")
-    content = doc.get("content") if isinstance(doc.get("content"), dict) else {}
+    found = doc.get("content")
+    content: dict[str, Any] = found if isinstance(found, dict) else {}
     prose = PROSE_FIELDS.get(kind, ()) + tuple(k for k in OPTIONAL_PROSE if isinstance(content.get(k), str))
     return PROPERTY_FIELDS.get(kind, "properties"), SOURCE_FIELDS.get(kind, ()), prose

@@ -267,7 +267,7 @@ def unsaved_form(base: dict[str, Any], theirs: dict[str, Any], mine: dict[str, A
     sides = [Side(theirs_label, theirs.get("_rev"), theirs.get("modifiedBy"), theirs.get("modified"), theirs,
                   winner=True),
              Side(mine_label, None, None, None, mine)]
-    name = theirs.get("name") if isinstance(theirs.get("name"), str) else str(theirs.get("_id"))
+    name = theirs["name"] if isinstance(theirs.get("name"), str) else str(theirs.get("_id"))
     return build_form(str(theirs.get("_id")), name, sides, base)
 
 

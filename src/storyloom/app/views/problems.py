@@ -106,16 +106,20 @@ def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
             _mentions(item, out, depth + 1)
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def document_problems(doc: dict[str, Any], context: StoreContext | None,
                       known_state: dict[str, Any] | None, default_language: str = "hjson") -> list[ProjectProblem]:
     """The problems of one document: validation, then its property text's (Actors, Items, Quests,
     Misc: text that does not parse in its language, as the export reports it), then (for a
     Script) its script's. ``default_language`` is the project's ``defaultEditorLanguage``, for
     documents that name none. Never raises."""
-    doc_id = doc.get("_id") if isinstance(doc.get("_id"), str) else ""
+    doc_id = _text(doc.get("_id"))
     name = display_name(doc.get("name"))
-    doc_type = doc.get("type") if isinstance(doc.get("type"), str) else ""
-    collection = doc.get("collection") if isinstance(doc.get("collection"), str) else doc_type
+    doc_type = _text(doc.get("type"))
+    collection = _text(doc.get("collection")) or doc_type
     out: list[ProjectProblem] = []
     try:
         found = check_document(doc, context)
@@ -294,7 +298,7 @@ class ProjectProblems:
             doc_id = doc["_id"]
             self._forget(doc_id)
             self._by_doc[doc_id] = document_problems(doc, context, states, language)
-            self._types[doc_id] = doc.get("type") if isinstance(doc.get("type"), str) else ""
+            self._types[doc_id] = _text(doc.get("type"))
             held: set[str] = set()
             _mentions({k: v for k, v in doc.items() if k not in ("_id", "_rev")}, held)
             self._mentioned[doc_id] = frozenset(held)

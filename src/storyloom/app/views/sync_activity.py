@@ -165,8 +165,8 @@ def panel_view(state: SyncState, now: float, names: dict[str, str] | None = None
         last = clock_text(state.last_sync, now, tz)
         lines.append(f"Last synced at {last}." if last else "Everything is on the server.")
     elif kind == "syncing":
-        progress = progress_text(state)
-        lines.append(f"Documents are moving: {progress}." if progress else "Documents are moving.")
+        moving = progress_text(state)
+        lines.append(f"Documents are moving: {moving}." if moving else "Documents are moving.")
     elif kind == "offline":
         retry = "" if state.next_retry is None else \
             f" Next try in {seconds_text(state.next_retry - now)} ({clock_text(state.next_retry, now, tz)})."
@@ -182,10 +182,10 @@ def panel_view(state: SyncState, now: float, names: dict[str, str] | None = None
     rows = tuple(TooLargeRow(doc.doc_id, names.get(doc.doc_id, doc.doc_id),
                              human_size(doc.size) if doc.size is not None else "size unknown", doc.setting)
                  for doc in state.too_large)
-    progress = None
+    progress: tuple[int, int] | None = None
     if kind == "syncing" and state.progress is not None and state.progress.left:
         progress = (state.progress.done, state.progress.done + state.progress.left)
-    cause = _sentence(state.cause) if kind in ("error", "offline") and state.cause else None
+    cause: str | None = _sentence(state.cause) if kind in ("error", "offline") and state.cause else None
     if rows:
         first = rows[0]
         more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
