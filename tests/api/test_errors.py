@@ -294,6 +294,19 @@ def test_malformed_requests_get_the_json_400_from_the_http_layer(shared_api):
     assert (status, body["error"]) == (403, "forbidden_host") and "no Host header" in body["reason"]
 
 
+def test_a_refused_head_sent_at_once_still_gets_its_400_not_a_reset(shared_api):
+    """The server answers after 64 KiB while the client is still sending: closing the socket with
+    those bytes unread would reset it and destroy the answer (every one of 300 tries did before
+    the lingering close), so the server half-closes and drops what keeps coming."""
+    port = int(shared_api.url.rsplit(":", 1)[1])
+    request = (b"GET /info HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nx-junk: " % port) + b"j" * 2_000_000 + b"\r\n\r\n"
+    for _ in range(20):
+        status, headers, body = _raw_json(_send_in_pieces(port, request, 1))
+        assert (status, body["error"]) == (400, "bad_request") and "larger than 64 KiB" in body["reason"]
+        assert headers["connection"] == "close"
+    assert shared_api.get("/info").status_code == 200  # the server keeps serving
+
+
 @pytest.mark.parametrize("pieces", [1, 40])
 def test_an_oversized_query_string_is_a_json_400_however_it_arrives(shared_api, pieces):
     """Over 16 KiB is refused whether the request comes in one packet or in many."""

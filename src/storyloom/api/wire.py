@@ -50,8 +50,9 @@ MAX_HEAD_BYTES = 64 * 1024
 DEFAULT_HEAD_TIMEOUT = 10.0  # seconds to deliver a whole request head
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0  # seconds a connection may wait idle between requests
 DEFAULT_MAX_CONNECTIONS = 256
-# A refused connection is kept this long to read what its client sends (closing a socket with
-# unread bytes resets it, and the reset can destroy the 503 before the client reads it).
+# A connection answered with a refusal (a 400 of the HTTP layer, a 503) is kept this long to read
+# and drop what its client still sends: closing a socket with unread bytes resets it, and the
+# reset destroys the answer before the client reads it (a lingering close, as nginx's).
 REFUSED_LINGER = 1.0
 REPORT_INTERVAL = 60.0  # seconds between two log lines about the same trouble
 
@@ -157,7 +158,8 @@ class JsonH11Protocol(H11Protocol):
         # uvicorn types it int; its timer (loop.call_later) takes the float
         self.timeout_keep_alive = self.limits.keep_alive_timeout  # type: ignore[assignment]
         self._head_timer: asyncio.TimerHandle | None = None
-        self._refused = False
+        #: Answered and half-closed: what the client still sends is read and dropped.
+        self._draining = False
 
     # -- connections -----------------------------------------------------------------------
 
@@ -178,7 +180,6 @@ class JsonH11Protocol(H11Protocol):
 
     def _refuse(self) -> None:
         limits = self.limits
-        self._refused = True
         limits.over_cap_log.report(
             "the API holds %d connections, its limit: new connections are answered 503 "
             "too_many_connections until some close", limits.max_connections)
@@ -192,8 +193,17 @@ class JsonH11Protocol(H11Protocol):
             self.transport.close()
             return
         limits.refused.add(self)
-        if self.transport.can_write_eof():
-            self.transport.write_eof()
+        self._close_lingering()
+
+    def _close_lingering(self) -> None:
+        """Close after an answer that ends the connection: half-close now (the client reads the
+        answer, then end of file) and read for up to :data:`REFUSED_LINGER` seconds before the
+        socket closes, so bytes still in flight do not reset it."""
+        self._draining = True
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
         self.loop.call_later(REFUSED_LINGER, self.transport.close)
 
     # -- the head deadline -----------------------------------------------------------------
@@ -212,8 +222,8 @@ class JsonH11Protocol(H11Protocol):
         return self.cycle is None or self.cycle.response_complete
 
     def data_received(self, data: bytes) -> None:
-        if self._refused:
-            return  # read and dropped: the connection was answered 503 and closes
+        if self._draining:
+            return  # read and dropped: the connection was answered and closes
         cycle = self.cycle
         super().data_received(data)
         if self.transport.is_closing():
@@ -257,5 +267,7 @@ class JsonH11Protocol(H11Protocol):
         self._cancel_head_timer()
         if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
             self.transport.write(error_answer(400, BAD_REQUEST, malformed_reason(detail)))
-        # Else an answer is already (partly) out: closing is all that is left to say.
-        self.transport.close()
+            self._close_lingering()
+        else:
+            # An answer is already (partly) out: closing is all that is left to say.
+            self.transport.close()
