@@ -68,9 +68,9 @@ def _drag(qtbot, editor: DialogueGraphEditor, start: QPointF, end: QPointF) -> N
 
 def _click_palette(qtbot, editor: DialogueGraphEditor, title: str) -> str:  # type: ignore[no-untyped-def]
     before = set(editor.scene.node_items)
-    item = editor.palette.findItems(title, Qt.MatchFlag.MatchExactly)[0]
-    qtbot.mouseClick(editor.palette.viewport(), Qt.MouseButton.LeftButton,
-                     pos=editor.palette.visualItemRect(item).center())
+    item = editor.node_palette.findItems(title, Qt.MatchFlag.MatchExactly)[0]
+    qtbot.mouseClick(editor.node_palette.viewport(), Qt.MouseButton.LeftButton,
+                     pos=editor.node_palette.visualItemRect(item).center())
     (added,) = set(editor.scene.node_items) - before
     return added
 
@@ -362,7 +362,7 @@ def test_palette_drop_in_place_port_script_and_search_hits(sample_window, qtbot)
 
     editor = _new_dialogue(sample_window, qtbot)
     # A type dragged from the palette and dropped on the graph lands where it is dropped.
-    data = editor.palette.mimeData([editor.palette.findItems("Choice", Qt.MatchFlag.MatchExactly)[0]])
+    data = editor.node_palette.mimeData([editor.node_palette.findItems("Choice", Qt.MatchFlag.MatchExactly)[0]])
     assert bytes(data.data(NODE_MIME).data()) == b"choice"
     mime = QMimeData()
     mime.setData(NODE_MIME, data.data(NODE_MIME))

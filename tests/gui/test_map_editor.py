@@ -36,7 +36,7 @@ def test_the_sample_map_is_drawn(sample_window, qtbot) -> None:  # type: ignore[
     doc_id = next(s.id for s in sample_window.session.index.summaries() if s.type == "Map")
     editor = _open(sample_window, qtbot, doc_id)
     assert editor.summary_label.text() == "14 × 9 · 56 cells · 4 edges · 5 markers"
-    cells = editor.palette.lists["cells"]
+    cells = editor.tile_palette.lists["cells"]
     types = [cells.item(i).data(Qt.ItemDataRole.UserRole) for i in range(cells.count())]
     assert types[:3] == ["cove", "grass", "jetty"]
     door = next(key for key, edge in editor.content["edges"].items() if edge.get("locked"))
@@ -66,12 +66,12 @@ def test_make_a_map_by_hand_undo_redo_save_reopen_and_export(sample_window, qtbo
     view = editor.view
     # A cell type and an edge type, typed into the palette.
     for kind, name in (("cells", "floor"), ("edges", "wall"), ("cells", "grass")):
-        adder = editor.palette.adders[kind]
+        adder = editor.tile_palette.adders[kind]
         qtbot.keyClicks(adder, name)
         qtbot.keyClick(adder, Qt.Key.Key_Return)
     assert [e["type"] for e in mp.palette(editor.content, "cells")] == ["floor", "grass"]
     assert editor.cell_type == "grass" and editor.edge_type == "wall"
-    editor.palette.lists["cells"].setCurrentRow(0)
+    editor.tile_palette.lists["cells"].setCurrentRow(0)
     assert editor.cell_type == "floor" and editor.tool == "cell"
     # One drag paints a row of cells: one step.
     steps = editor.undo_stack.count()
@@ -88,7 +88,7 @@ def test_make_a_map_by_hand_undo_redo_save_reopen_and_export(sample_window, qtbo
     assert set(editor.content["edges"]) == {"2,1:S", "3,1:E"}
     # A bucket fill of the empty area with grass; a right-click erases a cell.
     editor.set_tool("fill")
-    editor.palette.lists["cells"].setCurrentRow(1)
+    editor.tile_palette.lists["cells"].setCurrentRow(1)
     editor.set_tool("fill")
     click(view, _at(editor, 10.5, 10.5))
     assert editor.content["cells"]["0,0"] == {"type": "grass"} and editor.content["cells"]["1,1"] == {"type": "floor"}
@@ -153,7 +153,7 @@ def test_inspector_edits_and_refusals(sample_window, qtbot) -> None:  # type: ig
     editor.view.zoom_in()
     assert editor.view.zoom() == pytest.approx(level * 1.25)
     qtbot.keyClick(editor.view, Qt.Key.Key_E)
-    assert editor.tool == "edge" and editor.palette.tool_buttons["edge"].isChecked()
+    assert editor.tool == "edge" and editor.tile_palette.tool_buttons["edge"].isChecked()
 
 
 def test_read_only_while_another_writer_holds_the_lock(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -161,7 +161,7 @@ def test_read_only_while_another_writer_holds_the_lock(sample_window, qtbot) -> 
     editor = _open(sample_window, qtbot, doc_id)
     before = copy.deepcopy(editor.content)
     editor.set_read_only(True)
-    assert editor.tool == "select" and not editor.palette.isEnabled()
+    assert editor.tool == "select" and not editor.tile_palette.isEnabled()
     assert not editor.paint_cells([(0, 0)], "rock") and not editor.fill(0, 0, "rock")
     click(editor.view, _at(editor, 0.5, 0.5))  # still inspects
     assert editor.selection == ("cell", (0, 0)) and editor.content == before and not editor.dirty

@@ -60,7 +60,7 @@ class DialogueGraphEditor(BoardEditor):
         self._previews: dict[str, list[str] | None] = {}
         self._paste_count = 0
         self.scene = GraphScene(self._preview, self._script_exists, self)
-        self.palette = NodePalette()
+        self.node_palette = NodePalette()
         self.inspector = NodeInspector()
         self.inspector.setMinimumWidth(280)
         return GraphView(self.scene)
@@ -109,18 +109,18 @@ class DialogueGraphEditor(BoardEditor):
         title.setObjectName("fieldLabel")
         title.setToolTip("Click a type to add it in the middle of the view, or drag it onto the graph")
         layout.addWidget(title)
-        layout.addWidget(self.palette)
-        self.palette.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        rows = sum(self.palette.sizeHintForRow(i) + 2 * self.palette.spacing() for i in range(self.palette.count()))
-        self.palette.setFixedSize(self.palette.sizeHintForColumn(0) + 24, rows + 4)
+        layout.addWidget(self.node_palette)
+        self.node_palette.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.node_palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        rows = sum(self.node_palette.sizeHintForRow(i) + 2 * self.node_palette.spacing() for i in range(self.node_palette.count()))
+        self.node_palette.setFixedSize(self.node_palette.sizeHintForColumn(0) + 24, rows + 4)
         panel.adjustSize()
         panel.move(theme.M, theme.M)
         self.view.left_inset = panel.width() + theme.M
         return panel
 
     def connect_board(self) -> None:
-        self.palette.chosen.connect(lambda node_type: self.add_node(node_type))
+        self.node_palette.chosen.connect(lambda node_type: self.add_node(node_type))
         self.view.link_requested.connect(self.link)
         self.view.link_to_nothing.connect(self._link_to_nothing)
         self.view.nodes_moved.connect(self.move_nodes)

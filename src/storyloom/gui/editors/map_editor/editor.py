@@ -47,7 +47,7 @@ class MapEditor(ContentBoardEditor):
         self._stroke: str | None = None
         self._stroke_button = 0
         self._dragging_marker: str | None = None
-        self.palette = MapPalette()
+        self.tile_palette = MapPalette()
         self.inspector = MapInspector()
         return MapView()
 
@@ -67,7 +67,7 @@ class MapEditor(ContentBoardEditor):
         body = QSplitter(Qt.Orientation.Horizontal)
         body.setObjectName("mapSplitter")
         body.setHandleWidth(1)
-        body.addWidget(self.palette)
+        body.addWidget(self.tile_palette)
         body.addWidget(center)
         body.addWidget(self.inspector)
         body.setStretchFactor(1, 1)
@@ -80,9 +80,9 @@ class MapEditor(ContentBoardEditor):
         self.view.dragged.connect(self._dragged)
         self.view.released.connect(self._released)
         self.view.hovered.connect(self._hovered)
-        self.palette.tool_chosen.connect(self.set_tool)
-        self.palette.type_chosen.connect(self._type_chosen)
-        self.palette.type_added.connect(lambda kind, name: self.add_type(kind, name))
+        self.tile_palette.tool_chosen.connect(self.set_tool)
+        self.tile_palette.type_chosen.connect(self._type_chosen)
+        self.tile_palette.type_added.connect(lambda kind, name: self.add_type(kind, name))
         self.inspector.cell_edited.connect(self.set_cell)
         self.inspector.edge_edited.connect(self.set_edge)
         self.inspector.marker_renamed.connect(self.rename_marker)
@@ -131,7 +131,7 @@ class MapEditor(ContentBoardEditor):
                 else:
                     self.edge_type = current
             counts = Counter(mp.type_of(v) for v in getattr(mp, f"{kind}_of")(self.content).values())
-            self.palette.show_palette(kind, entries, current, counts)  # type: ignore[arg-type]
+            self.tile_palette.show_palette(kind, entries, current, counts)  # type: ignore[arg-type]
         self.inspector.show_map(self.content)
         self.inspector.show_selection(self.content, self.selection)
         width, height = mp.size_of(self.content)
@@ -149,7 +149,7 @@ class MapEditor(ContentBoardEditor):
     # ------------------------------------------------------------------ steps
     def board_editable(self, editable: bool) -> None:
         """Locked by someone else: the map can be looked at and inspected, not changed."""
-        self.palette.setEnabled(editable)
+        self.tile_palette.setEnabled(editable)
         self.inspector.setEnabled(editable)
         if not editable:
             self.set_tool("select")
@@ -164,7 +164,7 @@ class MapEditor(ContentBoardEditor):
 
     def set_tool(self, tool: str) -> None:
         self.tool = tool
-        self.palette.show_tool(tool)
+        self.tile_palette.show_tool(tool)
         self.view.set_cursor_shape(CURSORS.get(tool, Qt.CursorShape.CrossCursor))
 
     def _type_chosen(self, kind: str, type_name: str) -> None:
