@@ -26,7 +26,8 @@ table { border-collapse: collapse; }
 th, td { padding: 4px; border: 1px solid #999999; }
 th { background-color: #eeeeee; }
 .missing-image { color: #996600; font-style: italic; }
-.screenplay p { font-family: 'Courier Prime', 'Courier New', Courier, monospace; font-size: 12pt;
+.screenplay p { font-family: 'Courier Prime', 'Courier New', Courier, 'Liberation Mono', 'DejaVu Sans Mono', monospace;
+                font-size: 12pt;
                 margin-top: 0; margin-bottom: 0; }
 .screenplay p.scene { font-weight: bold; margin-top: 24px; margin-bottom: 12px; }
 .screenplay p.action { margin-top: 12px; }
