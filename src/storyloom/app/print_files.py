@@ -43,13 +43,17 @@ __all__ = [
     "PRINTABLE",
     "NotPrintable",
     "PdfRenderer",
+    "PrintCancelled",
     "PrintError",
     "PrintResult",
+    "PrintTarget",
     "UnsupportedFormat",
     "build_document",
     "default_file_name",
     "format_of",
+    "output_for",
     "print_documents",
+    "print_targets",
     "printable",
 ]
 
@@ -178,6 +182,53 @@ def build_document(session: Any, doc_ids: Sequence[str] = (), *, collection: str
         else:
             title = f"{session.project.name} — {collection or 'Documents'}"
     return PrintDocument(str(title), parts)
+
+
+# ---------------------------------------------------------------------------------- the dialog's choices
+
+
+@dataclass(frozen=True)
+class PrintTarget:
+    """One thing File > Print / Export document… offers: its words, what it prints (documents
+    or a collection) and the formats it can be written in (a page has no .fountain form)."""
+
+    key: str
+    label: str
+    doc_ids: tuple[str, ...] = ()
+    collection: str | None = None
+    formats: tuple[str, ...] = ("pdf", "docx", "html")
+    title: str = ""
+
+
+def print_targets(session: Any, current: str | None = None) -> list[PrintTarget]:
+    """What the dialog offers: the current document when it prints (a script, a GDD page, a
+    folder of them), then the whole GDD and all scripts when the project has some."""
+    targets: list[PrintTarget] = []
+    summaries = session.index.summaries()
+    summary = session.index.get(current) if current else None
+    if summary is not None and (printable(summary.type)
+                                and (summary.type != FOLDER_TYPE or summary.collection in PRINTABLE)):
+        name = summary.name if isinstance(summary.name, str) and summary.name else summary.id
+        formats = ("pdf", "docx", "html", "fountain") if summary.type == "Script" else ("pdf", "docx", "html")
+        what = {"Script": "script, as a screenplay", "Gdd": "page", FOLDER_TYPE: "folder, with what it holds"}
+        targets.append(PrintTarget("document", f"This {what[summary.type]}: {name}", (summary.id,),
+                                   formats=formats, title=name))
+    counts = {kind: sum(1 for s in summaries if s.type == kind) for kind in PRINTABLE}
+    if counts["Gdd"]:
+        pages = f"{counts['Gdd']} page{'s' if counts['Gdd'] != 1 else ''}"
+        targets.append(PrintTarget("gdd", f"The whole GDD, in tree order ({pages})", collection="GDD",
+                                   title=f"{session.project.name} GDD"))
+    if counts["Script"]:
+        scripts = f"{counts['Script']} script{'s' if counts['Script'] != 1 else ''}"
+        targets.append(PrintTarget("scripts", f"All scripts, as a screenplay ({scripts})", collection="Scripts",
+                                   formats=("pdf", "docx", "html", "fountain"),
+                                   title=f"{session.project.name} scripts"))
+    return targets
+
+
+def output_for(folder: str | Path, target: PrintTarget, fmt: str) -> Path:
+    """The file the dialog suggests: the target's title as a file name in ``folder``."""
+    return Path(folder) / default_file_name(target.title or target.label, fmt)
 
 
 # ---------------------------------------------------------------------------------- images
