@@ -125,12 +125,15 @@ def test_refusals_say_what_prints(session, tmp_path: Path, capsys) -> None:  # t
     assert ".pdf, .docx, .html or .fountain" in capsys.readouterr().err
     assert main(["print", "Garden", "--collection", "GDD", "-o", str(tmp_path / "gdd.fountain")]) != 0
     assert "“Master GDD” is a page, not a script" in capsys.readouterr().err
+    actor = next(s for s in session.index.summaries() if s.type == "Actor")
+    with pytest.raises(pf.NotPrintable, match="Actor document, which has no printed form"):
+        pf.print_documents(session, tmp_path / "d.html", [actor.id])
     dialogue = next(s for s in session.index.summaries() if s.type == "Dialogue")
-    with pytest.raises(pf.NotPrintable, match="Dialogue document, which has no printed form"):
-        pf.print_documents(session, tmp_path / "d.html", [dialogue.id])
+    assert main(["print", "Garden", dialogue.id, "-o", str(tmp_path / "d.fountain")]) != 0
+    assert "a .fountain file holds screenplays only" in capsys.readouterr().err
     with pytest.raises(pf.PrintError, match="No document with the id or name “Nope”"):
         pf.print_documents(session, tmp_path / "d.html", ["Nope"])
-    with pytest.raises(pf.PrintError, match="GDD and Scripts print"):
+    with pytest.raises(pf.PrintError, match="GDD, Scripts and Dialogues print"):
         pf.print_documents(session, tmp_path / "d.html", collection="Actors")
     assert main(["print", "Garden", "-o", str(tmp_path / "x.pdf")]) != 0
     assert "name the documents to print" in capsys.readouterr().err
@@ -164,3 +167,44 @@ def test_the_command_line_prints_a_pdf_without_a_window(session, tmp_path: Path)
     assert "REFLECTION(ENDING)" in letters and "WOMAN" in letters
     assert 'IFvariables.woman.final_response_type=="open"' in letters
     assert "Iknewyouwouldcomeback.Inmyheart,Ialwaysknew." in letters
+
+
+def test_a_dialogue_prints_node_by_node_with_its_scripts(session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "meeting.docx"
+    # The name is a Scripts folder's too: the dialogue is named by its id.
+    with pytest.raises(pf.PrintError, match="More than one document is named “2 - Garden Meeting”"):
+        pf.print_documents(session, target, ["2 - Garden Meeting"])
+    dialogue = next(s for s in session.index.summaries() if s.type == "Dialogue" and s.name == "2 - Garden Meeting")
+    result = pf.print_documents(session, target, [dialogue.id])
+    assert (result.format, result.documents) == ("docx", 1)
+    doc = docx.Document(str(target))
+    styled = [(p.style.name, p.text) for p in doc.paragraphs if p.text.strip()]
+    headings = [text for style, text in styled if style.startswith("Heading")]
+    # From Start, along the links: the script node, the choice, each option's response, the end.
+    assert headings[:4] == ["2 - Garden Meeting", "1 - Start (Start)", "A familiar stranger (Script)",
+                            "How do you respond? (Choice)"]
+    assert headings[-1] == "4 - End (End)"
+    options = [text for style, text in styled if style == "List Bullet"]
+    assert any(text.startswith("Tell me directly → ") and '@set variables.player.path = "direct"' in text
+               for text in options)
+    # The linked script follows its node, as a screenplay.
+    scene = styled.index(next(item for item in styled if item[0] == "Scene Heading"))
+    assert styled[scene - 1] == ("Heading 2", "A familiar stranger (Script)")
+    assert any(style == "Character" for style, _ in styled)
+
+
+def test_the_dialog_offers_what_prints(session) -> None:  # type: ignore[no-untyped-def]
+    script = next(s for s in session.index.summaries() if s.name == REFLECTION)
+    targets = pf.print_targets(session, script.id)
+    assert [(t.key, t.formats[-1]) for t in targets] == [("document", "fountain"), ("gdd", "html"),
+                                                         ("scripts", "fountain")]
+    assert targets[0].label == "This script, as a screenplay: Reflection (Ending)"
+    assert targets[1].label == "The whole GDD, in tree order (1 page)"
+    assert pf.output_for("/out", targets[0], "pdf") == Path("/out/reflection-ending.pdf")
+    folder = next(s for s in session.index.summaries() if s.type == "Folder" and s.collection == "Script")
+    assert pf.print_targets(session, folder.id)[0].label.startswith("This folder, with what it holds: ")
+    dialogue = next(s for s in session.index.summaries() if s.type == "Dialogue")
+    (first, *_rest) = pf.print_targets(session, dialogue.id)
+    assert first.label == f"This dialogue, node by node: {dialogue.name}" and "fountain" not in first.formats
+    actor = next(s for s in session.index.summaries() if s.type == "Actor")
+    assert [t.key for t in pf.print_targets(session, actor.id)] == ["gdd", "scripts"]

@@ -23,6 +23,7 @@ from storyloom.app.attachments import AttachmentImages, guess_type
 from storyloom.app.export_files import slug
 from storyloom.errors import StoryloomError
 from storyloom.output_files import resolve_output, write_chunks
+from storyloom.outputs.dialogue import dialogue_parts
 from storyloom.outputs.docx import docx_bytes
 from storyloom.outputs.formats import FORMATS, NotPrintable, UnsupportedFormat, format_of
 from storyloom.outputs.fountain import to_fountain
@@ -36,7 +37,7 @@ from storyloom.project import BY_APP_NAME, BY_EXPORT_NAME, FOLDER_TYPE
 #: ``pdf(html, images)`` -> the PDF's bytes; ``images`` maps each ``src`` the HTML uses to bytes.
 PdfRenderer = Callable[[str, Mapping[str, bytes]], bytes]
 #: The collections with a printed form, by app name.
-PRINTABLE = ("Script", "Gdd")
+PRINTABLE = ("Script", "Gdd", "Dialogue")
 
 __all__ = [
     "FORMATS",
@@ -105,8 +106,8 @@ def _app_collection(name: str) -> str:
         found = next((c for c in BY_EXPORT_NAME.values() if lowered in (c.export_name.casefold(),
                                                                          c.app_name.casefold())), None)
     if found is None or found.app_name not in PRINTABLE:
-        raise PrintError(f"Cannot print the collection “{name}”: GDD and Scripts print "
-                         "(a page document, a screenplay).")
+        raise PrintError(f"Cannot print the collection “{name}”: GDD, Scripts and Dialogues print "
+                         "(as pages, a screenplay, node by node).")
     return found.app_name
 
 
@@ -151,6 +152,15 @@ def _text(doc: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _script(session: Any, script_id: str) -> tuple[str, str] | None:
+    """A dialogue's linked script as ``(name, text)``; ``None`` when it is gone."""
+    summary = session.index.get(script_id)
+    if summary is None or summary.type != "Script":
+        return None
+    name = summary.name if isinstance(summary.name, str) and summary.name else script_id
+    return name, _text(session.db.get(script_id), "script")
+
+
 def build_document(session: Any, doc_ids: Sequence[str] = (), *, collection: str | None = None,
                    title: str | None = None, on_document: Callable[[], None] | None = None) -> PrintDocument:
     """The print document of the documents named (ids or names) and/or a whole collection. Raises
@@ -170,9 +180,14 @@ def build_document(session: Any, doc_ids: Sequence[str] = (), *, collection: str
         elif summary.type == "Gdd":
             doc = session.db.get(summary.id)
             parts.append(Page(name, _text(doc, "gdd"), level, summary.id))
+        elif summary.type == "Dialogue":
+            content = session.db.get(summary.id).get("content")
+            tree = content.get("tree") if isinstance(content, dict) else None
+            parts.extend(dialogue_parts(name, tree, lambda script_id: _script(session, script_id), level=level,
+                                        doc_id=summary.id))
         else:
             raise NotPrintable(f"“{name}” is a {summary.type} document, which has no printed form: "
-                               "scripts and GDD pages print.")
+                               "scripts, GDD pages and dialogues print.")
         if on_document is not None:
             on_document()
     if title is None:
@@ -209,8 +224,10 @@ def print_targets(session: Any, current: str | None = None) -> list[PrintTarget]
     if summary is not None and (printable(summary.type)
                                 and (summary.type != FOLDER_TYPE or summary.collection in PRINTABLE)):
         name = summary.name if isinstance(summary.name, str) and summary.name else summary.id
-        formats = ("pdf", "docx", "html", "fountain") if summary.type == "Script" else ("pdf", "docx", "html")
-        what = {"Script": "script, as a screenplay", "Gdd": "page", FOLDER_TYPE: "folder, with what it holds"}
+        screenplay = summary.type == "Script" or (summary.type == FOLDER_TYPE and summary.collection == "Script")
+        formats = ("pdf", "docx", "html", "fountain") if screenplay else ("pdf", "docx", "html")
+        what = {"Script": "script, as a screenplay", "Gdd": "page", "Dialogue": "dialogue, node by node",
+                FOLDER_TYPE: "folder, with what it holds"}
         targets.append(PrintTarget("document", f"This {what[summary.type]}: {name}", (summary.id,),
                                    formats=formats, title=name))
     counts = {kind: sum(1 for s in summaries if s.type == kind) for kind in PRINTABLE}
@@ -293,7 +310,7 @@ def print_documents(session: Any, output: str | Path, doc_ids: Iterable[str] = (
         return summary.name if summary is not None and isinstance(summary.name, str) else None
 
     reporter = ProgressReporter(progress, "print")
-    document = build_document(session, wanted, collection=collection, on_document=lambda: reporter.advance())
+    document = build_document(session, wanted, collection=collection, on_document=reporter.advance)
     if fmt == "fountain":
         to_fountain(document)  # refuses a page before any image is read
     images = _images(session, document, name_of) if fmt != "fountain" else {}
@@ -306,4 +323,4 @@ def print_documents(session: Any, output: str | Path, doc_ids: Iterable[str] = (
     write_chunks(target, [data])
     reporter.finish()
     missing = [f"{source}: {image.note}" for source, image in images.items() if image.data is None]
-    return PrintResult(target, fmt, len(document.parts), missing)
+    return PrintResult(target, fmt, reporter.done, missing)

@@ -2,7 +2,7 @@
 file a writer hands on (docs/printing.md).
 
 The format is the file's extension: ``.pdf``, ``.docx``, ``.html`` or ``.fountain`` (scripts
-only, as a screenplay). Scripts print as screenplays, GDD pages as pages; a folder prints with
+only, as a screenplay). Scripts print as screenplays, GDD pages as pages, dialogues node by node; a folder prints with
 everything under it, ``--collection`` a whole collection in tree order. The work is the app's
 File > Print / Export document… (:mod:`storyloom.app.print_files`); a PDF is drawn by Qt's text
 document in an offscreen Qt application (no window opens).
@@ -22,7 +22,7 @@ from storyloom.cli.workspace import project_session
 def register(subparsers: Any) -> None:
     verb = subparsers.add_parser(
         "print",
-        help="print scripts (as a screenplay) or GDD pages to a .pdf, .docx, .html or .fountain file",
+        help="print scripts (as a screenplay), GDD pages or dialogues to a .pdf, .docx, .html or .fountain file",
         description="Print documents of PROJECT to FILE: scripts as a screenplay, GDD pages as pages, "
         "in the format FILE's extension names (.pdf, .docx, .html, or .fountain for scripts).",
     )
@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     verb.add_argument("documents", metavar="ID", nargs="*",
                       help="documents to print, by id or name, in this order (a folder prints what it holds)")
     verb.add_argument("--collection", metavar="NAME",
-                      help="print a whole collection in tree order: GDD or Scripts")
+                      help="print a whole collection in tree order: GDD, Scripts or Dialogues")
     verb.add_argument("-o", "--output", metavar="FILE", required=True,
                       help="the file to write (replaced when it exists); its extension is the format")
     add_quiet_option(verb)

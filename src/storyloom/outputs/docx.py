@@ -119,7 +119,8 @@ class _PageWriter:
         self.quotes = 0
 
     def write(self, page: Page) -> None:
-        self.doc.add_heading(page.title, min(MAX_HEADING, page.level))
+        if page.title:
+            self.doc.add_heading(page.title, min(MAX_HEADING, page.level))
         if not page.markdown:
             return
         tokens = page_tokens(page.markdown, below=min(MAX_HEADING, page.level), name_of=self.name_of)

@@ -75,7 +75,7 @@ def screenplay_html(play: Screenplay) -> str:
 def page_html(page: Page, images: Mapping[str, Image], url: Callable[[str, Image], str],
               name_of: Callable[[str], str | None] | None = None) -> str:
     level = min(MAX_LEVEL, page.level)
-    out = [f"<h{level}>{escape(page.title)}</h{level}>"]
+    out = [f"<h{level}>{escape(page.title)}</h{level}>"] if page.title else []
     if page.markdown:
         tokens = page_tokens(page.markdown, below=level, name_of=name_of)
         for token in tokens:

@@ -41,7 +41,8 @@ class Screenplay:
 class Page:
     """A page of prose: a title heading at ``level`` (1 is the top) and its markdown (``None`` for
     a folder, which prints only its heading). The markdown's own headings print below the
-    title's level."""
+    title's level. An empty title prints no heading (the rest of a dialogue node, after its
+    script)."""
 
     title: str
     markdown: str | None
