@@ -80,3 +80,20 @@ def test_a_refused_file_is_said_in_the_dialog(window, qtbot, tmp_path: Path) -> 
     qtbot.waitUntil(lambda: dialog.task is None and dialog.message.text().startswith("Not printed"), timeout=10_000)
     assert ".pdf, .docx, .html or .fountain" in dialog.message.text()
     assert not list(tmp_path.iterdir())
+
+
+def test_a_page_s_images_are_in_the_pdf(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.app.print_files import print_documents
+    from storyloom.gui.pdf_writer import html_to_pdf
+
+    page = window.session.editor.create("Gdd", "Portraits", content={
+        "gdd": "# Portraits\n\n![woman](drafft://image/c862720e-11b5-4ad9-a684-ad069e4e10e9)\n\n"
+               "| Who | Mood |\n| --- | --- |\n| Woman | warm |\n"}).doc
+    target = tmp_path / "portraits.pdf"
+    result = print_documents(window.session, target, [page["_id"]], pdf=html_to_pdf)
+    assert result.missing_images == []
+    (first,) = PdfReader(target).pages
+    assert len(first.images) == 1 and first.images[0].image.size[0] > 100
+    assert PdfReader(target).metadata.title == "Portraits"
+    text = "".join(first.extract_text().split())
+    assert text.startswith("PortraitsPortraits") and "WhoMood" in text and "Womanwarm" in text

@@ -46,6 +46,8 @@ def html_to_pdf(html: str, images: Mapping[str, bytes]) -> bytes:
         if image.loadFromData(blob):
             document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
     document.setHtml(html)
+    writer.setTitle(document.metaInformation(QTextDocument.MetaInformation.DocumentTitle))
+    writer.setCreator("Storyloom")
     # The page's text area in the writer's device units: the document lays itself out to it.
     area = writer.pageLayout().paintRectPixels(RESOLUTION)
     document.setPageSize(QSizeF(area.width(), area.height()))
