@@ -124,13 +124,14 @@ def test_refusals_say_what_prints(session, tmp_path: Path, capsys) -> None:  # t
     assert main(["print", "Garden", REFLECTION, "-o", str(tmp_path / "x.txt")]) != 0
     assert ".pdf, .docx, .html or .fountain" in capsys.readouterr().err
     assert main(["print", "Garden", "--collection", "GDD", "-o", str(tmp_path / "gdd.fountain")]) != 0
-    assert "“Master GDD” is a page, not a script" in capsys.readouterr().err
+    assert "“Master GDD” is a GDD page, not a script: a .fountain file holds screenplays only" in (
+        capsys.readouterr().err)
     actor = next(s for s in session.index.summaries() if s.type == "Actor")
     with pytest.raises(pf.NotPrintable, match="Actor document, which has no printed form"):
         pf.print_documents(session, tmp_path / "d.html", [actor.id])
     dialogue = next(s for s in session.index.summaries() if s.type == "Dialogue")
     assert main(["print", "Garden", dialogue.id, "-o", str(tmp_path / "d.fountain")]) != 0
-    assert "a .fountain file holds screenplays only" in capsys.readouterr().err
+    assert f"“{dialogue.name}” is a dialogue, not a script" in capsys.readouterr().err
     with pytest.raises(pf.PrintError, match="No document with the id or name “Nope”"):
         pf.print_documents(session, tmp_path / "d.html", ["Nope"])
     with pytest.raises(pf.PrintError, match="GDD, Scripts and Dialogues print"):
@@ -208,3 +209,16 @@ def test_the_dialog_offers_what_prints(session) -> None:  # type: ignore[no-unty
     assert first.label == f"This dialogue, node by node: {dialogue.name}" and "fountain" not in first.formats
     actor = next(s for s in session.index.summaries() if s.type == "Actor")
     assert [t.key for t in pf.print_targets(session, actor.id)] == ["gdd", "scripts"]
+
+
+def test_all_scripts_print_as_one_fountain_with_folders_as_sections(session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "scripts.fountain"
+    pf.print_documents(session, target, collection="Scripts")
+    text = target.read_text(encoding="utf-8")
+    parsed = screenplain.parse(io.StringIO(text))
+    slugs = [str(p.line) for p in parsed.paragraphs if type(p).__name__ == "Slug"]
+    scripts = [s for s in session.index.summaries() if s.type == "Script"]
+    assert sorted(slugs) == sorted(str(s.name).upper() for s in scripts)
+    # Folders are Fountain sections (# at their depth): structure a Fountain app shows in its outline.
+    assert "\n# Dialogues\n" in text and "\n## 3 - Memory Exploration\n" in text
+    assert text.index("## 3 - Memory Exploration") < text.index(".REFLECTION (ENDING)")

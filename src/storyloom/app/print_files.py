@@ -161,14 +161,23 @@ def _script(session: Any, script_id: str) -> tuple[str, str] | None:
     return name, _text(session.db.get(script_id), "script")
 
 
+_KIND_WORDS = {"Gdd": "a GDD page", "Dialogue": "a dialogue"}
+
+
 def build_document(session: Any, doc_ids: Sequence[str] = (), *, collection: str | None = None,
-                   title: str | None = None, on_document: Callable[[], None] | None = None) -> PrintDocument:
+                   title: str | None = None, on_document: Callable[[], None] | None = None,
+                   screenplay_only: bool = False) -> PrintDocument:
     """The print document of the documents named (ids or names) and/or a whole collection. Raises
     :class:`PrintError` for an unknown document or nothing to print, :class:`NotPrintable` for a
-    document of a kind with no printed form."""
+    document of a kind with no printed form (or, with ``screenplay_only``, one that is not a
+    script or a folder: a .fountain file), before any document is read."""
     gathered = _gather(session, doc_ids, collection)
     if not gathered:
         raise PrintError("Nothing to print: name the documents or a collection.")
+    for summary, _level in gathered:
+        if screenplay_only and summary.type in _KIND_WORDS:
+            raise NotPrintable(f"“{summary.name}” is {_KIND_WORDS[summary.type]}, not a script: a .fountain file "
+                               "holds screenplays only; print it to .pdf, .docx or .html.")
     parts: list[Any] = []
     for summary, level in gathered:
         name = summary.name if isinstance(summary.name, str) and summary.name else summary.id
@@ -310,9 +319,8 @@ def print_documents(session: Any, output: str | Path, doc_ids: Iterable[str] = (
         return summary.name if summary is not None and isinstance(summary.name, str) else None
 
     reporter = ProgressReporter(progress, "print")
-    document = build_document(session, wanted, collection=collection, on_document=reporter.advance)
-    if fmt == "fountain":
-        to_fountain(document)  # refuses a page before any image is read
+    document = build_document(session, wanted, collection=collection, on_document=reporter.advance,
+                              screenplay_only=fmt == "fountain")
     images = _images(session, document, name_of) if fmt != "fountain" else {}
     if cancelled is not None and cancelled():
         raise PrintCancelled()

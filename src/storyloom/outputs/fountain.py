@@ -1,8 +1,9 @@
 """Screenplays as Fountain (https://fountain.io/syntax, version 1.1), the plain-text screenplay
 format Highland, Final Draft's importer, screenplain and many others read.
 
-- A title page (``Title:``, and ``Source:`` naming Storyloom's project), then each script under a
-  forced scene heading (``.NAME``): a script is a scene of the game.
+- A title page (``Title:``, and ``Source: Storyloom``), then each script under a forced scene
+  heading (``.NAME``): a script is a scene of the game. A folder is a section (``#`` at its
+  depth), which Fountain apps show in their outline and do not print.
 - A speech is a character cue in capitals (forced with ``@`` when it has no letter to
   capitalise), an optional parenthetical, the dialogue.
 - Action lines are forced with ``!``: a line in capitals or starting with ``@`` or ``>`` is
@@ -31,15 +32,18 @@ from storyloom.outputs.model import (
 
 
 def to_fountain(document: PrintDocument) -> str:
-    """The Fountain text of ``document``; raises :class:`NotPrintable` for a page part (prose has
-    no screenplay form)."""
+    """The Fountain text of ``document``; raises :class:`NotPrintable` for a page with text (prose
+    has no screenplay form; a folder's heading is a section)."""
     for part in document.parts:
-        if isinstance(part, Page):
+        if isinstance(part, Page) and part.markdown is not None:
             raise NotPrintable(f"“{part.title}” is a page, not a script: a .fountain file holds screenplays only; "
                                "print it to .pdf, .docx or .html.")
     out = [f"Title: {_one_line(document.title)}", "Source: Storyloom", ""]
-    for play in document.screenplays:
-        out.extend(_screenplay(play))
+    for part in document.parts:
+        if isinstance(part, Page):  # a folder: a section, which Fountain apps show in their outline
+            out.extend([f"{'#' * max(1, part.level)} {_one_line(part.title)}", ""])
+        else:
+            out.extend(_screenplay(part))
     return "\n".join(out).rstrip("\n") + "\n"
 
 
