@@ -212,3 +212,13 @@ def test_the_docx_screenplay_uses_a_style_per_element() -> None:
                                                       "END IF (variables.trust > 3)"]
     character = doc.styles["Character"]
     assert character.font.name == "Courier New" and character.paragraph_format.left_indent > 0
+
+
+def test_a_screenplay_and_a_page_keep_their_order_in_one_docx() -> None:
+    both = PrintDocument("Gate", [screenplay_of("The Gate", SCRIPT), Page("Notes", "After the *gate*.")])
+    doc = docx.Document(io.BytesIO(docx_bytes(both)))
+    styled = [(p.style.name, p.text) for p in doc.paragraphs]
+    assert styled[:2] == [("Title", "Gate"), ("Scene Heading", "THE GATE")]
+    assert styled[-3:] == [("Dialogue", "Beep."), ("Heading 1", "Notes"), ("Normal", "After the gate.")]
+    # The section's properties stay the body's last element, as Word requires.
+    assert doc.element.body[-1].tag.endswith("}sectPr") and len(doc.sections) == 1

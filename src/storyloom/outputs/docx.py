@@ -6,6 +6,7 @@ Courier 12 with a screenplay's indents, so a writer restyles them in one place."
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ from docx.enum.style import WD_STYLE_TYPE
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
 from docx.image.exceptions import UnrecognizedImageError
 from docx.shared import Inches, Pt, RGBColor
+from docx.text.paragraph import Paragraph
 from markdown_it.token import Token
 
 from storyloom.outputs.markdown import heading_level, page_tokens
@@ -45,11 +47,12 @@ def write_docx(document: PrintDocument, target: IO[bytes], images: Mapping[str, 
     doc.core_properties.title = document.title
     if len(document.parts) > 1:
         doc.add_heading(document.title, 0)
+    styles = _Styles(doc)
     for part in document.parts:
         if isinstance(part, Screenplay):
-            _screenplay(doc, part)
+            _screenplay(doc, styles, part)
         else:
-            _PageWriter(doc, images or {}, name_of).write(part)
+            _PageWriter(doc, styles, images or {}, name_of).write(part)
     doc.save(target)
 
 
@@ -63,11 +66,26 @@ def docx_bytes(document: PrintDocument, images: Mapping[str, Image] | None = Non
 # ---------------------------------------------------------------------------------- screenplay
 
 
-def _screenplay_style(doc: Any, kind: str) -> str:
-    name, left, right, align, bold, italic, before = _SCREENPLAY_STYLES[kind]
-    if name not in [style.name for style in doc.styles]:
-        style = doc.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
-        style.base_style = doc.styles["Normal"]
+class _Styles:
+    """A document's paragraph styles by name, each looked up (or added) once: python-docx finds a
+    style by walking every style's XML, which per paragraph made a long script take seconds."""
+
+    def __init__(self, doc: Any) -> None:
+        self.doc = doc
+        self.found: dict[str, Any] = {}
+
+    def get(self, name: str) -> Any:
+        style = self.found.get(name)
+        if style is None:
+            style = self.found[name] = self.doc.styles[name]
+        return style
+
+    def screenplay(self, kind: str) -> Any:
+        name, left, right, align, bold, italic, before = _SCREENPLAY_STYLES[kind]
+        if name in self.found:
+            return self.found[name]
+        style = self.doc.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
+        style.base_style = self.get("Normal")
         style.font.name = MONO
         style.font.size = Pt(12)
         style.font.bold = bold
@@ -83,35 +101,58 @@ def _screenplay_style(doc: Any, kind: str) -> str:
             fmt.alignment = align
         if kind == "character":
             fmt.keep_with_next = True
-    return name
+        self.found[name] = style
+        return style
+
+    def code(self) -> Any:
+        if "Code" in self.found:
+            return self.found["Code"]
+        style = self.doc.styles.add_style("Code", WD_STYLE_TYPE.PARAGRAPH)
+        style.base_style = self.get("No Spacing")
+        style.font.name = MONO
+        style.font.size = Pt(9.5)
+        style.paragraph_format.left_indent = Inches(0.3)
+        style.paragraph_format.space_after = Pt(8)
+        self.found["Code"] = style
+        return style
 
 
-def _screenplay(doc: Any, play: Screenplay) -> None:
-    doc.add_paragraph(play.title.upper(), style=_screenplay_style(doc, "scene"))
+def _screenplay(doc: Any, styles: _Styles, play: Screenplay) -> None:
+    # add_paragraph looks the style up among all the styles and finds the body's end anew for
+    # every paragraph: 6 s for a 1,000-line script. A screenplay's paragraphs are copies of one
+    # styled paragraph per element kind, put where add_paragraph puts them (before the section
+    # properties) and given their text with python-docx's own run API.
+    templates: dict[str, Paragraph] = {}
+    body = doc.element.body
+    end = body.sectPr
+
+    def add(kind: str, text: str) -> None:
+        template = templates.get(kind)
+        if template is None:
+            template = templates[kind] = doc.add_paragraph("", style=styles.screenplay(kind))
+            body.remove(template._p)
+        element = copy.deepcopy(template._p)
+        if end is not None:
+            end.addprevious(element)
+        else:  # pragma: no cover - python-docx's template always ends with its section properties
+            body.append(element)
+        Paragraph(element, template._parent).add_run(text)
+
+    add("scene", play.title.upper())
     for element in play.elements:
-        text = element.text.upper() if element.kind == "character" else element.text
-        doc.add_paragraph(text, style=_screenplay_style(doc, element.kind))
+        add(element.kind, element.text.upper() if element.kind == "character" else element.text)
 
 
 # ---------------------------------------------------------------------------------- pages
 
 
-def _code_style(doc: Any) -> str:
-    if "Code" not in [style.name for style in doc.styles]:
-        style = doc.styles.add_style("Code", WD_STYLE_TYPE.PARAGRAPH)
-        style.base_style = doc.styles["No Spacing"]
-        style.font.name = MONO
-        style.font.size = Pt(9.5)
-        style.paragraph_format.left_indent = Inches(0.3)
-        style.paragraph_format.space_after = Pt(8)
-    return "Code"
-
-
 class _PageWriter:
     """Walks a page's markdown tokens into paragraphs, lists, tables and images."""
 
-    def __init__(self, doc: Any, images: Mapping[str, Image], name_of: Callable[[str], str | None] | None) -> None:
+    def __init__(self, doc: Any, styles: _Styles, images: Mapping[str, Image],
+                 name_of: Callable[[str], str | None] | None) -> None:
         self.doc = doc
+        self.styles = styles
         self.images = images
         self.name_of = name_of
         self.lists: list[str] = []  # "bullet" or "number", innermost last
@@ -164,18 +205,16 @@ class _PageWriter:
             return self.table(tokens, index)
         return index + 1
 
-    def paragraph_style(self) -> str:
+    def paragraph_style(self) -> Any:
         if self.lists and self.item_started:
             depth = len(self.lists)
             base = "List Bullet" if self.lists[-1] == "bullet" else "List Number"
-            return base if depth == 1 else f"{base} {min(depth, 3)}"
-        if self.quotes:
-            return "Quote"
-        return "Normal"
+            return self.styles.get(base if depth == 1 else f"{base} {min(depth, 3)}")
+        return self.styles.get("Quote" if self.quotes else "Normal")
 
     def code(self, text: str) -> None:
         # Lines as breaks inside one paragraph: the block stays one block, spaced once.
-        paragraph = self.doc.add_paragraph(style=_code_style(self.doc))
+        paragraph = self.doc.add_paragraph(style=self.styles.code())
         for number, line in enumerate(text.rstrip("\n").split("\n")):
             if number:
                 paragraph.add_run().add_break(WD_BREAK.LINE)
@@ -198,7 +237,7 @@ class _PageWriter:
         columns = max((len(cells) for _, cells in rows), default=0)
         if rows and columns:
             table = self.doc.add_table(rows=len(rows), cols=columns)
-            table.style = self.doc.styles["Table Grid"]
+            table.style = self.styles.get("Table Grid")
             for row_index, (is_header, cells) in enumerate(rows):
                 for column, inline in enumerate(cells):
                     paragraph = table.cell(row_index, column).paragraphs[0]
