@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
         "print",
         help="print scripts (as a screenplay), GDD pages or dialogues to a .pdf, .docx, .html or .fountain file",
         description="Print documents of PROJECT to FILE: scripts as a screenplay, GDD pages as pages, "
-        "in the format FILE's extension names (.pdf, .docx, .html, or .fountain for scripts).",
+        "dialogues node by node, in the format FILE's extension names (.pdf, .docx, .html, or .fountain "
+        "for scripts).",
     )
     verb.add_argument("project", metavar="PROJECT", help="project name or id")
     verb.add_argument("documents", metavar="ID", nargs="*",
