@@ -222,3 +222,17 @@ def test_all_scripts_print_as_one_fountain_with_folders_as_sections(session, tmp
     # Folders are Fountain sections (# at their depth): structure a Fountain app shows in its outline.
     assert "\n# Dialogues\n" in text and "\n## 3 - Memory Exploration\n" in text
     assert text.index("## 3 - Memory Exploration") < text.index(".REFLECTION (ENDING)")
+
+
+def test_a_folder_cycle_prints_each_document_once(session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Two concurrent moves, replicated, can leave folders inside each other.
+    first = session.editor.create("Folder", "First", collection="Script").doc
+    second = session.editor.create("Folder", "Second", collection="Script", parent=first["_id"]).doc
+    session.editor.create("Script", "Inside", parent=second["_id"], content={"script": "::A:: Hi.\n"})
+    looped = session.db.get(first["_id"])
+    looped["parent"] = second["_id"]
+    session.editor.db.put(looped)  # straight into the store: the gate would refuse it
+    target = tmp_path / "loop.fountain"
+    assert pf.print_documents(session, target, [first["_id"]]).documents == 3
+    text = target.read_text(encoding="utf-8")
+    assert text.count("# First") == 1 and text.count(".INSIDE") == 1

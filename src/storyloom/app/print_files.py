@@ -125,24 +125,29 @@ def _find(session: Any, wanted: str) -> str:
     raise PrintError(f"No document with the id or name “{wanted}” in this project.")
 
 
-def _walk(session: Any, summary: Any, level: int, out: list[tuple[Any, int]]) -> None:
+def _walk(session: Any, summary: Any, level: int, out: list[tuple[Any, int]], seen: set[str]) -> None:
+    # ``seen``: a folder cycle (two concurrent moves, replicated) prints each document once.
+    if summary.id in seen:
+        return
+    seen.add(summary.id)
     out.append((summary, level))
     if summary.type == FOLDER_TYPE:
         for child in session.index.siblings(summary.id):
-            _walk(session, child, level + 1, out)
+            _walk(session, child, level + 1, out, seen)
 
 
 def _gather(session: Any, doc_ids: Sequence[str], collection: str | None) -> list[tuple[Any, int]]:
     """``(summary, level)`` of each document to print, in order: a folder is followed by what it
     holds, one level deeper."""
     found: list[tuple[Any, int]] = []
+    seen: set[str] = set()
     if collection is not None:
         for top in session.index.siblings(None, _app_collection(collection)):
-            _walk(session, top, 1, found)
+            _walk(session, top, 1, found, seen)
     for wanted in doc_ids:
         summary = session.index.get(_find(session, wanted))
         if summary is not None:
-            _walk(session, summary, 1, found)
+            _walk(session, summary, 1, found, set())
     return found
 
 
@@ -175,6 +180,9 @@ def build_document(session: Any, doc_ids: Sequence[str] = (), *, collection: str
     if not gathered:
         raise PrintError("Nothing to print: name the documents or a collection.")
     for summary, _level in gathered:
+        if not printable(summary.type):
+            raise NotPrintable(f"“{summary.name}” is a {summary.type} document, which has no printed form: "
+                               "scripts, GDD pages and dialogues print.")
         if screenplay_only and summary.type in _KIND_WORDS:
             raise NotPrintable(f"“{summary.name}” is {_KIND_WORDS[summary.type]}, not a script: a .fountain file "
                                "holds screenplays only; print it to .pdf, .docx or .html.")
@@ -189,14 +197,11 @@ def build_document(session: Any, doc_ids: Sequence[str] = (), *, collection: str
         elif summary.type == "Gdd":
             doc = session.db.get(summary.id)
             parts.append(Page(name, _text(doc, "gdd"), level, summary.id))
-        elif summary.type == "Dialogue":
+        else:  # a dialogue (every other kind was refused above)
             content = session.db.get(summary.id).get("content")
             tree = content.get("tree") if isinstance(content, dict) else None
             parts.extend(dialogue_parts(name, tree, lambda script_id: _script(session, script_id), level=level,
                                         doc_id=summary.id))
-        else:
-            raise NotPrintable(f"“{name}” is a {summary.type} document, which has no printed form: "
-                               "scripts, GDD pages and dialogues print.")
         if on_document is not None:
             on_document()
     if title is None:
