@@ -184,6 +184,7 @@ def test_a_dialogue_prints_node_by_node_with_its_scripts(session, tmp_path: Path
     # From Start, along the links: the script node, the choice, each option's response, the end.
     assert headings[:4] == ["2 - Garden Meeting", "1 - Start (Start)", "A familiar stranger (Script)",
                             "How do you respond? (Choice)"]
+    assert doc.paragraphs[0].style.name == "Heading 1"  # the dialogue's name once, not also as a title
     assert headings[-1] == "4 - End (End)"
     options = [text for style, text in styled if style == "List Bullet"]
     assert any(text.startswith("Tell me directly → ") and '@set variables.player.path = "direct"' in text

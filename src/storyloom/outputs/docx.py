@@ -45,7 +45,7 @@ def write_docx(document: PrintDocument, target: IO[bytes], images: Mapping[str, 
     what the caller found."""
     doc = Document()
     doc.core_properties.title = document.title
-    if len(document.parts) > 1:
+    if document.needs_title:
         doc.add_heading(document.title, 0)
     styles = _Styles(doc)
     for part in document.parts:

@@ -52,7 +52,7 @@ def to_html(document: PrintDocument, images: Mapping[str, Image] | None = None, 
     bytes (default: a ``data:`` URL)."""
     found = images or {}
     url = image_url or (lambda _source, image: data_url(image))
-    body: list[str] = [f"<h1 class=\"document-title\">{escape(document.title)}</h1>"] if len(document.parts) > 1 else []
+    body: list[str] = [f"<h1 class=\"document-title\">{escape(document.title)}</h1>"] if document.needs_title else []
     for part in document.parts:
         if isinstance(part, Screenplay):
             body.append(screenplay_html(part))

@@ -61,6 +61,12 @@ class PrintDocument:
     parts: list[Part] = field(default_factory=list)
 
     @property
+    def needs_title(self) -> bool:
+        """Whether the file opens with the document's title: it holds more than one part, and
+        the first does not already say it (one dialogue's title is its first part's)."""
+        return len(self.parts) > 1 and self.parts[0].title != self.title
+
+    @property
     def screenplays(self) -> list[Screenplay]:
         return [part for part in self.parts if isinstance(part, Screenplay)]
 
