@@ -9,12 +9,15 @@ step that waited long says how long.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +30,7 @@ SCREEN = (1600, 1000)
 #: xdotool's delay between typed characters, in ms: a quick writer's pace.
 TYPING_DELAY_MS = 40
 TOOLS = ("Xvfb", "openbox", "xdotool")
+_APPS = itertools.count(1)
 
 
 class NotYet(AssertionError):
@@ -173,7 +177,8 @@ class App:
 
     def __init__(self, screen: Desktop, home: Path, log: Path, project: str | None = None) -> None:
         self.screen = screen
-        self.probe_path = str(home / f"probe-{os.getpid()}-{time.monotonic_ns()}.sock")
+        # A short path: a Unix socket's name must fit in 108 bytes, a pytest temp folder may not.
+        self.probe_path = os.path.join(tempfile.gettempdir(), f"storyloom-probe-{os.getpid()}-{next(_APPS)}.sock")
         env = {**screen.env, "STORYLOOM_HOME": str(home), "QT_QPA_PLATFORM": "xcb", "PYTHONUNBUFFERED": "1",
                "STORYLOOM_TEST_PROBE": self.probe_path}
         self.log_path = log
@@ -235,6 +240,8 @@ class App:
     def stop(self) -> None:
         _stop(self.process)
         self._log.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.probe_path)
 
     @contextmanager
     def running(self, shots: Path) -> Iterator[App]:

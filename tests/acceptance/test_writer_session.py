@@ -17,6 +17,7 @@ printing the script (File > Print is not in the app yet).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,16 @@ class Writer:
         self.screen.drag(tuple(start), tuple(end), steps=16)
         wait_for(f"the link {source} -> {target}", lambda: self.graph()["edges"] == links + 1)
 
+    def play_until(self, done: Callable[[], object], what: str, steps: int = 20) -> None:
+        """Press Space (the player's Continue) until ``done()``, waiting for each line to show."""
+        for _ in range(steps):
+            if done():
+                return
+            shown = self.app.widget("playerTranscript")["text"]
+            self.screen.key("space")
+            wait_for("the next line", lambda was=shown: done() or self.app.widget("playerTranscript")["text"] != was)
+        assert done(), f"{what} never came: {self.app.widget('playerTranscript')['text']}"
+
     def select_node(self, node_type: str) -> None:
         self.screen.click(*self.node(node_type)["title"])
         wait_for(f"the {node_type} node in the side panel",
@@ -142,7 +153,8 @@ def test_a_writers_session(screen: Desktop, storyloom_home: Path, tmp_path: Path
         screen.focus(screen.find_window("^Projects — Storyloom$", timeout=60))
         screen.key("ctrl+n")
         screen.find_window("^New project$")
-        app.wait_focus("")  # the name field (unnamed) of the dialog
+        wait_for("the name field focused", lambda: app.focused() == {"name": "", "class": "QLineEdit",
+                                                                     "window": "New project"})
         screen.type(PROJECT)
         screen.key("Return")
         row = wait_for("the new project in the list", lambda: next(
@@ -186,6 +198,7 @@ def test_a_writers_session(screen: Desktop, storyloom_home: Path, tmp_path: Path
         screen.key("Down", "Return")  # the popup's first script: the only one
         wait_for("the script linked", lambda: app.widget("scriptChoice")["text"] == SCRIPT_NAME)
         screen.key("ctrl+s")
+        screen.screenshot(tmp_path / "graph.png")  # what was built, for a reader of a failed run
 
         # -- play it through the choice, writing to the Live state
         me.select_node("start")
@@ -195,17 +208,13 @@ def test_a_writers_session(screen: Desktop, storyloom_home: Path, tmp_path: Path
         app.click_widget("writeToLive")
         wait_for("Write to Live on", lambda: app.widget("writeToLive")["checked"])
         screen.focus(player)
-        for _ in range(20):
-            if app.widgets("choiceButton"):
-                break
-            screen.key("space")
-            time.sleep(0.2)
-        choices = wait_for("the choices", lambda: [b["text"] for b in app.widgets("choiceButton")])
+        me.play_until(lambda: app.widgets("choiceButton"), "the choices")
+        choices = [b["text"] for b in app.widgets("choiceButton")]
         assert any(ASK in text for text in choices), choices
         screen.key("1")
         wait_for("the choice played", lambda: ASK in app.widget("playerTranscript")["text"])
-        for _ in range(10):
-            screen.key("space")
+        me.play_until(lambda: EVENT in app.widget("playerTranscript")["text"], "the event")
+        screen.screenshot(tmp_path / "player.png")
         transcript = app.widget("playerTranscript")["text"]
         assert "Then we climb before the ships come in." in transcript, transcript
         assert "I lit it an hour ago." not in transcript, transcript
