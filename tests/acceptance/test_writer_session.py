@@ -74,14 +74,19 @@ class Writer:
         if commit:
             self.screen.key(commit)
 
-    def new_document(self, rail_key: str, title: str) -> None:
-        """Go to a collection (Alt+N), add a document with the explorer's +, name it."""
+    def tabs(self) -> list[str]:
+        shown = self.app.widgets("documentTabs")
+        return shown[0]["tabs"] if shown else []
+
+    def new_document(self, rail_key: str, collection: str, title: str) -> None:
+        """Go to ``collection`` (its Alt+N), add a document with the tree's +, name it in its title."""
         self.screen.key(rail_key)
-        before = {w["text"] for w in self.app.widgets("docTitle")}
+        wait_for(f"the {collection} tree", lambda: self.app.widget("explorerTitle")["text"] == collection.upper())
+        count = len(self.tabs())
         self.app.click_widget("newDocument")
-        self.app.widget("docTitle", where=lambda w: w["text"] not in before or not before)
+        wait_for("the new document's tab", lambda: len(self.tabs()) == count + 1)
         self.replace_text("docTitle", title, commit="Return")
-        wait_for(f"the tab named {title!r}", lambda: title in self.app.widget("documentTabs")["tabs"])
+        wait_for(f"the tab named {title!r}", lambda: title in self.tabs())
 
     def zoom_out(self, times: int) -> None:
         """Zoom the graph out with the toolbar's shortcut (Ctrl+-), once per step seen."""
@@ -165,17 +170,17 @@ def test_a_writers_session(screen: Desktop, storyloom_home: Path, tmp_path: Path
         screen.focus(window)
 
         # -- the variables the script reads
-        me.new_document("alt+7", VARIABLES_NAME)
+        me.new_document("alt+7", "Variables", VARIABLES_NAME)
         me.replace_text("variablesText", VARIABLES)
 
         # -- a script, typed line by line (completion must not eat an Enter)
-        me.new_document("alt+2", SCRIPT_NAME)
+        me.new_document("alt+2", "Scripts", SCRIPT_NAME)
         me.replace_text("codeEditor", SCRIPT)
         wait_for("the script as typed", lambda: app.widget("codeEditor")["text"] == SCRIPT)
         screen.key("ctrl+s")
 
         # -- a five-node dialogue from the palette, linked by dragging port to port
-        me.new_document("alt+3", DIALOGUE_NAME)
+        me.new_document("alt+3", "Dialogues", DIALOGUE_NAME)
         me.zoom_out(times=2)
         for node_type in ("start", "script", "choice", "event", "end"):
             me.palette_add(node_type)
@@ -234,7 +239,7 @@ def test_a_writers_session(screen: Desktop, storyloom_home: Path, tmp_path: Path
         screen.focus(screen.find_window("^Projects — Storyloom$", timeout=60))
         screen.key("ctrl+r")
         screen.focus(screen.find_window(f"^{PROJECT} — Storyloom$", timeout=60))
-        tabs = wait_for("the open tabs restored", lambda: again.widget("documentTabs")["tabs"])
+        tabs = wait_for("the open tabs restored", lambda: Writer(screen, again).tabs())
         assert {VARIABLES_NAME, SCRIPT_NAME, DIALOGUE_NAME} <= set(tabs), tabs
         screen.key("ctrl+shift+w")
         screen.focus(screen.find_window("^Projects — Storyloom$"))
