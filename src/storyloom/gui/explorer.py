@@ -59,6 +59,7 @@ class ExplorerPanel(QWidget):
         self.title.setFont(font)
         header.addWidget(self.title, 1)
         self.new_button = self._tool("ph.plus", "New document (Ctrl+N)", self.new_document)
+        self.new_button.setObjectName("newDocument")
         self.folder_button = self._tool("ph.folder-plus", "New folder (Ctrl+Shift+N)", self.new_folder)
         header.addWidget(self.new_button)
         header.addWidget(self.folder_button)
