@@ -47,7 +47,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["list"], ["options"], ["options", "set", "username", "ada"]])
+@pytest.mark.parametrize("argv", [
+    ["--version"], ["--help"], ["list"], ["options"], ["options", "set", "username", "ada"],
+])
 def test_workspace_verbs_load_no_web_stack_and_no_http_client(home: Path, argv: list[str]) -> None:
     code, loaded = _loaded(home, *argv)
     assert code in (0, None)
