@@ -6,12 +6,12 @@ document and a script with ``@if``/``@else``/``@endif``, speech lines and a comm
 five-node dialogue from the palette (Start, Script, Choice, Event, End), links it by dragging
 from port to port, writes text on its nodes in the side panel (the choice's options and port
 script, the event's name) and links the script; plays it in the player window through a choice,
-writing the play to the Live state; saves, closes the app, opens it again and finds it all.
-After the app has ended, the test reads the project's store through storyloom's Qt-free API.
+writing the play to the Live state; prints the script as a screenplay (File > Print, Ctrl+Alt+P,
+to a .fountain file); saves, closes the app, opens it again and finds it all. After the app has
+ended, the test reads the project's store through storyloom's Qt-free API.
 
 Where a click lands is asked of the app's read-only probe (``probe.py``, by object name), so the
-test follows layout changes; what the session does is only keys and clicks. Not covered yet:
-printing the script (File > Print is not in the app yet).
+test follows layout changes; what the session does is only keys and clicks.
 """
 
 from __future__ import annotations
@@ -226,6 +226,27 @@ def test_a_writers_session(screen: Desktop, storyloom_home: Path, tmp_path: Path
         assert EVENT in transcript, transcript
         screen.key("Escape")
         wait_for("the player closed", lambda: not screen.window_ids("^Play: "))
+
+        # -- print the script as a screenplay: Quick Open brings it forward, Ctrl+Alt+P prints it
+        screen.focus(screen.find_window(f"^{PROJECT} — Storyloom$"))
+        screen.key("ctrl+p")
+        wait_for("Quick Open", lambda: app.focused()["name"] == "quickOpenQuery")
+        screen.type(SCRIPT_NAME)
+        screen.key("Return")
+        wait_for("the script's tab in front", lambda: (shown := app.widgets("documentTabs"))
+                 and shown[0]["tabs"][shown[0]["current"]] == SCRIPT_NAME)
+        screen.key("ctrl+alt+p")
+        screen.focus(screen.find_window("^Print / Export Document$"))
+        screenplay = tmp_path / "harbour.fountain"
+        me.replace_text("printOutput", str(screenplay), commit="Return")
+        wait_for("the screenplay written", lambda: screenplay.exists()
+                 and "Wrote" in app.widget("printMessage")["text"])
+        printed = screenplay.read_text(encoding="utf-8")
+        assert "MARA" in printed and "KEEPER" in printed, printed
+        assert "(worried)" in printed and "Then we climb before the ships come in." in printed, printed
+        assert "ELSE" in printed, printed
+        screen.key("Escape")
+        wait_for("the print dialog closed", lambda: not screen.window_ids("^Print / Export Document$"))
 
         # -- close the app (the project window, then the manager)
         screen.focus(screen.find_window(f"^{PROJECT} — Storyloom$"))

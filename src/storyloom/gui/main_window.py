@@ -162,7 +162,8 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self.add_action("Export Game Content…", self.show_export, keys="Ctrl+E", icon="ph.upload-simple", menu=file)
         self.add_action("Export Schema…", lambda: self.show_export("schema"), keys="Ctrl+Shift+E", menu=file)
-        self.add_action("Print / Export Document…", self.show_print, icon="ph.printer", menu=file)
+        # Ctrl+P is Quick Open (as in code editors), so printing takes Ctrl+Alt+P.
+        self.add_action("Print / Export Document…", self.show_print, keys="Ctrl+Alt+P", icon="ph.printer", menu=file)
         file.addSeparator()
         self.add_action("Close Tab", self.tabs.close_current, keys="Ctrl+W", menu=file)
         self.add_action("Options…", self.show_options, keys="Ctrl+,", icon="ph.gear-six", menu=file)

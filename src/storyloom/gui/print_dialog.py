@@ -83,6 +83,7 @@ class PrintDialog(QDialog):
         row = QHBoxLayout()
         row.setSpacing(theme.S)
         self.output = QLineEdit()
+        self.output.setObjectName("printOutput")
         browse = QPushButton("Browse…")
         browse.clicked.connect(self.browse)
         row.addWidget(self.output, 1)
