@@ -22,6 +22,7 @@ from storyloom.gui.backup_status import AutoBackupController
 from storyloom.gui.command_palette import command_palette_action
 from storyloom.gui.conflict_marks import ConflictMarks
 from storyloom.gui.damaged_project import DamageNotice
+from storyloom.gui.favourites import Favourites
 from storyloom.gui.host import WindowHost
 from storyloom.gui.info_drawer import SHORTCUT as INFO_SHORTCUT
 from storyloom.gui.info_drawer import InfoDrawer
@@ -85,4 +86,5 @@ PANELS: tuple[PanelSpec, ...] = (
               dock=lambda status: status.panel, separator=True),
     PanelSpec("auto_backups", AutoBackupController),  # a backup per hour of edits
     PanelSpec("damage_notice", DamageNotice),  # damaged documents, the way back
+    PanelSpec("favourites", Favourites),  # starred documents atop the sidebar; Ctrl+Alt+F
 )

@@ -34,6 +34,12 @@ def window_style() -> str:
 #collectionRail::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
 #collectionRail::item:hover {{ background: {c['hover']}; }}
 #collectionRail::item:selected {{ background: {c['selected']}; color: {c['text']}; }}
+#favouritesHeading {{ color: {c['muted']}; font-size: 8pt; font-weight: 600; letter-spacing: 1px; }}
+#favouritesHint {{ color: {c['muted']}; }}
+#favouritesList {{ background: transparent; outline: 0; }}
+#favouritesList::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
+#favouritesList::item:hover {{ background: {c['hover']}; }}
+#favouritesList::item:selected {{ background: transparent; color: {c['text']}; }}
 #explorer {{ background: {c['panel']}; border-right: 1px solid {c['border']}; }}
 #explorerTitle {{ color: {c['muted']}; letter-spacing: 1px; }}
 #explorerMessage {{ background: {c['error_bg']}; color: {c['error_fg']}; }}
