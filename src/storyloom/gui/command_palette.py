@@ -125,7 +125,7 @@ class _CommandDelegate(QStyledItemDelegate):
         if match is None:
             return
         painter.save()
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[operator]
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = option.rect.adjusted(theme.XS, 1, -theme.XS, -1)
         if selected:
             highlight = option.palette.color(QPalette.ColorRole.Highlight)
