@@ -36,7 +36,7 @@ def window_style() -> str:
 #collectionRail::item:selected {{ background: {c['selected']}; color: {c['text']}; }}
 #favouritesHeading {{ color: {c['muted']}; font-size: 8pt; font-weight: 600; letter-spacing: 1px; }}
 #favouritesHint {{ color: {c['muted']}; }}
-#favouritesList {{ background: transparent; outline: 0; }}
+#favouritesList {{ background: transparent; outline: 0; border: 0; }}
 #favouritesList::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
 #favouritesList::item:hover {{ background: {c['hover']}; }}
 #favouritesList::item:selected {{ background: transparent; color: {c['text']}; }}
@@ -59,6 +59,16 @@ def window_style() -> str:
 #codeEditor {{ border: 0; }}
 #fieldLabel {{ color: {c['muted']}; font-weight: 600; padding-top: 8px; }}
 #fieldError {{ color: {c['error_fg']}; }}
+#optionsNav {{ background: transparent; outline: 0; border: 0; border-right: 1px solid {c['border']};
+    border-radius: 0; }}
+#optionsNav::item {{ padding: 0 8px; border-radius: 6px; color: {c['text']}; }}
+#optionsNav::item:hover {{ background: {c['hover']}; }}
+#optionsNav::item:selected {{ background: {c['selected']}; color: {c['text']}; }}
+#optionsScroll, #optionsPage {{ background: transparent; }}
+#optionLabel {{ color: {c['text']}; font-weight: 600; }}
+#themeChoice QToolButton {{ padding: 6px 12px; border: 1px solid {c['border']}; border-radius: 6px; }}
+#themeChoice QToolButton:checked {{ background: {c['selected']}; border-color: {c['accent']}; }}
+#editorFontSample {{ background: palette(base); }}
 #optionsResult {{ background: {c['error_bg']}; color: {c['error_fg']}; padding: 8px 12px; border-radius: 6px; }}
 #banner[kind="error"] {{ background: {c['error_bg']}; }}
 #banner[kind="error"] QLabel {{ color: {c['error_fg']}; }}
