@@ -102,8 +102,8 @@ def test_the_dialog_is_sections_with_headings_and_a_list_of_them(window, qtbot) 
     qtbot.waitUntil(dialog.isVisible)
     dialog.nav.setCurrentRow(3)
     section = dialog.sections["backups"]
-    scroll = dialog.scroll.verticalScrollBar().value()
-    assert scroll > 0 and scroll == min(section.y(), dialog.scroll.verticalScrollBar().maximum())
+    scroll = dialog.page_scroll.verticalScrollBar().value()
+    assert scroll > 0 and scroll == min(section.y(), dialog.page_scroll.verticalScrollBar().maximum())
     # Every earlier option is still there.
     for name in ("username", "api_enabled", "api_key", "api_port", "answer_cache", "backups_keep"):
         assert getattr(dialog, name).isVisibleTo(dialog), name
