@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QFont, QKeyEvent, QPainter, QPalette
+from PySide6.QtGui import QAction, QFont, QIcon, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -36,6 +36,7 @@ from storyloom.gui.shortcuts_dialog import action_keys
 
 SHORTCUT = "Ctrl+Shift+P"
 ROW_HEIGHT = 32
+ICON = 16
 #: The role holding a row's :class:`CommandMatch`.
 MATCH_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -113,8 +114,12 @@ class _Commands(QAbstractListModel):
 
 
 class _CommandDelegate(QStyledItemDelegate):
-    """A row: the command's name (its matched letters bold), its menu muted after it, and its
-    shortcut at the right, as a menu shows it."""
+    """A row: the command's icon, its name (its matched letters bold), its menu muted after it,
+    and its shortcut at the right, as a menu shows it."""
+
+    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.actions = actions
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(option.rect.width(), ROW_HEIGHT)
@@ -141,6 +146,12 @@ class _CommandDelegate(QStyledItemDelegate):
         bold = QFont(font)
         bold.setWeight(QFont.Weight.Bold)
         x = rect.left() + theme.S
+        action = self.actions.get(match.command.key)
+        icon = action.icon() if action is not None else None
+        if icon is not None and not icon.isNull():
+            mode = QIcon.Mode.Normal if match.command.enabled else QIcon.Mode.Disabled
+            icon.paint(painter, QRect(x, rect.center().y() - ICON // 2, ICON, ICON), mode=mode)
+        x += ICON + theme.S
         label = match.command.label
         positions = set(match.positions)
         for position, char in enumerate(label):
@@ -195,7 +206,7 @@ class CommandPalette(QDialog):
         self.list.setObjectName("quickOpenList")  # the quick open's look
         self.list.setModel(self.model)
         self.list.setUniformItemSizes(True)
-        self.list.setItemDelegate(_CommandDelegate(self.list))
+        self.list.setItemDelegate(_CommandDelegate(self._actions, self.list))
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.list.activated.connect(self.run)
         self.list.clicked.connect(self.run)
