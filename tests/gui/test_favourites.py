@@ -132,3 +132,23 @@ def test_the_sidebar_menu_removes_a_favourite(sample_window, qtbot) -> None:  # 
     _pick_from_menu(qtbot, "Remove from Favourites")
     sidebar._favourite_menu(sidebar.favourites.visualItemRect(sidebar.favourites.item(0)).center())
     assert sidebar.favourite_ids() == [] and load_favourites(window.session.db) == []
+
+
+def test_the_star_beside_the_title_stars_the_document(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    doc_id = _first_script(window)
+    window.open_document(doc_id)
+    editor = window.tabs.current_editor()
+    star = window.favourites.star_of(editor)
+    assert star is not None
+    qtbot.waitUntil(star.isVisible)
+    assert not star.isChecked()
+    assert "Add to Favourites" in star.toolTip()
+    qtbot.mouseClick(star, Qt.MouseButton.LeftButton)
+    assert window.sidebar.favourite_ids() == [doc_id] and star.isChecked()
+    assert "Remove from Favourites" in star.toolTip()
+    # Starring by the shortcut elsewhere shows on the star too.
+    qtbot.mouseClick(star, Qt.MouseButton.LeftButton)
+    assert window.sidebar.favourite_ids() == [] and not star.isChecked()
+    window.favourites.toggle([doc_id])
+    assert star.isChecked()

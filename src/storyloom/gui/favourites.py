@@ -1,7 +1,7 @@
 """Favourites in a project window: star documents and find them at the top of the sidebar.
 
-A document is starred or unstarred from the tree's context menu, from a tab's context menu, and
-with Go > Toggle Favourite (Ctrl+Alt+F: the tree's selection when the tree has the focus, else the
+A document is starred or unstarred from the tree's context menu, from a tab's context menu, with
+the star beside the document's title in its editor, and with Go > Toggle Favourite (Ctrl+Alt+F: the tree's selection when the tree has the focus, else the
 document in front). The list is :mod:`storyloom.app.views.favourites`' record: per project and
 per machine, never replicated (a teammate's favourites are theirs). The sidebar follows renames
 (the list holds ids) and drops deleted documents as their changes arrive."""
@@ -9,9 +9,11 @@ per machine, never replicated (a teammate's favourites are theirs). The sidebar 
 from __future__ import annotations
 
 import qtawesome as qta
-from PySide6.QtCore import QObject, QPoint, Qt
+from typing import Any
+
+from PySide6.QtCore import QObject, QPoint, QSize, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QTabWidget
+from PySide6.QtWidgets import QMenu, QTabWidget, QToolButton, QWidget
 
 from storyloom.app import DocumentChanged
 from storyloom.app.views.favourites import can_star, favourite_rows, load_favourites, save_favourites, toggled
@@ -51,7 +53,11 @@ class Favourites(QObject):
             bar.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             bar.customContextMenuRequested.connect(self._tab_menu)
         host.bridge.documents_changed.connect(self._changed)
+        #: The star button in each open editor's header, by the editor's id.
+        self._stars: dict[int, tuple[QWidget, QToolButton]] = {}
+        host.tabs.changed.connect(self._attach_stars)
         self.show()
+        self._attach_stars()
 
     # ------------------------------------------------------------------ the list
     def is_favourite(self, doc_id: str) -> bool:
@@ -60,6 +66,8 @@ class Favourites(QObject):
     def show(self) -> None:
         rows = favourite_rows(self.ids, self.session.index.get)
         self.sidebar.set_favourites([(r.id, r.name, r.collection) for r in rows])
+        for editor, button in self._stars.values():
+            self._show_star(button, str(getattr(editor, "doc_id", "")))
 
     def toggle(self, doc_ids: list[str]) -> None:
         """Star ``doc_ids``, or unstar them when every one already is."""
@@ -96,6 +104,43 @@ class Favourites(QObject):
         self.toggle(ids)
         starred = all(self.is_favourite(i) for i in ids)
         self.host.show_message("Added to Favourites." if starred else "Removed from Favourites.", 3000)
+
+    # ------------------------------------------------------------------ editors
+    def star_of(self, editor: QWidget) -> QToolButton | None:
+        """The star in an open editor's header."""
+        found = self._stars.get(id(editor))
+        return found[1] if found is not None else None
+
+    def _attach_stars(self) -> None:
+        editors = [e for e in self.host.tabs.editors() if isinstance(e, QWidget)]
+        alive = {id(e) for e in editors}
+        for key in [key for key in self._stars if key not in alive]:
+            del self._stars[key]
+        for editor in editors:
+            doc_id = getattr(editor, "doc_id", None)
+            if id(editor) in self._stars or not isinstance(doc_id, str):
+                continue
+            if not can_star(self.session.index.get(doc_id)):
+                continue
+            header, title = _header_of(editor)
+            if header is None:
+                continue
+            button = QToolButton()
+            button.setObjectName("favouriteStar")
+            button.setAutoRaise(True)
+            button.setCheckable(True)
+            button.setIconSize(QSize(18, 18))
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.clicked.connect(lambda checked, d=doc_id: self.set_starred([d], checked))
+            header.insertWidget(header.indexOf(title) + 1, button)
+            self._stars[id(editor)] = (editor, button)
+            self._show_star(button, doc_id)
+
+    def _show_star(self, button: QToolButton, doc_id: str) -> None:
+        starred = self.is_favourite(doc_id)
+        button.setChecked(starred)
+        button.setIcon(qta.icon("ph.star-fill", color=STAR_COLOR) if starred else qta.icon("ph.star"))
+        button.setToolTip(f"{'Remove from' if starred else 'Add to'} Favourites ({SHORTCUT})")
 
     # ------------------------------------------------------------------ tabs
     def tab_menu(self, index: int) -> QMenu | None:
@@ -134,3 +179,17 @@ class Favourites(QObject):
             return
         if any(change.id in self.ids for change in changes):
             self.show()  # a rename shows its new name; a deleted document drops out
+
+
+def _header_of(editor: QWidget) -> tuple[Any, QWidget | None]:
+    """The layout of an editor's header and its title field (``name_edit``), or ``(None, None)``."""
+    title = getattr(editor, "name_edit", None)
+    layout = editor.layout()
+    if layout is None or not isinstance(title, QWidget):
+        return None, None
+    for i in range(layout.count()):
+        item = layout.itemAt(i)
+        child = item.layout() if item is not None else None
+        if child is not None and child.indexOf(title) >= 0:
+            return child, title
+    return None, None

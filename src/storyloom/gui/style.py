@@ -40,6 +40,8 @@ def window_style() -> str:
 #favouritesList::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
 #favouritesList::item:hover {{ background: {c['hover']}; }}
 #favouritesList::item:selected {{ background: transparent; color: {c['text']}; }}
+#favouriteStar, #favouriteStar:checked {{ background: transparent; border: 0; padding: 4px; }}
+#favouriteStar:hover {{ background: {c['hover']}; border-radius: 6px; }}
 #explorer {{ background: {c['panel']}; border-right: 1px solid {c['border']}; }}
 #explorerTitle {{ color: {c['muted']}; letter-spacing: 1px; }}
 #explorerMessage {{ background: {c['error_bg']}; color: {c['error_fg']}; }}
