@@ -1,16 +1,16 @@
 """Favourites in a project window: star documents and find them at the top of the sidebar.
 
 A document is starred or unstarred from the tree's context menu, from a tab's context menu, with
-the star beside the document's title in its editor, and with Go > Toggle Favourite (Ctrl+Alt+F: the tree's selection when the tree has the focus, else the
-document in front). The list is :mod:`storyloom.app.views.favourites`' record: per project and
+the star beside the document's title in its editor, and with Go > Toggle Favourite (Ctrl+Alt+F:
+the tree's selection when the tree has the focus, else the document in front). The list is :mod:`storyloom.app.views.favourites`' record: per project and
 per machine, never replicated (a teammate's favourites are theirs). The sidebar follows renames
 (the list holds ids) and drops deleted documents as their changes arrive."""
 
 from __future__ import annotations
 
-import qtawesome as qta
 from typing import Any
 
+import qtawesome as qta
 from PySide6.QtCore import QObject, QPoint, QSize, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QTabWidget, QToolButton, QWidget
