@@ -2,9 +2,10 @@
 
 A document is starred or unstarred from the tree's context menu, from a tab's context menu, with
 the star beside the document's title in its editor, and with Go > Toggle Favourite (Ctrl+Alt+F:
-the tree's selection when the tree has the focus, else the document in front). The list is :mod:`storyloom.app.views.favourites`' record: per project and
-per machine, never replicated (a teammate's favourites are theirs). The sidebar follows renames
-(the list holds ids) and drops deleted documents as their changes arrive."""
+the tree's selection when the tree has the focus, else the document in front). The list is
+:mod:`storyloom.app.views.favourites`' record: per project and per machine, never replicated (a
+teammate's favourites are theirs). The sidebar follows renames (the list holds ids) and drops
+deleted documents as their changes arrive."""
 
 from __future__ import annotations
 
