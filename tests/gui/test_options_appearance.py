@@ -125,3 +125,23 @@ def test_the_system_scheme_is_followed_only_while_the_theme_is_system(qapp) -> N
     appearance.apply_look("system", "", 0, qapp)
     appearance.system_scheme_changed(qapp)
     assert theme.colors().dark == theme.system_prefers_dark()
+
+
+def test_an_open_scripts_colours_follow_the_theme_without_marking_it_unsaved(window, qtbot, qapp) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QTextCharFormat
+
+    text = _script_editor(window)
+    editor = window.tabs.current_editor()
+    qtbot.wait(50)
+
+    def colours() -> list[str]:
+        block = text.document().begin()
+        return [QTextCharFormat(r.format).foreground().color().name() for r in block.layout().formats()]
+
+    light = colours()
+    appearance.apply_look("dark", "", 0, qapp)
+    assert colours() != light and colours()
+    qtbot.wait(50)
+    assert not editor.dirty
+    appearance.apply_look("light", "", 0, qapp)
+    assert colours() == light

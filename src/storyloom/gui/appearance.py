@@ -10,8 +10,8 @@ is "system" (:func:`system_scheme_changed`)."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QSyntaxHighlighter
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QWidget
 
 from storyloom.app import AppOptions
 from storyloom.gui import theme
@@ -61,7 +61,26 @@ def apply_theme_choice(app: QApplication, choice: str) -> theme.ThemeColors:
     _theme_choice = choice
     colours = theme.apply_theme(app, _dark(choice))
     restyle_windows()
+    recolour_highlighters(colours.dark)
     return colours
+
+
+def recolour_highlighters(dark: bool) -> None:
+    """Give every open editor's highlighter with light and dark colours (``set_dark``) the
+    theme's. The editor's signals are held meanwhile: new colours are no edit of its text (a
+    rehighlight would otherwise read as typing and mark the document unsaved)."""
+    for widget in QApplication.allWidgets():
+        if not isinstance(widget, (QPlainTextEdit, QTextEdit)):
+            continue
+        for highlighter in widget.document().findChildren(QSyntaxHighlighter):
+            set_dark = getattr(highlighter, "set_dark", None)
+            if not callable(set_dark):
+                continue
+            held = widget.blockSignals(True)
+            try:
+                set_dark(dark)
+            finally:
+                widget.blockSignals(held)
 
 
 def restyle_windows() -> None:
