@@ -104,6 +104,11 @@ def test_the_dialog_is_sections_with_headings_and_a_list_of_them(window, qtbot) 
     section = dialog.sections["backups"]
     scroll = dialog.page_scroll.verticalScrollBar().value()
     assert scroll > 0 and scroll == min(section.y(), dialog.page_scroll.verticalScrollBar().maximum())
+    # Scrolling back to the top shows Appearance in the list again.
+    dialog.page_scroll.verticalScrollBar().setValue(0)
+    assert dialog.nav.currentRow() == 0
+    dialog.page_scroll.verticalScrollBar().setValue(dialog.sections["api"].y())
+    assert dialog.nav.currentItem().text() == "Local API"
     # Every earlier option is still there.
     for name in ("username", "api_enabled", "api_key", "api_port", "answer_cache", "backups_keep"):
         assert getattr(dialog, name).isVisibleTo(dialog), name

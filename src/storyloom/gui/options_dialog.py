@@ -164,6 +164,7 @@ class OptionsDialog(QDialog):
         cancel.setIcon(qta.icon("ph.x", color=theme.colors().muted))
         outer.addWidget(buttons)
         self.nav.setCurrentRow(0)
+        self.page_scroll.verticalScrollBar().valueChanged.connect(self._follow_scroll)
 
     def sizeHint(self) -> QSize:
         return QSize(MIN_WIDTH, PREFERRED_HEIGHT)
@@ -375,6 +376,21 @@ class OptionsDialog(QDialog):
         section = self.sections.get(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
         if section is not None:
             self.page_scroll.verticalScrollBar().setValue(section.y())
+
+    def _follow_scroll(self, value: int) -> None:
+        """The list shows the section at the top of the page as the writer scrolls."""
+        bar = self.page_scroll.verticalScrollBar()
+        keys = list(self.sections)
+        row = 0
+        for index, key in enumerate(keys):
+            if self.sections[key].y() <= value + theme.L:
+                row = index
+        if value >= bar.maximum() > 0:
+            row = len(keys) - 1  # at the bottom: the last section, however short
+        if row != self.nav.currentRow():
+            held = self.nav.blockSignals(True)
+            self.nav.setCurrentRow(row)
+            self.nav.blockSignals(held)
 
     # ------------------------------------------------------------------ the API key
     def generate_key(self) -> None:
