@@ -150,3 +150,10 @@ def test_an_open_scripts_colours_follow_the_theme_without_marking_it_unsaved(win
     assert not editor.dirty
     appearance.apply_look("light", "", 0, qapp)
     assert colours() == light
+
+
+def test_saved_options_give_the_app_its_look_at_start(qapp) -> None:  # type: ignore[no-untyped-def]
+    AppOptions(username="ada", theme="dark", editor_font_size=15).save()
+    appearance.apply_appearance(AppOptions.load(), qapp)  # what run() does before the first window
+    assert theme.colors().dark and appearance.theme_choice() == "dark"
+    assert CodeEditor().font().pointSize() == 15
