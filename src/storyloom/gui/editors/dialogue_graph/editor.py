@@ -21,6 +21,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QFrame, QLabel, QMenu, QSplitter, QVBoxLayout, QWidget
 
+from storyloom.app import DocumentChanged
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 from storyloom.gui.editors.board import BoardEditor, ViewShortcut
@@ -29,8 +30,10 @@ from storyloom.gui.editors.dialogue_graph.inspector import NodeInspector
 from storyloom.gui.editors.dialogue_graph.items import EdgeItem, NodeItem
 from storyloom.gui.editors.dialogue_graph.palette import NodePalette, kind_icon
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
+from storyloom.gui.editors.dialogue_graph.script_writer import ScriptWriters
 from storyloom.gui.editors.dialogue_graph.view import GraphView
 from storyloom.gui.editors.markdown_pane import open_document
+from storyloom.gui.host import host_of
 from storyloom.project.dialogue_graph import (
     NODE_KINDS,
     ConnectionRefused,
@@ -63,6 +66,8 @@ class DialogueGraphEditor(BoardEditor):
         self.node_palette = NodePalette()
         self.inspector = NodeInspector()
         self.inspector.setMinimumWidth(280)
+        self.inspector.writers = ScriptWriters(self.session, self.inspector)
+        self._following = False
         return GraphView(self.scene)
 
     def build_tools(self) -> None:
@@ -166,11 +171,77 @@ class DialogueGraphEditor(BoardEditor):
         return {"name": self.name_edit.text(), "content": content}
 
     def shown(self) -> None:
+        self._follow_documents()
         if self._previews:  # a linked script may have changed while another tab was in front
             self._previews.clear()
             self.inspector.scripts = self._scripts(self.base)
             self.scene.refresh_previews()
             self.scene.refresh_problems()
+
+    # ------------------------------------------------------------------ the other documents
+    def _follow_documents(self) -> None:
+        """Follow the session's changes of other documents (a linked script renamed, written
+        in its tab or by a teammate, locked, deleted) once the editor is in its window."""
+        host = host_of(self)
+        if self._following or host is None:
+            return
+        self._following = True
+        host.bridge.documents_changed.connect(self.documents_changed)
+
+    def documents_changed(self, changes: list[DocumentChanged]) -> None:
+        """Scripts changed: the list of scripts (their names), the nodes' first lines and
+        problems, and the side panel follow; the panel's script text follows its document as
+        the Script tab does (what is typed is kept)."""
+        if self.session.closed:
+            return
+        known = {script_id for script_id, _name in self.inspector.scripts}
+        writers = self.inspector.writers
+        scripts = {c.id for c in changes if c.id != self.doc_id and (c.id in known or c.id in self._previews
+                                                                     or self._is_script(c.id))}
+        for change in changes:
+            if writers is not None and change.id != self.doc_id:
+                writers.external_change(change)
+        if not scripts:
+            return
+        for script_id in scripts:
+            self._previews.pop(script_id, None)
+        self.inspector.scripts = self._scripts(self.base)
+        self.scene.refresh_previews()
+        self.scene.refresh_problems()
+        self.selection_changed()
+
+    def _is_script(self, doc_id: str) -> bool:
+        try:
+            summary = self.session.index.get(doc_id)
+        except Exception:  # noqa: BLE001 - the index is a convenience: without it, no script is followed
+            return False
+        return summary is not None and summary.type == "Script"
+
+    # ------------------------------------------------------------------ saving the panel's script too
+    @property
+    def dirty(self) -> bool:
+        """Unsaved: the graph, or a script's text typed in the side panel (the window saves
+        and asks before closing as for any unsaved edit)."""
+        writers = getattr(getattr(self, "inspector", None), "writers", None)
+        return self._graph_dirty or bool(writers is not None and writers.dirty)
+
+    @dirty.setter
+    def dirty(self, value: bool) -> None:
+        self._graph_dirty = value
+
+    def save(self) -> bool:
+        """Save the graph (when it changed) and the scripts' text typed in the side panel."""
+        writers = self.inspector.writers
+        scripts_saved = writers.save() if writers is not None else True
+        if not self._graph_dirty:
+            self._autosave.cancel()
+            return scripts_saved
+        return super().save() and scripts_saved
+
+    def stop(self) -> None:
+        super().stop()
+        if self.inspector.writers is not None:
+            self.inspector.writers.stop()
 
     # ------------------------------------------------------------------ scripts
     def _scripts(self, doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -308,7 +379,14 @@ class DialogueGraphEditor(BoardEditor):
         return self.push(self.scene.graph.add_port(node_id))
 
     def remove_port(self, node_id: str, handle_id: str) -> bool:
-        return self.push(self.scene.graph.remove_port(node_id, handle_id))
+        """Delete an output (and its link): one undoable step, announced in the footer."""
+        node = self.scene.graph.node(node_id)
+        handle = self.scene.graph.handle(node_id, handle_id)
+        if node is None or handle is None or not self.push(self.scene.graph.remove_port(node_id, handle_id)):
+            return False
+        what = {"choice": "Option", "switch": "Case"}.get(kind_of(node).type, "Output")
+        self.hint_label.setText(f"{what} “{handle.get('label', '')}” deleted — Ctrl+Z to undo.")
+        return True
 
     def select_all(self) -> None:
         self.scene.select_nodes(list(self.scene.node_items))
