@@ -151,6 +151,15 @@ def test_a_script_nodes_lines_are_written_in_the_panel_and_saved_to_its_script(s
                     timeout=4000)
     assert window.session.db.get(script_id)["name"] == "Tobias opens"
     assert editor.inspector.script_writer.dirty is False
+    # Ctrl+Z in the text undoes typing there; the graph's steps are not touched.
+    steps = editor.undo_stack.index()
+    qtbot.keyClicks(text, " Now.")
+    assert editor.dirty  # the dialogue's tab says something is unsaved while the script's text is
+    qtbot.keyClick(text, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert not text.toPlainText().endswith(" Now.")
+    qtbot.keyClick(text, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert text.toPlainText().endswith("::Wren Hale:: And the logbook? Now.")
+    assert editor.undo_stack.index() == steps
     # Problems as the script editor finds them: an @if without @endif.
     qtbot.keyClick(text, Qt.Key.Key_Return)
     qtbot.keyClicks(text, "@if v.player.clues >= 2")

@@ -66,7 +66,7 @@ class DialogueGraphEditor(BoardEditor):
         self.node_palette = NodePalette()
         self.inspector = NodeInspector()
         self.inspector.setMinimumWidth(280)
-        self.inspector.writers = ScriptWriters(self.session, self.inspector)
+        self.inspector.writers = ScriptWriters(self.session, self.inspector, self.state_changed.emit)
         self._following = False
         return GraphView(self.scene)
 

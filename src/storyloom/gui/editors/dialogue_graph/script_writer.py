@@ -14,6 +14,7 @@ and all, when their node is selected again), so switching nodes never loses typi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -116,9 +117,10 @@ class ScriptWriters:
     """The script writers of one dialogue editor's panel, by script id: at most one shown, and
     those with unsaved text kept until it is saved (or the editor closes)."""
 
-    def __init__(self, session: ProjectSession, parent: QWidget) -> None:
+    def __init__(self, session: ProjectSession, parent: QWidget, changed: Callable[[], None] | None = None) -> None:
         self.session = session
         self.parent = parent  # where a writer waits, hidden, while its node is not shown
+        self.changed = changed  # a writer's unsaved state changed (the dialogue's tab shows it)
         self._writers: dict[str, NodeScriptWriter] = {}
 
     def writer(self, script_id: str) -> NodeScriptWriter | None:
@@ -137,6 +139,9 @@ class ScriptWriters:
             return None
         writer = NodeScriptWriter(self.session, doc, self.parent)
         writer.hide()
+        if self.changed is not None:
+            changed = self.changed
+            writer.state_changed.connect(lambda: changed())
         self._writers[script_id] = writer
         return writer
 
