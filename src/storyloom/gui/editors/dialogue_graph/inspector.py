@@ -320,10 +320,15 @@ class NodeInspector(QScrollArea):
         slot = QWidget()
         slot.setObjectName("scriptWriterSlot")
         slot_layout = QVBoxLayout(slot)
-        slot_layout.setContentsMargins(0, theme.XS, 0, 0)
-        slot_layout.setSpacing(0)
+        slot_layout.setContentsMargins(0, theme.S, 0, 0)
+        slot_layout.setSpacing(theme.XS)
+        lines = _field_label("Lines")
+        lines.setToolTip("The linked script's text: written here, saved to the script")
+        lines.hide()
+        slot_layout.addWidget(lines)
         layout.addWidget(slot, 1)
         self.fields["writerSlot"] = slot
+        self.fields["writerLabel"] = lines
 
     def _new_script(self, node_id: str) -> None:
         """The label being typed is the node's first (the script is named after it), then the
@@ -354,11 +359,14 @@ class NodeInspector(QScrollArea):
         writer.show()
         self.script_writer = writer
         self.fields["scriptText"] = writer.text
+        self.fields["writerLabel"].show()
         self._chain_tab_order()
 
     def _put_writer_away(self) -> None:
         writer, self.script_writer = self.script_writer, None
         self.fields.pop("scriptText", None)
+        if isinstance(self.fields.get("writerLabel"), QLabel):
+            self.fields["writerLabel"].hide()
         if writer is not None and self.writers is not None:
             self.writers.put_away(writer)
 

@@ -39,6 +39,10 @@ class NodeScriptWriter(ScriptEditor):
         self.setObjectName("nodeScriptWriter")
         self.name_edit.hide()
         self.kind_label.hide()
+        header = next((layout for layout in self.findChildren(QBoxLayout) if layout.indexOf(self.name_edit) >= 0),
+                      None)
+        if header is not None:  # its widgets hidden, its margins would still leave a gap
+            header.setContentsMargins(0, 0, 0, 0)
         self.position_label.hide()
         self.play_button.hide()
         self.text.setObjectName("nodeScriptText")
