@@ -249,3 +249,25 @@ def test_a_script_made_from_a_node_is_named_after_it_and_opens_for_writing(sampl
     qtbot.keyClicks(text, "::Maud:: The tide turns at six.")
     editor.save()  # what the window does on closing
     assert _script_text(window, script_id) == "::Maud:: The tide turns at six."
+
+
+def test_a_dialogue_locked_by_someone_else_still_lets_its_free_scripts_be_written(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.gui.locks_ui import set_read_only
+
+    window = sample_window
+    editor, node, script_id = _interview(window, qtbot)
+    set_read_only(editor, True)  # what the lock UI calls when another writer holds the dialogue's lock
+    editor.scene.clearSelection()
+    editor.scene.select_nodes([node])
+    # The graph's fields are not editable; the script is another document, free to write.
+    assert not editor.inspector.fields["label"].isEnabled()
+    assert not editor.inspector.fields["newScript"].isEnabled()
+    text = _writer(editor)
+    assert text.isEnabled() and not text.isReadOnly()
+    text.setFocus()
+    text.moveCursor(text.textCursor().MoveOperation.End)
+    qtbot.keyClicks(text, "// written while the dialogue is locked")
+    assert editor.save()
+    assert _script_text(window, script_id).endswith("// written while the dialogue is locked")
+    set_read_only(editor, False)
+    assert editor.inspector.fields["label"].isEnabled()

@@ -2,7 +2,10 @@
 node inspector: a board (:class:`~storyloom.gui.editors.board.BoardEditor`: undo, read-only,
 selection). Every edit is a patch planned by
 :class:`~storyloom.project.dialogue_graph.DialogueGraph`, one undoable step; the document saves
-``content.tree`` through the editor gate like every editor (debounced, Ctrl+S).
+``content.tree`` through the editor gate like every editor (debounced, Ctrl+S). The linked
+scripts are followed as the session changes them (their names in the side panel, the nodes'
+first lines and problems), and a script's text written in the side panel saves with the
+dialogue (Ctrl+S, closing the tab or the window) besides its own debounced save.
 
 The public methods (:meth:`add_node`, :meth:`link`, :meth:`move_nodes`, :meth:`delete_selection`,
 :meth:`copy_selection`, :meth:`paste`, :meth:`set_node_data`, :meth:`edit_port`,
@@ -307,7 +310,7 @@ class DialogueGraphEditor(BoardEditor):
     def board_editable(self, editable: bool) -> None:
         """Locked by someone else: the graph can be looked at, searched and played, not changed."""
         self.palette_panel.setEnabled(editable)
-        self.inspector.setEnabled(editable)
+        self.inspector.set_graph_editable(editable)  # the linked scripts have locks of their own
         self.scene.set_movable(editable)
 
     def _view_center(self) -> QPointF:

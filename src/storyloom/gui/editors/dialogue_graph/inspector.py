@@ -50,6 +50,12 @@ HINTS = {
 }
 
 
+#: What stays usable while the dialogue is read-only (another writer holds its lock): the
+#: linked script is a document of its own, whose own lock decides; opening it; the problems.
+_OWN_DOCUMENT_FIELDS = frozenset({"writerSlot", "writerLabel", "scriptText", "openScript", "preview", "problems",
+                                  "problemBox"})
+
+
 class NotesEdit(QPlainTextEdit):
     """A text box that says when the writer is done with it (it loses the focus)."""
 
@@ -95,6 +101,7 @@ class NodeInspector(QScrollArea):
         self.writers: ScriptWriters | None = None
         #: The writer the panel shows now (a script node with a readable script selected).
         self.script_writer: NodeScriptWriter | None = None
+        self.graph_editable = True
         self._build_empty([], 0)
 
     def _page(self) -> QVBoxLayout:
@@ -173,6 +180,21 @@ class NodeInspector(QScrollArea):
             self._build_node(node, graph)
         self._fill(node)
         self._fill_notes(problems, preview)
+        self._follow_editable()
+
+    def set_graph_editable(self, editable: bool) -> None:
+        """The dialogue is read-only (``False``) or editable again: the graph's fields follow;
+        the linked script's text follows that script's own lock."""
+        self.graph_editable = editable
+        self._follow_editable()
+
+    def _follow_editable(self) -> None:
+        for key, value in self.fields.items():
+            if key in _OWN_DOCUMENT_FIELDS:
+                continue
+            for widget in value if isinstance(value, tuple) else (value,):
+                if isinstance(widget, QWidget):
+                    widget.setEnabled(self.graph_editable)
 
     def _fill_notes(self, problems: list[GraphProblem], preview: list[str] | None) -> None:
         """The script's first lines and the node's problems, changed in place (no field loses focus)."""
