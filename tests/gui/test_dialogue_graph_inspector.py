@@ -271,3 +271,19 @@ def test_a_dialogue_locked_by_someone_else_still_lets_its_free_scripts_be_writte
     assert _script_text(window, script_id).endswith("// written while the dialogue is locked")
     set_read_only(editor, False)
     assert editor.inspector.fields["label"].isEnabled()
+
+
+def test_going_back_to_a_script_node_finds_its_text_as_left(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor, node, _script_id = _interview(window, qtbot)
+    text = _writer(editor)
+    cursor = text.textCursor()
+    cursor.setPosition(12)
+    text.setTextCursor(cursor)
+    others = [i for i, item in editor.scene.node_items.items()
+              if item.node["data"].get("scriptId") and i != node]
+    for other in others[:3]:
+        editor.scene.select_nodes([other])
+        assert _writer(editor) is not text
+    editor.scene.select_nodes([node])
+    assert _writer(editor) is text and text.textCursor().position() == 12

@@ -29,6 +29,9 @@ from storyloom.store import NotFound
 
 #: The text box's height in the panel (it grows with the panel, never below this).
 WRITER_MIN_HEIGHT = 220
+#: Writers kept ready (hidden, following their scripts) after their node was shown, so going
+#: back and forth between a few script nodes does not build the editor again each time.
+KEPT_WRITERS = 6
 
 
 class NodeScriptWriter(ScriptEditor):
@@ -118,8 +121,9 @@ class NodeScriptWriter(ScriptEditor):
 
 
 class ScriptWriters:
-    """The script writers of one dialogue editor's panel, by script id: at most one shown, and
-    those with unsaved text kept until it is saved (or the editor closes)."""
+    """The script writers of one dialogue editor's panel, by script id: at most one shown, those
+    with unsaved text kept until it is saved (or the editor closes), and the last few shown kept
+    ready (:data:`KEPT_WRITERS`)."""
 
     def __init__(self, session: ProjectSession, parent: QWidget, changed: Callable[[], None] | None = None) -> None:
         self.session = session
@@ -130,8 +134,9 @@ class ScriptWriters:
     def writer(self, script_id: str) -> NodeScriptWriter | None:
         """The writer of ``script_id`` (the one kept with its unsaved text, or a new one);
         ``None`` when it is not a readable Script."""
-        kept = self._writers.get(script_id)
+        kept = self._writers.pop(script_id, None)
         if kept is not None:
+            self._writers[script_id] = kept  # the most recently shown last
             return kept
         try:
             doc = self.session.db.get(script_id)
@@ -156,9 +161,13 @@ class ScriptWriters:
         writer.setParent(self.parent)
         if writer.dirty and not writer.deleted:
             writer.save()
-        if not writer.dirty or writer.deleted:
+        if writer.deleted:
             self._writers.pop(writer.doc_id, None)
             writer.deleteLater()
+        clean = [w for w in self._writers.values() if not w.dirty and w is not writer]
+        for old in clean[:max(0, len(clean) + 1 - KEPT_WRITERS)]:  # the least recently shown go
+            self._writers.pop(old.doc_id, None)
+            old.deleteLater()
 
     @property
     def dirty(self) -> bool:
