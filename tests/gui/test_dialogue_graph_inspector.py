@@ -247,7 +247,8 @@ def test_a_script_made_from_a_node_is_named_after_it_and_opens_for_writing(sampl
     text = _writer(editor)
     assert text.hasFocus()
     qtbot.keyClicks(text, "::Maud:: The tide turns at six.")
-    editor.save()  # what the window does on closing
+    assert editor.dirty  # the tab shows unsaved text, and closing it saves (no dialog: the save goes through)
+    assert window.tabs.close_tab(window.tabs.indexOf(editor))
     assert _script_text(window, script_id) == "::Maud:: The tide turns at six."
 
 
