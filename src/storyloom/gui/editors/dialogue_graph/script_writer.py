@@ -88,7 +88,8 @@ class NodeScriptWriter(ScriptEditor):
             me = ""
         state = editor_lock(self.base, me)
         self.text.setReadOnly(state.read_only)
-        self.lock_label.setText(f"{state.banner}" if state.read_only and state.banner else "")
+        self.lock_label.setText(f"Locked by {state.holder}: read-only here until they unlock it (Open shows the "
+                                "script with its lock)." if state.read_only else "")
         self.lock_label.setVisible(state.read_only)
         return state.read_only
 
