@@ -288,3 +288,29 @@ def test_going_back_to_a_script_node_finds_its_text_as_left(sample_window, qtbot
         assert _writer(editor) is not text
     editor.scene.select_nodes([node])
     assert _writer(editor) is text and text.textCursor().position() == 12
+
+
+def test_the_graph_and_the_panels_script_text_save_each_on_its_own(sample_window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor, node, script_id = _interview(window, qtbot)
+    text = _writer(editor)
+    text.setFocus()
+    text.moveCursor(text.textCursor().MoveOperation.End)
+    qtbot.keyClicks(text, "// typed")
+    # A graph edit while the script's text is unsaved is saved too.
+    editor.move_nodes({node: (12, 34)})
+    assert editor.save()
+    assert _script_text(window, script_id).endswith("// typed")
+    saved = window.session.db.get(editor.doc_id)["content"]["tree"]
+    assert next(n for n in saved["nodes"] if n["id"] == node)["position"] == {"x": 12, "y": 34}
+    # The dialogue changed remotely while only the script's text is unsaved: nothing of the
+    # graph is in the way, so the dialogue shows the new revision (no "changed" banner).
+    qtbot.keyClicks(text, " more")
+    assert editor.dirty
+    tree = window.session.db.get(editor.doc_id)["content"]["tree"]
+    moved = {**tree, "nodes": [{**n, "position": {"x": 50, "y": 60}} if n["id"] == node else n
+                                for n in tree["nodes"]]}
+    edit_elsewhere(window.session.project.store, editor.doc_id, "bob", tmp_path, content_tree=moved)
+    qtbot.waitUntil(lambda: editor.scene.graph.node(node)["position"] == {"x": 50, "y": 60}, timeout=4000)
+    assert not editor.banner.isVisible()
+    assert editor.inspector.script_writer is not None and text.toPlainText().endswith("// typed more")

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QFrame, QLabel, QMenu, QSplitter, QVBoxLayout, QWidget
 
@@ -59,6 +59,8 @@ class DialogueGraphEditor(BoardEditor):
     """A Dialogue document's graph (``content.tree``)."""
 
     view: GraphView
+    #: A side panel script writer's unsaved state changed (re-emitted as ``state_changed``).
+    writer_state_changed = Signal()
     noun = "dialogue"
     object_prefix = "graph"
 
@@ -69,7 +71,10 @@ class DialogueGraphEditor(BoardEditor):
         self.node_palette = NodePalette()
         self.inspector = NodeInspector()
         self.inspector.setMinimumWidth(280)
-        self.inspector.writers = ScriptWriters(self.session, self.inspector, self.state_changed.emit)
+        # Queued: a writer saves as it is put away, which may happen while the scene reloads,
+        # and what follows the tab's state (the lock UI) must see the scene whole.
+        self.writer_state_changed.connect(self.state_changed, Qt.ConnectionType.QueuedConnection)
+        self.inspector.writers = ScriptWriters(self.session, self.inspector, self.writer_state_changed.emit)
         self._following = False
         return GraphView(self.scene)
 
@@ -224,13 +229,34 @@ class DialogueGraphEditor(BoardEditor):
     @property
     def dirty(self) -> bool:
         """Unsaved: the graph, or a script's text typed in the side panel (the window saves
-        and asks before closing as for any unsaved edit)."""
+        and asks before closing as for any unsaved edit). While the dialogue's own revisions
+        are weighed (a change from elsewhere), only the graph counts."""
         writers = getattr(getattr(self, "inspector", None), "writers", None)
-        return self._graph_dirty or bool(writers is not None and writers.dirty)
+        if getattr(self, "_graph_only", False) or writers is None:
+            return self._graph_dirty
+        return self._graph_dirty or writers.dirty
 
     @dirty.setter
     def dirty(self, value: bool) -> None:
         self._graph_dirty = value
+
+    def mark_dirty(self, *_args: Any) -> None:
+        """The graph changed (unsaved text in the side panel's script does not make it saved)."""
+        if self._loading:
+            return
+        if not self._graph_dirty:
+            self._graph_dirty = True
+            self.state_changed.emit()
+        self._autosave()
+
+    def external_change(self, change: DocumentChanged) -> None:
+        """The dialogue changed elsewhere: only an unsaved graph is kept aside from it (the side
+        panel's script text belongs to another document and stays as typed)."""
+        self._graph_only = True
+        try:
+            super().external_change(change)
+        finally:
+            self._graph_only = False
 
     def save(self) -> bool:
         """Save the graph (when it changed) and the scripts' text typed in the side panel."""
