@@ -314,3 +314,18 @@ def test_the_graph_and_the_panels_script_text_save_each_on_its_own(sample_window
     qtbot.waitUntil(lambda: editor.scene.graph.node(node)["position"] == {"x": 50, "y": 60}, timeout=4000)
     assert not editor.banner.isVisible()
     assert editor.inspector.script_writer is not None and text.toPlainText().endswith("// typed more")
+
+
+def test_the_node_shows_the_lines_as_they_are_written_in_the_panel(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor, node, script_id = _interview(window, qtbot)
+    text = _writer(editor)
+    text.setFocus()
+    text.moveCursor(text.textCursor().MoveOperation.Start)
+    qtbot.keyClicks(text, "::Wren Hale:: First words.")
+    qtbot.keyClick(text, Qt.Key.Key_Return)
+    writer = editor.inspector.script_writer
+    writer.stop()  # no save for now: the node shows the text as typed
+    item = editor.scene.node_items[node]
+    qtbot.waitUntil(lambda: (item.preview or [""])[0] == "Wren Hale: First words.", timeout=3000)
+    assert writer.dirty and "First words" not in _script_text(window, script_id)

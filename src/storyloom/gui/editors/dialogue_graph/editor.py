@@ -74,7 +74,8 @@ class DialogueGraphEditor(BoardEditor):
         # Queued: a writer saves as it is put away, which may happen while the scene reloads,
         # and what follows the tab's state (the lock UI) must see the scene whole.
         self.writer_state_changed.connect(self.state_changed, Qt.ConnectionType.QueuedConnection)
-        self.inspector.writers = ScriptWriters(self.session, self.inspector, self.writer_state_changed.emit)
+        self.inspector.writers = ScriptWriters(self.session, self.inspector, self.writer_state_changed.emit,
+                                               self._script_typed)
         self._following = False
         return GraphView(self.scene)
 
@@ -217,6 +218,12 @@ class DialogueGraphEditor(BoardEditor):
         self.scene.refresh_previews()
         self.scene.refresh_problems()
         self.selection_changed()
+
+    def _script_typed(self, script_id: str, head: str) -> None:
+        """Lines written in the side panel: the nodes linking that script show them as typed
+        (the session's event for the save shows them as stored)."""
+        self._previews[script_id] = script_preview(head)
+        self.scene.refresh_previews()
 
     def _is_script(self, doc_id: str) -> bool:
         try:

@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QSizePolicy, QWidget
+from superqt.utils import qdebounced
 
 from storyloom.app import DocumentChanged, ProjectSession
 from storyloom.app.views.lock_view import editor_lock
@@ -32,6 +33,11 @@ WRITER_MIN_HEIGHT = 220
 #: Writers kept ready (hidden, following their scripts) after their node was shown, so going
 #: back and forth between a few script nodes does not build the editor again each time.
 KEPT_WRITERS = 6
+#: The pause in typing after which the node shows the lines as typed (before they are saved).
+TYPED_PREVIEW_MS = 300
+#: The lines of the text the node's preview is made from (it shows the first few): a long
+#: script is not parsed whole on the GUI thread for it.
+PREVIEW_HEAD_LINES = 60
 
 
 class NodeScriptWriter(ScriptEditor):
@@ -126,10 +132,12 @@ class ScriptWriters:
     with unsaved text kept until it is saved (or the editor closes), and the last few shown kept
     ready (:data:`KEPT_WRITERS`)."""
 
-    def __init__(self, session: ProjectSession, parent: QWidget, changed: Callable[[], None] | None = None) -> None:
+    def __init__(self, session: ProjectSession, parent: QWidget, changed: Callable[[], None] | None = None,
+                 typed: Callable[[str, str], None] | None = None) -> None:
         self.session = session
         self.parent = parent  # where a writer waits, hidden, while its node is not shown
         self.changed = changed  # a writer's unsaved state changed (the dialogue's tab shows it)
+        self.typed = typed  # (script id, the first lines as typed), after a pause in typing
         self._writers: dict[str, NodeScriptWriter] = {}
 
     def writer(self, script_id: str) -> NodeScriptWriter | None:
@@ -152,6 +160,16 @@ class ScriptWriters:
         if self.changed is not None:
             changed = self.changed
             writer.state_changed.connect(lambda: changed())
+        if self.typed is not None:
+            typed = self.typed
+
+            def tell() -> None:
+                if writer.dirty:  # typed (a text loaded from the script is the script's own)
+                    head = writer.text.document().findBlockByNumber(PREVIEW_HEAD_LINES)
+                    text = writer.text.toPlainText()
+                    typed(writer.doc_id, text[:head.position()] if head.isValid() else text)
+
+            writer.text.textChanged.connect(qdebounced(tell, timeout=TYPED_PREVIEW_MS, parent=writer))
         self._writers[script_id] = writer
         return writer
 
