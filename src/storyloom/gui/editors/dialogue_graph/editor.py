@@ -2,7 +2,10 @@
 node inspector: a board (:class:`~storyloom.gui.editors.board.BoardEditor`: undo, read-only,
 selection). Every edit is a patch planned by
 :class:`~storyloom.project.dialogue_graph.DialogueGraph`, one undoable step; the document saves
-``content.tree`` through the editor gate like every editor (debounced, Ctrl+S).
+``content.tree`` through the editor gate like every editor (debounced, Ctrl+S). The linked
+scripts are followed as the session changes them (their names in the side panel, the nodes'
+first lines and problems), and a script's text written in the side panel saves with the
+dialogue (Ctrl+S, closing the tab or the window) besides its own debounced save.
 
 The public methods (:meth:`add_node`, :meth:`link`, :meth:`move_nodes`, :meth:`delete_selection`,
 :meth:`copy_selection`, :meth:`paste`, :meth:`set_node_data`, :meth:`edit_port`,
@@ -17,10 +20,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QFrame, QLabel, QMenu, QSplitter, QVBoxLayout, QWidget
 
+from storyloom.app import DocumentChanged
 from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 from storyloom.gui.editors.board import BoardEditor, ViewShortcut
@@ -29,8 +33,10 @@ from storyloom.gui.editors.dialogue_graph.inspector import NodeInspector
 from storyloom.gui.editors.dialogue_graph.items import EdgeItem, NodeItem
 from storyloom.gui.editors.dialogue_graph.palette import NodePalette, kind_icon
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
+from storyloom.gui.editors.dialogue_graph.script_writer import ScriptWriters
 from storyloom.gui.editors.dialogue_graph.view import GraphView
 from storyloom.gui.editors.markdown_pane import open_document
+from storyloom.gui.host import host_of
 from storyloom.project.dialogue_graph import (
     NODE_KINDS,
     ConnectionRefused,
@@ -53,6 +59,8 @@ class DialogueGraphEditor(BoardEditor):
     """A Dialogue document's graph (``content.tree``)."""
 
     view: GraphView
+    #: A side panel script writer's unsaved state changed (re-emitted as ``state_changed``).
+    writer_state_changed = Signal()
     noun = "dialogue"
     object_prefix = "graph"
 
@@ -63,6 +71,12 @@ class DialogueGraphEditor(BoardEditor):
         self.node_palette = NodePalette()
         self.inspector = NodeInspector()
         self.inspector.setMinimumWidth(280)
+        # Queued: a writer saves as it is put away, which may happen while the scene reloads,
+        # and what follows the tab's state (the lock UI) must see the scene whole.
+        self.writer_state_changed.connect(self.state_changed, Qt.ConnectionType.QueuedConnection)
+        self.inspector.writers = ScriptWriters(self.session, self.inspector, self.writer_state_changed.emit,
+                                               self._script_typed)
+        self._following = False
         return GraphView(self.scene)
 
     def build_tools(self) -> None:
@@ -166,11 +180,104 @@ class DialogueGraphEditor(BoardEditor):
         return {"name": self.name_edit.text(), "content": content}
 
     def shown(self) -> None:
+        self._follow_documents()
         if self._previews:  # a linked script may have changed while another tab was in front
             self._previews.clear()
             self.inspector.scripts = self._scripts(self.base)
             self.scene.refresh_previews()
             self.scene.refresh_problems()
+
+    # ------------------------------------------------------------------ the other documents
+    def _follow_documents(self) -> None:
+        """Follow the session's changes of other documents (a linked script renamed, written
+        in its tab or by a teammate, locked, deleted) once the editor is in its window."""
+        host = host_of(self)
+        if self._following or host is None:
+            return
+        self._following = True
+        host.bridge.documents_changed.connect(self.documents_changed)
+
+    def documents_changed(self, changes: list[DocumentChanged]) -> None:
+        """Scripts changed: the list of scripts (their names), the nodes' first lines and
+        problems, and the side panel follow; the panel's script text follows its document as
+        the Script tab does (what is typed is kept)."""
+        if self.session.closed:
+            return
+        known = {script_id for script_id, _name in self.inspector.scripts}
+        writers = self.inspector.writers
+        scripts = {c.id for c in changes if c.id != self.doc_id and (c.id in known or c.id in self._previews
+                                                                     or self._is_script(c.id))}
+        for change in changes:
+            if writers is not None and change.id != self.doc_id:
+                writers.external_change(change)
+        if not scripts:
+            return
+        for script_id in scripts:
+            self._previews.pop(script_id, None)
+        self.inspector.scripts = self._scripts(self.base)
+        self.scene.refresh_previews()
+        self.scene.refresh_problems()
+        self.selection_changed()
+
+    def _script_typed(self, script_id: str, head: str) -> None:
+        """Lines written in the side panel: the nodes linking that script show them as typed
+        (the session's event for the save shows them as stored)."""
+        self._previews[script_id] = script_preview(head)
+        self.scene.refresh_previews()
+
+    def _is_script(self, doc_id: str) -> bool:
+        try:
+            summary = self.session.index.get(doc_id)
+        except Exception:  # noqa: BLE001 - the index is a convenience: without it, no script is followed
+            return False
+        return summary is not None and summary.type == "Script"
+
+    # ------------------------------------------------------------------ saving the panel's script too
+    @property
+    def dirty(self) -> bool:
+        """Unsaved: the graph, or a script's text typed in the side panel (the window saves
+        and asks before closing as for any unsaved edit). While the dialogue's own revisions
+        are weighed (a change from elsewhere), only the graph counts."""
+        writers = getattr(getattr(self, "inspector", None), "writers", None)
+        if getattr(self, "_graph_only", False) or writers is None:
+            return self._graph_dirty
+        return self._graph_dirty or writers.dirty
+
+    @dirty.setter
+    def dirty(self, value: bool) -> None:
+        self._graph_dirty = value
+
+    def mark_dirty(self, *_args: Any) -> None:
+        """The graph changed (unsaved text in the side panel's script does not make it saved)."""
+        if self._loading:
+            return
+        if not self._graph_dirty:
+            self._graph_dirty = True
+            self.state_changed.emit()
+        self._autosave()
+
+    def external_change(self, change: DocumentChanged) -> None:
+        """The dialogue changed elsewhere: only an unsaved graph is kept aside from it (the side
+        panel's script text belongs to another document and stays as typed)."""
+        self._graph_only = True
+        try:
+            super().external_change(change)
+        finally:
+            self._graph_only = False
+
+    def save(self) -> bool:
+        """Save the graph (when it changed) and the scripts' text typed in the side panel."""
+        writers = self.inspector.writers
+        scripts_saved = writers.save() if writers is not None else True
+        if not self._graph_dirty:
+            self._autosave.cancel()
+            return scripts_saved
+        return super().save() and scripts_saved
+
+    def stop(self) -> None:
+        super().stop()
+        if self.inspector.writers is not None:
+            self.inspector.writers.stop()
 
     # ------------------------------------------------------------------ scripts
     def _scripts(self, doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -236,7 +343,7 @@ class DialogueGraphEditor(BoardEditor):
     def board_editable(self, editable: bool) -> None:
         """Locked by someone else: the graph can be looked at, searched and played, not changed."""
         self.palette_panel.setEnabled(editable)
-        self.inspector.setEnabled(editable)
+        self.inspector.set_graph_editable(editable)  # the linked scripts have locks of their own
         self.scene.set_movable(editable)
 
     def _view_center(self) -> QPointF:
@@ -308,7 +415,14 @@ class DialogueGraphEditor(BoardEditor):
         return self.push(self.scene.graph.add_port(node_id))
 
     def remove_port(self, node_id: str, handle_id: str) -> bool:
-        return self.push(self.scene.graph.remove_port(node_id, handle_id))
+        """Delete an output (and its link): one undoable step, announced in the footer."""
+        node = self.scene.graph.node(node_id)
+        handle = self.scene.graph.handle(node_id, handle_id)
+        if node is None or handle is None or not self.push(self.scene.graph.remove_port(node_id, handle_id)):
+            return False
+        what = {"choice": "Option", "switch": "Case"}.get(kind_of(node).type, "Output")
+        self.hint_label.setText(f"{what} “{handle.get('label', '')}” deleted — Ctrl+Z to undo.")
+        return True
 
     def select_all(self) -> None:
         self.scene.select_nodes(list(self.scene.node_items))

@@ -1,19 +1,28 @@
 """The side panel of the dialogue graph: what the selected node holds, to edit — its label,
-its script (link one, create one, open it), its condition, switch or event, its jump target,
-its outputs and their port scripts, its notes — and its problems. With nothing selected it
-lists the dialogue's problems (click one to go to its node).
+its script (link one, create one, open it, and write its lines right here), its condition,
+switch or event, its jump target, its outputs and their port scripts, its notes — and its
+problems. With nothing selected it lists the dialogue's problems (click one to go to its node).
 
-Every edit is sent as a signal when a field is done with (Enter, leaving it); the editor makes
-it an undoable command. The panel never changes the graph itself."""
+Every edit of the graph is sent as a signal when a field is done with (Enter, leaving it); the
+editor makes it an undoable command. The panel never changes the graph itself. A script
+node's lines are the linked Script document's text, in a
+:class:`~storyloom.gui.editors.dialogue_graph.script_writer.NodeScriptWriter` (the Script
+editor, compact), which saves to that Script as its tab would.
+
+The keyboard walks the fields in reading order (Tab from an option's text goes to its port
+script, then to the next option); the buttons that delete an output take no keyboard focus, so
+nothing is deleted by Tab then Space, and a deletion is one undoable step the editor announces."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFocusEvent, QFont
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFrame,
     QHBoxLayout,
@@ -31,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from storyloom.gui import theme
 from storyloom.gui.editors.dialogue_graph.palette import kind_icon
+from storyloom.gui.editors.dialogue_graph.script_writer import NodeScriptWriter, ScriptWriters
 from storyloom.project.dialogue_graph import DialogueGraph, GraphProblem, kind_of, ports
 
 HINTS = {
@@ -38,6 +48,12 @@ HINTS = {
     "switch": "An expression; each output's label is a value it may have",
     "event": "The event's name, as the game knows it",
 }
+
+
+#: What stays usable while the dialogue is read-only (another writer holds its lock): the
+#: linked script is a document of its own, whose own lock decides; opening it; the problems.
+_OWN_DOCUMENT_FIELDS = frozenset({"writerSlot", "writerLabel", "scriptText", "openScript", "preview", "problems",
+                                  "problemBox"})
 
 
 class NotesEdit(QPlainTextEdit):
@@ -81,9 +97,15 @@ class NodeInspector(QScrollArea):
         self._signature: Any = None
         self.scripts: list[tuple[str, str]] = []
         self.fields: dict[str, Any] = {}
+        #: The writers of the linked scripts (the editor gives them its session).
+        self.writers: ScriptWriters | None = None
+        #: The writer the panel shows now (a script node with a readable script selected).
+        self.script_writer: NodeScriptWriter | None = None
+        self.graph_editable = True
         self._build_empty([], 0)
 
     def _page(self) -> QVBoxLayout:
+        self._put_writer_away()  # before its page goes: the writer outlives it
         page = QWidget()
         page.setObjectName("inspectorPage")
         layout = QVBoxLayout(page)
@@ -150,7 +172,7 @@ class NodeInspector(QScrollArea):
         """Show ``node``; when it is the node already shown with the same ports, only the
         values change (a field being typed in keeps its text and focus)."""
         kind = kind_of(node)
-        signature = (node.get("id"), kind.type, tuple(h["id"] for h in ports(node, "source")), len(self.scripts),
+        signature = (node.get("id"), kind.type, tuple(h["id"] for h in ports(node, "source")),
                      tuple(graph.jump_targets(node.get("id"))) if kind.type == "jump" else ())
         if signature != self._signature:
             self._signature = signature
@@ -158,13 +180,28 @@ class NodeInspector(QScrollArea):
             self._build_node(node, graph)
         self._fill(node)
         self._fill_notes(problems, preview)
+        self._follow_editable()
+
+    def set_graph_editable(self, editable: bool) -> None:
+        """The dialogue is read-only (``False``) or editable again: the graph's fields follow;
+        the linked script's text follows that script's own lock."""
+        self.graph_editable = editable
+        self._follow_editable()
+
+    def _follow_editable(self) -> None:
+        for key, value in self.fields.items():
+            if key in _OWN_DOCUMENT_FIELDS:
+                continue
+            for widget in value if isinstance(value, tuple) else (value,):
+                if isinstance(widget, QWidget):
+                    widget.setEnabled(self.graph_editable)
 
     def _fill_notes(self, problems: list[GraphProblem], preview: list[str] | None) -> None:
         """The script's first lines and the node's problems, changed in place (no field loses focus)."""
         shown = self.fields.get("preview")
-        if isinstance(shown, QLabel):
+        if isinstance(shown, QLabel):  # the first lines, when there is no text to write in
             shown.setText("\n".join(preview or []))
-            shown.setVisible(bool(preview))
+            shown.setVisible(bool(preview) and self.script_writer is None)
         box = self.fields.get("problemBox")
         if not isinstance(box, QWidget):
             return
@@ -239,6 +276,7 @@ class NodeInspector(QScrollArea):
                 add.setObjectName("addPort")
                 add.clicked.connect(lambda: self.port_added.emit(node_id))
                 layout.addWidget(add, 0, Qt.AlignmentFlag.AlignLeft)
+                self.fields["addPort"] = add
         layout.addWidget(_field_label("Notes"))
         notes = NotesEdit()
         notes.setObjectName("nodeNotes")
@@ -254,7 +292,20 @@ class NodeInspector(QScrollArea):
         box.setSpacing(theme.XS)
         layout.addWidget(problem_box)
         self.fields["problemBox"] = problem_box
-        layout.addStretch(1)
+        if kind.type != "script":
+            layout.addStretch(1)  # a script node's text takes the height instead
+        self._chain_tab_order()
+
+    def _chain_tab_order(self) -> None:
+        """Tab walks the fields as they read, top to bottom: an option's text, its port script,
+        the next option... (the order widgets were made in is not that)."""
+        chain: list[QWidget] = []
+        for value in self.fields.values():
+            for widget in value if isinstance(value, tuple) else (value,):
+                if isinstance(widget, QWidget) and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                    chain.append(widget)
+        for before, after in itertools.pairwise(chain):
+            QWidget.setTabOrder(before, after)
 
     def _script_fields(self, layout: QVBoxLayout, node_id: str) -> None:
         layout.addWidget(_field_label("Script"))
@@ -270,9 +321,11 @@ class NodeInspector(QScrollArea):
         buttons.setSpacing(theme.S)
         create = QPushButton(qta.icon("ph.file-plus"), "New script")
         create.setObjectName("newScript")
-        create.setToolTip("Create a script for this node, in the dialogue's script folder, and link it")
-        create.clicked.connect(lambda: self.new_script_requested.emit(node_id))
+        create.setToolTip("Create a script named after this node, in the dialogue's script folder, link it and "
+                          "write its lines here")
+        create.clicked.connect(lambda: self._new_script(node_id))
         buttons.addWidget(create)
+        self.fields["newScript"] = create
         open_button = QPushButton(qta.icon("ph.arrow-square-out"), "Open")
         open_button.setObjectName("openScript")
         open_button.clicked.connect(lambda: combo.currentData() and self.open_requested.emit(combo.currentData()))
@@ -286,6 +339,58 @@ class NodeInspector(QScrollArea):
         shown.setProperty("role", "caption")
         layout.addWidget(shown)
         self.fields["preview"] = shown
+        slot = QWidget()
+        slot.setObjectName("scriptWriterSlot")
+        slot_layout = QVBoxLayout(slot)
+        slot_layout.setContentsMargins(0, theme.S, 0, 0)
+        slot_layout.setSpacing(theme.XS)
+        lines = _field_label("Lines")
+        lines.setToolTip("The linked script's text: written here, saved to the script")
+        lines.hide()
+        slot_layout.addWidget(lines)
+        layout.addWidget(slot, 1)
+        self.fields["writerSlot"] = slot
+        self.fields["writerLabel"] = lines
+
+    def _new_script(self, node_id: str) -> None:
+        """The label being typed is the node's first (the script is named after it), then the
+        script is made and its text gets the focus."""
+        label = self.fields.get("label")
+        if isinstance(label, QLineEdit):
+            self.data_edited.emit(node_id, {"label": label.text()})
+        self.new_script_requested.emit(node_id)
+        if self.script_writer is not None and self.node_id == node_id:
+            self.script_writer.text.setFocus()
+
+    # ------------------------------------------------------------------ the script's text
+    def _show_writer(self, script_id: str | None) -> None:
+        """Show the text of ``script_id`` in the panel (none: no text box)."""
+        slot = self.fields.get("writerSlot")
+        current = self.script_writer
+        if current is not None and current.doc_id == script_id and current.parent() is slot:
+            return
+        self._put_writer_away()
+        if not isinstance(slot, QWidget) or not script_id or self.writers is None:
+            return
+        writer = self.writers.writer(script_id)
+        if writer is None:
+            return
+        slot_layout = slot.layout()
+        if slot_layout is not None:
+            slot_layout.addWidget(writer)
+        writer.show()
+        self.script_writer = writer
+        self.fields["scriptText"] = writer.text
+        self.fields["writerLabel"].show()
+        self._chain_tab_order()
+
+    def _put_writer_away(self) -> None:
+        writer, self.script_writer = self.script_writer, None
+        self.fields.pop("scriptText", None)
+        if isinstance(self.fields.get("writerLabel"), QLabel):
+            self.fields["writerLabel"].hide()
+        if writer is not None and self.writers is not None:
+            self.writers.put_away(writer)
 
     def _port_row(self, node_id: str, handle: dict[str, Any], removable: bool, renamable: bool) -> QWidget:
         row = QWidget()
@@ -302,10 +407,14 @@ class NodeInspector(QScrollArea):
         top.addWidget(label, 1)
         if removable:
             remove = QToolButton()
+            remove.setObjectName("removePort")
+            remove.setProperty("handle", handle_id)
             remove.setIcon(qta.icon("ph.x"))
-            remove.setToolTip("Remove this output (and its link)")
+            remove.setToolTip("Delete this output and its link (Ctrl+Z brings it back)")
             remove.setAutoRaise(True)
-            remove.clicked.connect(lambda: self.port_removed.emit(node_id, handle_id))
+            # Out of the Tab chain: Tab then Space must never delete an option.
+            remove.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            remove.clicked.connect(lambda: self._remove_port(node_id, handle_id))
             top.addWidget(remove)
         box.addLayout(top)
         script = QLineEdit()
@@ -316,6 +425,35 @@ class NodeInspector(QScrollArea):
         box.addWidget(script)
         self.fields[f"port:{handle_id}"] = (label, script)
         return row
+
+    def _remove_port(self, node_id: str, handle_id: str) -> None:
+        """Delete an output; the keyboard's place in the panel, when it was in the deleted row,
+        moves to "Add option" (where Ctrl+Z reaches the graph's undo and Space adds)."""
+        focus = QApplication.focusWidget()
+        row = self.fields.get(f"port:{handle_id}")
+        self.port_removed.emit(node_id, handle_id)
+        adder = self.fields.get("addPort")
+        if isinstance(adder, QWidget) and (focus in (row or ()) or QApplication.focusWidget() is None):
+            adder.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _fill_scripts(self, combo: QComboBox) -> None:
+        """The list of scripts as they are named now (a rename elsewhere shows at once); the
+        chosen one stays chosen."""
+        wanted = [("(no script)", None), *((name, script_id) for script_id, name in self.scripts)]
+        shown = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+        if shown == wanted:
+            return
+        if [data for _text, data in shown] == [data for _text, data in wanted]:
+            for index, (text, _data) in enumerate(wanted):
+                combo.setItemText(index, text)
+            return
+        current = combo.currentData()
+        blocked = combo.blockSignals(True)
+        combo.clear()
+        for text, data in wanted:
+            combo.addItem(text, data)
+        combo.setCurrentIndex(max(0, combo.findData(current)) if current else 0)
+        combo.blockSignals(blocked)
 
     def _fill(self, node: dict[str, Any]) -> None:
         data = node.get("data") if isinstance(node.get("data"), dict) else {}
@@ -334,6 +472,8 @@ class NodeInspector(QScrollArea):
             if key in ("label", "notes", "condition", "switch", "event"):
                 text(widget, data.get(key))
             elif key in ("scriptId", "jumpTo"):
+                if key == "scriptId":
+                    self._fill_scripts(widget)
                 index = widget.findData(data.get(key)) if data.get(key) else 0
                 widget.setCurrentIndex(max(index, 0))
             elif key.startswith("port:"):
@@ -343,3 +483,6 @@ class NodeInspector(QScrollArea):
                     text(widget[1], handle.get("portScript"))
         if "openScript" in self.fields:
             self.fields["openScript"].setEnabled(bool(data.get("scriptId")))
+        if "writerSlot" in self.fields:
+            script_id = data.get("scriptId")
+            self._show_writer(script_id if isinstance(script_id, str) else None)
