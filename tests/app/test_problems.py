@@ -213,3 +213,12 @@ def test_the_drafft_samples_speakers_are_their_actors(workspace) -> None:  # typ
                        if p.diagnostic.code == UNKNOWN_ACTOR]
             names = {p.fix.name for p in unknown if p.fix is not None}
             assert (len(unknown), names) == ((0, set()) if name == "Tgof" else (2, {"Memory Echo"}))
+
+
+def test_the_built_in_sample_has_no_speaker_without_an_actor(workspace: Workspace) -> None:
+    from storyloom.project.sample import create_sample_project
+
+    create_sample_project(workspace.manager).close()
+    with workspace.open_session("The Lighthouse Keeper") as session:
+        problems = ProjectProblems(session.db, session.index).rebuild()
+        assert [p for p in problems if p.diagnostic.code == UNKNOWN_ACTOR] == []

@@ -9,8 +9,9 @@ from .actors import (
     actor_lines as actor_lines,
     ActorLine as ActorLine,
     ActorLines as ActorLines,
-    find_actor as find_actor,
     NodeRef as NodeRef,
+    speaker_index as speaker_index,
+    SpeakerIndex as SpeakerIndex,
     speaker_column as speaker_column,
     speaker_key as speaker_key,
 )

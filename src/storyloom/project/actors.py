@@ -11,15 +11,19 @@ included). The ``[angry]`` after the text is the line's expression, never part o
 :func:`actor_lines` lists every line of one actor: the Scripts that speak it (each line with its
 number, text and expression) and, for each, the dialogue nodes that play that Script (a Script
 node's ``scriptId``). Dialogue nodes hold no speaker of their own: a node's lines are its
-linked Script's. The query reads only the Scripts whose text holds the name (a substring test
-before any parse) and the Dialogues, so it stays quick on a project of 10,000 documents.
+linked Script's. The query reads through a :class:`SpeakerIndex` kept per store by revision
+(the speech lines of each Script, the Script nodes of each Dialogue): the first query of a
+project reads its Scripts and Dialogues once, the next ones only what was written since.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import dataclasses
+import threading
+import weakref
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from storyloom.script import parse_script
 from storyloom.script.lines import SpeechLine
@@ -97,13 +101,14 @@ class ActorLine:
 class ActorLines:
     """Every line of one actor: ``name`` as asked, ``actor_id`` the Actor document it names
     (``None`` when no Actor has that name or alias), ``keys`` the speaker keys matched, and
-    ``lines`` in document-name then line order. ``scripts`` counts the Scripts read (for benches)."""
+    ``lines`` in document-name then line order. ``read`` counts the documents the query read
+    (those written since the last query; for tests and benches)."""
 
     name: str
     actor_id: str | None
     keys: frozenset[str]
     lines: list[ActorLine] = field(default_factory=list)
-    scripts: int = 0
+    read: int = 0
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -131,19 +136,6 @@ def _fetch(db: Any, ids: list[str]) -> Iterator[dict[str, Any]]:
                 yield doc
 
 
-def find_actor(db: Any, index: Any, name: str) -> dict[str, Any] | None:
-    """The Actor document named (or aliased) ``name``, ignoring case; the first in id order when
-    several are; ``None`` when there is none."""
-    wanted = speaker_key(name)
-    if not wanted:
-        return None
-    ids = sorted(index.ids_of_type(ACTOR_TYPE))
-    for doc in _fetch(db, ids):
-        if wanted in actor_keys(doc):
-            return doc
-    return None
-
-
 def speech_lines(text: str) -> Iterator[SpeechLine]:
     """The speech lines of a script's text, in order."""
     for line in parse_script(text).lines:
@@ -151,32 +143,134 @@ def speech_lines(text: str) -> Iterator[SpeechLine]:
             yield line
 
 
-def script_nodes(db: Any, index: Any, script_ids: Iterable[str]) -> dict[str, list[NodeRef]]:
-    """For each of ``script_ids``, the dialogue nodes that play it (``data.scriptId``)."""
-    wanted = set(script_ids)
-    found: dict[str, list[NodeRef]] = {}
-    if not wanted:
-        return found
-    for doc in _fetch(db, sorted(index.ids_of_type(DIALOGUE_TYPE))):
-        content = doc.get("content")
-        tree = content.get("tree") if isinstance(content, Mapping) else None
-        nodes = tree.get("nodes") if isinstance(tree, Mapping) else None
-        if not isinstance(nodes, list):
-            continue
-        for node in nodes:
-            data = node.get("data") if isinstance(node, Mapping) else None
-            script_id = data.get("scriptId") if isinstance(data, Mapping) else None
-            if isinstance(data, Mapping) and isinstance(script_id, str) and script_id in wanted:
-                label = data.get("label")
-                found.setdefault(script_id, []).append(NodeRef(
-                    str(doc.get("_id")), _name(doc), str(node.get("id") or ""),
-                    label.strip() if isinstance(label, str) else ""))
-    return found
-
-
 def _name(doc: Mapping[str, Any]) -> str:
     name = doc.get("name")
     return name if isinstance(name, str) and name.strip() else str(doc.get("_id") or "")
+
+
+class _Spoken(NamedTuple):
+    """A speech line as the cache keeps it (its speaker's key beside it)."""
+
+    key: str
+    line: SpeechLine
+
+
+class SpeakerIndex:
+    """The speech lines of every Script and the Script nodes of every Dialogue of one project,
+    kept by revision: a query reads (and parses) only the documents written since the last one,
+    so the first query of a 10,000-document project reads its Scripts and Dialogues once and the
+    next ones cost a pass over the index. Thread-safe (one lock; the actor editor queries from a
+    worker thread). :func:`speaker_index` gives the one of a store."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._links: dict[str, tuple[str, ...]] = {}  # dialogue id -> the script id of each of its NodeRefs
+        self._actors: dict[str, tuple[str, frozenset[str]]] = {}  # Actor id -> (rev, its speaker keys)
+        self._scripts: dict[str, tuple[str, str, tuple[_Spoken, ...]]] = {}  # id -> (rev, name, lines)
+        self._dialogues: dict[str, tuple[str, tuple[NodeRef, ...], frozenset[str]]] = {}  # id -> (rev, nodes, ids)
+        self.read = 0  # documents read by the last refresh (for tests and benches)
+
+    def refresh(self, db: Any, index: Any) -> None:
+        """Catch up with the index: read the Scripts and Dialogues whose revision changed, forget the gone."""
+        with self._lock:
+            scripts: dict[str, str] = {}
+            dialogues: dict[str, str] = {}
+            actors: dict[str, str] = {}
+            for summary in index.summaries():
+                if summary.type == SCRIPT_TYPE:
+                    scripts[summary.id] = summary.rev
+                elif summary.type == DIALOGUE_TYPE:
+                    dialogues[summary.id] = summary.rev
+                elif summary.type == ACTOR_TYPE:
+                    actors[summary.id] = summary.rev
+            self.read = 0
+            for kept, current, read in ((self._scripts, scripts, self._read_script),
+                                        (self._dialogues, dialogues, self._read_dialogue),
+                                        (self._actors, actors, self._read_actor)):
+                for doc_id in [i for i in kept if i not in current]:
+                    del kept[doc_id]
+                    self._links.pop(doc_id, None)
+                stale = [i for i, rev in current.items() if kept.get(i, ("",))[0] != rev]
+                for doc in _fetch(db, stale):
+                    read(doc)
+                    self.read += 1
+
+    def _read_script(self, doc: Mapping[str, Any]) -> None:
+        said = tuple(_Spoken(speaker_key(line.actor), line) for line in speech_lines(script_text(doc)))
+        self._scripts[str(doc["_id"])] = (str(doc.get("_rev", "")), _name(doc), said)
+
+    def _read_actor(self, doc: Mapping[str, Any]) -> None:
+        self._actors[str(doc["_id"])] = (str(doc.get("_rev", "")), actor_keys(doc))
+
+    def actor_named(self, name: str) -> tuple[str | None, frozenset[str]]:
+        """``(id, keys)`` of the Actor named or aliased ``name`` (the first in id order), or
+        ``(None, {key of name})`` when no Actor is (as of the last refresh)."""
+        wanted = speaker_key(name)
+        with self._lock:
+            for doc_id in sorted(self._actors):
+                keys = self._actors[doc_id][1]
+                if wanted and wanted in keys:
+                    return doc_id, keys
+        return None, frozenset({wanted} - {""})
+
+    def _read_dialogue(self, doc: Mapping[str, Any]) -> None:
+        content = doc.get("content")
+        tree = content.get("tree") if isinstance(content, Mapping) else None
+        nodes = tree.get("nodes") if isinstance(tree, Mapping) else None
+        found: list[NodeRef] = []
+        scripts: list[str] = []
+        for node in nodes if isinstance(nodes, list) else ():
+            data = node.get("data") if isinstance(node, Mapping) else None
+            script_id = data.get("scriptId") if isinstance(data, Mapping) else None
+            if isinstance(data, Mapping) and isinstance(script_id, str) and script_id:
+                label = data.get("label")
+                found.append(NodeRef(str(doc.get("_id")), _name(doc), str(node.get("id") or ""),
+                                     label.strip() if isinstance(label, str) else ""))
+                scripts.append(script_id)
+        self._dialogues[str(doc["_id"])] = (str(doc.get("_rev", "")), tuple(found), frozenset(scripts))
+        self._links[str(doc["_id"])] = tuple(scripts)
+
+    def lines_of(self, keys: frozenset[str]) -> list[ActorLine]:
+        """Every speech line whose speaker key is one of ``keys``, with the nodes playing its Script."""
+        with self._lock:
+            lines = [ActorLine(doc_id, name, spoken.line.line, spoken.line.text, spoken.line.expression,
+                               spoken.line.tag, spoken.line.actor)
+                     for doc_id, (_rev, name, said) in self._scripts.items()
+                     for spoken in said if spoken.key in keys]
+            wanted = {line.doc_id for line in lines}
+            nodes: dict[str, list[NodeRef]] = {}
+            for dialogue_id, (_rev, refs, linked) in self._dialogues.items():
+                if linked.isdisjoint(wanted):
+                    continue
+                for ref, script_id in zip(refs, self._links[dialogue_id], strict=True):
+                    if script_id in wanted:
+                        nodes.setdefault(script_id, []).append(ref)
+        if nodes:
+            lines = [dataclasses.replace(line, nodes=tuple(nodes.get(line.doc_id, ()))) for line in lines]
+        lines.sort(key=lambda line: (line.doc_name.casefold(), line.doc_id, line.line))
+        return lines
+
+    def speakers(self) -> dict[str, int]:
+        """How many lines each speaker key has, across the project (as of the last refresh)."""
+        with self._lock:
+            counts: dict[str, int] = {}
+            for *_, said in self._scripts.values():
+                for spoken in said:
+                    counts[spoken.key] = counts.get(spoken.key, 0) + 1
+            return counts
+
+
+_indexes: weakref.WeakKeyDictionary[Any, SpeakerIndex] = weakref.WeakKeyDictionary()
+_indexes_lock = threading.Lock()
+
+
+def speaker_index(db: Any) -> SpeakerIndex:
+    """The :class:`SpeakerIndex` of the store ``db`` (one per store object, gone with it)."""
+    with _indexes_lock:
+        found = _indexes.get(db)
+        if found is None:
+            found = _indexes[db] = SpeakerIndex()
+        return found
 
 
 def actor_lines(db: Any, index: Any, name: str) -> ActorLines:
@@ -185,28 +279,10 @@ def actor_lines(db: Any, index: Any, name: str) -> ActorLines:
 
     ``db`` is the project's store (or a read view of it), ``index`` its
     :class:`~storyloom.project.index.ProjectIndex`. When ``name`` names an Actor document, its
-    name and its alias both match a speaker."""
-    actor = find_actor(db, index, name)
-    keys = actor_keys(actor) if actor is not None else frozenset({speaker_key(name)} - {""})
-    result = ActorLines(name, str(actor["_id"]) if actor is not None else None, keys)
+    name and its alias both match a speaker. Reads through the store's :class:`SpeakerIndex`."""
+    cache = speaker_index(db)
+    cache.refresh(db, index)
+    actor_id, keys = cache.actor_named(name)
     if not keys:
-        return result
-    lines: list[ActorLine] = []
-    scripts = 0
-    for doc in _fetch(db, index.ids_of_type(SCRIPT_TYPE)):
-        text = script_text(doc)
-        folded = text.casefold()
-        if not any(key in folded for key in keys):  # the quick test: most Scripts never name the actor
-            continue
-        scripts += 1
-        doc_id, doc_name = str(doc["_id"]), _name(doc)
-        for speech in speech_lines(text):
-            if speaker_key(speech.actor) in keys:
-                lines.append(ActorLine(doc_id, doc_name, speech.line, speech.text, speech.expression,
-                                       speech.tag, speech.actor))
-    nodes = script_nodes(db, index, {line.doc_id for line in lines})
-    if nodes:
-        lines = [ActorLine(line.doc_id, line.doc_name, line.line, line.text, line.expression, line.tag,
-                           line.speaker, tuple(nodes.get(line.doc_id, ()))) for line in lines]
-    lines.sort(key=lambda line: (line.doc_name.casefold(), line.doc_id, line.line))
-    return ActorLines(name, result.actor_id, keys, lines, scripts)
+        return ActorLines(name, actor_id, keys, read=cache.read)
+    return ActorLines(name, actor_id, keys, cache.lines_of(keys), cache.read)
