@@ -222,3 +222,17 @@ def test_the_built_in_sample_has_no_speaker_without_an_actor(workspace: Workspac
     with workspace.open_session("The Lighthouse Keeper") as session:
         problems = ProjectProblems(session.db, session.index).rebuild()
         assert [p for p in problems if p.diagnostic.code == UNKNOWN_ACTOR] == []
+
+
+@pytest.mark.parametrize("language", ["hjson", "yaml", "json", "toml", "text"])
+def test_new_variables_and_scenarios_start_without_a_problem_whatever_the_default_language(
+        session, language: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 24: a new Variables or Scenarios document, made as the sidebar's New makes it, starts
+    from a template that validates, in a project of any default property language."""
+    from storyloom.app.views.outline import create_in
+
+    session.editor.update_settings({"defaultEditorLanguage": language})
+    session.editor.create("Variable", "Player", content={"variables": "_sid: player\ncourage: 5\n"})
+    made = {create_in(session.editor, collection, None).id for collection in ("Variable", "Scenario", "Scenario")}
+    problems = ProjectProblems(session.db, session.index).rebuild()
+    assert [p.message for p in problems if p.doc_id in made] == []
