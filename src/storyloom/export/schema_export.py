@@ -606,7 +606,8 @@ def schema_from_facts(
                     **{key: _never() for key in LEGACY_EDITOR_FIELDS["Kanban"]},
                 },
             })
-            item = {"if": _is_folder(), "then": _ref("KanbanFolder"), "else": _ref("KanbanDocument")}
+            defs["KanbanEntry"] = {"if": _is_folder(), "then": _ref("KanbanFolder"), "else": _ref("KanbanDocument")}
+            item = _ref("KanbanEntry")
         else:
             def_name = f"{c.app_name}Document"
             if c.app_name == SETTINGS_ID:
