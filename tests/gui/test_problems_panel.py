@@ -50,8 +50,8 @@ def test_a_speaker_who_is_not_an_actor_offers_create_actor_which_clears_it(windo
     fix = panel.findChild(QPushButton, "problemsQuickFix")
     assert fix is not None and not fix.isEnabled()  # nothing selected yet
     panel.view.selectRow(row)
-    assert fix.isEnabled() and fix.text() == "Create actor"
-    assert panel.row_actions(row)[0].text() == "Create actor"
+    assert fix.isEnabled() and fix.text() == "Create actor “Nobody”"
+    assert panel.row_actions(row)[0].text() == "Create actor “Nobody”"
     qtbot.mouseClick(fix, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
     actors = [s for s in window.session.index.summaries() if s.type == "Actor" and s.name == "Nobody"]

@@ -288,7 +288,7 @@ class ProblemsPanel(QDockWidget):
         problem = self._selected()
         fix = problem.fix if problem is not None else None
         self.fix_button.setEnabled(fix is not None)
-        self.fix_button.setText(fix.label if fix is not None else "Quick fix")
+        self.fix_button.setText(_fix_text(fix) if fix is not None else "Quick fix")
         self.fix_button.setIcon(icons.icon("new") if fix is not None else icons.icon("info"))
         self.fix_button.setToolTip(_fix_tip(fix) if fix is not None else "Select a problem that has a quick fix")
 
@@ -297,7 +297,7 @@ class ProblemsPanel(QDockWidget):
         problem = self.model.rows[row]
         actions: list[QAction] = []
         if problem.fix is not None:
-            fix_action = QAction(icons.icon("new"), problem.fix.label, self)
+            fix_action = QAction(icons.icon("new"), _fix_text(problem.fix), self)
             fix_action.setToolTip(_fix_tip(problem.fix))
             fix_action.triggered.connect(lambda _checked=False, p=problem: self.apply_fix(p))
             actions.append(fix_action)
@@ -342,6 +342,11 @@ class ProblemsPanel(QDockWidget):
         colour = "#e5484d" if errors else ("#d9912a" if warnings else "#8a94a0")
         self.count.set_icon("ph.warning-circle", colour)
         self.count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
+
+
+def _fix_text(fix: QuickFix) -> str:
+    """The button's words: the fix and what it acts on (Create actor “Memory Echo”)."""
+    return f"{fix.label} “{fix.name}”" if fix.action == CREATE_ACTOR else fix.label
 
 
 def _fix_tip(fix: QuickFix) -> str:

@@ -190,7 +190,7 @@ def _speaker_problems(said: list[SpeechLine], script: str, actors: Collection[st
             raw_lines = script.splitlines()
         raw = raw_lines[line.line - 1] if 0 < line.line <= len(raw_lines) else ""
         found = Diagnostic(
-            f"line {line.line}: {line.actor!r} is not an actor: no Actor document has this name or alias",
+            f"“{line.actor}” is not an actor: no Actor document has this name or alias",
             UNKNOWN_ACTOR, WARNING, doc_id, "content.script", "the name or alias of an Actor",
             line.line, speaker_column(raw))
         fix = QuickFix(CREATE_ACTOR, "Create actor", line.actor)

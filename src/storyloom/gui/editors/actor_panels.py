@@ -70,7 +70,7 @@ class ExpressionStrip(QWidget):
         self.list.setMovement(QListView.Movement.Static)
         self.list.setIconSize(QSize(TILE, TILE))
         self.list.setGridSize(QSize(TILE + 36, TILE + 34))
-        self.list.setFixedHeight(TILE + 52)
+        self.list.setFixedHeight(TILE + 46)  # the tiles and a horizontal scroll bar
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
