@@ -34,9 +34,9 @@ from storyloom.app.views.editor_text import ParseStatus, normal_language, parse_
 from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.actor_panels import ActorLinesView, ExpressionStrip
 from storyloom.gui.editors.base import DocumentEditor
-from storyloom.gui.host import host_of
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.editors.markdown_pane import MarkdownPane, open_document
+from storyloom.gui.host import host_of
 from storyloom.project.content import LANGUAGES
 
 PARSE_MS = 250
