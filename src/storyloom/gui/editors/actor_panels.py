@@ -36,6 +36,7 @@ from storyloom.app.views.actor_view import (
     lines_heading,
     node_jump_label,
 )
+from storyloom.errors import StoryloomError
 from storyloom.gui import theme
 from storyloom.gui.host import host_of
 from storyloom.gui.tasks import Task
@@ -99,7 +100,10 @@ class ExpressionStrip(QWidget):
         colours = theme.colors()
         if not tile.listed:
             return qta.icon("ph.image-square", color=colours.warning)
-        found = self.images.load(tile.source) if tile.source else None
+        try:
+            found = self.images.load(tile.source) if tile.source else None
+        except StoryloomError:  # a store closing or damaged under the editor: the image is not shown
+            found = None
         image = QImage.fromData(found.data) if found is not None and found.data else QImage()
         if image.isNull():
             return qta.icon("ph.image-broken", color=colours.disabled)
@@ -127,6 +131,7 @@ class ActorLinesView(QWidget):
         self.rows: list[LineRow] = []
         self._task: Task | None = None
         self._again = False
+        self._stopped = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -154,6 +159,8 @@ class ActorLinesView(QWidget):
     def count(self, name: str) -> None:
         """Count the lines of the actor ``name`` on a worker thread (again after one in progress)."""
         self.name = name
+        if self._stopped or getattr(self.session, "closed", False):
+            return
         if self._task is not None:
             self._again = True
             return
@@ -173,11 +180,19 @@ class ActorLinesView(QWidget):
             QCoreApplication.processEvents()
 
     def stop(self) -> None:
+        """Before the session closes: wait for a count in progress, show nothing more."""
+        self._stopped = True
         if self._task is not None:
             self._task.wait()
 
+    @property
+    def stopped(self) -> bool:
+        return self._stopped or bool(getattr(self.session, "closed", False))
+
     def _counted(self, found: ActorLines) -> None:
         self._task = None
+        if self.stopped:  # the window closed while counting: its store is gone
+            return
         if self._again:
             self._again = False
             self.count(self.name)
@@ -187,6 +202,8 @@ class ActorLinesView(QWidget):
 
     def _failed(self, error: object) -> None:
         self._task = None
+        if self.stopped:
+            return
         self.title.setText(f"All lines (could not count them: {error})")
 
     def show_lines(self, found: ActorLines) -> None:

@@ -148,7 +148,7 @@ class PropertyEditor(DocumentEditor):
             self.lines.count(name if isinstance(name, str) else "")
 
     def _show_expressions(self) -> None:
-        if self.expressions is not None:
+        if self.expressions is not None and not self.session.closed:
             self.expressions.show_tiles(expression_tiles(self.base, self.lines.found if self.lines else None))
 
     def _project_changed(self, changes: list[DocumentChanged]) -> None:
