@@ -236,3 +236,13 @@ def test_new_variables_and_scenarios_start_without_a_problem_whatever_the_defaul
     made = {create_in(session.editor, collection, None).id for collection in ("Variable", "Scenario", "Scenario")}
     problems = ProjectProblems(session.db, session.index).rebuild()
     assert [p.message for p in problems if p.doc_id in made] == []
+
+
+def test_an_expression_written_in_the_speaker_s_place_says_where_it_goes(session) -> None:  # type: ignore[no-untyped-def]
+    """``::Mara (angry)::`` is no actor; creating an actor "Mara (angry)" would be the wrong fix."""
+    session.editor.create("Actor", "Mara")
+    session.editor.create("Script", "Scene", content={"script": "::Mara (angry):: Out!\n::Bo (tired):: Hm.\n"})
+    rows = [p for p in ProjectProblems(session.db, session.index).rebuild() if p.diagnostic.code == UNKNOWN_ACTOR]
+    assert [(p.line, p.fix is None) for p in rows] == [(1, True), (2, False)]
+    assert rows[0].message.endswith("an expression goes at the end of the line, ::Mara:: … [angry]")
+    assert rows[1].fix is not None and rows[1].fix.name == "Bo (tired)"

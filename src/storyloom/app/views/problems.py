@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,7 @@ UNKNOWN_ACTOR = "unknown-actor"
 CREATE_ACTOR = "create-actor"
 # Types whose problems depend on the variable states (paths, overrides, duplicate _sid).
 _STATE_DEPENDENT = frozenset({"Script", "Scenario", "Variable"})
+_PARENTHESISED = re.compile(r"(.+?)\s*\(([^()]+)\)")  # "Mara (angry)": a name, then a parenthesis
 _MAX_MENTION = 80  # an id-like string is short and has no spaces
 _FETCH_CHUNK = 500
 
@@ -189,11 +191,18 @@ def _speaker_problems(said: list[SpeechLine], script: str, actors: Collection[st
         if raw_lines is None:
             raw_lines = script.splitlines()
         raw = raw_lines[line.line - 1] if 0 < line.line <= len(raw_lines) else ""
-        found = Diagnostic(
-            f"“{line.actor}” is not an actor: no Actor document has this name or alias",
-            UNKNOWN_ACTOR, WARNING, doc_id, "content.script", "the name or alias of an Actor",
-            line.line, speaker_column(raw))
-        fix = QuickFix(CREATE_ACTOR, "Create actor", line.actor)
+        mood = _PARENTHESISED.fullmatch(line.actor.strip())
+        if mood is not None and speaker_key(mood[1]) in actors:
+            # ``::Mara (angry)::``: an actor with an expression written where the name goes; a
+            # new actor "Mara (angry)" would be the wrong fix, so there is none to click
+            message = (f"“{line.actor}” is not an actor: an expression goes at the end of the line, "
+                       f"::{mood[1].strip()}:: … [{mood[2].strip()}]")
+            fix = None
+        else:
+            message = f"“{line.actor}” is not an actor: no Actor document has this name or alias"
+            fix = QuickFix(CREATE_ACTOR, "Create actor", line.actor)
+        found = Diagnostic(message, UNKNOWN_ACTOR, WARNING, doc_id, "content.script", "the name or alias of an Actor",
+                           line.line, speaker_column(raw))
         yield ProjectProblem(found, name, "Script", SCRIPT, collection, fix)
 
 
