@@ -64,3 +64,17 @@ def test_a_line_written_elsewhere_is_counted(sample_window, qtbot) -> None:  # t
     sample_window.session.editor.create("Script", "Later", content={"script": "::wren:: One more. [shocked]\n"})
     qtbot.waitUntil(lambda: editor.lines.found is not None and len(editor.lines.found) == before + 1, timeout=10_000)
     assert any(row.document == "Later" and row.expression == "shocked" for row in editor.lines.rows)
+
+
+def test_an_expression_without_its_image_says_why(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    session = sample_window.session
+    actor = session.editor.create("Actor", "Ghost", content={"bio": "", "properties": "", "expressions": [
+        {"name": "default", "permalink": "storyloom://image/no-such-image", "_id": "no-such-image"}]}).id
+    session.editor.create("Script", "Haunting", content={"script": "::Ghost:: Boo. [eerie]\n"})
+    session.wait_for_events()
+    editor = _open_actor(sample_window, qtbot, "Ghost")
+    assert editor.doc_id == actor
+    strip = editor.expressions
+    assert [strip.list.item(i).text() for i in range(strip.list.count())] == ["default", "eerie · 1 line"]
+    assert "no attachment with id" in strip.list.item(0).toolTip()
+    assert "has no image for it" in strip.list.item(1).toolTip()

@@ -87,8 +87,9 @@ class ExpressionStrip(QWidget):
         self.tiles = tiles
         self.list.clear()
         for tile in tiles:
-            item = QListWidgetItem(self._icon(tile), tile.caption)
-            item.setToolTip(tile.tooltip)
+            icon, reason = self._icon(tile)
+            item = QListWidgetItem(icon, tile.caption)
+            item.setToolTip(tile.tooltip + (f"\n{reason}" if reason else ""))
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.list.addItem(item)
         listed = sum(1 for tile in tiles if tile.listed)
@@ -96,24 +97,27 @@ class ExpressionStrip(QWidget):
         self.list.setVisible(bool(tiles))
         self.empty.setVisible(not tiles)
 
-    def _icon(self, tile: ExpressionTile) -> QIcon:
+    def _icon(self, tile: ExpressionTile) -> tuple[QIcon, str]:
+        """The tile's image, or an icon and the reason it has none."""
         colours = theme.colors()
         if not tile.listed:
-            return qta.icon("ph.image-square", color=colours.warning)
+            return qta.icon("ph.image-square", color=colours.warning), ""
         try:
             found = self.images.load(tile.source) if tile.source else None
-        except StoryloomError:  # a store closing or damaged under the editor: the image is not shown
-            found = None
+        except StoryloomError as exc:  # a store closing or damaged under the editor: the image is not shown
+            return qta.icon("ph.selection-slash", color=colours.disabled), f"Image not shown: {exc}"
         image = QImage.fromData(found.data) if found is not None and found.data else QImage()
         if image.isNull():
-            return qta.icon("ph.image-broken", color=colours.disabled)
+            reason = found.placeholder if found is not None and found.kind != "attachment" else (
+                "Image not shown: no image source" if found is None else "Image not shown: not a picture Qt reads")
+            return qta.icon("ph.selection-slash", color=colours.disabled), reason
         ratio = self.devicePixelRatioF() or 1.0
         side = round(TILE * ratio)
         scaled = image.scaled(side, side, Qt.AspectRatioMode.KeepAspectRatio,
                               Qt.TransformationMode.SmoothTransformation)
         pixmap = QPixmap.fromImage(scaled)
         pixmap.setDevicePixelRatio(ratio)
-        return QIcon(pixmap)
+        return QIcon(pixmap), ""
 
 
 class ActorLinesView(QWidget):
