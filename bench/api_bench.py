@@ -233,7 +233,8 @@ def run_benchmark(args: argparse.Namespace) -> int:
     """Create the project under ``$STORYLOOM_HOME``, serve it, measure; everything stopped at the end."""
     from bench.generate import generate
     from storyloom.api import ApiServer, StaticProjectProvider
-    from storyloom.api.server import UvicornThread, bind_socket
+    from storyloom.api.server import bind_socket
+    from storyloom.api.serving import UvicornThread
     from storyloom.export.answers import ExportCache
     from storyloom.project.manager import ProjectManager
 

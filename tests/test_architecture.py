@@ -27,8 +27,9 @@ ALLOWED: dict[str, set[str]] = {
     "drafft": {"store", "script", "project"},
     "api": {"store", "script", "project", "export"},
     "play": {"store", "script", "project"},
-    "app": {"store", "script", "sync", "project", "export", "drafft", "api", "play"},
-    "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "app"},
+    "outputs": {"script"},
+    "app": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "outputs"},
+    "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "outputs", "app"},
     # The command line runs no workflow of its own: every verb parses its arguments, calls the
     # session layer and prints, so it imports none of store, sync or export (the errors it
     # catches come through storyloom.app.terms).
@@ -54,6 +55,8 @@ FRAMEWORKS: dict[str, set[str]] = {
     "starlette": {"api"},
     "uvicorn": {"api"},
     "httpx": {"sync"},
+    "docx": {"outputs"},
+    "markdown_it": {"outputs"},
 }
 #: The repository's own folders: an installed Storyloom has none of them, so no module imports them.
 REPOSITORY_FOLDERS = {"bench", "tests", "tools"}

@@ -23,7 +23,8 @@ def _show(capsys, *flags: str) -> dict:  # type: ignore[no-untyped-def]
 def test_show_prints_every_option_with_the_defaults(capsys) -> None:  # type: ignore[no-untyped-def]
     values = _show(capsys)
     assert list(values) == ["username", "api.enabled", "api.key", "api.port", "api.answer_cache_mb",
-                            "backups.keep"]
+                            "backups.keep", "theme", "editor.font", "editor.font_size"]
+    assert (values["theme"], values["editor.font"], values["editor.font_size"]) == ("system", "", 0)
     assert values["api.enabled"] is False and values["api.key"] == "" and values["api.port"] == 9001
     assert values["api.answer_cache_mb"] == 64 and values["backups.keep"] == 10
     assert values["username"]
@@ -52,6 +53,10 @@ def test_the_key_is_masked_unless_asked_for(capsys) -> None:  # type: ignore[no-
     ("api.answer_cache_mb", "4096", "api_answer_cache_mb", 4096),
     ("backups.keep", "3", "auto_backups_keep", 3),
     ("backups.keep", "0", "auto_backups_keep", 0),
+    ("theme", " Dark", "theme", "dark"),
+    ("editor.font", " JetBrains Mono ", "editor_font_family", "JetBrains Mono"),
+    ("editor.font_size", "14", "editor_font_size", 14),
+    ("editor.font_size", "0", "editor_font_size", 0),
 ])
 def test_set_saves_one_option(capsys, name, value, field, expected) -> None:  # type: ignore[no-untyped-def]
     assert main(["options", "set", name, value]) == 0
@@ -121,8 +126,11 @@ def test_a_key_shorter_than_16_characters_is_refused_and_the_generating_command_
     ("backups.keep", "-1", "backups.keep: expected a whole number from 0 to 1000 (0 turns automatic backups "
      "off), got '-1'"),
     ("backups.keep", "ten", "backups.keep: expected a whole number from 0 to 1000"),
+    ("theme", "blue", "theme: expected system, light or dark, got 'blue'"),
+    ("editor.font_size", "3", "editor.font_size: expected 0 (the system's size) or a size in points from 6 to 48"),
+    ("editor.font_size", "big", "editor.font_size: expected 0 (the system's size)"),
     ("colour", "blue", "unknown option 'colour': choose one of username, api.enabled, api.key, api.port, "
-     "api.answer_cache_mb, backups.keep"),
+     "api.answer_cache_mb, backups.keep, theme, editor.font, editor.font_size"),
 ])
 def test_a_wrong_value_names_the_option_and_the_allowed_values(
         capsys, name, value, message) -> None:  # type: ignore[no-untyped-def]

@@ -89,7 +89,8 @@ def test_save_and_load_in_the_config_dir() -> None:
     assert file.parent == paths.config_dir()
     saved = json.loads(file.read_text())
     assert saved == {"username": "ana", "api_enabled": True, "api_key": options.api_key, "api_port": 9100,
-                     "api_answer_cache_mb": 64, "auto_backups_keep": 10}
+                     "api_answer_cache_mb": 64, "auto_backups_keep": 10, "theme": "system",
+                     "editor_font_family": "", "editor_font_size": 0}
     assert AppOptions.load() == options
     options.set_answer_cache_mb(0)
     options.save()
@@ -218,3 +219,42 @@ def test_generate_api_key_is_the_options_key_generator(monkeypatch: pytest.Monke
     monkeypatch.setattr("storyloom.app.options.generate_api_key", lambda: "from-the-one-generator")
     assert AppOptions(username="ana", api_enabled=True).api_key == "from-the-one-generator"
     assert len(generate_api_key()) >= 40 and generate_api_key() != generate_api_key()
+
+
+def test_the_theme_and_the_editor_font_default_to_the_systems() -> None:
+    options = AppOptions(username="ana")
+    assert (options.theme, options.editor_font_family, options.editor_font_size) == ("system", "", 0)
+
+
+@pytest.mark.parametrize("theme", ["system", "light", "dark"])
+def test_a_theme_is_saved_and_loaded(theme: str) -> None:
+    options = AppOptions(username="ana")
+    options.set_theme(theme)
+    options.save()
+    assert AppOptions.load().theme == theme
+
+
+def test_a_wrong_theme_is_refused_and_the_previous_one_stays() -> None:
+    options = AppOptions(username="ana", theme="dark")
+    with pytest.raises(OptionsError) as info:
+        options.set_theme("blue")
+    assert info.value.field == "theme" and options.theme == "dark"
+    with pytest.raises(OptionsError):
+        AppOptions(username="ana", theme="sepia")
+
+
+def test_the_editor_font_is_a_family_and_a_size_in_points() -> None:
+    options = AppOptions(username="ana")
+    options.set_editor_font("  JetBrains Mono ", 14)
+    options.save()
+    loaded = AppOptions.load()
+    assert (loaded.editor_font_family, loaded.editor_font_size) == ("JetBrains Mono", 14)
+
+
+@pytest.mark.parametrize("size", [-1, 3, 49, 12.5, True, "12"])
+def test_a_wrong_editor_font_size_is_refused_and_the_font_stays(size: object) -> None:
+    options = AppOptions(username="ana", editor_font_family="Mono", editor_font_size=11)
+    with pytest.raises(OptionsError) as info:
+        options.set_editor_font("Other", size)  # type: ignore[arg-type]
+    assert info.value.field == "editor_font_size"
+    assert (options.editor_font_family, options.editor_font_size) == ("Mono", 11)

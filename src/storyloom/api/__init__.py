@@ -4,24 +4,11 @@ Public names: :class:`ApiServer` (start/stop/restart), :class:`ApiController` (f
 options), :class:`ApiStartError`, the navigation port (:class:`NavigationPort`,
 :class:`NavigationRefused`), the project provider interface (:class:`ProjectProvider`,
 :class:`StaticProjectProvider`) and :func:`generate_api_key`.
+
+The names are listed in ``__init__.pyi`` and each is imported from its module at first use
+(:func:`lazy_loader.attach_stub`), so a command that needs one part does not load the others.
 """
 
-from __future__ import annotations
+import lazy_loader
 
-from storyloom.api.controller import ApiController, ApiStatus
-from storyloom.api.keys import generate_api_key  # the options' Generate button: one recipe
-from storyloom.api.navigation import NavigationPort, NavigationRefused
-from storyloom.api.provider import ProjectProvider, StaticProjectProvider
-from storyloom.api.server import ApiServer, ApiStartError
-
-__all__ = [
-    "ApiController",
-    "ApiServer",
-    "ApiStartError",
-    "ApiStatus",
-    "NavigationPort",
-    "NavigationRefused",
-    "ProjectProvider",
-    "StaticProjectProvider",
-    "generate_api_key",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -29,8 +29,6 @@ import asyncio
 import json
 import logging
 import sys
-import time
-from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
@@ -40,21 +38,17 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from storyloom.api.errors import BAD_REQUEST, REQUEST_TIMEOUT, TOO_MANY_CONNECTIONS, error_body
+from storyloom.api.limits import MAX_HEAD_BYTES, ConnectionLimits
 from storyloom.api.protection import SECURITY_HEADERS
 
 log = logging.getLogger(__name__)
 
 # Request line plus headers; larger is refused by h11 (400). A query string has its own, smaller
 # limit (``protection.MAX_QUERY_BYTES``), checked on every request whatever its packets.
-MAX_HEAD_BYTES = 64 * 1024
-DEFAULT_HEAD_TIMEOUT = 10.0  # seconds to deliver a whole request head
-DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0  # seconds a connection may wait idle between requests
-DEFAULT_MAX_CONNECTIONS = 256
 # A connection answered with a refusal (a 400 of the HTTP layer, a 503) is kept this long to read
 # and drop what its client still sends: closing a socket with unread bytes resets it, and the
 # reset destroys the answer before the client reads it (a lingering close, as nginx's).
 REFUSED_LINGER = 1.0
-REPORT_INTERVAL = 60.0  # seconds between two log lines about the same trouble
 
 _REASONS = {
     "Missing mandatory Host: header": "no Host header: an HTTP/1.1 request must carry one (Host: 127.0.0.1:<port>)",
@@ -100,50 +94,6 @@ def error_answer(status: int, code: str, reason: str) -> bytes:
         *(name + b": " + value for name, value in SECURITY_HEADERS),
     ]
     return b"\r\n".join(head) + b"\r\n\r\n" + payload
-
-
-class RateLimitedLog:
-    """Logs a trouble's first occurrence, then at most one line per ``interval`` with how many
-    occurrences that line stands for: a flood of them is a few lines, not one per event."""
-
-    def __init__(self, interval: float = REPORT_INTERVAL) -> None:
-        self.interval = interval
-        self._last: float | None = None
-        self._unreported = 0
-
-    def report(self, message: str, *args: Any) -> None:
-        now = time.monotonic()
-        if self._last is not None and now - self._last < self.interval:
-            self._unreported += 1
-            return
-        if self._unreported:
-            message += f" ({self._unreported} more times since the last report)"
-        self._last, self._unreported = now, 0
-        log.warning(message, *args)
-
-
-@dataclass
-class ConnectionLimits:
-    """The limits of one running server, and the connections they count (shared by all of its
-    connections, on the server's event loop thread)."""
-
-    head_timeout: float = DEFAULT_HEAD_TIMEOUT
-    keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    served: set[Any] = field(default_factory=set)
-    refused: set[Any] = field(default_factory=set)
-    over_cap_log: RateLimitedLog = field(default_factory=RateLimitedLog)
-
-    def __post_init__(self) -> None:
-        if not self.head_timeout > 0 or not self.keep_alive_timeout > 0:
-            raise ValueError("the head and keep-alive timeouts must be positive numbers of seconds")
-        if self.max_connections < 1:
-            raise ValueError("max_connections must be at least 1")
-
-    @property
-    def open_connections(self) -> int:
-        """Connections being served (the refused ones, closing, are not counted)."""
-        return len(self.served)
 
 
 class JsonH11Protocol(H11Protocol):

@@ -12,6 +12,10 @@
   (:data:`DEFAULT_ANSWER_CACHE_MB`; 0 keeps none: each request builds and streams its answer).
 - ``auto_backups_keep``: how many automatic backups the app keeps per project
   (:data:`DEFAULT_BACKUPS_KEEP`; 0 turns them off); see :mod:`storyloom.app.auto_backups`.
+- ``theme``: ``"system"`` (follow the system's light or dark scheme), ``"light"`` or ``"dark"``.
+- ``editor_font_family`` and ``editor_font_size``: the font of every text and code editor; an
+  empty family is the system's monospace font, a size of 0 its size (points otherwise, from
+  :data:`MIN_EDITOR_FONT_SIZE` to :data:`MAX_EDITOR_FONT_SIZE`).
 
 The file is created with mode 0600 (owner only) and replaced atomically (:meth:`AppOptions.save`).
 """
@@ -105,6 +109,22 @@ def parse_backups_keep(text: str) -> int:
     return check_backups_keep(count)
 
 
+THEMES = ("system", "light", "dark")
+MIN_EDITOR_FONT_SIZE = 6
+MAX_EDITOR_FONT_SIZE = 48
+EDITOR_FONT_SIZE_EXPECTED = (
+    f"0 (the system's size) or a size in points from {MIN_EDITOR_FONT_SIZE} to {MAX_EDITOR_FONT_SIZE}"
+)
+
+
+def check_editor_font_size(size: object) -> int:
+    """``size`` when it is a valid ``editor_font_size``, else :class:`OptionsError`."""
+    if isinstance(size, bool) or not isinstance(size, int) or not (
+            size == 0 or MIN_EDITOR_FONT_SIZE <= size <= MAX_EDITOR_FONT_SIZE):
+        raise OptionsError("editor_font_size", EDITOR_FONT_SIZE_EXPECTED, size)
+    return size
+
+
 # The options file holds the API key: only its owner may read it, from the moment it exists.
 OPTIONS_FILE_MODE = 0o600
 
@@ -117,6 +137,9 @@ class AppOptions:
     api_port: int = DEFAULT_API_PORT
     api_answer_cache_mb: int = DEFAULT_ANSWER_CACHE_MB
     auto_backups_keep: int = DEFAULT_BACKUPS_KEEP
+    theme: str = "system"
+    editor_font_family: str = ""
+    editor_font_size: int = 0
 
     def __post_init__(self) -> None:
         if not self.username:
@@ -137,6 +160,12 @@ class AppOptions:
             raise OptionsError("api_port", "a port number from 1 to 65535", self.api_port)
         check_answer_cache_mb(self.api_answer_cache_mb)
         check_backups_keep(self.auto_backups_keep)
+        if self.theme not in THEMES:
+            raise OptionsError("theme", " or ".join(THEMES), self.theme)
+        if not isinstance(self.editor_font_family, str):
+            raise OptionsError("editor_font_family", "a font family name (empty: the system's monospace)",
+                               self.editor_font_family)
+        check_editor_font_size(self.editor_font_size)
         if self.api_enabled and not self.api_key:
             self.api_key = generate_api_key()
 
@@ -166,6 +195,20 @@ class AppOptions:
 
     def set_backups_keep(self, count: int) -> None:
         self._set_checked("auto_backups_keep", count)
+
+    def set_theme(self, theme: str) -> None:
+        self._set_checked("theme", theme)
+
+    def set_editor_font(self, family: str, size: int) -> None:
+        """The editors' font: ``family`` (surrounding spaces dropped; empty for the system's
+        monospace) at ``size`` points (0 for the system's size)."""
+        previous = self.editor_font_family
+        self.editor_font_family = family.strip() if isinstance(family, str) else family
+        try:
+            self._set_checked("editor_font_size", size)
+        except OptionsError:
+            self.editor_font_family = previous
+            raise
 
     def _set_checked(self, name: str, value: object) -> None:
         """Set one option; a value :meth:`validate` refuses leaves the previous one in place."""

@@ -31,6 +31,8 @@ from storyloom.errors import Fix, StoryloomError, advice
 from storyloom.output_files import atomic_write
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
+#: Where a set-up or an invitation reads a server admin's password (never kept).
+ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
 BACKEND_ENV = "STORYLOOM_PASSWORD_STORE"
 BACKENDS: tuple[str, ...] = ("auto", "keyring", "file")
 KEYRING_SERVICE = "storyloom"

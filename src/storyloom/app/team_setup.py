@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from storyloom.app.locks import project_stale_minutes
 from storyloom.app.remote import RemoteNotConfigured
+from storyloom.app.secrets import ADMIN_PASSWORD_ENV
 from storyloom.app.sync_once import PROJECT_IDENTITY
 from storyloom.errors import Fix, Notice, StoryloomError
 from storyloom.sync import ReplicationOptions, push
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     from storyloom.app.session import ProjectSession
     from storyloom.project import RemoteSettings
 
-ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
 CHECK_TIMEOUT = 15.0
 #: The ``_local`` document that remembers the notices shown once per machine.
 NOTICES_ID = "_local/storyloom-remote-notices"

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyloom.app.options import AppOptions, default_username
-from storyloom.app.session import ProjectSession
 from storyloom.project import ProjectError, ProjectManager
+
+if TYPE_CHECKING:
+    from storyloom.app.session import ProjectSession
 
 
 class ProjectAlreadyOpen(ProjectError):
@@ -58,6 +60,8 @@ class Workspace:
 
         A project is open at most once per workspace: two sessions of one project would label
         each other's edits as remote and compete for the API's port."""
+        from storyloom.app.session import ProjectSession  # the whole session stack: loaded when a project opens
+
         info = self.manager.find(name_or_id)
         for open_session in self.sessions:
             if open_session.id == info.id:

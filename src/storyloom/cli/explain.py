@@ -14,8 +14,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from storyloom.app.secrets import PASSWORD_ENV
-from storyloom.app.team_setup import ADMIN_PASSWORD_ENV
+from storyloom.app.secrets import ADMIN_PASSWORD_ENV, PASSWORD_ENV
 from storyloom.app.views.explain import join_command as command_line
 from storyloom.errors import Fix, combine, joined
 

@@ -65,6 +65,10 @@ def _printable_streams() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _printable_streams()
+    if (sys.argv[1:] if argv is None else argv) == ["--version"]:
+        # Answered before the verbs are registered: a build script's version check is instant.
+        print(f"storyloom {storyloom.__version__}")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -14,12 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+from typing import TYPE_CHECKING
 
-from storyloom.app.auto_backups import AutoBackup, list_backups, restore_backup, restored_name
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
-from storyloom.project import DumpError, ProjectError, ProjectInfo, ProjectManager, ValidationError, display_name
+
+if TYPE_CHECKING:
+    from storyloom.app.auto_backups import AutoBackup
+    from storyloom.project import ProjectInfo, ProjectManager
 
 LATEST = "latest"
 
@@ -62,6 +65,9 @@ def _choose(backups: list[AutoBackup], which: str, project: str) -> AutoBackup:
 def run(args: argparse.Namespace) -> int:
     if args.name is not None and args.restore is None:
         raise CliError("--name goes with --restore N|latest")
+    from storyloom.app.auto_backups import list_backups
+    from storyloom.project import ProjectError, display_name
+
     workspace = open_workspace()
     try:
         info = workspace.manager.find(args.project)
@@ -90,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _restore(args: argparse.Namespace, manager: ProjectManager, info: ProjectInfo, backup: AutoBackup) -> int:
+    from storyloom.app.auto_backups import restore_backup, restored_name
+    from storyloom.project import DumpError, ProjectError, ValidationError
+
     name = args.name if args.name is not None else restored_name(manager, info.name, backup)
     try:
         with progress_bars(args) as progress:

@@ -2,7 +2,9 @@
 
 ``storyloom options [--json] [--show-key]`` prints ``username``, ``api.enabled``, ``api.key``
 (masked: its first 4 characters and ``…``, unless ``--show-key``), ``api.port``,
-``api.answer_cache_mb`` and ``backups.keep`` (the automatic backups kept per project; 0: off).
+``api.answer_cache_mb``, ``backups.keep`` (the automatic backups kept per project; 0: off),
+``theme`` (system, light or dark) and ``editor.font`` and ``editor.font_size`` (the font of the
+app's text and code editors; empty and 0: the system's monospace font and size).
 ``storyloom options set NAME VALUE`` sets one of them, checked by
 :class:`~storyloom.app.AppOptions`' rules, and saves the options file.
 
@@ -27,8 +29,11 @@ from storyloom.app import AppOptions, OptionsError
 from storyloom.app.options import (
     ANSWER_CACHE_EXPECTED,
     BACKUPS_KEEP_EXPECTED,
+    EDITOR_FONT_SIZE_EXPECTED,
     MAX_ANSWER_CACHE_MB,
     MAX_BACKUPS_KEEP,
+    THEMES,
+    check_editor_font_size,
     parse_answer_cache_mb,
     parse_backups_keep,
 )
@@ -42,6 +47,9 @@ NAMES: dict[str, str] = {
     "api.port": "api_port",
     "api.answer_cache_mb": "api_answer_cache_mb",
     "backups.keep": "auto_backups_keep",
+    "theme": "theme",
+    "editor.font": "editor_font_family",
+    "editor.font_size": "editor_font_size",
 }
 FIELD_NAMES = {field: name for name, field in NAMES.items()}
 
@@ -100,6 +108,24 @@ def _backups_keep(value: str) -> int:
         raise CliError(f"backups.keep: expected {BACKUPS_KEEP_EXPECTED}, got {value!r}") from None
 
 
+def _theme(value: str) -> str:
+    word = value.strip().lower()
+    if word not in THEMES:
+        raise CliError(f"theme: expected {', '.join(THEMES[:-1])} or {THEMES[-1]}, got {value!r}")
+    return word
+
+
+def _font(value: str) -> str:
+    return value.strip()  # empty: the system's monospace font
+
+
+def _font_size(value: str) -> int:
+    try:
+        return check_editor_font_size(int(value.strip()))
+    except (ValueError, OptionsError):
+        raise CliError(f"editor.font_size: expected {EDITOR_FONT_SIZE_EXPECTED}, got {value!r}") from None
+
+
 def _key(value: str) -> str:
     if value == KEY_GENERATE:
         return generate_api_key()
@@ -126,6 +152,9 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "api.port": _port,
     "api.answer_cache_mb": _answer_cache_mb,
     "backups.keep": _backups_keep,
+    "theme": _theme,
+    "editor.font": _font,
+    "editor.font_size": _font_size,
 }
 
 
@@ -133,7 +162,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "options",
-        help="show or set the app options of this machine (username, local API, automatic backups)",
+        help="show or set the app options of this machine (username, local API, automatic backups, look)",
         description=(
             "Show the per-machine app options (the API key masked), or set one with "
             "`storyloom options set NAME VALUE`. Names: " + ", ".join(NAMES) + "."
@@ -149,7 +178,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Set one option: username NAME; api.enabled true|false; api.port 1-65535; "
             f"api.answer_cache_mb 0-{MAX_ANSWER_CACHE_MB} (MiB of export answers kept in memory; 0 keeps none); "
             f"api.key {KEY_FROM_STDIN} (read from standard input) or api.key {KEY_GENERATE} (generate one); "
-            f"backups.keep 0-{MAX_BACKUPS_KEEP} (automatic backups kept per project; 0 turns them off)."
+            f"backups.keep 0-{MAX_BACKUPS_KEEP} (automatic backups kept per project; 0 turns them off); "
+            f"theme {'|'.join(THEMES)}; editor.font FAMILY ('' for the system's monospace); "
+            f"editor.font_size {EDITOR_FONT_SIZE_EXPECTED}."
         ),
     )
     setter.add_argument("name", metavar="NAME", help="one of " + ", ".join(NAMES))
@@ -215,4 +246,6 @@ def run_set(args: argparse.Namespace) -> int:
         print("A desktop app that is open keeps its API settings until it is restarted.")
     elif name == "backups.keep":
         print("A desktop app that is open keeps the number it read until it is restarted.")
+    elif name in ("theme", "editor.font", "editor.font_size"):
+        print("A desktop app that is open keeps its look until it is restarted (or change it in its Options).")
     return 0

@@ -7,23 +7,29 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import open_workspace
-from storyloom.drafft import DrafftImportError, import_backup
-from storyloom.project import (
-    DumpError,
-    ProjectError,
-    ProjectManager,
-    ValidationError,
-    create_sample_project,
-    display_name,
-)
+from storyloom.errors import StoryloomError
+
+if TYPE_CHECKING:
+    from storyloom.project import ProjectManager
+
+# The project layer and the Drafft importer are imported in the verbs that use them: `storyloom
+# list` loads no importer, `storyloom --help` no project code.
 
 
 def _manager() -> ProjectManager:
     return open_workspace().manager
+
+
+def _exit_1_errors() -> tuple[type[StoryloomError], ...]:
+    from storyloom.drafft.report import DrafftImportError
+    from storyloom.project import DumpError, ProjectError, ValidationError
+
+    return (ProjectError, DumpError, DrafftImportError, ValidationError)
 
 
 def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -32,8 +38,11 @@ def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
     def wrapper(args: argparse.Namespace) -> int:
         try:
             return func(args)
-        except (ProjectError, DumpError, DrafftImportError, ValidationError) as exc:
-            raise CliError(exc, code=1) from None
+        except StoryloomError as exc:
+            # The classes are imported only once something failed (the importer's are heavy).
+            if isinstance(exc, _exit_1_errors()):
+                raise CliError(exc, code=1) from None
+            raise
 
     return wrapper
 
@@ -41,6 +50,8 @@ def _run(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
 @_run
 def _new(args: argparse.Namespace) -> int:
     if args.sample:
+        from storyloom.project import create_sample_project
+
         description = args.description or None  # the sample's own description unless one is given
         with create_sample_project(_manager(), args.name, description=description) as project:
             print(f"Created project {project.name!r} (id {project.id}) in {project.path}, "
@@ -53,6 +64,8 @@ def _new(args: argparse.Namespace) -> int:
 
 @_run
 def _list(args: argparse.Namespace) -> int:
+    from storyloom.project import display_name
+
     projects = _manager().list()
     if args.json:
         print(json.dumps([{"id": p.id, "name": p.name, "path": str(p.path)} for p in projects], indent=2))
@@ -117,6 +130,8 @@ def _restore(args: argparse.Namespace) -> int:
 
 @_run
 def _import(args: argparse.Namespace) -> int:
+    from storyloom.drafft import import_backup
+
     with progress_bars(args) as progress:
         project, report = import_backup(_manager(), args.file, args.name, allow_skips=args.allow_skips,
                                         progress=progress, accept_damaged=args.accept_damaged)

@@ -21,10 +21,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from storyloom.app.secrets import ADMIN_PASSWORD_ENV, PASSWORD_ENV
 from storyloom.cli.main import CliError
-
-PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
-ADMIN_PASSWORD_ENV = "STORYLOOM_ADMIN_PASSWORD"
 
 
 def register(subparsers: Any) -> None:

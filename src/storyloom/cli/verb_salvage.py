@@ -12,7 +12,6 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
-from storyloom.project import ProjectError, ProjectManager, salvage_project
 
 
 def register(subparsers: Any) -> None:
@@ -30,6 +29,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_salvage(args: argparse.Namespace) -> int:
+    from storyloom.project import ProjectError, ProjectManager, salvage_project
+
     manager = ProjectManager()
     try:
         with progress_bars(args) as progress:

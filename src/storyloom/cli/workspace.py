@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from storyloom.app import AppOptions, OptionsError, ProjectSession, Workspace
 from storyloom.cli.main import CliError
-from storyloom.project import ProjectError
+
+if TYPE_CHECKING:
+    from storyloom.app import ProjectSession, Workspace
+
+# The app layer is imported when a verb runs, not when the parser is built: `storyloom --help`
+# and a verb's parsing load no project code (tests/test_cli_imports.py).
 
 
 def open_workspace() -> Workspace:
     """The user's workspace with the saved options (a clear error when the file is broken)."""
+    from storyloom.app import AppOptions, OptionsError, Workspace
+
     try:
         return Workspace()
     except OptionsError as exc:
@@ -25,6 +31,8 @@ def project_session(
     name_or_id: str, workspace: Workspace | None = None, **session_options: Any
 ) -> Iterator[ProjectSession]:
     """Open a project by name or id for the length of the block, then close it."""
+    from storyloom.project import ProjectError
+
     workspace = workspace or open_workspace()
     try:
         session = workspace.open_session(name_or_id, **session_options)

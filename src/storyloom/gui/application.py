@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import storyloom
@@ -44,8 +44,10 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setDesktopFileName("storyloom")
     app.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont))
     theme.apply_theme(app)
+    from storyloom.gui import appearance
+
     with contextlib.suppress(Exception):  # an old platform without scheme changes keeps its palette
-        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _scheme: theme.apply_theme(app))
+        appearance.connect_system_scheme(app)  # followed while the options' theme is "system"
     from storyloom.gui import icons  # after the theme: icons take its colours
 
     app.setWindowIcon(icons.icon("app", theme.colors().accent))
@@ -116,6 +118,9 @@ def run(argv: Sequence[str] | None = None, project: str | None = None) -> int:
             f"Storyloom cannot read its options: {exc}.\n\nFix or delete {AppOptions.path()} and start again.",
         )
         return 1
+    from storyloom.gui.appearance import apply_appearance
+
+    apply_appearance(workspace.options, app)  # the theme and editor font the writer chose
     # The manager decides when the app ends (it returns when the last project window closes).
     app.setQuitOnLastWindowClosed(False)
     manager = ProjectManagerWindow(workspace)

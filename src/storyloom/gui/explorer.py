@@ -6,7 +6,7 @@ a line over the tree, saying what happened, never as a dialog with a traceback."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import qtawesome as qta
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
@@ -37,6 +37,8 @@ class ExplorerPanel(QWidget):
     """``open_requested(doc_id)`` when the user opens a document (double click or Enter)."""
 
     open_requested = Signal(str)
+    #: Star or unstar the selected documents (their ids): the context menu's favourite entry.
+    favourite_requested = Signal(list)
 
     def __init__(self, session: ProjectSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,6 +48,10 @@ class ExplorerPanel(QWidget):
         self.model: CollectionTreeModel | None = None
         #: What documents are marked with (conflicts, locks): every tree model shown uses these.
         self.marks: list[MarkProvider] = []
+        #: Whether a document is starred (set by the window's favourites), for the menu's wording.
+        self.is_favourite: Callable[[str], bool] = lambda _doc_id: False
+        #: The keys of the window's favourite command, shown beside the menu entry.
+        self.favourite_keys = ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 12, 0, 0)
         layout.setSpacing(8)
@@ -59,6 +65,7 @@ class ExplorerPanel(QWidget):
         self.title.setFont(font)
         header.addWidget(self.title, 1)
         self.new_button = self._tool("ph.plus", "New document (Ctrl+N)", self.new_document)
+        self.new_button.setObjectName("newDocument")
         self.folder_button = self._tool("ph.folder-plus", "New folder (Ctrl+Shift+N)", self.new_folder)
         header.addWidget(self.new_button)
         header.addWidget(self.folder_button)
@@ -325,9 +332,25 @@ class ExplorerPanel(QWidget):
             action = self.actions_by_name[name]
             action.setEnabled(selected)
             menu.addAction(action)
+        self._favourite_entry(menu)
         menu.exec(self.view.viewport().mapToGlobal(point))
         for name in ("rename", "duplicate", "delete"):
             self.actions_by_name[name].setEnabled(True)
+
+    def _favourite_entry(self, menu: QMenu) -> None:
+        """"Add to Favourites" (or "Remove from…" when every selected document is starred)."""
+        ids = [i for i in self.selected_ids()
+               if (node := self.model.node(self.model.index_of(i)) if self.model else None) is not None
+               and not node.is_folder]
+        if not ids:
+            return
+        starred = all(self.is_favourite(i) for i in ids)
+        text = "Remove from Favourites" if starred else "Add to Favourites"
+        menu.addSeparator()
+        action = menu.addAction(qta.icon("ph.star-fill" if starred else "ph.star", color="#d9a400"),
+                                f"{text}\t{self.favourite_keys}" if self.favourite_keys else text)
+        action.setObjectName("favouriteEntry")
+        action.triggered.connect(lambda _checked=False: self.favourite_requested.emit(ids))
 
     def _attachments_menu(self, point: QPoint) -> None:
         menu = QMenu(self)

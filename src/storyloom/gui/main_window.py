@@ -162,6 +162,8 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self.add_action("Export Game Content…", self.show_export, keys="Ctrl+E", icon="ph.upload-simple", menu=file)
         self.add_action("Export Schema…", lambda: self.show_export("schema"), keys="Ctrl+Shift+E", menu=file)
+        # Ctrl+P is Quick Open (as in code editors), so printing takes Ctrl+Alt+P.
+        self.add_action("Print / Export Document…", self.show_print, keys="Ctrl+Alt+P", icon="ph.printer", menu=file)
         file.addSeparator()
         self.add_action("Close Tab", self.tabs.close_current, keys="Ctrl+W", menu=file)
         self.add_action("Options…", self.show_options, keys="Ctrl+,", icon="ph.gear-six", menu=file)
@@ -340,6 +342,16 @@ class MainWindow(QMainWindow):
         from storyloom.gui.export_dialog import ExportDialog  # loaded when first asked for
 
         dialog = ExportDialog(self.session, self.workspace.user, kind, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def show_print(self) -> QWidget:
+        """File > Print / Export Document…: the current document, the GDD or the scripts to a file."""
+        from storyloom.gui.print_dialog import PrintDialog  # loaded when first asked for
+
+        editor = self.tabs.current_editor()
+        dialog = PrintDialog(self.session, editor.doc_id if editor is not None else None, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog

@@ -19,8 +19,10 @@ from PySide6.QtWidgets import QDockWidget
 
 from storyloom.gui import problems_panel, search_panel
 from storyloom.gui.backup_status import AutoBackupController
+from storyloom.gui.command_palette import command_palette_action
 from storyloom.gui.conflict_marks import ConflictMarks
 from storyloom.gui.damaged_project import DamageNotice
+from storyloom.gui.favourites import Favourites
 from storyloom.gui.host import WindowHost
 from storyloom.gui.info_drawer import SHORTCUT as INFO_SHORTCUT
 from storyloom.gui.info_drawer import InfoDrawer
@@ -70,6 +72,7 @@ def _info_drawer(host: WindowHost) -> InfoDrawer:
 
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("play_actions", play_actions),  # the Play menu: F5, Shift+F5
+    PanelSpec("command_palette", command_palette_action),  # View > Command Palette…, Ctrl+Shift+P
     PanelSpec("problems_panel", problems_panel.ProblemsPanel, "Problems", shortcut=problems_panel.SHORTCUT,
               area=BOTTOM),
     PanelSpec("search_panel", search_panel.SearchPanel, "Search in Project…", icon="ph.magnifying-glass",
@@ -83,4 +86,5 @@ PANELS: tuple[PanelSpec, ...] = (
               dock=lambda status: status.panel, separator=True),
     PanelSpec("auto_backups", AutoBackupController),  # a backup per hour of edits
     PanelSpec("damage_notice", DamageNotice),  # damaged documents, the way back
+    PanelSpec("favourites", Favourites),  # starred documents atop the sidebar; Ctrl+Alt+F
 )

@@ -1,20 +1,27 @@
-"""The collections rail: the 14 content collections, then Attachments and Project Settings.
+"""The collections rail: the 14 content collections, then Attachments and Project Settings,
+under the writer's Favourites.
 
 Each entry has an icon and a colour, as Drafft users know them, so a collection is found at a
-glance. The rail is a short fixed list; choosing an entry emits :attr:`Sidebar.chosen`."""
+glance. The rail is a short fixed list; choosing an entry emits :attr:`Sidebar.chosen`. The
+Favourites section at the top lists the starred documents (:meth:`Sidebar.set_favourites`, filled
+by :mod:`storyloom.gui.favourites`); opening one emits :attr:`Sidebar.favourite_opened`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
 from storyloom.gui import icons
 from storyloom.project import COLLECTIONS
 
 ATTACHMENTS = "Attachments"
+FAVOURITE_ROW_HEIGHT = 28
+# Beyond this many rows the Favourites section scrolls, so the rail stays in view.
+FAVOURITE_ROWS_SHOWN = 6
 SETTINGS = "ProjectSettings"  # the settings document's id, and its rail entry
 
 
@@ -49,6 +56,10 @@ class Sidebar(QWidget):
     """The rail. ``chosen(key)`` fires when the user picks an entry (mouse or keyboard)."""
 
     chosen = Signal(str)
+    #: A favourite was opened (its document id): click, Enter.
+    favourite_opened = Signal(str)
+    #: "Remove from Favourites" in a favourite's context menu (its document id).
+    favourite_removed = Signal(str)
 
     def __init__(self, project_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,6 +77,7 @@ class Sidebar(QWidget):
         self.title.setToolTip(project_name)
         self.title.setWordWrap(True)  # a long project name wraps rather than being cut
         layout.addWidget(self.title)
+        self._favourites_section(layout)
         self.list = QListWidget()
         self.list.setObjectName("collectionRail")
         self.list.setFrameShape(QListWidget.Shape.NoFrame)
@@ -86,6 +98,61 @@ class Sidebar(QWidget):
         self.list.currentItemChanged.connect(self._changed)
         layout.addWidget(self.list, 1)
         self.setMinimumWidth(176)
+
+    def _favourites_section(self, layout: QVBoxLayout) -> None:
+        self.favourites_heading = QLabel("FAVOURITES")
+        self.favourites_heading.setObjectName("favouritesHeading")
+        self.favourites_heading.setContentsMargins(20, 4, 16, 0)
+        layout.addWidget(self.favourites_heading)
+        self.favourites = QListWidget()
+        self.favourites.setObjectName("favouritesList")
+        self.favourites.setFrameShape(QListWidget.Shape.NoFrame)
+        self.favourites.setIconSize(QSize(16, 16))
+        self.favourites.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.favourites.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.favourites.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.favourites.customContextMenuRequested.connect(self._favourite_menu)
+        self.favourites.itemActivated.connect(self._favourite_activated)
+        self.favourites.itemClicked.connect(self._favourite_activated)
+        layout.addWidget(self.favourites)
+        self.favourites_hint = QLabel("Starred documents show here (Ctrl+Alt+F).")
+        self.favourites_hint.setWordWrap(True)
+        self.favourites_hint.setObjectName("favouritesHint")
+        self.favourites_hint.setContentsMargins(20, 0, 16, 4)
+        layout.addWidget(self.favourites_hint)
+        self.set_favourites([])
+
+    def set_favourites(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Show ``rows`` (document id, name, collection) as the Favourites section."""
+        self.favourites.clear()
+        for doc_id, name, collection in rows:
+            item = QListWidgetItem(collection_icon(collection), name)
+            item.setData(Qt.ItemDataRole.UserRole, doc_id)
+            item.setToolTip(f"{name} — {collection_label(collection)}")
+            item.setSizeHint(QSize(10, FAVOURITE_ROW_HEIGHT))
+            self.favourites.addItem(item)
+        shown = min(len(rows), FAVOURITE_ROWS_SHOWN)
+        self.favourites.setFixedHeight(shown * FAVOURITE_ROW_HEIGHT + (2 if shown else 0))
+        self.favourites.setVisible(bool(rows))
+        self.favourites_hint.setVisible(not rows)
+
+    def favourite_ids(self) -> list[str]:
+        return [self.favourites.item(r).data(Qt.ItemDataRole.UserRole) for r in range(self.favourites.count())]
+
+    def _favourite_activated(self, item: QListWidgetItem) -> None:
+        doc_id = item.data(Qt.ItemDataRole.UserRole)
+        if doc_id:
+            self.favourite_opened.emit(doc_id)
+
+    def _favourite_menu(self, point: QPoint) -> None:
+        item = self.favourites.itemAt(point)
+        if item is None:
+            return
+        doc_id = item.data(Qt.ItemDataRole.UserRole)
+        menu = QMenu(self)
+        menu.addAction("Open", lambda: self.favourite_opened.emit(doc_id))
+        menu.addAction("Remove from Favourites", lambda: self.favourite_removed.emit(doc_id))
+        menu.exec(self.favourites.viewport().mapToGlobal(point))
 
     def _changed(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         key = item.data(Qt.ItemDataRole.UserRole) if item is not None else None

@@ -34,6 +34,14 @@ def window_style() -> str:
 #collectionRail::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
 #collectionRail::item:hover {{ background: {c['hover']}; }}
 #collectionRail::item:selected {{ background: {c['selected']}; color: {c['text']}; }}
+#favouritesHeading {{ color: {c['muted']}; font-size: 8pt; font-weight: 600; letter-spacing: 1px; }}
+#favouritesHint {{ color: {c['muted']}; }}
+#favouritesList {{ background: transparent; outline: 0; border: 0; }}
+#favouritesList::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
+#favouritesList::item:hover {{ background: {c['hover']}; }}
+#favouritesList::item:selected {{ background: transparent; color: {c['text']}; }}
+#favouriteStar, #favouriteStar:checked {{ background: transparent; border: 0; padding: 4px; }}
+#favouriteStar:hover {{ background: {c['hover']}; border-radius: 6px; }}
 #explorer {{ background: {c['panel']}; border-right: 1px solid {c['border']}; }}
 #explorerTitle {{ color: {c['muted']}; letter-spacing: 1px; }}
 #explorerMessage {{ background: {c['error_bg']}; color: {c['error_fg']}; }}
@@ -53,6 +61,16 @@ def window_style() -> str:
 #codeEditor {{ border: 0; }}
 #fieldLabel {{ color: {c['muted']}; font-weight: 600; padding-top: 8px; }}
 #fieldError {{ color: {c['error_fg']}; }}
+#optionsNav {{ background: transparent; outline: 0; border: 0; border-right: 1px solid {c['border']};
+    border-radius: 0; }}
+#optionsNav::item {{ padding: 0 8px; border-radius: 6px; color: {c['text']}; }}
+#optionsNav::item:hover {{ background: {c['hover']}; }}
+#optionsNav::item:selected {{ background: {c['selected']}; color: {c['text']}; }}
+#optionsScroll, #optionsPage {{ background: transparent; }}
+#optionLabel {{ color: {c['text']}; font-weight: 600; }}
+#themeChoice QToolButton {{ padding: 6px 12px; border: 1px solid {c['border']}; border-radius: 6px; }}
+#themeChoice QToolButton:checked {{ background: {c['selected']}; border-color: {c['accent']}; }}
+#editorFontSample {{ background: palette(base); }}
 #optionsResult {{ background: {c['error_bg']}; color: {c['error_fg']}; padding: 8px 12px; border-radius: 6px; }}
 #banner[kind="error"] {{ background: {c['error_bg']}; }}
 #banner[kind="error"] QLabel {{ color: {c['error_fg']}; }}

@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from itertools import accumulate, chain
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from storyloom import paths
 from storyloom.errors import Fix, StoryloomError
@@ -49,21 +49,24 @@ from storyloom.project.attachment_digests import (
     damaged_attachments,
     damaged_warnings,
 )
-from storyloom.project.bulk import BulkContext, batches
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
-from storyloom.project.editor import Editor, WriteIntent
-from storyloom.project.index import build_index_file
 from storyloom.project.names import name_problem
 from storyloom.project.settings import default_settings, is_uuid
-from storyloom.project.spool import FileSpool
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
 from storyloom.project.users import os_username
-from storyloom.store import Damaged, Database, NotAStore, NotFound, StoreError
-from storyloom.store.read_view import ReadView
-from storyloom.store.revtree import parse_rev
-from storyloom.store.verify import Damage
-from storyloom.store.verify import verify as verify_store
+from storyloom.store.errors import Damaged, NotAStore, NotFound, StoreError
+
+if TYPE_CHECKING:
+    from storyloom.project.bulk import BulkContext
+    from storyloom.project.editor import Editor
+    from storyloom.project.spool import FileSpool
+    from storyloom.store import Database
+    from storyloom.store.verify import Damage
+
+# The store, the editor gate and the restore's machinery are imported where a project is opened,
+# checked or restored: listing and finding projects reads only their metadata files, and
+# `storyloom list` pays for nothing else (tests/test_cli_imports.py).
 
 STORE_FILE = "store.sqlite3"
 META_FILE = "project.json"
@@ -145,6 +148,8 @@ class Project:
     """One open project: its store (``db``), id, name, settings and editing service."""
 
     def __init__(self, directory: Path, db: Database, project_id: str, editor: Editor) -> None:
+        from storyloom.store.read_view import ReadView
+
         self.path = directory
         #: The store itself, for replication (which writes revisions as they are) and closing.
         self.store = db
@@ -179,6 +184,8 @@ class Project:
             self.editor.index.refresh()
             self.editor.close_index()
         else:
+            from storyloom.project.index import build_index_file
+
             build_index_file(self.store)
 
     def close(self) -> None:
@@ -289,6 +296,9 @@ class ProjectManager:
     # -- open / create -----------------------------------------------------------------------
 
     def _open_dir(self, directory: Path, project_id: str) -> Project:
+        from storyloom.project.editor import Editor
+        from storyloom.store import Database
+
         with contextlib.suppress(OSError):  # a folder made before folders were private becomes so
             if stat.S_IMODE(directory.stat().st_mode) != PROJECT_DIR_MODE:
                 directory.chmod(PROJECT_DIR_MODE)
@@ -306,13 +316,16 @@ class ProjectManager:
     ) -> builtins.list[Damage]:  # "builtins.": a method of this class is named list
         """Everything damaged in the project's store (:func:`storyloom.store.verify.verify`);
         a store that does not even open is one damage to the store file."""
+        from storyloom.store import Database
+        from storyloom.store.verify import Damage, verify
+
         info = self.find(name_or_id)
         try:
             db = Database(str(info.path / STORE_FILE), create=False)
         except (Damaged, NotAStore) as exc:
             return [Damage(None, None, getattr(exc, "detail", "") or exc.reason)]
         try:
-            return verify_store(db, progress)
+            return verify(db, progress)
         finally:
             db.close()
 
@@ -477,6 +490,8 @@ class ProjectManager:
         restored as it is (the store keeps the digest of its bytes) and ``on_warning`` hears
         one warning for each.
         """
+        from storyloom.project.spool import FileSpool
+
         spool = FileSpool()
         try:
             return self._restore(file, name, new_id, spool, progress, accept_damaged, on_warning)
@@ -486,6 +501,9 @@ class ProjectManager:
     def _restore(self, file: Path | str, name: str | None, new_id: bool, spool: FileSpool,
                  progress: ProgressCallback | None, accept_damaged: bool,
                  on_warning: Callable[[str], None] | None) -> Project:
+        from storyloom.project.bulk import BulkContext
+        from storyloom.project.editor import WriteIntent
+
         checking = reporter(progress, "restore")
         checking.set_detail("checking the backup")
         context = BulkContext(lambda doc_id: spool.get(doc_id) if doc_id in spool else None)
@@ -571,6 +589,9 @@ def _write_restored(project: Project, file: Path | str, docs: Iterable[dict[str,
                     progress: Any) -> tuple[int, list[Exception]] | None:
     """Write the backup's documents in batches, each checked against the whole backup;
     ``(count, first refusals)`` when some are refused, else ``None``."""
+    from storyloom.project.bulk import batches
+    from storyloom.project.editor import WriteIntent
+
     refused_count = 0
     first: list[Exception] = []
     for batch in batches(docs):
@@ -598,6 +619,8 @@ def _check_revisions(file: Path | str, docs: Iterable[dict[str, Any]]) -> None:
 
 
 def _check_revision(file: Path | str, doc: dict[str, Any]) -> None:
+    from storyloom.store.revtree import parse_rev
+
     rev = doc.get("_rev")
     try:
         pos, _ = parse_rev(rev)

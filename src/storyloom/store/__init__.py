@@ -1,33 +1,9 @@
-"""The embedded document store with CouchDB semantics. See docs/store.md."""
+"""The embedded document store with CouchDB semantics. See docs/store.md.
 
-from storyloom.store.database import Database
-from storyloom.store.documents import LOCAL_PREFIX, attachment_digest, validate_doc_id
-from storyloom.store.errors import (
-    BadRequest,
-    Conflict,
-    Damaged,
-    DatabaseClosed,
-    DiskFull,
-    Forbidden,
-    MissingStub,
-    NotAStore,
-    NotFound,
-    StoreError,
-)
+The names are listed in ``__init__.pyi`` and each is imported from its module at first use
+(:func:`lazy_loader.attach_stub`), so a command that needs one part does not load the others.
+"""
 
-__all__ = [
-    "LOCAL_PREFIX",
-    "BadRequest",
-    "Conflict",
-    "Damaged",
-    "Database",
-    "DatabaseClosed",
-    "DiskFull",
-    "Forbidden",
-    "MissingStub",
-    "NotAStore",
-    "NotFound",
-    "StoreError",
-    "attachment_digest",
-    "validate_doc_id",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

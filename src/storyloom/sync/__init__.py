@@ -11,72 +11,11 @@ Typical use::
 
 No Qt and no web framework here: a GUI drives :class:`Sync` (or :class:`Replicator`) through
 ``start()``, ``cancel()``, ``status`` and the ``on_event`` callback.
+
+The names are listed in ``__init__.pyi`` and each is imported from its module at first use
+(:func:`lazy_loader.attach_stub`), so a command that needs one part does not load the others.
 """
 
-from storyloom.sync.backoff import capped_backoff, default_backoff
-from storyloom.sync.checkpoint import Checkpointer, replication_id
-from storyloom.sync.errors import (
-    AccessDenied,
-    BatchFailed,
-    Cancelled,
-    DatabaseMissing,
-    InvalidRemote,
-    NetworkError,
-    Redirected,
-    RemoteError,
-    RemoteTimeout,
-    RequestTooLarge,
-    SyncError,
-    WritesDropped,
-)
-from storyloom.sync.failed_docs import DocFailure
-from storyloom.sync.identity import Identity, IdentityDoc, ProjectMismatch, check_remote_identity
-from storyloom.sync.peers import LocalPeer, Peer, RemotePeer
-from storyloom.sync.remote import RemoteDatabase
-from storyloom.sync.replication_state import ReplicationOptions, ReplicationStatus, SyncEvent
-from storyloom.sync.replicator import Replicator
-from storyloom.sync.two_way import Sync, SyncStatus, make_pull, make_push, open_remote, pull, push
-from storyloom.sync.urls import RemoteURL, encode_doc_id, parse_remote_url, validate_db_name
+import lazy_loader
 
-__all__ = [
-    "AccessDenied",
-    "BatchFailed",
-    "Cancelled",
-    "Checkpointer",
-    "DatabaseMissing",
-    "DocFailure",
-    "Identity",
-    "IdentityDoc",
-    "InvalidRemote",
-    "LocalPeer",
-    "NetworkError",
-    "Peer",
-    "ProjectMismatch",
-    "Redirected",
-    "RemoteDatabase",
-    "RemoteError",
-    "RemotePeer",
-    "RemoteTimeout",
-    "RemoteURL",
-    "ReplicationOptions",
-    "ReplicationStatus",
-    "Replicator",
-    "RequestTooLarge",
-    "Sync",
-    "SyncError",
-    "SyncEvent",
-    "SyncStatus",
-    "WritesDropped",
-    "capped_backoff",
-    "check_remote_identity",
-    "default_backoff",
-    "encode_doc_id",
-    "make_pull",
-    "make_push",
-    "open_remote",
-    "parse_remote_url",
-    "pull",
-    "push",
-    "replication_id",
-    "validate_db_name",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -28,9 +28,9 @@ import ssl
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import httpx
+import lazy_loader
 import orjson
 
 import storyloom
@@ -53,9 +53,17 @@ from storyloom.sync.urls import (
     parse_remote_url,
 )
 
+if TYPE_CHECKING:
+    import httpx
+else:
+    # Imported at the first request: a session that never talks to a server (a CLI verb on a
+    # project without a remote) does not load the HTTP client.
+    httpx = lazy_loader.load("httpx")
+
 AuthMode = Literal["basic", "cookie"]
 
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=120.0, pool=30.0)
+#: Seconds, as ``httpx.Timeout`` takes them: the default of :class:`RemoteDatabase`.
+DEFAULT_TIMEOUTS = {"connect": 10.0, "read": 120.0, "write": 120.0, "pool": 30.0}
 USER_AGENT = f"Storyloom/{storyloom.__version__} (replicator)"
 _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]+>")
@@ -185,18 +193,28 @@ def redirect_error(
     return Redirected(status, error, reason, method=method, url=url, location=resolved, suggested_url=suggested)
 
 
-class _SharedTransport(httpx.BaseTransport):
-    """A caller's transport lent to a clone: the clone's ``close()`` must not close it (the
-    connections belong to the caller's client and to the other clones)."""
+@functools.cache
+def _shared_transport_class() -> type[httpx.BaseTransport]:
+    """:class:`_SharedTransport`, defined at first use (it subclasses httpx's transport)."""
 
-    def __init__(self, transport: httpx.BaseTransport) -> None:
-        self.transport = transport
+    class _SharedTransport(httpx.BaseTransport):
+        """A caller's transport lent to a clone: the clone's ``close()`` must not close it (the
+        connections belong to the caller's client and to the other clones)."""
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        return self.transport.handle_request(request)
+        def __init__(self, transport: httpx.BaseTransport) -> None:
+            self.transport = transport
 
-    def close(self) -> None:
-        pass
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            return self.transport.handle_request(request)
+
+        def close(self) -> None:
+            pass
+
+    return _SharedTransport
+
+
+def _shared(transport: httpx.BaseTransport) -> httpx.BaseTransport:
+    return _shared_transport_class()(transport)  # type: ignore[call-arg]  # its own __init__ takes it
 
 
 class RemoteDatabase:
@@ -215,7 +233,7 @@ class RemoteDatabase:
         username: str | None = None,
         password: str | None = None,
         auth: AuthMode = "basic",
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        timeout: httpx.Timeout | float | None = None,
         transport: httpx.BaseTransport | None = None,
         verify: bool | str = True,
     ) -> None:
@@ -225,7 +243,10 @@ class RemoteDatabase:
         if auth not in ("basic", "cookie"):
             raise ValueError(f"auth must be 'basic' or 'cookie', not {auth!r}")
         self.auth_mode: AuthMode = auth
-        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        if timeout is None:
+            self._timeout = httpx.Timeout(**DEFAULT_TIMEOUTS)
+        else:
+            self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self._verify = verify
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._sockets_lock = threading.Lock()
@@ -248,7 +269,8 @@ class RemoteDatabase:
             follow_redirects=False,
         )
         #: The caller's transport, shared by every clone but closed only by this client.
-        self._shared_transport = transport.transport if isinstance(transport, _SharedTransport) else transport
+        lent = isinstance(transport, _shared_transport_class())
+        self._shared_transport = getattr(transport, "transport") if lent else transport  # noqa: B009
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -281,7 +303,7 @@ class RemoteDatabase:
             password=self._password,
             auth=self.auth_mode,
             timeout=self._timeout,
-            transport=None if self._shared_transport is None else _SharedTransport(self._shared_transport),
+            transport=None if self._shared_transport is None else _shared(self._shared_transport),
             verify=self._verify,
         )
         clone.bulk_get_supported = self.bulk_get_supported
@@ -296,7 +318,7 @@ class RemoteDatabase:
             password=password,
             auth=self.auth_mode,
             timeout=self._timeout,
-            transport=None if self._shared_transport is None else _SharedTransport(self._shared_transport),
+            transport=None if self._shared_transport is None else _shared(self._shared_transport),
             verify=self._verify,
         )
 
@@ -306,7 +328,7 @@ class RemoteDatabase:
         return RemoteDatabase(
             RemoteURL(self.url.server, self.url.db_name),
             timeout=self._timeout,
-            transport=None if self._shared_transport is None else _SharedTransport(self._shared_transport),
+            transport=None if self._shared_transport is None else _shared(self._shared_transport),
             verify=self._verify,
         )
 
@@ -677,7 +699,7 @@ class RemoteDatabase:
 
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
+    "DEFAULT_TIMEOUTS",
     "RemoteDatabase",
     "RemoteError",
     "dumps",

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFontDatabase, QHelpEvent, QPainter, QPaintEvent, QResizeEvent, QTextCursor
+from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPaintEvent, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from storyloom.diagnostics import Diagnostic
+from storyloom.gui.appearance import use_editor_font
 
 
 class _Gutter(QWidget):
@@ -38,7 +39,7 @@ class CodeEditor(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("codeEditor")
-        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        use_editor_font(self)  # the Options' editor font, followed live
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
@@ -92,6 +93,14 @@ class CodeEditor(QPlainTextEdit):
             bottom = top + round(self.blockBoundingRect(block).height())
             number += 1
         painter.end()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # a new editor font: tabs and the gutter follow it
+            self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+            self._update_margins()
+            if hasattr(self, "_gutter"):
+                self.resizeEvent(QResizeEvent(self.size(), self.size()))
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):

@@ -1,7 +1,10 @@
 """Markdown source beside its rendered preview, shared by the GDD editor and the Actor's bio.
 
-The preview is a :class:`QTextBrowser` filled with :meth:`QTextDocument.setMarkdown` (or HTML for
-a rich-text GDD), redrawn a moment after typing stops. Images (``![alt](storyloom://image/<id>)``,
+The source is highlighted as it is typed (:class:`~storyloom.gui.editors.markdown_look.MarkdownHighlighter`;
+off for a rich-text GDD's HTML). The preview is a :class:`QTextBrowser` filled with
+:meth:`QTextDocument.setMarkdown` and dressed by :func:`~storyloom.gui.editors.markdown_look.style_markdown`
+(quotes, code, headings' spacing, tables; light and dark, redrawn when the theme changes), or
+HTML for a rich-text GDD, redrawn a moment after typing stops. Images (``![alt](storyloom://image/<id>)``,
 Drafft's ``drafft://image/<id>``, an attachment's id or name) are drawn from the project's
 attachments (:mod:`storyloom.gui.editors.preview_images`). Clicking a link asks
 :func:`storyloom.app.views.editor_text.resolve_link` where it leads: a document link emits
@@ -9,7 +12,7 @@ attachments (:mod:`storyloom.gui.editors.preview_images`). Clicking a link asks
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
@@ -17,6 +20,7 @@ from superqt.utils import qdebounced
 from storyloom.app.attachments import AttachmentImages
 from storyloom.app.views.editor_text import link_document_refs, resolve_link
 from storyloom.gui.editors.code_editor import CodeEditor
+from storyloom.gui.editors.markdown_look import MarkdownHighlighter, style_markdown
 from storyloom.gui.editors.preview_images import PreviewBrowser
 from storyloom.gui.host import host_of
 
@@ -36,7 +40,7 @@ class MarkdownPane(QWidget):
         super().__init__(parent)
         self._exists = exists
         self._name_of = name_of if callable(name_of) else (lambda _id: None)
-        self.html = html
+        self._html = html
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -47,6 +51,8 @@ class MarkdownPane(QWidget):
         self.source.setObjectName("markdownSource")
         self.source.setPlaceholderText(placeholder or "# A heading\n\nSome *markdown*, and a "
                                        "[link to a document](storyloom://document/<id>).")
+        self.highlighter = MarkdownHighlighter(self.source.document())
+        self.highlighter.set_enabled(not html)
         self.preview = PreviewBrowser()  # draws the project's attachments where the text shows images
         self.preview.images = images
         self.preview.setObjectName("markdownPreview")
@@ -67,6 +73,27 @@ class MarkdownPane(QWidget):
         self.preview.refit.connect(self._render_later)
         self.source.textChanged.connect(self._typed)
         self._setting = False
+
+    @property
+    def html(self) -> bool:
+        """The text is HTML (a rich-text GDD), not markdown: previewed as HTML, not highlighted."""
+        return self._html
+
+    @html.setter
+    def html(self, value: bool) -> None:
+        self._html = value
+        self.highlighter.set_enabled(not value)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # The theme changed (light, dark): the preview and the source take its colours.
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange) and hasattr(self, "_render_later"):
+            self._setting = True  # new colours are no edit of the text
+            try:
+                self.highlighter.restyle()
+            finally:
+                self._setting = False
+            self._render_later()
 
     # ------------------------------------------------------------------ text
     def text(self) -> str:
@@ -101,6 +128,7 @@ class MarkdownPane(QWidget):
             self.preview.setHtml(self.text())
         else:
             self.preview.document().setMarkdown(link_document_refs(self.text(), self._name_of))
+            style_markdown(self.preview.document())
         self.preview.moveCursor(QTextCursor.MoveOperation.Start)
         self.preview.verticalScrollBar().setValue(scroll)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QScrollArea, QVBoxLayout, QWidget
 
+from storyloom.gui.appearance import use_editor_font
 from storyloom.gui.editors.base import DocumentEditor
 
 # Fields computed from another one (the parsed form of a source text): never edited by hand.
@@ -79,14 +79,13 @@ class PropertiesEditor(DocumentEditor):
             if item.widget() is not None:
                 item.widget().deleteLater()
         self.fields = {}
-        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         for key in texts:
             label = QLabel(_label(key))
             label.setObjectName("fieldLabel")
             editor = QPlainTextEdit()
             editor.setObjectName(f"field-{key}")
             if key not in _PROSE:
-                editor.setFont(fixed)
+                use_editor_font(editor)  # the Options' editor font, followed live
             editor.setMinimumHeight(160)
             editor.textChanged.connect(self.mark_dirty)
             self.form_layout.addWidget(label)

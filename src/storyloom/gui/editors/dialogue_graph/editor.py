@@ -112,8 +112,9 @@ class DialogueGraphEditor(BoardEditor):
         layout.addWidget(self.node_palette)
         self.node_palette.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.node_palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        rows = sum(self.node_palette.sizeHintForRow(i) + 2 * self.node_palette.spacing() for i in range(self.node_palette.count()))
-        self.node_palette.setFixedSize(self.node_palette.sizeHintForColumn(0) + 24, rows + 4)
+        palette = self.node_palette
+        rows = sum(palette.sizeHintForRow(i) + 2 * palette.spacing() for i in range(palette.count()))
+        palette.setFixedSize(palette.sizeHintForColumn(0) + 24, rows + 4)
         panel.adjustSize()
         panel.move(theme.M, theme.M)
         self.view.left_inset = panel.width() + theme.M

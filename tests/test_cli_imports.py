@@ -1,0 +1,71 @@
+"""A command-line verb loads only what it uses: no web framework, no Qt, no progress-bar library
+for the verbs a build script or a lock race calls, and no HTTP client unless it talks to a
+server. Read from ``sys.modules`` of a real run of each verb."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# The web framework and server, the GUI toolkit and the progress-bar libraries.
+NEVER = ("fastapi", "starlette", "uvicorn", "anyio", "pydantic", "h11", "PySide6", "shiboken6", "tqdm")
+# The HTTP client (and rich, which httpx's command line brings along).
+HTTP = ("httpx", "httpcore", "rich")
+
+_RUN = """
+import json, sys
+from storyloom.cli.main import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+# A module lazy_loader.load() set up but nothing has used is not loaded (still a _LazyModule).
+loaded = {name.split('.')[0] for name, module in list(sys.modules.items())
+          if type(module).__name__ != "_LazyModule"}
+json.dump({"code": code, "top": sorted(loaded)}, sys.stderr)
+"""
+
+
+def _loaded(home: Path, *argv: str) -> tuple[int, set[str]]:
+    env = dict(os.environ, STORYLOOM_HOME=str(home))
+    done = subprocess.run([sys.executable, "-c", _RUN, *argv], env=env, capture_output=True, text=True, timeout=120)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["top"])
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    env = dict(os.environ, STORYLOOM_HOME=str(home))
+    subprocess.run([sys.executable, "-m", "storyloom", "new", "Saga"], env=env, check=True, capture_output=True,
+                   timeout=120)
+    return home
+
+
+@pytest.mark.parametrize("argv", [
+    ["--version"], ["--help"], ["list"], ["options"], ["options", "set", "username", "ada"],
+])
+def test_workspace_verbs_load_no_web_stack_and_no_http_client(home: Path, argv: list[str]) -> None:
+    code, loaded = _loaded(home, *argv)
+    assert code in (0, None)
+    assert not loaded & set(NEVER + HTTP), f"storyloom {' '.join(argv)} loaded {sorted(loaded & set(NEVER + HTTP))}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "Saga"],
+    ["doc", "get", "Saga", "ProjectSettings"],
+    ["doc", "set", "Saga", "ProjectSettings", "projectDescription=A saga"],
+    ["lock", "Saga", "ProjectSettings"],
+    ["locks", "Saga"],
+    ["unlock", "Saga", "ProjectSettings"],
+])
+def test_project_verbs_of_a_local_project_load_no_web_stack_and_no_http_client(home: Path, argv: list[str]) -> None:
+    """The project has no remote: nothing talks to a server, so not even the HTTP client loads."""
+    code, loaded = _loaded(home, *argv)
+    assert code in (0, None), f"storyloom {' '.join(argv)} exited {code}"
+    assert not loaded & set(NEVER + HTTP), f"storyloom {' '.join(argv)} loaded {sorted(loaded & set(NEVER + HTTP))}"
