@@ -192,6 +192,7 @@ def test_renaming_or_deleting_an_actor_rechecks_the_scripts_that_name_it(session
     editor.patch(actor, {"name": "Mira"})
     checked = problems.apply(changes.take())
     assert speaks in checked and not checked & set(silent)
+    assert problems.checked == 1  # the Actor itself: the Script's speakers are rechecked without a parse
     assert [(p.doc_id, p.diagnostic.code) for p in problems.problems()] == [(speaks, UNKNOWN_ACTOR)]
     editor.patch(actor, {"name": "Mara"})
     problems.apply(changes.take())

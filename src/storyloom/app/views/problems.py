@@ -143,8 +143,8 @@ def document_problems(doc: dict[str, Any], context: StoreContext | None,
 
 def _document_problems(doc: dict[str, Any], context: StoreContext | None, known_state: dict[str, Any] | None,
                        default_language: str, actors: Collection[str] | None,
-                       ) -> tuple[list[ProjectProblem], frozenset[str]]:
-    """:func:`document_problems` and the speaker keys of a Script (empty for another document)."""
+                       ) -> tuple[list[ProjectProblem], tuple[SpeechLine, ...], str]:
+    """:func:`document_problems`, and a Script's speech lines and text (empty for another document)."""
     doc_id = _text(doc.get("_id"))
     name = display_name(doc.get("name"))
     doc_type = _text(doc.get("type"))
@@ -161,7 +161,8 @@ def _document_problems(doc: dict[str, Any], context: StoreContext | None, known_
         if problem.doc_id != doc_id:
             problem = dataclasses.replace(problem, doc_id=doc_id)
         out.append(ProjectProblem(problem, name, doc_type, VALIDATION, collection))
-    speakers: frozenset[str] = frozenset()
+    said: list[SpeechLine] = []
+    script_text = ""
     if doc_type == "Script":
         content = doc.get("content")
         script = content.get("script") if isinstance(content, dict) else None
@@ -175,10 +176,10 @@ def _document_problems(doc: dict[str, Any], context: StoreContext | None, known_
                     located = dataclasses.replace(problem, doc_id=doc_id, field=problem.field or "content.script")
                     out.append(ProjectProblem(located, name, doc_type, SCRIPT, collection))
                 said = [line for line in parsed.lines if isinstance(line, SpeechLine)]
-                speakers = frozenset(speaker_key(line.actor) for line in said)
+                script_text = script
                 if actors is not None:
                     out.extend(_speaker_problems(said, script, actors, doc_id, name, collection))
-    return out, speakers
+    return out, tuple(said), script_text
 
 
 def _speaker_problems(said: list[SpeechLine], script: str, actors: Collection[str], doc_id: str, name: str,
@@ -268,6 +269,9 @@ class ProjectProblems:
         self._actor_keys: dict[str, frozenset[str]] = {}  # Actor id -> its name and alias keys
         self._actors: frozenset[str] | None = None  # their union, made when first asked
         self._speakers: dict[str, frozenset[str]] = {}  # Script id -> its speaker keys
+        # Script id -> (its speech lines, its text, name, collection): an Actor's change rechecks
+        # only the speakers of the Scripts it concerns, without parsing them again
+        self._speech: dict[str, tuple[tuple[SpeechLine, ...], str, str, str]] = {}
         self._speaking: dict[str, set[str]] = {}  # speaker key -> the Scripts that speak it
         self.checked = 0  # documents checked by the last rebuild/apply (for tests and benches)
 
@@ -299,6 +303,7 @@ class ProjectProblems:
         self._actor_keys.clear()
         self._speakers.clear()
         self._speaking.clear()
+        self._speech.clear()
         rows = self.db.all_docs(include_docs=True, skip_damaged=True)["rows"]
         docs = [row["doc"] for row in rows if row.get("doc") and self._checked_id(row["id"])]
         self._note_actors(docs, set())
@@ -330,8 +335,9 @@ class ProjectProblems:
             todo.update(i for i, t in self._types.items() if t in _STATE_DEPENDENT)
         if SETTINGS_ID in changed:  # the default language of property text may have changed
             todo.update(i for i, t in self._types.items() if t in PROPERTY_FIELDS)
+        speakers_only: set[str] = set()
         for key in self._note_actors(list(docs.values()), gone):  # an actor's names changed
-            todo.update(self._speaking.get(key, ()))
+            speakers_only.update(self._speaking.get(key, ()))
         for doc_id in gone:
             self._forget(doc_id)
         todo -= gone
@@ -341,8 +347,11 @@ class ProjectProblems:
         for doc_id in todo - set(docs):  # deleted meanwhile: the later event will say so
             self._forget(doc_id)
         self._check([docs[i] for i in todo if i in docs], gone)
+        speakers_only -= todo | gone
+        for doc_id in speakers_only:
+            self._recheck_speakers(doc_id)
         self._sorted = None
-        return set(todo) | gone
+        return set(todo) | gone | speakers_only
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -409,8 +418,11 @@ class ProjectProblems:
         for doc in docs:
             doc_id = doc["_id"]
             self._forget(doc_id)
-            self._by_doc[doc_id], speakers = _document_problems(doc, context, states, language, actors)
-            if speakers:
+            self._by_doc[doc_id], said, script = _document_problems(doc, context, states, language, actors)
+            speakers = frozenset(speaker_key(line.actor) for line in said)
+            if said:
+                self._speech[doc_id] = (said, script, display_name(doc.get("name")),
+                                        _text(doc.get("collection")) or "Script")
                 self._speakers[doc_id] = speakers
                 for key in speakers:
                     self._speaking.setdefault(key, set()).add(doc_id)
@@ -423,8 +435,19 @@ class ProjectProblems:
         self.checked = len(docs)
         self._sorted = None
 
+    def _recheck_speakers(self, doc_id: str) -> None:
+        """Replace the ``unknown-actor`` problems of Script ``doc_id`` from its kept speech lines."""
+        kept = self._speech.get(doc_id)
+        if kept is None:
+            return
+        said, script, name, collection = kept
+        others = [p for p in self._by_doc.get(doc_id, ()) if p.diagnostic.code != UNKNOWN_ACTOR]
+        self._by_doc[doc_id] = others + list(_speaker_problems(list(said), script, self.actors(), doc_id, name,
+                                                               collection))
+
     def _forget(self, doc_id: str) -> None:
         self._by_doc.pop(doc_id, None)
+        self._speech.pop(doc_id, None)
         self._types.pop(doc_id, None)
         for key in self._speakers.pop(doc_id, ()):
             speaking = self._speaking.get(key)
