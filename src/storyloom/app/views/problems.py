@@ -14,8 +14,9 @@ the whole project once; :meth:`ProjectProblems.apply` takes the session's
 - when a Variable changes: the Scripts (their paths are checked against the states), the
   Scenarios and the other Variables (overrides, duplicate ``_sid``);
 - when an Actor appears, disappears or changes its name or alias: the speakers of the Scripts
-  that had or have one of its names (from their kept speech lines, without a parse) (a speaker who is not an actor is a problem, ``unknown-actor``,
-  with the quick fix "Create actor": :class:`QuickFix`, done by :func:`apply_quick_fix`).
+  that had or have one of its names, from their kept speech lines, without a parse (a speaker
+  who is not an actor is a problem, ``unknown-actor``, with the quick fix "Create actor":
+  :class:`QuickFix`, done by :func:`apply_quick_fix`).
 
 :meth:`ProjectProblems.problems` lists them as :class:`ProjectProblem` (a
 :class:`~storyloom.diagnostics.Diagnostic` with its document's id set, plus the document's name
