@@ -236,6 +236,9 @@ class _Builder:
         self.g = generated
         self.layouts = generated.layouts
         self.planted = {doc_id: kind for kind, ids in generated.planted_ids.items() for doc_id in ids}
+        # The first Actor documents are named from ACTORS and scripts speak only those names: a
+        # speaker who is not an actor is a problem (`storyloom check`), never planted by chance.
+        self.speakers = ACTORS[:min(len(ACTORS), self.layouts["Actor"].documents)]
 
     # -- helpers -------------------------------------------------------------------------------
     @staticmethod
@@ -361,7 +364,7 @@ class _Builder:
         lines = [f"// {self.sentence(rng, 6)}", "<FadeIn(1.5)>"]
         for i in range(rng.randrange(12, 24)):
             roll = rng.random()
-            actor = rng.choice(ACTORS)
+            actor = rng.choice(self.speakers)
             if roll < 0.6:
                 expression = f" [{rng.choice(EXPRESSIONS)}]" if rng.random() < 0.4 else ""
                 lines.append(f"[#line_{index}_{i}]::{actor}:: {self.sentence(rng)}{expression}")
@@ -423,6 +426,8 @@ class _Builder:
         self._property_doc(rng, doc, ("properties", "conditions"))
 
     def actor(self, rng: random.Random, doc: dict[str, Any], index: int) -> None:
+        if index < len(ACTORS):  # the names the scripts speak
+            doc["name"] = ACTORS[index]
         self._property_doc(rng, doc, ("properties",))
         doc["content"]["bio"] = self.sentence(rng, 40)
         expressions = []

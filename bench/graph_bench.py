@@ -157,6 +157,8 @@ def fill(workspace: Any, name: str, nodes: int, scatter: bool = False) -> str:
     rng = random.Random(11)
     project = workspace.manager.create(name)
     try:
+        for actor in ACTORS:  # the lines' speakers are actors: no unknown-actor warning in the Problems dock
+            project.editor.create("Actor", actor)
         folder = project.editor.create("Folder", "Lines", collection="Script", isDialogueScriptFolder=True).id
         scripts = [project.editor.create("Script", f"Line {n}", parent=folder, isDialogueScript=True,
                                          content={"script": _script(rng)}).id for n in range(120)]

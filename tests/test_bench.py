@@ -80,3 +80,17 @@ def test_scripts_bench_refuses_an_unknown_benchmark() -> None:
     result = subprocess.run([str(REPO / "scripts" / "bench"), "nope"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "no benchmark named 'nope'" in result.stderr and "store" in result.stderr
+
+
+@pytest.mark.parametrize("count", [29, 1_000])
+def test_every_speaker_of_a_generated_script_is_an_actor(count: int) -> None:
+    """`storyloom check` flags a speaker who is not an actor: the generator's scripts speak only
+    the names of its Actor documents, at the smallest size too (two Actors)."""
+    from storyloom.project import speaker_key
+    from storyloom.script import SpeechLine, parse_script
+
+    docs = list(generate(count).docs())
+    actors = {speaker_key(d["name"]) for d in docs if d["type"] == "Actor"}
+    speakers = {speaker_key(line.actor) for d in docs if d["type"] == "Script"
+                for line in parse_script(d["content"]["script"]).lines if isinstance(line, SpeechLine)}
+    assert speakers and speakers <= actors

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from storyloom.app import AppOptions, DocumentChanged, Workspace
-from storyloom.app.views.problems import SCRIPT, VALIDATION, ProjectProblems
+from storyloom.app.views.problems import SCRIPT, UNKNOWN_ACTOR, VALIDATION, ProjectProblems, apply_quick_fix
 from storyloom.drafft import import_backup
 from tests.support.fixtures import DRAFFT_PROJECTS
 
@@ -56,6 +56,7 @@ def test_the_garden_sample_lists_its_script_problems_with_names_and_lines(worksp
 
 def test_broken_documents_are_listed_errors_first_then_by_document(session) -> None:  # type: ignore[no-untyped-def]
     editor = session.editor
+    editor.create("Actor", "Ana")  # the scripts' speaker is an actor: no unknown-actor warning
     good = editor.create("Script", "Fine", content={"script": "::Ana:: Hello.\n"}).id
     broken = editor.create("Script", "Broken", content={"script": "::Ana:: Hi\n@if v.x\n::Ana:: never closed\n"}).id
     dangling = editor.create("Script", "Orphan", parent="no-such-folder").id
@@ -85,6 +86,7 @@ def test_a_hand_made_invalid_document_shows_its_validation_errors(session) -> No
 
 def test_changes_recheck_only_the_changed_documents(session) -> None:  # type: ignore[no-untyped-def]
     editor = session.editor
+    editor.create("Actor", "A")
     ids = [editor.create("Script", f"S{i}", content={"script": "::A:: fine\n"}).id for i in range(20)]
     changes = Changes(session)
     problems = ProjectProblems(session.db, session.index)
@@ -136,3 +138,112 @@ def test_local_and_design_documents_are_not_checked(session) -> None:  # type: i
     problems = ProjectProblems(session.db, session.index)
     problems.rebuild()
     assert problems.apply([DocumentChanged("_local/x", "1-a", 1, None, False, "local")]) == set()  # type: ignore[arg-type]
+
+
+# -- speakers who are not actors -----------------------------------------------------------------
+
+
+def test_a_speaker_who_is_not_an_actor_is_a_problem_with_a_create_actor_fix(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    editor.create("Actor", "Mara", alias="mara_v")
+    script = editor.create("Script", "Scene", content={"script": (
+        "::Mara:: Hello. [angry]\n"
+        "[#t1] ::MARA :: Case and spaces do not matter.\n"
+        "::mara_v:: An alias names her too.\n"
+        "  ::Nobody:: Hello\n"
+        "::Nobody:: Again\n")}).id
+    problems = ProjectProblems(session.db, session.index).rebuild()
+    unknown = [p for p in problems if p.diagnostic.code == UNKNOWN_ACTOR]
+    assert [(p.doc_id, p.line, p.column) for p in unknown] == [(script, 4, 5), (script, 5, 3)]
+    first = unknown[0]
+    assert not first.is_error and first.source == SCRIPT and "Nobody" in first.message
+    assert first.fix is not None and first.fix.label == "Create actor" and first.fix.name == "Nobody"
+    assert all(p.fix is None for p in problems if p.diagnostic.code != UNKNOWN_ACTOR)
+
+
+def test_create_actor_makes_the_actor_and_the_problem_goes(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    script = editor.create("Script", "Scene", content={"script": "::Nobody:: Hello\n::Ana:: Hi\n"}).id
+    editor.create("Actor", "Ana")
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    changes.take()
+    (problem,) = problems.problems()
+    created = apply_quick_fix(session, problem.fix)
+    actor = session.db.get(created)
+    assert actor["type"] == "Actor" and actor["name"] == "Nobody" and actor["collection"] == "Actor"
+    assert actor.get("parent") is None
+    checked = problems.apply(changes.take())
+    assert script in checked and created in checked
+    assert problems.problems() == []
+
+
+def test_renaming_or_deleting_an_actor_rechecks_the_scripts_that_name_it(session) -> None:  # type: ignore[no-untyped-def]
+    editor = session.editor
+    actor = editor.create("Actor", "Mara").id
+    speaks = editor.create("Script", "Speaks", content={"script": "::Mara:: Hi\n"}).id
+    silent = [editor.create("Script", f"Silent {i}", content={"script": "// nobody\n"}).id for i in range(5)]
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    changes.take()
+    assert len(problems) == 0
+    editor.patch(actor, {"name": "Mira"})
+    checked = problems.apply(changes.take())
+    assert speaks in checked and not checked & set(silent)
+    assert problems.checked == 1  # the Actor itself: the Script's speakers are rechecked without a parse
+    assert [(p.doc_id, p.diagnostic.code) for p in problems.problems()] == [(speaks, UNKNOWN_ACTOR)]
+    editor.patch(actor, {"name": "Mara"})
+    problems.apply(changes.take())
+    assert len(problems) == 0
+    session.editor.db.bulk_docs([{"_id": actor, "_rev": session.db.get(actor)["_rev"], "_deleted": True}])
+    checked = problems.apply(changes.take())
+    assert speaks in checked
+    assert [p.doc_id for p in problems.problems()] == [speaks]
+
+
+def test_the_drafft_samples_speakers_are_their_actors(workspace) -> None:  # type: ignore[no-untyped-def]
+    """Tgof's speakers are all its actors; the Garden's one speaker without an Actor, Memory Echo,
+    is a real one (no Actor of that name or alias), flagged on its two lines."""
+    for path, name in ((DRAFFT_PROJECTS / "v2" / "tgof.json", "Tgof"), (GARDEN, "Garden")):
+        project, _report = import_backup(workspace.manager, path, name=name)
+        project.close()
+        with workspace.open_session(name) as session:
+            unknown = [p for p in ProjectProblems(session.db, session.index).rebuild()
+                       if p.diagnostic.code == UNKNOWN_ACTOR]
+            names = {p.fix.name for p in unknown if p.fix is not None}
+            assert (len(unknown), names) == ((0, set()) if name == "Tgof" else (2, {"Memory Echo"}))
+
+
+def test_the_built_in_sample_has_no_speaker_without_an_actor(workspace: Workspace) -> None:
+    from storyloom.project.sample import create_sample_project
+
+    create_sample_project(workspace.manager).close()
+    with workspace.open_session("The Lighthouse Keeper") as session:
+        problems = ProjectProblems(session.db, session.index).rebuild()
+        assert [p for p in problems if p.diagnostic.code == UNKNOWN_ACTOR] == []
+
+
+@pytest.mark.parametrize("language", ["hjson", "yaml", "json", "toml", "text"])
+def test_new_variables_and_scenarios_start_without_a_problem_whatever_the_default_language(
+        session, language: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 24: a new Variables or Scenarios document, made as the sidebar's New makes it, starts
+    from a template that validates, in a project of any default property language."""
+    from storyloom.app.views.outline import create_in
+
+    session.editor.update_settings({"defaultEditorLanguage": language})
+    session.editor.create("Variable", "Player", content={"variables": "_sid: player\ncourage: 5\n"})
+    made = {create_in(session.editor, collection, None).id for collection in ("Variable", "Scenario", "Scenario")}
+    problems = ProjectProblems(session.db, session.index).rebuild()
+    assert [p.message for p in problems if p.doc_id in made] == []
+
+
+def test_an_expression_written_in_the_speaker_s_place_says_where_it_goes(session) -> None:  # type: ignore[no-untyped-def]
+    """``::Mara (angry)::`` is no actor; creating an actor "Mara (angry)" would be the wrong fix."""
+    session.editor.create("Actor", "Mara")
+    session.editor.create("Script", "Scene", content={"script": "::Mara (angry):: Out!\n::Bo (tired):: Hm.\n"})
+    rows = [p for p in ProjectProblems(session.db, session.index).rebuild() if p.diagnostic.code == UNKNOWN_ACTOR]
+    assert [(p.line, p.fix is None) for p in rows] == [(1, True), (2, False)]
+    assert rows[0].message.endswith("an expression goes at the end of the line, ::Mara:: … [angry]")
+    assert rows[1].fix is not None and rows[1].fix.name == "Bo (tired)"

@@ -127,3 +127,32 @@ def test_schema_sidecar_and_export_come_from_one_reading(
     [player] = [v for v in export["variables"] if v["content"]["variables"].get("_sid") == "player"]
     assert player["content"]["variables"]["courage"] == 5  # the state as first read
     assert validators.messages(schema, export) == []
+
+
+def test_a_kanban_folder_is_exported_as_a_folder_like_any_collection_s(tmp_path: Path) -> None:
+    """Issue 24: a folder of the Kanban collection (made as the sidebar's New Folder makes it) is a
+    folder in the export and its schema, never a board: no content, type Folder, as an Item folder."""
+    from storyloom.app.views.outline import create_in
+
+    project = ProjectManager(username="t").create("Boards")
+    try:
+        kanban_folder = create_in(project.editor, "Kanban", None, folder=True).id
+        board = create_in(project.editor, "Kanban", kanban_folder).id
+        item_folder = create_in(project.editor, "Item", None, folder=True).id
+    finally:
+        project.close()
+    out = tmp_path / "game.json"
+    assert main(["export", "Boards", "--collections", "Kanban,Items", "-o", str(out), "--schema-sidecar"]) == 0
+    export = json.loads(out.read_text(encoding="utf-8"))
+    by_id = {doc["_id"]: doc for doc in export["kanban"] + export["items"]}
+    folder, other = by_id[kanban_folder], by_id[item_folder]
+    assert folder["type"] == other["type"] == "Folder" and "content" not in folder
+    assert set(folder) - {"collection"} == set(other) - {"collection"}
+    assert folder["children"] == [board] and by_id[board]["type"] == "Kanban" and "columns" in by_id[board]["content"]
+    schema = json.loads((tmp_path / "game.schema.json").read_text(encoding="utf-8"))
+    assert validators.messages(schema, export) == []
+    # The schema tells a folder from a board, as it does for Variables, Scenarios and Maps: a
+    # folder is a KanbanFolder, a board a KanbanDocument whose content holds its columns.
+    assert schema["$defs"]["KanbanFolder"]["properties"]["type"] == {"const": "Folder"}
+    boardless = {key: value for key, value in by_id[board].items() if key != "content"}
+    assert validators.messages(schema, dict(export, kanban=[folder, boardless])) != []

@@ -20,3 +20,22 @@ def test_gui_bench_runs_on_a_tiny_project(tmp_path, capsys, qapp) -> None:  # ty
                    "grid scroll p95, jumps"):
         assert figure in out
     assert "pytest" not in gui_bench.__dict__
+
+
+def test_the_bench_project_has_no_speaker_without_an_actor() -> None:
+    """The Problems dock checks the project while the bench types: its long script's speakers are
+    actors, so the dock holds the generated project's planted problems only, not thousands of
+    unknown-actor warnings."""
+    from bench import gui_bench
+
+    from storyloom.app import AppOptions, Workspace
+    from storyloom.app.views.problems import UNKNOWN_ACTOR, ProjectProblems
+
+    workspace = Workspace(options=AppOptions(username="bench"))
+    try:
+        gui_bench._fill(workspace, "Bench", 60, 300)
+        with workspace.open_session("Bench") as session:
+            problems = ProjectProblems(session.db, session.index).rebuild()
+        assert [p for p in problems if p.diagnostic.code == UNKNOWN_ACTOR] == []
+    finally:
+        workspace.close()

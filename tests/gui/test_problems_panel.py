@@ -33,5 +33,26 @@ def test_fixing_the_script_removes_its_problem(window, qtbot) -> None:  # type: 
     editor = window.session.editor
     doc_id = editor.create("Script", "Soon fixed", content={"script": "@if v.player.brave\n"}).id
     qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
-    editor.patch(doc_id, {"content": {"script": "::Ana:: fine\n"}})
+    editor.patch(doc_id, {"content": {"script": "::Woman:: fine\n"}})  # Woman is an actor of the garden
     qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+
+
+def test_a_speaker_who_is_not_an_actor_offers_create_actor_which_clears_it(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPushButton
+
+    panel = window.problems_panel
+    panel.toggleViewAction().trigger()
+    doc_id = window.session.editor.create("Script", "Stranger", content={"script": "::Nobody:: Hello\n"}).id
+    qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    row = next(i for i, p in enumerate(panel.model.rows) if p.doc_id == doc_id)
+    assert "Nobody" in panel.model.index(row, 0).data()
+    fix = panel.findChild(QPushButton, "problemsQuickFix")
+    assert fix is not None and not fix.isEnabled()  # nothing selected yet
+    panel.view.selectRow(row)
+    assert fix.isEnabled() and fix.text() == "Create actor “Nobody”"
+    assert panel.row_actions(row)[0].text() == "Create actor “Nobody”"
+    qtbot.mouseClick(fix, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    actors = [s for s in window.session.index.summaries() if s.type == "Actor" and s.name == "Nobody"]
+    assert len(actors) == 1

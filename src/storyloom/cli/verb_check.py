@@ -1,8 +1,9 @@
 """``storyloom check PROJECT [--json]``: every problem of a project, for people and build servers.
 
 The problems are those of the desktop app's problems panel (:mod:`storyloom.app.views.problems`):
-each document's validation problems, its property text that does not parse, and its script's
-problems against the project's variables. One line per problem::
+each document's validation problems, its property text that does not parse, its script's
+problems against the project's variables, and its speakers who are not actors (``unknown-actor``:
+no Actor has that name or alias). One line per problem::
 
     script-000907 (Script "Intro" in Script) content.script:24:5: warning: unknown variable path ... [unknown-path]
 

@@ -594,6 +594,20 @@ def schema_from_facts(
             item = _ref("ScenariosEntry")
         elif c.app_name == "Map":
             item = _ref("MapsEntry")
+        elif c.app_name == "Kanban":
+            # A folder of boards is a folder (as in every collection), a board holds its columns.
+            defs["KanbanFolder"] = _folder_doc("Kanban")
+            defs["KanbanDocument"] = _collection_doc("Kanban", {
+                "required": ["content"],
+                "properties": {
+                    "type": {"const": "Kanban"},
+                    "content": {"type": "object", "required": ["columns"],
+                                "properties": {"columns": {"type": "array"}}},
+                    **{key: _never() for key in LEGACY_EDITOR_FIELDS["Kanban"]},
+                },
+            })
+            defs["KanbanEntry"] = {"if": _is_folder(), "then": _ref("KanbanFolder"), "else": _ref("KanbanDocument")}
+            item = _ref("KanbanEntry")
         else:
             def_name = f"{c.app_name}Document"
             if c.app_name == SETTINGS_ID:

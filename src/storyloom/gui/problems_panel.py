@@ -5,26 +5,45 @@ document, line), kept current from the session's changes by
 whole project runs on a worker thread: the window does not wait for it.
 
 Built with its window's host (:data:`storyloom.gui.panels.PANELS`: a bottom dock, View ▸ Problems,
-Ctrl+Shift+M), it puts a count in the status bar and opens a row's document at its line."""
+Ctrl+Shift+M), it puts a count in the status bar and opens a row's document at its line.
+
+A problem with a quick fix (:class:`storyloom.app.views.problems.QuickFix`: "Create actor" for a
+speaker who is not an actor) offers it twice: the button under the table, for the selected row,
+and the row's context menu; :func:`storyloom.app.views.problems.apply_quick_fix` does it, and the
+rechecks that follow the write clear the problem."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
+    QPushButton,
     QStackedWidget,
     QTableView,
+    QVBoxLayout,
     QWidget,
 )
 
 from storyloom.app import DocumentChanged
-from storyloom.app.views.problems import ProjectProblem, ProjectProblems
+from storyloom.app.views.problems import CREATE_ACTOR, ProjectProblem, ProjectProblems, QuickFix, apply_quick_fix
+from storyloom.errors import StoryloomError
 from storyloom.gui import icons
 from storyloom.gui.host import WindowHost
 from storyloom.gui.status_bar import ClickableItem
@@ -88,7 +107,8 @@ class ProblemsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             where = f"{problem.doc_name}" + (f", line {problem.line}" if problem.line else "")
             field = f" ({problem.diagnostic.field})" if problem.diagnostic.field else ""
-            return f"{problem.severity.capitalize()} in {where}{field}:\n{problem.message}"
+            fix = f"\nQuick fix: {problem.fix.label} (right-click)" if problem.fix is not None else ""
+            return f"{problem.severity.capitalize()} in {where}{field}:\n{problem.message}{fix}"
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -123,12 +143,34 @@ class ProblemsPanel(QDockWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.resizeSection(1, 240)
         self.view.activated.connect(self._activated)
+        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.view.doubleClicked.connect(self._activated)
         self.empty = QLabel("No problems in this project.")
         self.empty.setObjectName("problemsEmpty")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.fix_button = QPushButton("Quick fix")
+        self.fix_button.setObjectName("problemsQuickFix")
+        self.fix_button.setEnabled(False)
+        self.fix_button.setToolTip("Select a problem that has a quick fix")
+        self.fix_button.clicked.connect(self._fix_selected)
+        self.fix_note = QLabel("")
+        self.fix_note.setObjectName("problemsFixNote")
+        self.fix_note.setTextFormat(Qt.TextFormat.PlainText)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(6, 2, 6, 4)
+        bar.addWidget(self.fix_button)
+        bar.addWidget(self.fix_note, 1)
+        table = QWidget()
+        table_layout = QVBoxLayout(table)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.setSpacing(0)
+        table_layout.addWidget(self.view, 1)
+        table_layout.addLayout(bar)
+        self.table_page = table
         self.stack = QStackedWidget()
-        self.stack.addWidget(self.view)
+        self.stack.addWidget(table)
         self.stack.addWidget(self.empty)
         self.setWidget(self.stack)
         self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -213,9 +255,16 @@ class ProblemsPanel(QDockWidget):
         self._show()
 
     def _show(self) -> None:
+        selected = self._selected()
         self.model.set_rows(self.problems.problems())
+        if selected is not None:  # keep the selection on the same problem when it is still there
+            for row, problem in enumerate(self.model.rows):
+                if problem == selected:
+                    self.view.selectRow(row)
+                    break
+        self._selection_changed()
         errors, warnings = self.problems.counts()
-        self.stack.setCurrentWidget(self.view if self.model.rows else self.empty)
+        self.stack.setCurrentWidget(self.table_page if self.model.rows else self.empty)
         self.setWindowTitle(f"Problems ({errors + warnings})" if errors + warnings else "Problems")
         self.counts_changed.emit(errors, warnings)
 
@@ -227,6 +276,63 @@ class ProblemsPanel(QDockWidget):
     def activate_row(self, row: int) -> None:
         self._activated(self.model.index(row, 0))
 
+    # ------------------------------------------------------------------ quick fixes
+    def _selected(self) -> ProjectProblem | None:
+        model = self.view.selectionModel()
+        rows = model.selectedRows() if model is not None else []
+        if rows and rows[0].row() < len(self.model.rows):
+            return self.model.rows[rows[0].row()]
+        return None
+
+    def _selection_changed(self, *_args: object) -> None:
+        problem = self._selected()
+        fix = problem.fix if problem is not None else None
+        self.fix_button.setEnabled(fix is not None)
+        self.fix_button.setText(_fix_text(fix) if fix is not None else "Quick fix")
+        self.fix_button.setIcon(icons.icon("new") if fix is not None else icons.icon("info"))
+        self.fix_button.setToolTip(_fix_tip(fix) if fix is not None else "Select a problem that has a quick fix")
+
+    def row_actions(self, row: int) -> list[QAction]:
+        """The actions of a row's context menu: its quick fix (when it has one), then Open."""
+        problem = self.model.rows[row]
+        actions: list[QAction] = []
+        if problem.fix is not None:
+            fix_action = QAction(icons.icon("new"), _fix_text(problem.fix), self)
+            fix_action.setToolTip(_fix_tip(problem.fix))
+            fix_action.triggered.connect(lambda _checked=False, p=problem: self.apply_fix(p))
+            actions.append(fix_action)
+        open_action = QAction(icons.icon("open"), "Open at this line" if problem.line else "Open", self)
+        open_action.triggered.connect(lambda _checked=False, p=problem: self.open_requested.emit(p.doc_id, p.line or 0))
+        actions.append(open_action)
+        return actions
+
+    def _context_menu(self, pos: QPoint) -> None:
+        index = self.view.indexAt(pos)
+        if not index.isValid():
+            return
+        self.view.selectRow(index.row())
+        menu = QMenu(self)
+        for action in self.row_actions(index.row()):
+            menu.addAction(action)
+        menu.exec(self.view.viewport().mapToGlobal(pos))
+
+    def _fix_selected(self) -> None:
+        problem = self._selected()
+        if problem is not None:
+            self.apply_fix(problem)
+
+    def apply_fix(self, problem: ProjectProblem) -> str | None:
+        """Do ``problem``'s quick fix; returns the id of the document it made, ``None`` when it failed
+        (the reason shows beside the button)."""
+        try:
+            made = apply_quick_fix(self.session, problem.fix)
+        except (StoryloomError, ValueError) as exc:
+            self.fix_note.setText(f"{problem.fix.label if problem.fix else 'The fix'} failed: {exc}")
+            return None
+        if problem.fix is not None and problem.fix.action == CREATE_ACTOR:
+            self.fix_note.setText(f"Created the actor “{problem.fix.name}”.")
+        return made
+
     def _reveal(self) -> None:
         self.show()
         self.raise_()
@@ -236,6 +342,17 @@ class ProblemsPanel(QDockWidget):
         colour = "#e5484d" if errors else ("#d9912a" if warnings else "#8a94a0")
         self.count.set_icon("ph.warning-circle", colour)
         self.count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
+
+
+def _fix_text(fix: QuickFix) -> str:
+    """The button's words: the fix and what it acts on (Create actor “Memory Echo”)."""
+    return f"{fix.label} “{fix.name}”" if fix.action == CREATE_ACTOR else fix.label
+
+
+def _fix_tip(fix: QuickFix) -> str:
+    if fix.action == CREATE_ACTOR:
+        return f"Create an Actor named “{fix.name}” in the Actors collection"
+    return fix.label
 
 
 def count_text(errors: int, warnings: int) -> str:

@@ -4,6 +4,17 @@ Read by :func:`lazy_loader.attach_stub` (each name is imported from its module a
 so a quick CLI verb pays only for what it touches) and by type checkers. The public modules
 at the end are namespaces of their own (the board editors' rules, typed content)."""
 
+from .actors import (
+    actor_keys as actor_keys,
+    actor_lines as actor_lines,
+    ActorLine as ActorLine,
+    ActorLines as ActorLines,
+    NodeRef as NodeRef,
+    speaker_index as speaker_index,
+    SpeakerIndex as SpeakerIndex,
+    speaker_column as speaker_column,
+    speaker_key as speaker_key,
+)
 from .attachment_digests import (
     damaged_warnings as damaged_warnings,
     DamagedAttachment as DamagedAttachment,

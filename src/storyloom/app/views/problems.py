@@ -12,7 +12,11 @@ the whole project once; :meth:`ProjectProblems.apply` takes the session's
   (a child naming it as parent, a dialogue edge or scene item pointing at it...), from an index
   of the short id-like strings each document holds;
 - when a Variable changes: the Scripts (their paths are checked against the states), the
-  Scenarios and the other Variables (overrides, duplicate ``_sid``).
+  Scenarios and the other Variables (overrides, duplicate ``_sid``);
+- when an Actor appears, disappears or changes its name or alias: the speakers of the Scripts
+  that had or have one of its names, from their kept speech lines, without a parse (a speaker
+  who is not an actor is a problem, ``unknown-actor``, with the quick fix "Create actor":
+  :class:`QuickFix`, done by :func:`apply_quick_fix`).
 
 :meth:`ProjectProblems.problems` lists them as :class:`ProjectProblem` (a
 :class:`~storyloom.diagnostics.Diagnostic` with its document's id set, plus the document's name
@@ -23,16 +27,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
-from storyloom.project import SETTINGS_ID, StoreContext, check_document
+from storyloom.project import SETTINGS_ID, StoreContext, actor_keys, check_document, speaker_column, speaker_key
 from storyloom.project.content import LANGUAGES, ContentError, parse_text
-from storyloom.script import parse_script
+from storyloom.script import SpeechLine, parse_script
 from storyloom.store.documents import PROBE_PREFIX
 
 log = logging.getLogger(__name__)
@@ -43,21 +48,36 @@ PROPERTY_FIELDS: dict[str, tuple[str, ...]] = {
     "Item": ("item",), "Quest": ("properties", "conditions"), "Actor": ("properties",), "Misc": ("properties",),
 }
 SCRIPT = "script"
+#: The code of a speech line whose speaker names no Actor document.
+UNKNOWN_ACTOR = "unknown-actor"
+CREATE_ACTOR = "create-actor"
 # Types whose problems depend on the variable states (paths, overrides, duplicate _sid).
 _STATE_DEPENDENT = frozenset({"Script", "Scenario", "Variable"})
+_PARENTHESISED = re.compile(r"(.+?)\s*\(([^()]+)\)")  # "Mara (angry)": a name, then a parenthesis
 _MAX_MENTION = 80  # an id-like string is short and has no spaces
 _FETCH_CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
+class QuickFix:
+    """A one-click way out of a problem: ``action`` (:data:`CREATE_ACTOR`), the ``label`` a
+    button shows, and the ``name`` it acts on (the actor to create)."""
+
+    action: str
+    label: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class ProjectProblem:
-    """One row of the problems panel."""
+    """One row of the problems panel; ``fix`` is its quick fix, when it has one."""
 
     diagnostic: Diagnostic
     doc_name: str
     doc_type: str
     source: str  # VALIDATION or SCRIPT
     collection: str = ""  # the document's collection (a folder's is the collection it belongs to)
+    fix: QuickFix | None = None
 
     @property
     def doc_id(self) -> str:
@@ -111,11 +131,21 @@ def _text(value: Any) -> str:
 
 
 def document_problems(doc: dict[str, Any], context: StoreContext | None,
-                      known_state: dict[str, Any] | None, default_language: str = "hjson") -> list[ProjectProblem]:
+                      known_state: dict[str, Any] | None, default_language: str = "hjson",
+                      actors: Collection[str] | None = None) -> list[ProjectProblem]:
     """The problems of one document: validation, then its property text's (Actors, Items, Quests,
     Misc: text that does not parse in its language, as the export reports it), then (for a
     Script) its script's. ``default_language`` is the project's ``defaultEditorLanguage``, for
-    documents that name none. Never raises."""
+    documents that name none. ``actors`` holds the speaker keys of the project's Actors
+    (:func:`storyloom.project.actor_keys`): a Script's speaker outside them is an
+    ``unknown-actor`` warning (``None``: speakers are not checked). Never raises."""
+    return _document_problems(doc, context, known_state, default_language, actors)[0]
+
+
+def _document_problems(doc: dict[str, Any], context: StoreContext | None, known_state: dict[str, Any] | None,
+                       default_language: str, actors: Collection[str] | None,
+                       ) -> tuple[list[ProjectProblem], tuple[SpeechLine, ...], str]:
+    """:func:`document_problems`, and a Script's speech lines and text (empty for another document)."""
     doc_id = _text(doc.get("_id"))
     name = display_name(doc.get("name"))
     doc_type = _text(doc.get("type"))
@@ -132,6 +162,8 @@ def document_problems(doc: dict[str, Any], context: StoreContext | None,
         if problem.doc_id != doc_id:
             problem = dataclasses.replace(problem, doc_id=doc_id)
         out.append(ProjectProblem(problem, name, doc_type, VALIDATION, collection))
+    said: list[SpeechLine] = []
+    script_text = ""
     if doc_type == "Script":
         content = doc.get("content")
         script = content.get("script") if isinstance(content, dict) else None
@@ -144,7 +176,52 @@ def document_problems(doc: dict[str, Any], context: StoreContext | None,
                 for problem in parsed.problems:
                     located = dataclasses.replace(problem, doc_id=doc_id, field=problem.field or "content.script")
                     out.append(ProjectProblem(located, name, doc_type, SCRIPT, collection))
-    return out
+                said = [line for line in parsed.lines if isinstance(line, SpeechLine)]
+                script_text = script
+                if actors is not None:
+                    out.extend(_speaker_problems(said, script, actors, doc_id, name, collection))
+    return out, tuple(said), script_text
+
+
+def _speaker_problems(said: list[SpeechLine], script: str, actors: Collection[str], doc_id: str, name: str,
+                      collection: str) -> Iterator[ProjectProblem]:
+    """An ``unknown-actor`` warning per speech line whose speaker names no Actor."""
+    raw_lines: list[str] | None = None
+    for line in said:
+        if speaker_key(line.actor) in actors:
+            continue
+        if raw_lines is None:
+            raw_lines = script.splitlines()
+        raw = raw_lines[line.line - 1] if 0 < line.line <= len(raw_lines) else ""
+        mood = _PARENTHESISED.fullmatch(line.actor.strip())
+        if mood is not None and speaker_key(mood[1]) in actors:
+            # ``::Mara (angry)::``: an actor with an expression written where the name goes; a
+            # new actor "Mara (angry)" would be the wrong fix, so there is none to click
+            message = (f"“{line.actor}” is not an actor: an expression goes at the end of the line, "
+                       f"::{mood[1].strip()}:: … [{mood[2].strip()}]")
+            fix = None
+        else:
+            message = f"“{line.actor}” is not an actor: no Actor document has this name or alias"
+            fix = QuickFix(CREATE_ACTOR, "Create actor", line.actor)
+        found = Diagnostic(message, UNKNOWN_ACTOR, WARNING, doc_id, "content.script", "the name or alias of an Actor",
+                           line.line, speaker_column(raw))
+        yield ProjectProblem(found, name, "Script", SCRIPT, collection, fix)
+
+
+def apply_quick_fix(session: Any, fix: QuickFix | None) -> str:
+    """Do ``fix`` in ``session`` (a :class:`~storyloom.app.ProjectSession`); returns the id of the
+    document it created or changed. "Create actor" creates an Actor of that name at the top of
+    the Actors collection, or returns the Actor that has the name by now (another window, a
+    teammate's sync), so a second click never makes a twin. Raises what the write raises."""
+    if fix is None:
+        raise ValueError("this problem has no quick fix")
+    if fix.action != CREATE_ACTOR:
+        raise ValueError(f"unknown quick fix {fix.action!r}")
+    wanted = speaker_key(fix.name)
+    for summary in session.index.summaries():
+        if summary.type == "Actor" and speaker_key(summary.name) == wanted:
+            return str(summary.id)
+    return str(session.editor.create("Actor", fix.name.strip()).id)
 
 
 def _property_problems(doc: dict[str, Any], doc_type: str, default_language: str) -> list[Diagnostic]:
@@ -190,6 +267,13 @@ class ProjectProblems:
         self._mentioned: dict[str, frozenset[str]] = {}  # doc id -> the strings it holds
         self._mentioners: dict[str, set[str]] = {}  # string -> the documents holding it
         self._sorted: list[ProjectProblem] | None = None
+        self._actor_keys: dict[str, frozenset[str]] = {}  # Actor id -> its name and alias keys
+        self._actors: frozenset[str] | None = None  # their union, made when first asked
+        self._speakers: dict[str, frozenset[str]] = {}  # Script id -> its speaker keys
+        # Script id -> (its speech lines, its text, name, collection): an Actor's change rechecks
+        # only the speakers of the Scripts it concerns, without parsing them again
+        self._speech: dict[str, tuple[tuple[SpeechLine, ...], str, str, str]] = {}
+        self._speaking: dict[str, set[str]] = {}  # speaker key -> the Scripts that speak it
         self.checked = 0  # documents checked by the last rebuild/apply (for tests and benches)
 
     # ------------------------------------------------------------------ reading
@@ -217,8 +301,13 @@ class ProjectProblems:
         self._types.clear()
         self._mentioned.clear()
         self._mentioners.clear()
+        self._actor_keys.clear()
+        self._speakers.clear()
+        self._speaking.clear()
+        self._speech.clear()
         rows = self.db.all_docs(include_docs=True, skip_damaged=True)["rows"]
         docs = [row["doc"] for row in rows if row.get("doc") and self._checked_id(row["id"])]
+        self._note_actors(docs, set())
         self._check(docs, set())
         return self.problems()
 
@@ -247,6 +336,9 @@ class ProjectProblems:
             todo.update(i for i, t in self._types.items() if t in _STATE_DEPENDENT)
         if SETTINGS_ID in changed:  # the default language of property text may have changed
             todo.update(i for i, t in self._types.items() if t in PROPERTY_FIELDS)
+        speakers_only: set[str] = set()
+        for key in self._note_actors(list(docs.values()), gone):  # an actor's names changed
+            speakers_only.update(self._speaking.get(key, ()))
         for doc_id in gone:
             self._forget(doc_id)
         todo -= gone
@@ -256,8 +348,11 @@ class ProjectProblems:
         for doc_id in todo - set(docs):  # deleted meanwhile: the later event will say so
             self._forget(doc_id)
         self._check([docs[i] for i in todo if i in docs], gone)
+        speakers_only -= todo | gone
+        for doc_id in speakers_only:
+            self._recheck_speakers(doc_id)
         self._sorted = None
-        return set(todo) | gone
+        return set(todo) | gone | speakers_only
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -291,13 +386,47 @@ class ProjectProblems:
         language = settings.get("defaultEditorLanguage") if isinstance(settings, dict) else None
         return language if isinstance(language, str) and language.lower() in LANGUAGES else "hjson"
 
+    def _note_actors(self, docs: list[dict[str, Any]], gone: set[str]) -> set[str]:
+        """Keep the speaker keys of the Actors among ``docs`` (and forget those of ``gone`` and of
+        documents no longer Actors); returns the keys that appeared or disappeared."""
+        changed: set[str] = set()
+        for doc in docs:
+            doc_id = doc["_id"]
+            keys = actor_keys(doc) if doc.get("type") == "Actor" else frozenset()
+            before = self._actor_keys.get(doc_id, frozenset())
+            if keys != before:
+                changed |= keys ^ before
+                if keys:
+                    self._actor_keys[doc_id] = keys
+                else:
+                    self._actor_keys.pop(doc_id, None)
+        for doc_id in gone:
+            changed |= self._actor_keys.pop(doc_id, frozenset())
+        if changed:
+            self._actors = None
+        return changed
+
+    def actors(self) -> frozenset[str]:
+        """The speaker keys of the project's Actors (their names and aliases, case folded)."""
+        if self._actors is None:
+            self._actors = frozenset().union(*self._actor_keys.values())
+        return self._actors
+
     def _check(self, docs: list[dict[str, Any]], gone: set[str]) -> None:
         context, states = self._context()
         language = self._default_language()
+        actors = self.actors()
         for doc in docs:
             doc_id = doc["_id"]
             self._forget(doc_id)
-            self._by_doc[doc_id] = document_problems(doc, context, states, language)
+            self._by_doc[doc_id], said, script = _document_problems(doc, context, states, language, actors)
+            speakers = frozenset(speaker_key(line.actor) for line in said)
+            if said:
+                self._speech[doc_id] = (said, script, display_name(doc.get("name")),
+                                        _text(doc.get("collection")) or "Script")
+                self._speakers[doc_id] = speakers
+                for key in speakers:
+                    self._speaking.setdefault(key, set()).add(doc_id)
             self._types[doc_id] = _text(doc.get("type"))
             held: set[str] = set()
             _mentions({k: v for k, v in doc.items() if k not in ("_id", "_rev")}, held)
@@ -307,9 +436,26 @@ class ProjectProblems:
         self.checked = len(docs)
         self._sorted = None
 
+    def _recheck_speakers(self, doc_id: str) -> None:
+        """Replace the ``unknown-actor`` problems of Script ``doc_id`` from its kept speech lines."""
+        kept = self._speech.get(doc_id)
+        if kept is None:
+            return
+        said, script, name, collection = kept
+        others = [p for p in self._by_doc.get(doc_id, ()) if p.diagnostic.code != UNKNOWN_ACTOR]
+        self._by_doc[doc_id] = others + list(_speaker_problems(list(said), script, self.actors(), doc_id, name,
+                                                               collection))
+
     def _forget(self, doc_id: str) -> None:
         self._by_doc.pop(doc_id, None)
+        self._speech.pop(doc_id, None)
         self._types.pop(doc_id, None)
+        for key in self._speakers.pop(doc_id, ()):
+            speaking = self._speaking.get(key)
+            if speaking is not None:
+                speaking.discard(doc_id)
+                if not speaking:
+                    del self._speaking[key]
         for text in self._mentioned.pop(doc_id, ()):
             holders = self._mentioners.get(text)
             if holders is not None:

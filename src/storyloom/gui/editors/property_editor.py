@@ -5,14 +5,17 @@ document's ``editorLanguage`` (chosen in the header's list), with a status line 
 says "Parses" or where it does not ("Line 3, column 5: ..."), checked a moment after typing
 stops by :func:`storyloom.app.views.editor_text.parse_status`. A line that does not parse is marked in
 the gutter too. Text that does not parse is still saved as typed (the writer may be mid-edit).
-An Actor's bio is markdown with its preview beside it; a Quest's conditions and any notes are
-plain text. Every other content field is kept as it is."""
+An Actor's bio is markdown with its preview beside it, and under it the actor's own sections
+(:mod:`storyloom.gui.editors.actor_panels`): its expression images and All lines, every line it
+speaks with a jump to each. A Quest's conditions and any notes are plain text. Every other
+content field is kept as it is."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -24,15 +27,21 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qdebounced
 
+from storyloom.app import DocumentChanged
 from storyloom.app.attachments import AttachmentImages
+from storyloom.app.views.actor_view import expression_tiles
 from storyloom.app.views.editor_text import ParseStatus, normal_language, parse_status, property_layout
 from storyloom.diagnostics import Diagnostic
+from storyloom.gui.editors.actor_panels import ActorLinesView, ExpressionStrip
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.editors.markdown_pane import MarkdownPane, open_document
+from storyloom.gui.host import host_of
 from storyloom.project.content import LANGUAGES
 
 PARSE_MS = 250
+RECOUNT_MS = 400  # All lines counts again this long after the project's changes stop
+_COUNTED_COLLECTIONS = frozenset({"Script", "Dialogue", "Actor"})
 _LABELS = {"properties": "Properties", "item": "Properties", "conditions": "Conditions", "bio": "Biography",
            "notes": "Notes"}
 _LANGUAGE_NAMES = {"json": "JSON", "hjson": "HJSON", "yaml": "YAML", "toml": "TOML", "text": "Plain text"}
@@ -52,6 +61,9 @@ class PropertyEditor(DocumentEditor):
         self.sources: dict[str, QPlainTextEdit] = {}
         self.prose: dict[str, QPlainTextEdit] = {}
         self.bio: MarkdownPane | None = None
+        self.expressions: ExpressionStrip | None = None
+        self.lines: ActorLinesView | None = None
+        self._following = False
         self.parsed = ParseStatus(True, "Parses")
 
         left = QWidget()
@@ -103,6 +115,8 @@ class PropertyEditor(DocumentEditor):
                 self.bio.text_changed.connect(self.mark_dirty)
                 self.bio.document_requested.connect(lambda doc_id: open_document(self, doc_id))
                 right_layout.addWidget(self.bio, 3)
+                if self.base.get("type") == "Actor":
+                    self._build_actor_sections(right_layout)
             else:
                 editor = QPlainTextEdit()
                 editor.setObjectName(f"field-{key}")
@@ -117,6 +131,45 @@ class PropertyEditor(DocumentEditor):
         splitter.setSizes([420, 680] if self.bio is not None else [640, 360])
         return splitter
 
+    # ------------------------------------------------------------------ an actor's sections
+    def _build_actor_sections(self, layout: QVBoxLayout) -> None:
+        images = AttachmentImages(self.session.db, self.session.index)
+        self.expressions = ExpressionStrip(images)
+        layout.addWidget(self.expressions)
+        self.lines = ActorLinesView(self.session)
+        self.lines.counted.connect(lambda _found: self._show_expressions())
+        layout.addWidget(self.lines, 2)
+        self._recount_later = qdebounced(self.count_lines, timeout=RECOUNT_MS, parent=self.lines)
+
+    def count_lines(self) -> None:
+        """Count the actor's lines again (on a worker thread), by its saved name and alias."""
+        if self.lines is not None:
+            name = self.base.get("name")
+            self.lines.count(name if isinstance(name, str) else "")
+
+    def _show_expressions(self) -> None:
+        if self.expressions is not None and not self.session.closed:
+            self.expressions.show_tiles(expression_tiles(self.base, self.lines.found if self.lines else None))
+
+    def _project_changed(self, changes: list[DocumentChanged]) -> None:
+        if any(change.collection in _COUNTED_COLLECTIONS for change in changes):
+            self._recount_later()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.lines is None or self._following:
+            return
+        host = host_of(self)
+        if host is not None:  # in a window: follow the project's changes from now on
+            self._following = True
+            host.bridge.documents_changed.connect(self._project_changed)
+
+    def stop(self) -> None:
+        super().stop()
+        if self.lines is not None:
+            self._recount_later.cancel()
+            self.lines.stop()
+
     # ------------------------------------------------------------------ load and save
     def apply_document(self, doc: dict[str, Any]) -> None:
         content = doc.get("content") if isinstance(doc.get("content"), dict) else {}
@@ -130,6 +183,9 @@ class PropertyEditor(DocumentEditor):
         if self.bio is not None:
             bio = content.get("bio")
             self.bio.set_text(bio if isinstance(bio, str) else "")
+        if self.lines is not None:
+            self._show_expressions()
+            self.count_lines()
         self.check_properties()
 
     def changes(self) -> dict[str, Any]:
