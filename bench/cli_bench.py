@@ -8,6 +8,8 @@
 
 Each command runs ``--rounds`` times, interleaved with the reference so both see the same load;
 the fastest run of each is compared (the least disturbed by other processes on a shared machine).
+The commands run with bytecode caching on, as an installed Storyloom does; the set-up's runs
+write the cache, so the measured ones read it.
 
     python -m bench.cli_bench [--rounds N] [--home DIR] [--no-server]
 """
@@ -64,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CLI start-up, {rounds} rounds each; {machine()}")
     with storyloom_home(args.home, "storyloom-cli-bench-") as home:
         env = dict(os.environ, STORYLOOM_HOME=home)
+        # An installed Storyloom runs from compiled bytecode (pip compiles it at install); a
+        # checkout with PYTHONDONTWRITEBYTECODE set would compile every module on every run.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         subprocess.run(_storyloom("new", PROJECT, "--sample"), env=env, check=True, capture_output=True, timeout=120)
         doc_id = _first_script_id(env, PROJECT)
         commands: dict[str, list[str]] = {
