@@ -1,0 +1,86 @@
+"""The main window's layout belongs to the writer: opening documents of every kind, a long
+problem message, a long status and the Problems and Search docks never change the splitter's
+sizes or the window's width (content elides, wraps or scrolls instead of pushing them)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication, QSplitter
+
+WIDTH, HEIGHT = 1380, 900
+#: Every kind of document the sample holds, each with its own editor (and toolbar).
+KINDS = ("Script", "Gdd", "Grid", "Dialogue", "Kanban", "Variable", "Scenario", "Actor", "Scene",
+         "Map", "Canvas", "Attachment", "Item", "Quest", "Misc")
+
+
+def _settle() -> None:
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def _first(window, doc_type: str) -> str:  # type: ignore[no-untyped-def]
+    return sorted(s.id for s in window.session.index.summaries() if s.type == doc_type)[0]
+
+
+@pytest.fixture
+def laid_out(sample_window):  # type: ignore[no-untyped-def]
+    """The sample's window at 1380x900, its splitter as the writer left it."""
+    sample_window.resize(WIDTH, HEIGHT)
+    _settle()
+    splitter = sample_window.centralWidget()
+    assert isinstance(splitter, QSplitter)
+    splitter.setSizes([200, 280, WIDTH - 200 - 280 - 2 * splitter.handleWidth()])
+    _settle()
+    return sample_window, splitter, splitter.sizes()
+
+
+def _assert_unchanged(window, splitter, sizes, what: str) -> None:  # type: ignore[no-untyped-def]
+    _settle()
+    assert window.width() == WIDTH, f"the window resized itself after {what}"
+    assert splitter.sizes() == sizes, f"the panels moved after {what}"
+
+
+def test_opening_every_kind_of_document_keeps_the_panels_and_the_window(laid_out) -> None:  # type: ignore[no-untyped-def]
+    window, splitter, sizes = laid_out
+    for kind in KINDS:
+        assert window.open_document(_first(window, kind))
+        _assert_unchanged(window, splitter, sizes, f"opening a {kind}")
+    window.open_document("ProjectSettings")
+    _assert_unchanged(window, splitter, sizes, "opening the project settings")
+    for index in range(window.tabs.count()):  # and switching back through them
+        window.tabs.setCurrentIndex(index)
+        _assert_unchanged(window, splitter, sizes, f"switching to tab {index}")
+
+
+def test_the_documents_area_never_asks_for_more_than_its_share(laid_out) -> None:  # type: ignore[no-untyped-def]
+    """However wide an editor's content, the window's minimum stays that of its own parts."""
+    window, _splitter, _sizes = laid_out
+    before = window.minimumSizeHint().width()
+    for kind in KINDS:
+        window.open_document(_first(window, kind))
+    _settle()
+    assert window.minimumSizeHint().width() == before
+    assert window.minimumSizeHint().width() < 1000
+
+
+def test_a_long_problem_message_and_open_panels_keep_the_layout(laid_out) -> None:  # type: ignore[no-untyped-def]
+    window, splitter, sizes = laid_out
+    editor = window.tabs.open(_first(window, "Script"))
+    long_name = "a_variable_whose_name_goes_on_" * 12
+    editor.text.setPlainText(f"::Mara:: Hello.\n@set variables.{long_name}.x = 3\n")
+    editor.check_problems()
+    assert long_name[:40] in editor.problems_button.text()
+    _assert_unchanged(window, splitter, sizes, "a long problem message")
+    window.problems_panel.show()
+    _assert_unchanged(window, splitter, sizes, "showing the Problems panel")
+    window.search_panel.show()
+    window.search_panel.query.setText("lighthouse")
+    window.search_panel.ensure_built(wait=True)
+    window.search_panel.run_search()
+    _assert_unchanged(window, splitter, sizes, "searching")
+    window.show_message("A status that goes on: " + "and on, " * 80)
+    window.explorer.show_message("A message over the tree that goes on: " + "and on, " * 60)
+    _assert_unchanged(window, splitter, sizes, "long messages")
+    for kind in KINDS:
+        window.open_document(_first(window, kind))
+        _assert_unchanged(window, splitter, sizes, f"opening a {kind} with the panels open")
