@@ -84,3 +84,29 @@ def test_a_long_problem_message_and_open_panels_keep_the_layout(laid_out) -> Non
     for kind in KINDS:
         window.open_document(_first(window, kind))
         _assert_unchanged(window, splitter, sizes, f"opening a {kind} with the panels open")
+
+
+def test_every_editor_fits_a_laptop_window(sample_window) -> None:  # type: ignore[no-untyped-def]
+    """In a 1280 px window with the sidebars as they open, no editor asks for more width than
+    its area has: its toolbar overflows into a menu and its captions elide instead."""
+    window = sample_window
+    window.resize(1280, 800)
+    _settle()
+    for kind in KINDS:
+        editor = window.tabs.open(_first(window, kind))
+        _settle()
+        assert editor.minimumSizeHint().width() <= window.documents.width(), kind
+
+
+def test_a_narrow_grid_keeps_its_tools_in_the_overflow_menu(sample_window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QToolBar, QToolButton
+
+    window = sample_window
+    window.resize(1000, 800)
+    _settle()
+    editor = window.tabs.open(_first(window, "Grid"))
+    _settle()
+    toolbar = editor.findChild(QToolBar, "gridToolbar")
+    assert toolbar.width() <= window.documents.width()
+    more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
+    assert more is not None and more.isVisible()  # the tools that do not fit are one click away

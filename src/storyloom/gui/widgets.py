@@ -266,6 +266,24 @@ class ActionButton(QPushButton):
         self.setEnabled(action.isEnabled())
 
 
+def tool_strip(name: str) -> QToolBar:
+    """A row of tools over an editor that never pushes its window wider: what does not fit goes
+    into the row's » menu (a plain row of buttons asks for the width of all of them)."""
+    bar = QToolBar()
+    bar.setObjectName(name)
+    bar.setMovable(False)
+    bar.setFloatable(False)
+    return bar
+
+
+def add_stretch(bar: QToolBar) -> QWidget:
+    """A gap in ``bar`` that takes the room left, pushing what follows to the right."""
+    gap = QWidget()
+    gap.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    bar.addWidget(gap)
+    return gap
+
+
 def toolbar_action(owner: QWidget, toolbar: QToolBar, icon: str, text: str, keys: Any,
                    slot: Callable[[], object], *, icon_only: bool = False) -> QAction:
     """An action on ``toolbar`` whose shortcut works anywhere in ``owner`` (an editor) and whose

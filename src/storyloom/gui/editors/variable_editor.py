@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt import QElidingLabel
 from superqt.utils import qdebounced
 
 from storyloom.diagnostics import Diagnostic
@@ -106,7 +107,8 @@ def _count_leaves(value: Any) -> int:
 
 
 def _label(text: str) -> QLabel:
-    label = QLabel(text)
+    label = QElidingLabel(text)  # a long caption elides rather than widening the window
+    label.setToolTip(text)
     label.setObjectName("fieldLabel")
     return label
 
