@@ -110,3 +110,38 @@ def test_a_narrow_grid_keeps_its_tools_in_the_overflow_menu(sample_window) -> No
     assert toolbar.width() <= window.documents.width()
     more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
     assert more is not None and more.isVisible()  # the tools that do not fit are one click away
+
+
+@pytest.mark.parametrize("dark", [False, True])
+@pytest.mark.parametrize("panel", ["problems_panel", "search_panel"])
+def test_the_rail_scrollbar_is_drawn_in_the_theme(qtbot, workspace, dark: bool, panel: str) -> None:  # type: ignore[no-untyped-def]
+    """With a bottom panel open the collections rail scrolls: its scrollbar is the theme's
+    (no solid black handle or track), in light and dark."""
+    from PySide6.QtGui import QColor
+
+    from storyloom.gui.main_window import open_project_window
+    from storyloom.gui.theme import apply_theme
+    from storyloom.project.sample import create_sample_project
+
+    app = QApplication.instance()
+    theme = apply_theme(app, dark=dark)
+    try:
+        project = create_sample_project(workspace.manager)
+        name = project.name
+        project.close()
+        window = open_project_window(workspace, name)
+        qtbot.addWidget(window)
+        window.resize(WIDTH, 760)
+        getattr(window, panel).show()
+        _settle()
+        bar = window.sidebar.list.verticalScrollBar()
+        assert bar.isVisible(), "the rail does not scroll: the test shows nothing"
+        image = window.grab().toImage()
+        top_left = bar.mapTo(window, bar.rect().topLeft())
+        window_lightness = QColor(theme.window).lightness()
+        darkest = min(image.pixelColor(top_left.x() + x, top_left.y() + y).lightness()
+                      for x in range(bar.width()) for y in range(bar.height()))
+        assert darkest >= window_lightness // 2, f"a near-black patch ({darkest}) in the rail's scrollbar"
+        window.close()
+    finally:
+        apply_theme(app, dark=False)
