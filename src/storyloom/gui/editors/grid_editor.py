@@ -53,6 +53,7 @@ from storyloom.gui.editors.preview_images import decode_image
 from storyloom.gui.widgets import add_stretch, tool_strip
 from storyloom.output_files import OutputError, write_chunks
 from storyloom.project import grids as g
+from storyloom.words import counted
 
 ROW_HEIGHT = 28
 FILTER_MS = 200
@@ -531,7 +532,7 @@ class GridEditor(DocumentEditor):
         except OSError as exc:  # the system's words, not the temporary file's name
             self.banner.show_message("error", f"Could not write {Path(path).name}: {exc.strerror or exc}")
             return False
-        self.banner.show_message("info", f"Exported {self.model.grid.row_count:,} rows to {Path(path).name}.")
+        self.banner.show_message("info", f"Exported {counted(self.model.grid.row_count, 'row')} to {Path(path).name}.")
         return True
 
     def import_csv_dialog(self) -> None:

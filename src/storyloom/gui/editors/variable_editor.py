@@ -59,6 +59,7 @@ from storyloom.play.variable_rows import (
 )
 from storyloom.project.content import LANGUAGES, ContentError
 from storyloom.store import Conflict
+from storyloom.words import counted
 
 CHECK_MS = 250
 _LANGUAGE_NAMES = {"": "Detect", "json": "JSON", "hjson": "HJSON", "yaml": "YAML", "toml": "TOML",
@@ -335,8 +336,8 @@ class ScenarioEditor(_SourceEditor):
         except StoryloomError as exc:
             self.banner.show_message("error", f"Not loaded into Live: {exc}")
             return None
-        noun = "override" if loaded.applied == 1 else "overrides"
-        message = f"Loaded into Live: the defaults of {len(loaded.states)} states with {loaded.applied} {noun}."
+        message = (f"Loaded into Live: the defaults of {counted(len(loaded.states), 'state')} with "
+                   f"{counted(loaded.applied, 'override')}.")
         if loaded.problems:
             message += f" {len(loaded.problems)} left out (listed below)."
         self.banner.show_message("info", message)
