@@ -145,3 +145,22 @@ def test_the_rail_scrollbar_is_drawn_in_the_theme(qtbot, workspace, dark: bool, 
         window.close()
     finally:
         apply_theme(app, dark=False)
+
+
+def test_renaming_changes_the_tab_once_when_the_name_is_saved(sample_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    window = sample_window
+    editor = window.tabs.open(_first(window, "Script"))
+    index = window.tabs.indexOf(editor)
+    old = editor.base["name"]
+    seen: list[str] = []
+    editor.state_changed.connect(lambda: seen.append(window.tabs.tabText(window.tabs.indexOf(editor))))
+    editor.name_edit.setFocus()
+    editor.name_edit.selectAll()
+    qtbot.keyClicks(editor.name_edit, "Lighthouse")
+    assert window.tabs.tabText(index).removesuffix(" •") == old  # no one-letter tab while typing
+    assert all(text.removesuffix(" •") == old for text in seen)
+    qtbot.keyClick(editor.name_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert window.session.db.get(editor.doc_id)["name"] == "Lighthouse"
+    assert window.tabs.tabText(index) == "Lighthouse"
