@@ -79,6 +79,8 @@ def test_a_long_problem_message_and_open_panels_keep_the_layout(laid_out) -> Non
     window.search_panel.run_search()
     _assert_unchanged(window, splitter, sizes, "searching")
     window.show_message("A status that goes on: " + "and on, " * 80)
+    window.status.sync.set_text("Sync failed: the server refused the request " * 6)
+    window.status.project.set_text("A project whose name goes on " * 6)
     window.explorer.show_message("A message over the tree that goes on: " + "and on, " * 60)
     _assert_unchanged(window, splitter, sizes, "long messages")
     for kind in KINDS:
@@ -164,3 +166,15 @@ def test_renaming_changes_the_tab_once_when_the_name_is_saved(sample_window, qtb
     qtbot.keyClick(editor.name_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert window.session.db.get(editor.doc_id)["name"] == "Lighthouse"
     assert window.tabs.tabText(index) == "Lighthouse"
+
+
+def test_status_items_show_their_words_and_elide_only_when_long(laid_out) -> None:  # type: ignore[no-untyped-def]
+    window, splitter, sizes = laid_out
+    label = window.status.sync.label
+    window.status.sync.set_text("Sync off")
+    _settle()
+    assert label.width() >= label.fontMetrics().horizontalAdvance("Sync off")
+    window.status.sync.set_text("Sync failed: the server refused the request " * 6)
+    _settle()
+    assert label.text().startswith("Sync failed") and label.width() <= 360
+    _assert_unchanged(window, splitter, sizes, "a long status")

@@ -50,7 +50,8 @@ SHOT_MODULES = ("tools.screenshots.project_manager_shots", "tools.screenshots.ma
                 "tools.screenshots.player_shots", "tools.screenshots.remote_settings_shots",
                 "tools.screenshots.boards_shots", "tools.screenshots.dialogue_graph_shots",
                 "tools.screenshots.canvas_map_shots",
-                "tools.screenshots.sync_locks_shots", "tools.screenshots.revisions_shots")
+                "tools.screenshots.sync_locks_shots", "tools.screenshots.revisions_shots",
+                "tools.screenshots.layout_shots")
 
 _REGISTRY: dict[str, Shot] = {}
 

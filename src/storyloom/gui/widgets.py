@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import qtawesome as qta
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -151,6 +151,33 @@ class WrappedLabel(QLabel):
         longest = max((metrics.horizontalAdvance(line) for line in self.text().splitlines()), default=0)
         width = min(longest + 2 * self.margin() + 2, self.max_width)
         return QSize(width, self.heightForWidth(width))
+
+
+class ElidedLabel(QLabel):
+    """One line of text that elides to the width it is given (the whole text stays its
+    ``text()``; show it as a tooltip where it matters). It asks for its whole text as its size
+    hint but for a few characters only as its minimum, so a long text never widens its window or
+    pushes the panels beside it."""
+
+    #: Characters of the text kept at the least (then an ellipsis).
+    MIN_CHARS = 4
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        metrics = self.fontMetrics()
+        margins = self.contentsMargins()
+        least = metrics.horizontalAdvance(self.text()[: self.MIN_CHARS] + "…") + margins.left() + margins.right()
+        return QSize(min(hint.width(), least), hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
+        if text == self.text():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(), self.isEnabled(), text,
+                                  self.foregroundRole())
 
 
 class DialogHeading(QWidget):

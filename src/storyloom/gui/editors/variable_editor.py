@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QElidingLabel
 from superqt.utils import qdebounced
 
 from storyloom.diagnostics import Diagnostic
@@ -38,6 +37,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.live_signals import live_signals
+from storyloom.gui.widgets import ElidedLabel
 from storyloom.play.live_state import (
     LoadedScenario,
     live_diff,
@@ -108,7 +108,7 @@ def _count_leaves(value: Any) -> int:
 
 
 def _label(text: str) -> QLabel:
-    label = QElidingLabel(text)  # a long caption elides rather than widening the window
+    label = ElidedLabel(text)  # a long caption elides rather than widening the window
     label.setToolTip(text)
     label.setObjectName("fieldLabel")
     return label
