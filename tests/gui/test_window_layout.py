@@ -100,15 +100,17 @@ def test_every_editor_fits_a_laptop_window(sample_window) -> None:  # type: igno
         assert editor.minimumSizeHint().width() <= window.documents.width(), kind
 
 
-def test_a_narrow_grid_keeps_its_tools_in_the_overflow_menu(sample_window) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("kind", "name"), [("Grid", "gridToolbar"), ("Kanban", "kanbanToolbar")])
+def test_a_narrow_editor_keeps_its_tools_in_the_overflow_menu(sample_window, kind: str, name: str) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QToolBar, QToolButton
 
     window = sample_window
     window.resize(1000, 800)
     _settle()
-    editor = window.tabs.open(_first(window, "Grid"))
+    editor = window.tabs.open(_first(window, kind))
     _settle()
-    toolbar = editor.findChild(QToolBar, "gridToolbar")
+    assert editor.minimumSizeHint().width() <= window.documents.width()
+    toolbar = editor.findChild(QToolBar, name)
     assert toolbar.width() <= window.documents.width()
     more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
     assert more is not None and more.isVisible()  # the tools that do not fit are one click away
