@@ -180,3 +180,14 @@ def test_status_items_show_their_words_and_elide_only_when_long(laid_out) -> Non
     _settle()
     assert label.text().startswith("Sync failed") and label.width() <= 360
     _assert_unchanged(window, splitter, sizes, "a long status")
+
+
+def test_a_side_panel_takes_its_room_from_the_documents_not_the_sidebars(laid_out) -> None:  # type: ignore[no-untyped-def]
+    window, splitter, sizes = laid_out
+    window.open_document(_first(window, "Grid"))
+    window.info_drawer.show()
+    _settle()
+    assert window.width() == WIDTH
+    assert splitter.sizes()[:2] == sizes[:2]
+    window.info_drawer.hide()
+    _assert_unchanged(window, splitter, sizes, "closing the side panel")
