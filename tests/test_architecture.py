@@ -44,7 +44,7 @@ WHY: dict[str, str] = {
 #: session core, never the other way round.
 UPPER_PARTS: dict[str, set[str]] = {"app": {"views"}}
 #: Top-level modules every layer may use (they import no layer themselves).
-SHARED = {"paths", "errors", "diagnostics", "progress", "collector", "output_files", "__init__"}
+SHARED = {"paths", "errors", "diagnostics", "progress", "collector", "output_files", "words", "__init__"}
 #: Third-party frameworks and the only layers that may import them.
 FRAMEWORKS: dict[str, set[str]] = {
     "PySide6": {"gui"},

@@ -39,3 +39,14 @@ def test_drafft_document_references_become_links() -> None:
     text = "| **Woman** :doc{#a1} | x :doc{#zz} |"
     assert link_document_refs(text, names) == ("| **Woman** [Woman (main)](storyloom://document/a1) | "
                                                "x [zz](storyloom://document/zz) |")
+
+
+def test_a_string_left_open_is_said_in_full_where_it_breaks() -> None:
+    """HJSON's own message for a line break inside a quoted string stops at "%r at": the
+    status line says which character and where, in full."""
+    status = parse_status('{\n  home: "Gullrock\n  age: 52\n}\n', "hjson")
+    assert not status.ok and "%r" not in status.message
+    assert status.line == 2 and status.message == (
+        "Line 2, column 18: a quoted string runs past the end of its line (close the quote on the line)")
+    tab = parse_status('{"a": "x\ty"}', "hjson")
+    assert "%r" not in tab.message and tab.message.startswith("Line 1, column 9: ") and "'\\t'" in tab.message

@@ -41,6 +41,7 @@ from storyloom.sync.remote import RemoteDatabase
 from storyloom.sync.server_check import check_server
 from storyloom.sync.server_setup import AdvancedCheck, Invitation, SetupReport, easy_setup, invite
 from storyloom.sync.server_terms import CheckLine, SetupError, SetupStep, server_info
+from storyloom.words import counted
 
 if TYPE_CHECKING:
     from storyloom.app.session import ProjectSession
@@ -210,7 +211,8 @@ def _push_when_empty(session: ProjectSession, remote: RemoteDatabase) -> tuple[S
             f"the set-up is done, but pushing the project failed: {status.last_error_message}",
             fix=Fix("sync_again", project=session.name),
         )
-    return (SetupStep("project", True, f"pushed the project ({status.docs_written} documents): teammates can join now"),
+    pushed = counted(status.docs_written, "document")
+    return (SetupStep("project", True, f"pushed the project ({pushed}): teammates can join now"),
             status.docs_written)
 
 

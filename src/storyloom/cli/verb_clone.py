@@ -18,6 +18,7 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
+from storyloom.words import counted
 
 
 def register(subparsers: Any) -> None:
@@ -66,7 +67,7 @@ def run_clone(args: argparse.Namespace) -> int:
         else:
             print(f"note: {note}")
     print(f"Cloned {result.name!r} (id {result.project_id}) from {result.database_url} as {result.username!r} "
-          f"({result.mode} mode): {result.docs_written} documents")
+          f"({result.mode} mode): {counted(result.docs_written, 'document')}")
     print(f"Sync it with: storyloom sync {_quoted(result.name)}")
     return 0
 

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from storyloom import words
 from storyloom.app import ProjectSession
 from storyloom.app.attachments import human_size
 from storyloom.app.export_files import (
@@ -312,7 +313,7 @@ class ExportDialog(QDialog):
 
         def counted(event: Progress) -> None:  # documents done of the total, thinned by the reporter
             if event.total and not event.finished:
-                progress(f"{event.done:,} of {event.total:,} documents…")
+                progress(f"{event.done:,} of {words.counted(event.total, 'document')}…")
 
         def work() -> ExportResult:
             if self.kind == SCHEMA:

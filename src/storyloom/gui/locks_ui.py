@@ -539,13 +539,21 @@ class LockController(QObject):
 
 
 def _header_of(editor: DocumentEditor) -> Any:
-    """The layout of the editor's header (the one holding its kind label)."""
-    layout = editor.layout()
-    if layout is None:
-        return None
+    """The layout of the editor's header: the one holding its kind label (the base's title row,
+    or where an editor moved the label, as Project Settings does into its form's title row)."""
+    owner = editor.kind_label.parentWidget()
+    layout = owner.layout() if owner is not None else None
+    return _holding(layout, editor.kind_label) if layout is not None else None
+
+
+def _holding(layout: Any, widget: QWidget) -> Any:
+    """The layout, ``layout`` or one nested in it, that holds ``widget`` itself."""
+    if layout.indexOf(widget) >= 0:
+        return layout
     for i in range(layout.count()):
         item = layout.itemAt(i)
         child = item.layout() if item is not None else None
-        if child is not None and child.indexOf(editor.kind_label) >= 0:
-            return child
+        found = _holding(child, widget) if child is not None else None
+        if found is not None:
+            return found
     return None

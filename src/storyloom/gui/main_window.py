@@ -59,6 +59,17 @@ if TYPE_CHECKING:
     from storyloom.gui.sync_panel import SyncStatus
 
 ICON_COLOR = "#8a94a0"
+#: The least the documents' area asks of the window, whatever an editor's content would like.
+DOCUMENTS_MINIMUM = QSize(420, 240)
+
+
+class DocumentArea(QStackedWidget):
+    """The welcome page or the tabs. Its minimum is its own, never its editors': a wide toolbar
+    or a long problem message is elided, wrapped or scrolled inside the editor, and never moves
+    the splitter's handles or grows the window (the writer's sizes stay the writer's)."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(DOCUMENTS_MINIMUM)
 
 
 class MainWindow(QMainWindow):
@@ -93,7 +104,7 @@ class MainWindow(QMainWindow):
         self.explorer = ExplorerPanel(session)
         self.tabs = DocumentTabs(session)
         self.welcome = self._welcome()
-        self.documents = QStackedWidget()
+        self.documents = DocumentArea()
         self.documents.addWidget(self.welcome)
         self.documents.addWidget(self.tabs)
         splitter = QSplitter(Qt.Orientation.Horizontal)

@@ -81,6 +81,7 @@ from storyloom.project import (
     project_summary,
 )
 from storyloom.store import Damaged
+from storyloom.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -674,7 +675,7 @@ class ProjectManagerWindow(QMainWindow):
 
     def _joined(self, result: Any) -> None:
         self.refresh(select=result.project_id)
-        self.show_success(f"Joined “{display_name(result.name)}”: {result.docs_written:,} documents from "
+        self.show_success(f"Joined “{display_name(result.name)}”: {counted(result.docs_written, 'document')} from "
                           f"{result.database_url}.")
         self.open_project(result.project_id)
 

@@ -29,6 +29,7 @@ from storyloom.drafft.report import ImportReport
 from storyloom.gui import icons, theme
 from storyloom.gui.widgets import EmptyState, dialog_layout, set_role
 from storyloom.project import ProjectError, ProjectManager
+from storyloom.words import counted
 
 
 class ProjectNameDialog(QDialog):
@@ -133,7 +134,7 @@ def confirm_delete(parent: QWidget, name: str, documents: int | None) -> bool:
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("Delete project")
     box.setText(f"Delete “{name}”?")
-    what = f"its {documents} documents" if documents else "the project"
+    what = f"its {counted(documents, 'document')}" if documents else "the project"
     box.setInformativeText(
         f"This removes {what} and every attachment from this machine. It cannot be undone: "
         "back the project up first (Ctrl+B) if you may need it again."
@@ -159,13 +160,13 @@ class ImportReportDialog(QDialog):
         self.resize(760, 560)
         warnings = len(report.warnings)
         parts = [
-            f"{report.imported} documents imported",
+            f"{counted(report.imported, 'document')} imported",
             f"{report.converted} converted",
             f"{report.skipped_count} skipped",
-            f"{report.attachments} attachments",
+            counted(report.attachments, "attachment"),
         ]
         if warnings:
-            parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+            parts.append(counted(warnings, "warning"))
         layout, heading = dialog_layout(self, f"Imported “{report.project_name}”",
                                         f"From {report.source} (Drafft {report.format}): " + ", ".join(parts) + ".")
         self.summary = heading.intro

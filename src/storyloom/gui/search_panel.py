@@ -42,6 +42,7 @@ from storyloom.gui import icons, theme
 from storyloom.gui.host import WindowHost
 from storyloom.gui.sidebar import collection_label
 from storyloom.gui.tasks import Task
+from storyloom.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ class SearchModel(QAbstractItemModel):
                 return self._icon(group.collection or group.doc_type)
             if role == Qt.ItemDataRole.ToolTipRole:
                 more = f" ({group.more} more not listed)" if group.more else ""
-                return f"{group.name} — {collection_label(group.collection)}: {group.count} results{more}"
+                return f"{group.name} — {collection_label(group.collection)}: {counted(group.count, 'result')}{more}"
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return hit.preview
@@ -166,7 +167,7 @@ class HitDelegate(QStyledItemDelegate):
             bold = QFont(font)
             bold.setWeight(QFont.Weight.DemiBold)
             x = self._draw(painter, rect, rect.left(), group.name, bold, text_colour)
-            detail = f"  {collection_label(group.collection)} · {group.count} result{'s' if group.count != 1 else ''}"
+            detail = f"  {collection_label(group.collection)} · {counted(group.count, 'result')}"
             self._draw(painter, rect, x, detail, font, muted)
         else:
             x = rect.left()

@@ -10,6 +10,10 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStatusBar, QWidget
 
 from storyloom.api.controller import ApiStatus
+from storyloom.gui.widgets import ElidedLabel
+
+#: The most an item of the status bar takes; its text elides beyond.
+MAX_ITEM_WIDTH = 360
 
 
 class _Item(QWidget):
@@ -21,7 +25,10 @@ class _Item(QWidget):
         layout.setContentsMargins(8, 0, 8, 0)
         layout.setSpacing(4)
         self.icon = QLabel()
-        self.label = QLabel(text)
+        # A long state (a sync failure, a long project name) elides; the full text is the tooltip.
+        # A plain label would ask the status bar, and so the window, for its whole width.
+        self.label = ElidedLabel(text)
+        self.label.setMaximumWidth(MAX_ITEM_WIDTH)
         layout.addWidget(self.icon)
         layout.addWidget(self.label)
         self.set_icon(icon)

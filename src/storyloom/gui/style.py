@@ -26,11 +26,14 @@ def window_style() -> str:
         "rail": colours.surface_alt, "panel": colours.window, "border": colours.border, "muted": colours.muted,
         "text": colours.text, "hover": colours.border, "accent": colours.accent,
         "selected": selected.name(QColor.NameFormat.HexArgb), **_BANNERS[colours.dark],
+        # A sidebar's scrollbar: a thin handle in the theme's colours (with the rail styled by
+        # this sheet, Qt otherwise paints its scrollbar's unstyled parts solid black).
+        "handle": QColor(colours.muted).lighter(150 if not colours.dark else 80).name(),
     }
     return f"""
 #sidebar {{ background: {c['rail']}; border-right: 1px solid {c['border']}; }}
 #sidebarTitle {{ color: {c['text']}; }}
-#collectionRail {{ background: transparent; outline: 0; }}
+#collectionRail {{ background: transparent; outline: 0; border: 0; }}
 #collectionRail::item {{ padding: 0 12px; margin: 0 8px; border-radius: 6px; color: {c['text']}; }}
 #collectionRail::item:hover {{ background: {c['hover']}; }}
 #collectionRail::item:selected {{ background: {c['selected']}; color: {c['text']}; }}
@@ -45,7 +48,7 @@ def window_style() -> str:
 #explorer {{ background: {c['panel']}; border-right: 1px solid {c['border']}; }}
 #explorerTitle {{ color: {c['muted']}; letter-spacing: 1px; }}
 #explorerMessage {{ background: {c['error_bg']}; color: {c['error_fg']}; }}
-#collectionTree {{ background: transparent; outline: 0; show-decoration-selected: 0; }}
+#collectionTree {{ background: transparent; outline: 0; border: 0; show-decoration-selected: 0; }}
 #collectionTree::branch:selected {{ background: transparent; }}
 #collectionTree::item {{ padding: 4px 4px; border-radius: 4px; }}
 #collectionTree::item:hover {{ background: {c['hover']}; }}
@@ -82,6 +85,16 @@ def window_style() -> str:
 #statusBar {{ background: {c['rail']}; border-top: 1px solid {c['border']}; color: {c['muted']}; }}
 #statusBar QLabel {{ color: {c['muted']}; }}
 #statusBar QLabel[state="failed"] {{ color: {c['error_fg']}; }}
+#collectionRail QScrollBar:vertical, #collectionTree QScrollBar:vertical {{ background: transparent;
+    width: 8px; margin: 2px 1px; border: 0; }}
+#collectionRail QScrollBar::handle:vertical, #collectionTree QScrollBar::handle:vertical {{
+    background: {c['handle']}; border-radius: 3px; min-height: 24px; }}
+#collectionRail QScrollBar::handle:vertical:hover, #collectionTree QScrollBar::handle:vertical:hover {{
+    background: {c['muted']}; }}
+#collectionRail QScrollBar::add-line, #collectionRail QScrollBar::sub-line,
+#collectionTree QScrollBar::add-line, #collectionTree QScrollBar::sub-line {{ height: 0; width: 0; border: 0; }}
+#collectionRail QScrollBar::add-page, #collectionRail QScrollBar::sub-page,
+#collectionTree QScrollBar::add-page, #collectionTree QScrollBar::sub-page {{ background: transparent; }}
 #mainSplitter::handle {{ background: {c['border']}; }}
 #quickOpenList {{ border: 0; }}
 #quickOpenList::item {{ padding: 6px 8px; border-radius: 4px; }}

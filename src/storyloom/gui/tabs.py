@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMessageBox, QTabBar, QTabWidget, QToolButton, QWi
 
 from storyloom.app import ProjectSession
 from storyloom.app.views.open_tabs import OpenTabs
+from storyloom.app.views.outline import display_name
 from storyloom.gui import icons
 from storyloom.gui.editors import DocumentEditor, editor_for
 from storyloom.gui.sidebar import SETTINGS, collection_icon
@@ -129,7 +130,8 @@ class DocumentTabs(QTabWidget):
         index = self.indexOf(editor)
         if index < 0:
             return
-        title = editor.title
+        # The saved name: a rename shows in the tab once, when it is saved, not letter by letter.
+        title = display_name(editor.base.get(editor.name_field))
         self.setTabText(index, f"{title} •" if editor.dirty else title)
         kind = SETTINGS if editor.doc_id == SETTINGS_ID else str(
             editor.base.get("collection") or editor.base.get("type") or "")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleHintReturn, QStyleOption, QWidget
 
 # The spacing scale: every margin, gap and padding is one of these.
 XS = 4
@@ -139,8 +139,45 @@ _INDICATORS = (
 )
 
 
+_SP = QStyle.StandardPixmap
+# A desktop theme's icons on standard buttons (a floppy on Save, a red X on Cancel or Close)
+# clash with the app's own: standard buttons carry words only.
+_NO_ICONS = frozenset((
+    _SP.SP_DialogSaveButton, _SP.SP_DialogCancelButton, _SP.SP_DialogCloseButton, _SP.SP_DialogDiscardButton,
+    _SP.SP_DialogOkButton, _SP.SP_DialogApplyButton, _SP.SP_DialogResetButton, _SP.SP_DialogHelpButton,
+    _SP.SP_DialogYesButton, _SP.SP_DialogNoButton, _SP.SP_DialogOpenButton, _SP.SP_DialogAbortButton,
+    _SP.SP_DialogRetryButton, _SP.SP_DialogIgnoreButton, _SP.SP_DialogYesToAllButton, _SP.SP_DialogNoToAllButton,
+    _SP.SP_DialogSaveAllButton,
+))
+# Message boxes show the app's Phosphor icons in the theme's colours (the icon, the colour's name).
+_MESSAGE_ICONS = {
+    _SP.SP_MessageBoxWarning: ("ph.warning", "warning"),
+    _SP.SP_MessageBoxCritical: ("ph.warning-circle", "danger"),
+    _SP.SP_MessageBoxInformation: ("ph.info", "accent"),
+    _SP.SP_MessageBoxQuestion: ("ph.question", "accent"),
+}
+
+
 class ThemeStyle(QProxyStyle):
-    """Fusion, with indicators whose outline stays visible in the dark theme."""
+    """Fusion, with indicators whose outline stays visible in the dark theme, the app's own
+    icons in message boxes and none on standard dialog buttons."""
+
+    def styleHint(self, hint: QStyle.StyleHint, option: QStyleOption | None = None,
+                  widget: QWidget | None = None, returnData: QStyleHintReturn | None = None) -> int:
+        if hint == QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons:
+            return 0
+        return super().styleHint(hint, option, widget, returnData)
+
+    def standardIcon(self, standardIcon: QStyle.StandardPixmap, option: QStyleOption | None = None,
+                     widget: QWidget | None = None) -> QIcon:
+        if standardIcon in _NO_ICONS:
+            return QIcon()
+        if standardIcon in _MESSAGE_ICONS:
+            import qtawesome
+
+            name, colour = _MESSAGE_ICONS[standardIcon]
+            return qtawesome.icon(name, color=getattr(_current, colour))
+        return super().standardIcon(standardIcon, option, widget)
 
     def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption,
                       painter: QPainter, widget: QWidget | None = None) -> None:

@@ -21,6 +21,7 @@ from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.sidebar import ATTACHMENTS, collection_icon
 from storyloom.project import ATTACHMENT_TYPE
+from storyloom.words import counted
 
 MIME_TYPE = "application/x-storyloom-ids"
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -147,7 +148,7 @@ class CollectionTreeModel(QAbstractItemModel):
             return (document_mark(self.marks, node.id)[0] if self.marks else None) or self._doc_icon
         if role == Qt.ItemDataRole.ToolTipRole:
             if node.is_folder:
-                return f"{node.name} (folder, {len(node.children)} items)"
+                return f"{node.name} (folder, {counted(len(node.children), 'item')})"
             return "\n".join([node.name, *document_mark(self.marks, node.id)[1]])
         if role == ID_ROLE:
             return node.id

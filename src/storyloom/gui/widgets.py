@@ -10,9 +10,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import qtawesome as qta
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from storyloom.app.views.window_place import Rect, WindowPlaces, place
 from storyloom.gui import icons, theme
 
 _Widget = TypeVar("_Widget", bound=QWidget)
@@ -151,6 +153,33 @@ class WrappedLabel(QLabel):
         return QSize(width, self.heightForWidth(width))
 
 
+class ElidedLabel(QLabel):
+    """One line of text that elides to the width it is given (the whole text stays its
+    ``text()``; show it as a tooltip where it matters). It asks for its whole text as its size
+    hint but for a few characters only as its minimum, so a long text never widens its window or
+    pushes the panels beside it."""
+
+    #: Characters of the text kept at the least (then an ellipsis).
+    MIN_CHARS = 4
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        metrics = self.fontMetrics()
+        margins = self.contentsMargins()
+        least = metrics.horizontalAdvance(self.text()[: self.MIN_CHARS] + "…") + margins.left() + margins.right()
+        return QSize(min(hint.width(), least), hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
+        if text == self.text():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(), self.isEnabled(), text,
+                                  self.foregroundRole())
+
+
 class DialogHeading(QWidget):
     """The top of a dialog: its title, what it is for in a line or two (``intro``: a caption, or
     plain text when not ``muted``) and, when given, an icon beside them."""
@@ -266,6 +295,24 @@ class ActionButton(QPushButton):
         self.setEnabled(action.isEnabled())
 
 
+def tool_strip(name: str) -> QToolBar:
+    """A row of tools over an editor that never pushes its window wider: what does not fit goes
+    into the row's » menu (a plain row of buttons asks for the width of all of them)."""
+    bar = QToolBar()
+    bar.setObjectName(name)
+    bar.setMovable(False)
+    bar.setFloatable(False)
+    return bar
+
+
+def add_stretch(bar: QToolBar) -> QWidget:
+    """A gap in ``bar`` that takes the room left, pushing what follows to the right."""
+    gap = QWidget()
+    gap.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    bar.addWidget(gap)
+    return gap
+
+
 def toolbar_action(owner: QWidget, toolbar: QToolBar, icon: str, text: str, keys: Any,
                    slot: Callable[[], object], *, icon_only: bool = False) -> QAction:
     """An action on ``toolbar`` whose shortcut works anywhere in ``owner`` (an editor) and whose
@@ -294,3 +341,38 @@ def add_view_shortcuts(view: QWidget, shortcuts: Iterable[tuple[str, Any, Callab
         action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         action.triggered.connect(lambda _checked=False, s=slot: s())
         view.addAction(action)
+
+
+def _rect(rect: QRect) -> Rect:
+    return Rect(rect.x(), rect.y(), rect.width(), rect.height())
+
+
+def place_window(window: QWidget, name: str, over: QWidget | None = None,
+                 places: WindowPlaces | None = None) -> Rect:
+    """Give the top-level ``window`` (not shown yet) its place: where the writer left the window
+    ``name`` when that is still on a screen, else centred on ``over``; always whole on the
+    screen's available area (:func:`storyloom.app.views.window_place.place`). Rectangles are
+    the windows' client areas, the screen made smaller by ``over``'s frame (the window manager's
+    title bar and borders, which ``window`` gets too)."""
+    anchor = over.window() if over is not None else None
+    screen = (anchor.screen() if anchor is not None else None) or QApplication.primaryScreen()
+    frame = anchor.frameGeometry() if anchor is not None else QRect()
+    inner = anchor.geometry() if anchor is not None else QRect()
+    left, top = inner.x() - frame.x(), inner.y() - frame.y()
+    right, bottom = frame.right() - inner.right(), frame.bottom() - inner.bottom()
+
+    def usable(area: QRect) -> Rect:
+        return Rect(area.x() + left, area.y() + top, area.width() - left - right, area.height() - top - bottom)
+
+    screens = [usable(s.availableGeometry()) for s in QApplication.screens()]
+    saved = (places or WindowPlaces()).get(name)
+    rect = place((window.width(), window.height()), _rect(inner) if anchor is not None else usable(
+        screen.availableGeometry()), usable(screen.availableGeometry()), saved, screens)
+    window.setGeometry(QRect(rect.x, rect.y, rect.width, rect.height))
+    return rect
+
+
+def remember_place(window: QWidget, name: str, places: WindowPlaces | None = None) -> None:
+    """Record where ``window`` is (its client area), for :func:`place_window` next time."""
+    if window.isVisible() and not window.isMinimized() and not window.isMaximized():
+        (places or WindowPlaces()).remember(name, _rect(window.geometry()))

@@ -23,6 +23,7 @@ from storyloom.project.content import (
     parse_variables_doc,
     validate_scenario,
 )
+from storyloom.words import counted
 
 LIVE_STATE_ID = "_local/live-state"
 NO_VALUE = "—"
@@ -150,8 +151,8 @@ def scenario_status(text: str, language: str | None, states: Mapping[str, Mappin
     except Exception as exc:  # noqa: BLE001 - a checker's own failure is only a status, never a traceback
         return ScenarioStatus(False, str(exc) or type(exc).__name__)
     if not problems:
-        return ScenarioStatus(True, f"Matches the variables ({len(states)} states)")
+        return ScenarioStatus(True, f"Matches the variables ({counted(len(states), 'state')})")
     if problems[0].code == "parse-error":
         return ScenarioStatus(False, problem_text(problems[0]), problems)
-    noun = "problem" if len(problems) == 1 else "problems"
-    return ScenarioStatus(False, f"{len(problems)} {noun} against the variables (the text is saved as typed)", problems)
+    found = counted(len(problems), "problem")
+    return ScenarioStatus(False, f"{found} against the variables (the text is saved as typed)", problems)

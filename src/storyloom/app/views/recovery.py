@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from storyloom.app.auto_backups import AutoBackup, list_backups, restored_name
 from storyloom.project import ProjectInfo, ProjectManager, SalvageReport
+from storyloom.words import counted
 
 #: Said in every offer: the third way back, which needs the team's server, not this machine.
 SERVER_WAY = ("If the project syncs with a team server, joining it again from the server (Join a project "
@@ -63,4 +64,4 @@ def salvage_summary(name: str, report: SalvageReport) -> str:
         parts.append(f"{len(report.lost):,} item{'s' if len(report.lost) != 1 else ''} could not be read")
     if report.rewritten:
         parts.append(f"{len(report.rewritten):,} copied from damaged revisions: review them")
-    return f"Salvaged {report.copied:,} documents into “{name}”; " + "; ".join(parts) + "."
+    return f"Salvaged {counted(report.copied, 'document')} into “{name}”; " + "; ".join(parts) + "."

@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
     QColorDialog,
     QDialog,
     QFileDialog,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -50,8 +50,10 @@ from storyloom.gui.editors.grid_model import GridDelegate, GridProxy, GridTableM
 from storyloom.gui.editors.grid_parts import ColumnDialog, GridCommand, GridView, ResizeCommand
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.editors.preview_images import decode_image
+from storyloom.gui.widgets import add_stretch, tool_strip
 from storyloom.output_files import OutputError, write_chunks
 from storyloom.project import grids as g
+from storyloom.words import counted
 
 ROW_HEIGHT = 28
 FILTER_MS = 200
@@ -91,7 +93,7 @@ class GridEditor(DocumentEditor):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(theme.XL, 0, theme.XL, theme.L)
         layout.setSpacing(theme.S)
-        layout.addLayout(self._toolbar())
+        layout.addWidget(self._toolbar())
         self.view = GridView(self)
         self.view.setObjectName("gridView")
         self.view.setModel(self.model)  # the proxy comes in only to sort or filter (it costs per cell)
@@ -141,9 +143,8 @@ class GridEditor(DocumentEditor):
         self.setFocusProxy(self.view)
         return body
 
-    def _toolbar(self) -> QHBoxLayout:
-        bar = QHBoxLayout()
-        bar.setSpacing(theme.XS)
+    def _toolbar(self) -> QToolBar:
+        bar = tool_strip("gridToolbar")  # what does not fit goes into its » menu
         self.undo_button = _tool("ph.arrow-counter-clockwise", "Undo (Ctrl+Z)", self.undo)
         self.redo_button = _tool("ph.arrow-clockwise", "Redo (Ctrl+Shift+Z)", self.redo)
         self.edit_buttons = [
@@ -156,13 +157,13 @@ class GridEditor(DocumentEditor):
         export = _tool("ph.file-arrow-up", "Save the grid as a CSV file", self.export_csv_dialog, "Export CSV")
         for button in (self.undo_button, self.redo_button, *self.edit_buttons, export):
             bar.addWidget(button)
-        bar.addStretch(1)
+        add_stretch(bar)
         self.count_label = QLabel()
         self.count_label.setObjectName("fieldHint")
         bar.addWidget(self.count_label)
         self.sort_button = _tool("ph.x", "Show the rows in the data's order", self.clear_sort, "Clear sort")
-        self.sort_button.hide()
-        bar.addWidget(self.sort_button)
+        self._sort_action = bar.addWidget(self.sort_button)  # shown through its action (a toolbar's rule)
+        self._sort_action.setVisible(False)
         self.show_hidden = QCheckBox("Hidden columns")
         self.show_hidden.setToolTip("Show the columns of type Hidden")
         self.show_hidden.toggled.connect(lambda _on: self.lay_out())
@@ -268,7 +269,7 @@ class GridEditor(DocumentEditor):
         header = self.view.horizontalHeader()
         header.setSortIndicatorShown(True)
         header.setSortIndicator(col, order)
-        self.sort_button.show()
+        self._sort_action.setVisible(True)
         self.lay_out()
 
     def clear_sort(self) -> None:
@@ -277,7 +278,7 @@ class GridEditor(DocumentEditor):
         self.proxy.sort_column = -1
         self._show_proxy(self.proxy.active)
         self.view.horizontalHeader().setSortIndicatorShown(False)
-        self.sort_button.hide()
+        self._sort_action.setVisible(False)
         self.lay_out()
 
     def _resort(self) -> None:
@@ -531,7 +532,7 @@ class GridEditor(DocumentEditor):
         except OSError as exc:  # the system's words, not the temporary file's name
             self.banner.show_message("error", f"Could not write {Path(path).name}: {exc.strerror or exc}")
             return False
-        self.banner.show_message("info", f"Exported {self.model.grid.row_count:,} rows to {Path(path).name}.")
+        self.banner.show_message("info", f"Exported {counted(self.model.grid.row_count, 'row')} to {Path(path).name}.")
         return True
 
     def import_csv_dialog(self) -> None:

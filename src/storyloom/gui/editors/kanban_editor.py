@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTextBrowser,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -47,6 +48,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.kanban_board import BoardView
 from storyloom.gui.editors.markdown_pane import open_document
+from storyloom.gui.widgets import add_stretch, tool_strip
 from storyloom.project import kanban as k
 
 TEXT_MS = 600
@@ -438,7 +440,7 @@ class KanbanEditor(DocumentEditor):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(theme.XL, 0, theme.XL, theme.L)
         layout.setSpacing(theme.M)
-        layout.addLayout(self._toolbar())
+        layout.addWidget(self._toolbar())
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setObjectName("kanbanSplit")
         split.setChildrenCollapsible(False)
@@ -470,9 +472,8 @@ class KanbanEditor(DocumentEditor):
         self.redo_button.setEnabled(False)
         return body
 
-    def _toolbar(self) -> QHBoxLayout:
-        bar = QHBoxLayout()
-        bar.setSpacing(theme.XS)
+    def _toolbar(self) -> QToolBar:
+        bar = tool_strip("kanbanToolbar")  # what does not fit goes into its » menu
 
         def tool(icon: str, tip: str, slot: Callable[[], Any], text: str = "") -> QToolButton:
             button = QToolButton()
@@ -496,7 +497,7 @@ class KanbanEditor(DocumentEditor):
         self.template_menu = QMenu(self)
         self.template_menu.aboutToShow.connect(self._fill_template_menu)
         self.template_button.setMenu(self.template_menu)
-        bar.addStretch(1)
+        add_stretch(bar)
         self.tag_filter = QComboBox()
         self.tag_filter.setObjectName("kanbanTagFilter")
         self.tag_filter.setMinimumWidth(140)

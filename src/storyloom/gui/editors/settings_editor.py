@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -86,7 +86,18 @@ class ProjectSettingsEditor(DocumentEditor):
         self.form_layout.setSpacing(8)
         title = QLabel("Project Settings")
         title.setObjectName("welcomeTitle")
-        self.form_layout.addWidget(title)
+        self.form_title = title
+        # The title row takes the kind label (hidden) from the base's header, and with it the
+        # editor's header controls (the Lock button goes where the kind label is): the base's
+        # row, emptied, would hold them alone above the pages.
+        title_row = QHBoxLayout()
+        title_row.setContentsMargins(0, 0, 0, 0)
+        title_row.setSpacing(12)
+        title_row.addWidget(title)
+        title_row.addStretch(1)
+        header.removeWidget(self.kind_label)
+        title_row.addWidget(self.kind_label)
+        self.form_layout.addLayout(title_row)
         self._general()
         self._team()
         self._export()
@@ -102,7 +113,13 @@ class ProjectSettingsEditor(DocumentEditor):
         self.pages.setDocumentMode(True)
         self.pages.addTab(scroll, "General && Export")
         self.pages.addTab(self.remote_page, "Remote Replication")
+        self.setFocusProxy(self.name_edit)  # the tab's focus goes to the first field, at the top
         return self.pages
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The form opens at its top (its first field has the focus), wherever it was left."""
+        super().showEvent(event)
+        self.form_scroll.verticalScrollBar().setValue(0)
 
     def show_remote_page(self) -> None:
         self.pages.setCurrentWidget(self.remote_page)

@@ -37,6 +37,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor
 from storyloom.gui.live_signals import live_signals
+from storyloom.gui.widgets import ElidedLabel
 from storyloom.play.live_state import (
     LoadedScenario,
     live_diff,
@@ -58,6 +59,7 @@ from storyloom.play.variable_rows import (
 )
 from storyloom.project.content import LANGUAGES, ContentError
 from storyloom.store import Conflict
+from storyloom.words import counted
 
 CHECK_MS = 250
 _LANGUAGE_NAMES = {"": "Detect", "json": "JSON", "hjson": "HJSON", "yaml": "YAML", "toml": "TOML",
@@ -106,7 +108,8 @@ def _count_leaves(value: Any) -> int:
 
 
 def _label(text: str) -> QLabel:
-    label = QLabel(text)
+    label = ElidedLabel(text)  # a long caption elides rather than widening the window
+    label.setToolTip(text)
     label.setObjectName("fieldLabel")
     return label
 
@@ -333,8 +336,8 @@ class ScenarioEditor(_SourceEditor):
         except StoryloomError as exc:
             self.banner.show_message("error", f"Not loaded into Live: {exc}")
             return None
-        noun = "override" if loaded.applied == 1 else "overrides"
-        message = f"Loaded into Live: the defaults of {len(loaded.states)} states with {loaded.applied} {noun}."
+        message = (f"Loaded into Live: the defaults of {counted(len(loaded.states), 'state')} with "
+                   f"{counted(loaded.applied, 'override')}.")
         if loaded.problems:
             message += f" {len(loaded.problems)} left out (listed below)."
         self.banner.show_message("info", message)

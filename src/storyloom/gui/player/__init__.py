@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from storyloom.gui.host import WindowHost
-from storyloom.gui.player.window import PlayerWindow
+from storyloom.gui.player.window import PLACE, PlayerWindow
+from storyloom.gui.widgets import place_window
 from storyloom.play.play_session import PLAYABLE_TYPES, PlayError, program_for, read_doc
 
 #: The methods a dialogue editor may offer to show a node (the first one found is used).
@@ -60,6 +61,7 @@ def open_player(window: WindowHost, doc_id: str, *, line: int | None = None, nod
         return None
     player.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     window.closed.connect(player.close)
+    place_window(player, PLACE, window.widget)  # where it was left, else over the project window; on screen
     player.show()
     player.raise_()
     return player

@@ -14,7 +14,7 @@ from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,12 +33,14 @@ from PySide6.QtWidgets import (
 from storyloom.app.attachments import read_blob
 from storyloom.gui import theme
 from storyloom.gui.style import window_style
-from storyloom.gui.widgets import Banner, set_role
+from storyloom.gui.widgets import Banner, remember_place, set_role
 from storyloom.play.play_session import PlayError, PlaySession, expression_image, read_doc, scenarios
 from storyloom.play.player import PlayItem
 
 #: ``opener(doc_id, line, node)``: open a document at a script line or a dialogue node.
 Opener = Callable[[str, "int | None", "str | None"], object]
+#: The name the player's place is remembered under (``windows.json``).
+PLACE = "player"
 _KIND_LABELS = {"Script": "Script", "Dialogue": "Dialogue", "Scene": "Scene"}
 
 
@@ -79,6 +81,10 @@ class PlayerWindow(QWidget):
         self._shortcuts()
         self.refresh()
         self._show_start_problems()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        remember_place(self, PLACE)  # it opens there next time, on this machine
+        super().closeEvent(event)
 
     # ------------------------------------------------------------------ building
     def _header(self, title: str, kind: str) -> QWidget:

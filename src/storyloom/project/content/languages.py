@@ -96,11 +96,25 @@ def _parse_hjson(text: str) -> Any:
         value = hjson.loads(text)
     except hjson.HjsonDecodeError as exc:
         error = _hjson_root_object_error(text) if exc.msg == "Extra data" else None
-        error = error or exc
+        error = error or _hjson_control_character(text, exc) or exc
         raise ContentError(error.msg, error.lineno, error.colno, language="hjson") from None
     except (ValueError, IndexError, TypeError) as exc:  # hjson's scanner leaks a few
         raise ContentError(str(exc), language="hjson") from None
     return to_json(value, "hjson")
+
+
+def _hjson_control_character(text: str, exc: hjson.HjsonDecodeError) -> hjson.HjsonDecodeError | None:
+    """hjson's message for a control character in a quoted string is a bare template
+    ("Invalid control character %r at") placed one past the character: say which one, at its
+    place (a line break there means the quote was not closed on its line)."""
+    if "%r" not in exc.msg or not 0 < exc.pos <= len(text):
+        return None
+    char = text[exc.pos - 1]
+    if char in "\r\n":
+        message = "a quoted string runs past the end of its line (close the quote on the line)"
+    else:
+        message = f"a quoted string holds the control character {char!r} (write it escaped, as {char!r} shows)"
+    return hjson.HjsonDecodeError(message, text, exc.pos - 1)
 
 
 def _parse_yaml(text: str) -> Any:

@@ -23,6 +23,7 @@ from storyloom.gui.editors.board import ContentBoardEditor
 from storyloom.gui.editors.map_editor.panels import TOOLS, MapInspector, MapPalette
 from storyloom.gui.editors.map_editor.view import CELL, MapView
 from storyloom.project import maps as mp
+from storyloom.words import counted
 
 EDGE_REACH = 0.3
 """How near a side (in cells) the pointer must be for the delete tool to take the edge."""
@@ -136,7 +137,8 @@ class MapEditor(ContentBoardEditor):
         self.inspector.show_selection(self.content, self.selection)
         width, height = mp.size_of(self.content)
         cells, edges, markers = (len(getattr(mp, f"{k}_of")(self.content)) for k in ("cells", "edges", "markers"))
-        self.summary_label.setText(f"{width} × {height} · {cells} cells · {edges} edges · {markers} markers")
+        self.summary_label.setText(f"{width} × {height} · {counted(cells, 'cell')} · {counted(edges, 'edge')} · "
+                                   f"{counted(markers, 'marker')}")
 
     def _selection_exists(self) -> bool:
         kind, where = self.selection  # type: ignore[misc]
