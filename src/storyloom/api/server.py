@@ -27,11 +27,11 @@ from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import ProjectLike, ProjectProvider, as_provider
 from storyloom.errors import StoryloomError
-from storyloom.export import DEFAULT_ANSWER_BYTES, ExportCache
 
 if TYPE_CHECKING:
     from storyloom.api.events import EventHub
     from storyloom.api.serving import UvicornThread
+    from storyloom.export import ExportCache
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,11 @@ class ApiServer:
         if self.answer_cache_bytes is not None:
             return self.answer_cache_bytes
         megabytes = getattr(self.options, "api_answer_cache_mb", None)
-        return DEFAULT_ANSWER_BYTES if megabytes is None else int(megabytes) * MIB
+        if megabytes is None:
+            from storyloom.export import DEFAULT_ANSWER_BYTES  # the exporters load with it
+
+            return DEFAULT_ANSWER_BYTES
+        return int(megabytes) * MIB
 
     @property
     def answer_cache(self) -> ExportCache | None:
@@ -278,6 +282,7 @@ class ApiServer:
             from storyloom.api.app import create_app
             from storyloom.api.events import EventHub
             from storyloom.api.serving import UvicornThread
+            from storyloom.export import ExportCache
 
             hub = EventHub(self.provider, heartbeat=self.heartbeat, statuses=dict(self._statuses))
             exports = self.exports
