@@ -334,11 +334,12 @@ def test_a_key_on_the_command_line_is_refused_without_echoing_it(served_project)
 def _served_cache_bounds(monkeypatch, argv: list[str]) -> list[int | None]:
     """Run `storyloom serve` in process until it serves (then SIGTERM); the answer cache bound
     each start of the server asked for."""
+    import storyloom.export
     from storyloom.api import server as server_module
     from storyloom.cli.main import main
 
     bounds: list[int | None] = []
-    real_cache, real_bind = server_module.ExportCache, server_module.bind_socket
+    real_cache, real_bind = storyloom.export.ExportCache, server_module.bind_socket
 
     def recording_cache(*args: Any, **kwargs: Any) -> Any:
         bounds.append(kwargs.get("max_bytes"))
@@ -348,7 +349,8 @@ def _served_cache_bounds(monkeypatch, argv: list[str]) -> list[int | None]:
         signal.raise_signal(signal.SIGTERM)  # stop as soon as it serves: `serve`'s own handler catches it
         return real_bind(host, port)
 
-    monkeypatch.setattr(server_module, "ExportCache", recording_cache)
+    # The server takes the class from the export layer's face when it starts.
+    monkeypatch.setattr(storyloom.export, "ExportCache", recording_cache, raising=False)
     monkeypatch.setattr(server_module, "bind_socket", bind_then_stop)
     monkeypatch.setenv("STORYLOOM_API_KEY", KEY)
     assert main(["serve", *argv, "--port", str(free_port())]) == 0
