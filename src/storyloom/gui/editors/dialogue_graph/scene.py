@@ -151,10 +151,12 @@ class GraphScene(QGraphicsScene):
                 item.jump_label = label
                 item.update()
 
-    def refresh_previews(self) -> None:
-        """Read the linked scripts' first lines again (a script may have changed)."""
+    def refresh_previews(self, script_id: str | None = None) -> None:
+        """Read the linked scripts' first lines again (a script may have changed): of every
+        script node, or of those linking ``script_id``."""
         for item in self.node_items.values():
-            if kind_of(item.node).type == "script":
+            data = item.node.get("data") if isinstance(item.node.get("data"), dict) else {}
+            if kind_of(item.node).type == "script" and (script_id is None or data.get("scriptId") == script_id):
                 preview = self._preview(item.node)
                 if preview != item.preview:
                     item.set_node(item.node, preview)
