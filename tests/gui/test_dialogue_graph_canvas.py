@@ -200,3 +200,51 @@ def test_a_script_node_shows_its_first_lines_as_the_script_changes(window, qtbot
     assert item.geometry.body_lines == 2
     edge_less_height = item.geometry.height
     assert item.boundingRect().height() >= edge_less_height
+
+
+def test_pans_and_zooms_draw_no_node_again(window, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A frame of a pan or a zoom step only scales the nodes' cached pictures: a node is drawn
+    once per band (details, block), never again for a new zoom (a device cache drew every
+    visible node at every zoom step: 84 ms a frame on a scattered 500-node graph)."""
+    import random
+
+    from storyloom.gui.editors.dialogue_graph.items import LOD_SIMPLE, NodeItem
+
+    editor = _dialogue(window, qtbot)
+    rng = random.Random(4)
+    kinds = ("script", "choice", "condition", "note", "end")
+    ids = [editor.add_node(kinds[n % len(kinds)], rng.randrange(0, 2400), rng.randrange(0, 1600)) for n in range(60)]
+    for source, target in zip(ids[::2], ids[1::2], strict=True):  # links across the whole graph
+        outs, ins = ports(editor.scene.graph.node(source), "source"), ports(editor.scene.graph.node(target), "target")
+        if outs and ins:
+            editor.link(source, outs[0]["id"], target, ins[0]["id"])
+    editor.scene.clearSelection()
+    view, viewport = editor.view, editor.view.viewport()
+    drawn: list[str] = []
+    detail, block = NodeItem.paint, NodeItem.paint_block
+    monkeypatch.setattr(NodeItem, "paint", lambda self, *a: (drawn.append("detail"), detail(self, *a))[1])
+    monkeypatch.setattr(NodeItem, "paint_block", lambda self, *a: (drawn.append("block"), block(self, *a))[1])
+    levels = (1.0, 0.7, 0.5, 0.4, 0.25, 0.15, 0.3, 0.6, 1.0)
+
+    def pan_there_and_back() -> None:
+        for step in (1, -1):
+            for _ in range(5):
+                view.pan_by(37 * step, 23 * step)
+                viewport.repaint()
+
+    view.centerOn(1200, 800)
+    for level in levels:  # every node seen once in each band
+        view.set_zoom(level)
+        viewport.repaint()
+    pan_there_and_back()
+    assert "detail" in drawn and "block" in drawn
+    drawn.clear()
+    for level in (*reversed(levels), *levels):
+        view.set_zoom(level)
+        viewport.repaint()
+        assert editor.scene.node_items[ids[0]].blocks == (view.zoom() < LOD_SIMPLE)
+    pan_there_and_back()
+    assert drawn == []
+    # Links are one-pixel hairlines, which the raster engine clips to what is exposed.
+    for edge in editor.scene.edge_items.values():
+        assert edge.pen().isCosmetic() and edge.pen().widthF() <= 1.0

@@ -1,15 +1,19 @@
 """The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
 a link as a curve from an output to an input, and the line that follows a link being dragged.
 
-Nodes cache their picture (``DeviceCoordinateCache``): panning only copies pixels. Zoomed out,
-a node draws as a coloured block with its title (level of detail), so a 500-node overview
-paints in a few milliseconds."""
+Nodes cache their picture in item coordinates (``ItemCoordinateCache``), drawn once at a
+resolution fit for the zoom band it is shown in: a pan or a zoom step only scales pixels (a
+device cache was drawn again, node by node, at every zoom step: 84 ms a frame on a scattered
+500-node graph). Zoomed out (under :data:`LOD_SIMPLE`), a node shows its :class:`NodeBlock`
+instead, a coloured block with its title, cached apart: the view switches the band as the zoom
+crosses it (:meth:`NodeItem.set_band`) and neither picture is drawn again for it."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
@@ -34,6 +38,16 @@ PORT_RADIUS = 5.0
 PORT_HIT = 11.0  # how near a port the pointer must be to grab it
 SNAP = 8
 LOD_SIMPLE = 0.45  # below this zoom a node is a coloured block
+#: The cache's resolution per band, in pixels per scene unit: details sharp up to 125 % (and
+#: scaled down below it), blocks at the largest zoom they are shown at.
+DETAIL_SCALE = 1.25
+BLOCK_SCALE = LOD_SIMPLE
+BLOCK_TITLE_POINTS = 20.0
+
+
+_POSITION_CHANGE = QGraphicsItem.GraphicsItemChange.ItemPositionChange
+_POSITION_CHANGED = QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+_SELECTED_CHANGED = QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
 
 def kind_color(node_type: str) -> QColor:
@@ -52,12 +66,37 @@ class NodeItem(QGraphicsItem):
         self.highlight: tuple[str, bool] | None = None  # (handle id, valid) while a link is dragged
         self.jump_label = ""
         self.geometry: NodeGeometry = node_geometry(node, None if preview is None else len(preview))
+        self.bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
+        self.pixel_ratio = 1.0  # the screen's device pixels per pixel
+        self.block = NodeBlock(self)
+        self._measure()
         self._set_position()
+        self._cache()
+
+    @property
+    def blocks(self) -> bool:
+        """Whether the node shows as a block (zoomed out)."""
+        return not self.block.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+
+    def set_band(self, blocks: bool, pixel_ratio: float = 1.0) -> None:
+        """Show the block (zoomed out) or the details; each keeps its cached picture (a
+        hidden item loses it: the other one is told it has nothing to draw instead)."""
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, blocks)
+        self.block.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not blocks)
+        if pixel_ratio != self.pixel_ratio:
+            self.pixel_ratio = pixel_ratio
+            self._cache()
+
+    def _cache(self) -> None:
+        rect = self.boundingRect()
+        for item, scale in ((self, DETAIL_SCALE), (self.block, BLOCK_SCALE)):
+            item.setCacheMode(QGraphicsItem.CacheMode.ItemCoordinateCache,
+                              QSize(math.ceil(rect.width() * scale * self.pixel_ratio),
+                                    math.ceil(rect.height() * scale * self.pixel_ratio)))
 
     @property
     def node_id(self) -> str:
@@ -74,17 +113,22 @@ class NodeItem(QGraphicsItem):
     def set_node(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
         """Show a new version of the node (after an edit, undo or redo)."""
         self.prepareGeometryChange()
+        self.block.prepareGeometryChange()
         self.node = node
         self.preview = preview
         self.geometry = node_geometry(node, None if preview is None else len(preview))
+        self._measure()
         self._set_position()
+        self._cache()
         self.update()
+        self.block.update()
 
     def set_problems(self, problems: list[GraphProblem]) -> None:
         if problems != self.problems:
             self.problems = problems
             self.setToolTip("\n".join(p.message for p in problems))
             self.update()
+            self.block.update()
 
     def set_highlight(self, highlight: tuple[str, bool] | None) -> None:
         if highlight != self.highlight:
@@ -93,8 +137,12 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ geometry
     def boundingRect(self) -> QRectF:
+        return self.bounds  # asked for every item at every frame: kept, not built
+
+    def _measure(self) -> None:
         g = self.geometry
-        return QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, problem badge
+        self.bounds = QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, badge
+        self.block.bounds = self.bounds
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -135,11 +183,16 @@ class NodeItem(QGraphicsItem):
         return self.mapRectToScene(QRectF(8, 4, self.geometry.width - 16, HEADER - 8))
 
     def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and isinstance(value, QPointF) \
-                and getattr(self.scene(), "moving", False):  # a drag snaps to the grid; a set position stays
-            return QPointF(round(value.x() / SNAP) * SNAP, round(value.y() / SNAP) * SNAP)
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.moved_callback is not None:
-            self.moved_callback(self)
+        # Called for every change of every node (a zoom across LOD_SIMPLE changes 500 nodes'
+        # flags): the constants are looked up once, the common case returns at once.
+        if change == _POSITION_CHANGE:
+            if isinstance(value, QPointF) and getattr(self.scene(), "moving", False):
+                return QPointF(round(value.x() / SNAP) * SNAP, round(value.y() / SNAP) * SNAP)  # a drag snaps
+        elif change == _POSITION_CHANGED:
+            if self.moved_callback is not None:
+                self.moved_callback(self)
+        elif change == _SELECTED_CHANGED:
+            self.block.update()  # the block's outline shows the selection
         return super().itemChange(change, value)
 
     # ------------------------------------------------------------------ painting
@@ -149,23 +202,8 @@ class NodeItem(QGraphicsItem):
         g = self.geometry
         accent = kind_color(kind.type)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
         box = QRectF(0, 0, g.width, g.height)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        if lod < LOD_SIMPLE:
-            painter.setPen(QPen(QColor(colors.accent), 4) if selected else Qt.PenStyle.NoPen)
-            painter.setBrush(accent)
-            painter.drawRoundedRect(box, 8, 8)
-            if lod > 0.15:  # the title at a size that reads on screen, whatever the zoom
-                font = QFont(painter.font())
-                font.setPointSizeF(min(22.0, 8.5 / lod))
-                font.setBold(True)
-                painter.setFont(font)
-                painter.setPen(QColor("#ffffff"))
-                painter.drawText(box.adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
-                                 | Qt.TextFlag.TextWordWrap, label_of(self.node))
-            self._paint_problem_badge(painter, colors)
-            return
         surface = QColor(colors.surface)
         if kind.type == "note":
             surface = QColor(accent)
@@ -290,6 +328,24 @@ class NodeItem(QGraphicsItem):
             painter.setBrush(fill)
             painter.drawEllipse(QPointF(x, y), radius, radius)
 
+    def paint_block(self, painter: QPainter) -> None:
+        """The zoomed-out picture: a block in the type's colour with the title."""
+        colors = theme.colors()
+        g = self.geometry
+        box = QRectF(0, 0, g.width, g.height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(QColor(colors.accent), 4) if self.isSelected() else Qt.PenStyle.NoPen)
+        painter.setBrush(kind_color(kind_of(self.node).type))
+        painter.drawRoundedRect(box, 8, 8)
+        font = QFont(painter.font())
+        font.setPointSizeF(BLOCK_TITLE_POINTS)  # 9 pt on screen at 45 %, 6 pt at 30 %
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(box.adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+                         | Qt.TextFlag.TextWordWrap, label_of(self.node))
+        self._paint_problem_badge(painter, colors)
+
     def _problem_color(self, colors: theme.ThemeColors) -> QColor | None:
         if not self.problems:
             return None
@@ -310,6 +366,24 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QColor("#ffffff"))
         painter.drawText(QRectF(center.x() - 9, center.y() - 9, 18, 18), Qt.AlignmentFlag.AlignCenter,
                          str(len(self.problems)) if len(self.problems) > 1 else "!")
+
+
+class NodeBlock(QGraphicsItem):
+    """A node zoomed out (see :meth:`NodeItem.paint_block`): a child of its node, shown instead
+    of the details under :data:`LOD_SIMPLE`; the node takes the clicks."""
+
+    def __init__(self, node: NodeItem) -> None:
+        super().__init__(node)
+        self.node_item = node
+        self.bounds = QRectF()
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+
+    def boundingRect(self) -> QRectF:
+        return self.bounds
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        self.node_item.paint_block(painter)
 
 
 def _over(top: QColor, bottom: QColor) -> QColor:
@@ -352,7 +426,11 @@ class EdgeItem(QGraphicsPathItem):
     def set_chosen(self, chosen: bool) -> None:
         colors = theme.colors()
         self.chosen = chosen
-        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.6)
+        # Cosmetic (pixels, whatever the zoom): a link of one pixel takes the raster engine's
+        # fast path, which clips a curve to what is exposed; a wider one is stroked whole, and
+        # links crossing a scattered graph made every frame of a pan stroke them all (84 ms).
+        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.0)
+        pen.setCosmetic(True)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
         self.setPen(pen)

@@ -24,12 +24,13 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
+    QPixmapCache,
     QPolygon,
 )
 from PySide6.QtWidgets import QGraphicsView, QLineEdit, QWidget
 
 from storyloom.gui import theme
-from storyloom.gui.editors.dialogue_graph.items import DragLinkItem, EdgeItem, NodeItem, kind_color
+from storyloom.gui.editors.dialogue_graph.items import LOD_SIMPLE, DragLinkItem, EdgeItem, NodeItem, kind_color
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
 from storyloom.gui.editors.surface_view import SurfaceView
 from storyloom.project.dialogue_graph import kind_of
@@ -37,6 +38,7 @@ from storyloom.project.dialogue_layout import fit_view, free_areas
 
 NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
+PIXMAP_CACHE_KB = 128 * 1024
 DOT_SPACING = 24  # scene units between the background's dots
 MIN_DOT_GAP = 12  # pixels: zoomed out, every other dot goes
 
@@ -55,12 +57,17 @@ class GraphView(SurfaceView):
         self.graph_scene = scene
         self.setObjectName("dialogueGraphView")
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        # One rectangle around what changed: a zoom across LOD_SIMPLE changes every node, and
+        # the minimal region of 500 scattered rectangles cost more than painting them.
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
+        # The nodes' cached pictures live in Qt's pixmap cache (10 MB by default: about fifty
+        # nodes in detail, then they were drawn again as they scrolled back into view).
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._link: tuple[str, str, bool] | None = None  # node, handle, from an output
         self._link_item: DragLinkItem | None = None
         self._link_target: tuple[NodeItem, str] | None = None
@@ -108,6 +115,11 @@ class GraphView(SurfaceView):
     # ------------------------------------------------------------------ zoom, and the minimap following it
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
         super().set_zoom(level, under_mouse)
+        blocks = self.zoom() < LOD_SIMPLE
+        self.graph_scene.set_band(blocks, self.devicePixelRatioF())
+        # Zoomed out, links are drawn without smoothing: a scattered graph has hundreds across
+        # the view, and a hairline needs none (nodes smooth their own cached pictures).
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, not blocks)
         self.minimap.update()
 
     def covers(self) -> list[tuple[float, float, float, float]]:
