@@ -221,10 +221,10 @@ def test_pans_and_zooms_draw_no_node_again(window, qtbot, monkeypatch) -> None: 
     editor.scene.clearSelection()
     view, viewport = editor.view, editor.view.viewport()
     drawn: list[str] = []
-    detail, block = NodeItem.paint, NodeItem.paint_block
-    monkeypatch.setattr(NodeItem, "paint", lambda self, *a: (drawn.append("detail"), detail(self, *a))[1])
+    detail, block = NodeItem.paint_detail, NodeItem.paint_block
+    monkeypatch.setattr(NodeItem, "paint_detail", lambda self, *a: (drawn.append("detail"), detail(self, *a))[1])
     monkeypatch.setattr(NodeItem, "paint_block", lambda self, *a: (drawn.append("block"), block(self, *a))[1])
-    levels = (1.0, 0.7, 0.5, 0.4, 0.25, 0.15, 0.3, 0.6, 1.0)
+    levels = (1.0, 0.7, 0.5, 0.4, 0.25, 0.15, 0.3, 0.6, 1.0, 1.5, 2.5, 1.3, 1.0)
 
     def pan_there_and_back() -> None:
         for step in (1, -1):

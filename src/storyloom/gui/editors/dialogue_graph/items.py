@@ -4,18 +4,28 @@ a link as a curve from an output to an input, and the line that follows a link b
 Nodes cache their picture in item coordinates (``ItemCoordinateCache``), drawn once at a
 resolution fit for the zoom band it is shown in: a pan or a zoom step only scales pixels (a
 device cache was drawn again, node by node, at every zoom step: 84 ms a frame on a scattered
-500-node graph). Zoomed out (under :data:`LOD_SIMPLE`), a node shows its :class:`NodeBlock`
-instead, a coloured block with its title, cached apart: the view switches the band as the zoom
-crosses it (:meth:`NodeItem.set_band`) and neither picture is drawn again for it."""
+500-node graph). A node has a :class:`NodePicture` per zoom band (:data:`BANDS`): zoomed out
+(under :data:`LOD_SIMPLE`) a coloured block with its title, then its details at 1x, and zoomed
+in past :data:`CLOSE_ZOOM` at 2x; the view switches the band as the zoom crosses it
+(:meth:`NodeItem.set_band`), and no picture is drawn again for it."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPen,
+    QTransform,
+)
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
 from storyloom.gui import theme
 from storyloom.project.dialogue_graph import GraphProblem, kind_of, label_of, ports
@@ -38,10 +48,15 @@ PORT_RADIUS = 5.0
 PORT_HIT = 11.0  # how near a port the pointer must be to grab it
 SNAP = 8
 LOD_SIMPLE = 0.45  # below this zoom a node is a coloured block
-#: The cache's resolution per band, in pixels per scene unit: details sharp up to 125 % (and
-#: scaled down below it), blocks at the largest zoom they are shown at.
-DETAIL_SCALE = 1.25
-BLOCK_SCALE = LOD_SIMPLE
+CLOSE_ZOOM = 1.15  # above this zoom the details come from a picture of twice the resolution
+#: The zoom bands: (name, pictures' resolution in pixels per scene unit, drawn as a block).
+#: Each picture is sharp at its resolution and scaled down (never far up) in its band.
+BANDS = (("block", LOD_SIMPLE, True), ("detail", 1.0, False), ("close", 2.0, False))
+
+
+def band_of(zoom: float) -> str:
+    """The zoom band a node is shown in at ``zoom``."""
+    return "block" if zoom < LOD_SIMPLE else "detail" if zoom <= CLOSE_ZOOM else "close"
 BLOCK_TITLE_POINTS = 20.0
 
 
@@ -71,32 +86,34 @@ class NodeItem(QGraphicsItem):
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
-        self.pixel_ratio = 1.0  # the screen's device pixels per pixel
-        self.block = NodeBlock(self)
+        # The node draws nothing itself (it is what is moved, selected and hit): its two
+        # pictures do, each cached apart, and one of them has "no contents" at a time.
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        self.pictures = {name: NodePicture(self, scale, block) for name, scale, block in BANDS}
+        self.band = "detail"
+        for name, picture in self.pictures.items():
+            picture.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, name != self.band)
         self._measure()
         self._set_position()
-        self._cache()
 
     @property
     def blocks(self) -> bool:
         """Whether the node shows as a block (zoomed out)."""
-        return not self.block.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+        return self.band == "block"
 
-    def set_band(self, blocks: bool, pixel_ratio: float = 1.0) -> None:
-        """Show the block (zoomed out) or the details; each keeps its cached picture (a
-        hidden item loses it: the other one is told it has nothing to draw instead)."""
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, blocks)
-        self.block.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not blocks)
-        if pixel_ratio != self.pixel_ratio:
-            self.pixel_ratio = pixel_ratio
-            self._cache()
+    def set_band(self, band: str) -> None:
+        """Show the picture of zoom band ``band`` (see :func:`band_of`); each keeps its cached
+        picture (a hidden item loses it: the others are told they have nothing to draw)."""
+        if band != self.band:
+            self.pictures[self.band].setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+            self.pictures[band].setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, False)
+            self.band = band
 
-    def _cache(self) -> None:
-        rect = self.boundingRect()
-        for item, scale in ((self, DETAIL_SCALE), (self.block, BLOCK_SCALE)):
-            item.setCacheMode(QGraphicsItem.CacheMode.ItemCoordinateCache,
-                              QSize(math.ceil(rect.width() * scale * self.pixel_ratio),
-                                    math.ceil(rect.height() * scale * self.pixel_ratio)))
+    def update(self, *args: Any) -> None:  # type: ignore[override]
+        """Draw the pictures again (the node changed)."""
+        super().update(*args)
+        for picture in getattr(self, "pictures", {}).values():
+            picture.update()
 
     @property
     def node_id(self) -> str:
@@ -113,22 +130,18 @@ class NodeItem(QGraphicsItem):
     def set_node(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
         """Show a new version of the node (after an edit, undo or redo)."""
         self.prepareGeometryChange()
-        self.block.prepareGeometryChange()
         self.node = node
         self.preview = preview
         self.geometry = node_geometry(node, None if preview is None else len(preview))
         self._measure()
         self._set_position()
-        self._cache()
         self.update()
-        self.block.update()
 
     def set_problems(self, problems: list[GraphProblem]) -> None:
         if problems != self.problems:
             self.problems = problems
             self.setToolTip("\n".join(p.message for p in problems))
             self.update()
-            self.block.update()
 
     def set_highlight(self, highlight: tuple[str, bool] | None) -> None:
         if highlight != self.highlight:
@@ -142,7 +155,8 @@ class NodeItem(QGraphicsItem):
     def _measure(self) -> None:
         g = self.geometry
         self.bounds = QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, badge
-        self.block.bounds = self.bounds
+        for picture in self.pictures.values():
+            picture.measure(self.bounds)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -192,16 +206,20 @@ class NodeItem(QGraphicsItem):
             if self.moved_callback is not None:
                 self.moved_callback(self)
         elif change == _SELECTED_CHANGED:
-            self.block.update()  # the block's outline shows the selection
+            self.update()  # the pictures show the selection
         return super().itemChange(change, value)
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        """Nothing: the node's pictures draw it (:meth:`paint_detail`, :meth:`paint_block`)."""
+
+    def paint_detail(self, painter: QPainter) -> None:
+        """The node in detail: header, body lines, ports and their labels, problems."""
         colors = theme.colors()
         kind = kind_of(self.node)
         g = self.geometry
         accent = kind_color(kind.type)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        selected = self.isSelected()
         box = QRectF(0, 0, g.width, g.height)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         surface = QColor(colors.surface)
@@ -368,22 +386,37 @@ class NodeItem(QGraphicsItem):
                          str(len(self.problems)) if len(self.problems) > 1 else "!")
 
 
-class NodeBlock(QGraphicsItem):
-    """A node zoomed out (see :meth:`NodeItem.paint_block`): a child of its node, shown instead
-    of the details under :data:`LOD_SIMPLE`; the node takes the clicks."""
+class NodePicture(QGraphicsItem):
+    """One of a node's pictures, a child of the node drawn by it (as a ``block`` or in detail,
+    in the node's coordinates) and cached in its own coordinates, the node's times ``scale``: the
+    cache holds ``scale`` pixels per scene unit, and a zoom only scales it. (Qt's fixed cache
+    size for ``ItemCoordinateCache`` would say the same, but Qt 6 draws such a cache unscaled.)
+    The node takes the clicks."""
 
-    def __init__(self, node: NodeItem) -> None:
+    def __init__(self, node: NodeItem, scale: float, block: bool) -> None:
         super().__init__(node)
         self.node_item = node
+        self.scale_factor = scale
+        self.block = block
         self.bounds = QRectF()
+        self.setTransform(QTransform.fromScale(1 / scale, 1 / scale))
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        self.setCacheMode(QGraphicsItem.CacheMode.ItemCoordinateCache)
+
+    def measure(self, bounds: QRectF) -> None:
+        self.prepareGeometryChange()
+        s = self.scale_factor
+        self.bounds = QRectF(bounds.x() * s, bounds.y() * s, bounds.width() * s, bounds.height() * s)
 
     def boundingRect(self) -> QRectF:
         return self.bounds
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        self.node_item.paint_block(painter)
+        painter.scale(self.scale_factor, self.scale_factor)
+        if self.block:
+            self.node_item.paint_block(painter)
+        else:
+            self.node_item.paint_detail(painter)
 
 
 def _over(top: QColor, bottom: QColor) -> QColor:

@@ -39,7 +39,7 @@ class GraphScene(QGraphicsScene):
         self.chosen_edges: set[str] = set()  # links picked by a click (nodes use Qt's selection)
         self.moving = False
         self.movable = True
-        self.band = (False, 1.0)  # how the view shows nodes: as blocks?, device pixel ratio
+        self.band = "detail"  # the zoom band the view shows the nodes in (items.band_of)
 
     # ------------------------------------------------------------------ building
     def load(self, tree: dict[str, Any] | None) -> None:
@@ -67,7 +67,7 @@ class GraphScene(QGraphicsScene):
 
     def _add_node(self, node: dict[str, Any]) -> NodeItem:
         item = NodeItem(node, self._preview(node))
-        item.set_band(*self.band)
+        item.set_band(self.band)
         item.moved_callback = self._node_moved
         item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, self.movable)
         self.addItem(item)
@@ -133,12 +133,12 @@ class GraphScene(QGraphicsScene):
         self.refresh_problems()
         self.grow()
 
-    def set_band(self, blocks: bool, pixel_ratio: float = 1.0) -> None:
-        """Show the nodes as blocks (zoomed out) or in detail (see :class:`NodeItem`)."""
-        if (blocks, pixel_ratio) != self.band:
-            self.band = (blocks, pixel_ratio)
+    def set_band(self, band: str) -> None:
+        """Show the nodes in zoom band ``band`` (see :class:`NodeItem`)."""
+        if band != self.band:
+            self.band = band
             for item in self.node_items.values():
-                item.set_band(blocks, pixel_ratio)
+                item.set_band(band)
 
     def set_movable(self, movable: bool) -> None:
         self.movable = movable

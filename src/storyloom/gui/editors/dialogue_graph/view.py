@@ -30,7 +30,14 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsView, QLineEdit, QWidget
 
 from storyloom.gui import theme
-from storyloom.gui.editors.dialogue_graph.items import LOD_SIMPLE, DragLinkItem, EdgeItem, NodeItem, kind_color
+from storyloom.gui.editors.dialogue_graph.items import (
+    LOD_SIMPLE,
+    DragLinkItem,
+    EdgeItem,
+    NodeItem,
+    band_of,
+    kind_color,
+)
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
 from storyloom.gui.editors.surface_view import SurfaceView
 from storyloom.project.dialogue_graph import kind_of
@@ -116,7 +123,7 @@ class GraphView(SurfaceView):
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
         super().set_zoom(level, under_mouse)
         blocks = self.zoom() < LOD_SIMPLE
-        self.graph_scene.set_band(blocks, self.devicePixelRatioF())
+        self.graph_scene.set_band(band_of(self.zoom()))
         # Zoomed out, links are drawn without smoothing: a scattered graph has hundreds across
         # the view, and a hairline needs none (nodes smooth their own cached pictures).
         self.setRenderHint(QPainter.RenderHint.Antialiasing, not blocks)
