@@ -5,8 +5,8 @@ Nodes cache their picture in item coordinates (``ItemCoordinateCache``), drawn o
 resolution fit for the zoom band it is shown in: a pan or a zoom step only scales pixels (a
 device cache was drawn again, node by node, at every zoom step: 84 ms a frame on a scattered
 500-node graph). A node has a :class:`NodePicture` per zoom band (:data:`BANDS`): zoomed out
-(under :data:`LOD_SIMPLE`) a coloured block with its title, then its details at 1x, and zoomed
-in past :data:`CLOSE_ZOOM` at 2x; the view switches the band as the zoom crosses it
+(under :data:`LOD_SIMPLE`) a coloured block with its title, then its details at 0.7x, 1x and,
+zoomed in, 2x; the view switches the band as the zoom crosses it
 (:meth:`NodeItem.set_band`), and no picture is drawn again for it."""
 
 from __future__ import annotations
@@ -48,15 +48,16 @@ PORT_RADIUS = 5.0
 PORT_HIT = 11.0  # how near a port the pointer must be to grab it
 SNAP = 8
 LOD_SIMPLE = 0.45  # below this zoom a node is a coloured block
-CLOSE_ZOOM = 1.15  # above this zoom the details come from a picture of twice the resolution
-#: The zoom bands: (name, pictures' resolution in pixels per scene unit, drawn as a block).
-#: Each picture is sharp at its resolution and scaled down (never far up) in its band.
-BANDS = (("block", LOD_SIMPLE, True), ("detail", 1.0, False), ("close", 2.0, False))
+#: The zoom bands: (name, from which zoom, the picture's resolution in pixels per scene unit,
+#: drawn as a block). Each picture is sharp at its resolution and scaled down (never far up) in
+#: its band: text scaled down by more than about a third reads poorly.
+BANDS = (("block", 0.0, LOD_SIMPLE, True), ("far", LOD_SIMPLE, 0.7, False), ("detail", 0.85, 1.0, False),
+         ("close", 1.15, 2.0, False))
 
 
 def band_of(zoom: float) -> str:
     """The zoom band a node is shown in at ``zoom``."""
-    return "block" if zoom < LOD_SIMPLE else "detail" if zoom <= CLOSE_ZOOM else "close"
+    return next(name for name, start, _scale, _block in reversed(BANDS) if zoom >= start)
 BLOCK_TITLE_POINTS = 20.0
 
 
@@ -89,7 +90,7 @@ class NodeItem(QGraphicsItem):
         # The node draws nothing itself (it is what is moved, selected and hit): its two
         # pictures do, each cached apart, and one of them has "no contents" at a time.
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        self.pictures = {name: NodePicture(self, scale, block) for name, scale, block in BANDS}
+        self.pictures = {name: NodePicture(self, scale, block) for name, _start, scale, block in BANDS}
         self.band = "detail"
         for name, picture in self.pictures.items():
             picture.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, name != self.band)
