@@ -129,14 +129,19 @@ class NodeItem(QGraphicsItem):
             self.setPos(point)
 
     def set_node(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
-        """Show a new version of the node (after an edit, undo or redo)."""
-        self.prepareGeometryChange()
+        """Show a new version of the node (after an edit, undo or redo). A move (Auto layout
+        moves every node) only moves it: its pictures stay."""
+        geometry = node_geometry(node, None if preview is None else len(preview))
+        same_look = preview == self.preview and _look(node) == _look(self.node)
+        if geometry != self.geometry:
+            self.prepareGeometryChange()
+            self.geometry = geometry
+            self._measure()
         self.node = node
         self.preview = preview
-        self.geometry = node_geometry(node, None if preview is None else len(preview))
-        self._measure()
         self._set_position()
-        self.update()
+        if not same_look:
+            self.update()
 
     def set_problems(self, problems: list[GraphProblem]) -> None:
         if problems != self.problems:
@@ -418,6 +423,11 @@ class NodePicture(QGraphicsItem):
             self.node_item.paint_block(painter)
         else:
             self.node_item.paint_detail(painter)
+
+
+def _look(node: dict[str, Any]) -> dict[str, Any]:
+    """What a node's pictures show: all of it but where it stands."""
+    return {key: value for key, value in node.items() if key != "position"}
 
 
 def _over(top: QColor, bottom: QColor) -> QColor:
