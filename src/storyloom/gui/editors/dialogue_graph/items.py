@@ -1,16 +1,17 @@
 """The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
 a link as a curve from an output to an input, and the line that follows a link being dragged.
 
-Nodes cache their picture in item coordinates (``ItemCoordinateCache``), drawn once at a
-resolution fit for the zoom band it is shown in: a pan or a zoom step only scales pixels (a
-device cache was drawn again, node by node, at every zoom step: 84 ms a frame on a scattered
-500-node graph). A node has a :class:`NodePicture` per zoom band (:data:`BANDS`): zoomed out
-(under :data:`LOD_SIMPLE`) a coloured block with its title, then its details at 0.7x, 1x and,
-zoomed in, 2x; the view switches the band as the zoom crosses it
-(:meth:`NodeItem.set_band`), and no picture is drawn again for it."""
+Nodes keep their pictures in Qt's pixmap cache, one per zoom band (:data:`BANDS`), each drawn
+once at its band's resolution: a pan or a zoom step only scales pixels (a device cache drew
+every visible node again at every zoom step: 84 ms a frame on a scattered 500-node graph).
+Zoomed out (under :data:`LOD_SIMPLE`) a node is a coloured block with its title; then its
+details at 0.7x, 1x and, zoomed in, 2x. Crossing a band changes nothing in the scene (flags
+on 500 items made Qt process 1,000 changed items in that frame): the view says which band
+it paints (:meth:`GraphScene.set_band`) and the next paint takes that band's picture."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -23,7 +24,8 @@ from PySide6.QtGui import (
     QPainterPath,
     QPainterPathStroker,
     QPen,
-    QTransform,
+    QPixmap,
+    QPixmapCache,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
@@ -53,6 +55,9 @@ LOD_SIMPLE = 0.45  # below this zoom a node is a coloured block
 #: its band: text scaled down by more than about a third reads poorly.
 BANDS = (("block", 0.0, LOD_SIMPLE, True), ("far", LOD_SIMPLE, 0.7, False), ("detail", 0.85, 1.0, False),
          ("close", 1.15, 2.0, False))
+
+
+BAND_SCALES = {name: (scale, block) for name, _start, scale, block in BANDS}
 
 
 def band_of(zoom: float) -> str:
@@ -87,13 +92,9 @@ class NodeItem(QGraphicsItem):
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
-        # The node draws nothing itself (it is what is moved, selected and hit): its two
-        # pictures do, each cached apart, and one of them has "no contents" at a time.
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        self.pictures = {name: NodePicture(self, scale, block) for name, _start, scale, block in BANDS}
         self.band = "detail"
-        for name, picture in self.pictures.items():
-            picture.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, name != self.band)
+        self.version = 0  # the pictures' version: a change of the node draws them again
+        self._keys: set[str] = set()
         self._measure()
         self._set_position()
 
@@ -103,18 +104,16 @@ class NodeItem(QGraphicsItem):
         return self.band == "block"
 
     def set_band(self, band: str) -> None:
-        """Show the picture of zoom band ``band`` (see :func:`band_of`); each keeps its cached
-        picture (a hidden item loses it: the others are told they have nothing to draw)."""
-        if band != self.band:
-            self.pictures[self.band].setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-            self.pictures[band].setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, False)
-            self.band = band
+        """Paint the picture of zoom band ``band`` from now on (see :func:`band_of`)."""
+        self.band = band
 
     def update(self, *args: Any) -> None:  # type: ignore[override]
         """Draw the pictures again (the node changed)."""
+        self.version += 1
+        for key in self._keys:
+            QPixmapCache.remove(key)
+        self._keys.clear()
         super().update(*args)
-        for picture in getattr(self, "pictures", {}).values():
-            picture.update()
 
     @property
     def node_id(self) -> str:
@@ -137,6 +136,7 @@ class NodeItem(QGraphicsItem):
             self.prepareGeometryChange()
             self.geometry = geometry
             self._measure()
+            same_look = False
         self.node = node
         self.preview = preview
         self._set_position()
@@ -161,8 +161,6 @@ class NodeItem(QGraphicsItem):
     def _measure(self) -> None:
         g = self.geometry
         self.bounds = QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, badge
-        for picture in self.pictures.values():
-            picture.measure(self.bounds)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -217,7 +215,33 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        """Nothing: the node's pictures draw it (:meth:`paint_detail`, :meth:`paint_block`)."""
+        """The band's picture, from the pixmap cache (drawn there first when it is not)."""
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        key = f"dialogue-node:{id(self)}:{self.version}:{self.band}:{ratio}"
+        picture = QPixmapCache.find(key)
+        if picture is None:
+            scale, block = BAND_SCALES[self.band]
+            picture = self.picture(scale * ratio, block)
+            QPixmapCache.insert(key, picture)
+            self._keys.add(key)
+        painter.drawPixmap(self.bounds, picture, QRectF(picture.rect()))
+
+    def picture(self, scale: float, block: bool = False) -> QPixmap:
+        """The node drawn at ``scale`` pixels per scene unit, as a block or in detail."""
+        b = self.bounds
+        picture = QPixmap(max(1, math.ceil(b.width() * scale)), max(1, math.ceil(b.height() * scale)))
+        picture.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(picture)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.scale(scale, scale)
+        painter.translate(-b.x(), -b.y())
+        if block:
+            self.paint_block(painter)
+        else:
+            self.paint_detail(painter)
+        painter.end()
+        return picture
 
     def paint_detail(self, painter: QPainter) -> None:
         """The node in detail: header, body lines, ports and their labels, problems."""
@@ -390,39 +414,6 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QColor("#ffffff"))
         painter.drawText(QRectF(center.x() - 9, center.y() - 9, 18, 18), Qt.AlignmentFlag.AlignCenter,
                          str(len(self.problems)) if len(self.problems) > 1 else "!")
-
-
-class NodePicture(QGraphicsItem):
-    """One of a node's pictures, a child of the node drawn by it (as a ``block`` or in detail,
-    in the node's coordinates) and cached in its own coordinates, the node's times ``scale``: the
-    cache holds ``scale`` pixels per scene unit, and a zoom only scales it. (Qt's fixed cache
-    size for ``ItemCoordinateCache`` would say the same, but Qt 6 draws such a cache unscaled.)
-    The node takes the clicks."""
-
-    def __init__(self, node: NodeItem, scale: float, block: bool) -> None:
-        super().__init__(node)
-        self.node_item = node
-        self.scale_factor = scale
-        self.block = block
-        self.bounds = QRectF()
-        self.setTransform(QTransform.fromScale(1 / scale, 1 / scale))
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setCacheMode(QGraphicsItem.CacheMode.ItemCoordinateCache)
-
-    def measure(self, bounds: QRectF) -> None:
-        self.prepareGeometryChange()
-        s = self.scale_factor
-        self.bounds = QRectF(bounds.x() * s, bounds.y() * s, bounds.width() * s, bounds.height() * s)
-
-    def boundingRect(self) -> QRectF:
-        return self.bounds
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        painter.scale(self.scale_factor, self.scale_factor)
-        if self.block:
-            self.node_item.paint_block(painter)
-        else:
-            self.node_item.paint_detail(painter)
 
 
 def _look(node: dict[str, Any]) -> dict[str, Any]:
