@@ -12,6 +12,8 @@ it paints (:meth:`GraphScene.set_band`) and the next paint takes that band's pic
 from __future__ import annotations
 
 import math
+import weakref
+from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -25,7 +27,6 @@ from PySide6.QtGui import (
     QPainterPathStroker,
     QPen,
     QPixmap,
-    QPixmapCache,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
@@ -57,6 +58,7 @@ BANDS = (("block", 0.0, LOD_SIMPLE, True), ("far", LOD_SIMPLE, 0.7, False), ("de
          ("close", 1.15, 2.0, False))
 
 
+PICTURE_BUDGET = 160 * 2**20  # bytes: every node of a 500-node graph in two bands, and more
 BAND_SCALES = {name: (scale, block) for name, _start, scale, block in BANDS}
 
 
@@ -93,8 +95,8 @@ class NodeItem(QGraphicsItem):
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
         self.band = "detail"
-        self.version = 0  # the pictures' version: a change of the node draws them again
-        self._keys: set[str] = set()
+        self.pixel_ratio = 1.0  # the screen's device pixels per pixel
+        self._pictures: dict[str, QPixmap] = {}  # by band; _PICTURES bounds their memory
         self._measure()
         self._set_position()
 
@@ -103,16 +105,16 @@ class NodeItem(QGraphicsItem):
         """Whether the node shows as a block (zoomed out)."""
         return self.band == "block"
 
-    def set_band(self, band: str) -> None:
+    def set_band(self, band: str, pixel_ratio: float = 1.0) -> None:
         """Paint the picture of zoom band ``band`` from now on (see :func:`band_of`)."""
         self.band = band
+        if pixel_ratio != self.pixel_ratio:
+            self.pixel_ratio = pixel_ratio
+            self._pictures.clear()
 
     def update(self, *args: Any) -> None:  # type: ignore[override]
         """Draw the pictures again (the node changed)."""
-        self.version += 1
-        for key in self._keys:
-            QPixmapCache.remove(key)
-        self._keys.clear()
+        self._pictures.clear()
         super().update(*args)
 
     @property
@@ -161,6 +163,7 @@ class NodeItem(QGraphicsItem):
     def _measure(self) -> None:
         g = self.geometry
         self.bounds = QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, badge
+        self._corner = self.bounds.topLeft()
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -215,17 +218,16 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        """The band's picture, from the pixmap cache (drawn there first when it is not)."""
-        device = painter.device()
-        ratio = device.devicePixelRatioF() if device is not None else 1.0
-        key = f"dialogue-node:{id(self)}:{self.version}:{self.band}:{ratio}"
-        picture = QPixmapCache.find(key)
+        """The band's picture (drawn first when it is not kept): as little Python as a frame of
+        500 nodes allows."""
+        picture = self._pictures.get(self.band)
         if picture is None:
             scale, block = BAND_SCALES[self.band]
-            picture = self.picture(scale * ratio, block)
-            QPixmapCache.insert(key, picture)
-            self._keys.add(key)
-        painter.drawPixmap(self.bounds, picture, QRectF(picture.rect()))
+            picture = self.picture(scale * self.pixel_ratio, block)
+            picture.setDevicePixelRatio(scale * self.pixel_ratio)  # drawn at the node's size
+            self._pictures[self.band] = picture
+            _PICTURES.keep(self, self.band, picture)
+        painter.drawPixmap(self._corner, picture)
 
     def picture(self, scale: float, block: bool = False) -> QPixmap:
         """The node drawn at ``scale`` pixels per scene unit, as a block or in detail."""
@@ -414,6 +416,34 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QColor("#ffffff"))
         painter.drawText(QRectF(center.x() - 9, center.y() - 9, 18, 18), Qt.AlignmentFlag.AlignCenter,
                          str(len(self.problems)) if len(self.problems) > 1 else "!")
+
+
+class _PictureBudget:
+    """The memory the nodes' pictures may take (all dialogue graphs together): past it, the
+    oldest pictures go (their nodes draw them again when they are next painted)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.kept: OrderedDict[tuple[int, str], tuple[weakref.ref[NodeItem], int]] = OrderedDict()
+
+    def keep(self, node: NodeItem, band: str, picture: QPixmap) -> None:
+        size = picture.width() * picture.height() * 4
+        key = (id(node), band)
+        old = self.kept.pop(key, None)
+        if old is not None:
+            self.used -= old[1]
+        self.kept[key] = (weakref.ref(node), size)
+        self.used += size
+        while self.used > self.limit and len(self.kept) > 1:
+            (_node_id, old_band), (ref, old_size) = self.kept.popitem(last=False)
+            self.used -= old_size
+            owner = ref()
+            if owner is not None:
+                owner._pictures.pop(old_band, None)
+
+
+_PICTURES = _PictureBudget(PICTURE_BUDGET)
 
 
 def _look(node: dict[str, Any]) -> dict[str, Any]:

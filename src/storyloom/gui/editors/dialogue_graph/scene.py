@@ -40,6 +40,7 @@ class GraphScene(QGraphicsScene):
         self.moving = False
         self.movable = True
         self.band = "detail"  # the zoom band the view shows the nodes in (items.band_of)
+        self.pixel_ratio = 1.0  # the view's device pixels per pixel
 
     # ------------------------------------------------------------------ building
     def load(self, tree: dict[str, Any] | None) -> None:
@@ -67,7 +68,7 @@ class GraphScene(QGraphicsScene):
 
     def _add_node(self, node: dict[str, Any]) -> NodeItem:
         item = NodeItem(node, self._preview(node))
-        item.set_band(self.band)
+        item.set_band(self.band, self.pixel_ratio)
         item.moved_callback = self._node_moved
         item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, self.movable)
         self.addItem(item)
@@ -133,12 +134,12 @@ class GraphScene(QGraphicsScene):
         self.refresh_problems()
         self.grow()
 
-    def set_band(self, band: str) -> None:
+    def set_band(self, band: str, pixel_ratio: float = 1.0) -> None:
         """Show the nodes in zoom band ``band`` (see :class:`NodeItem`)."""
-        if band != self.band:
-            self.band = band
+        if (band, pixel_ratio) != (self.band, self.pixel_ratio):
+            self.band, self.pixel_ratio = band, pixel_ratio
             for item in self.node_items.values():
-                item.set_band(band)
+                item.set_band(band, pixel_ratio)
 
     def set_movable(self, movable: bool) -> None:
         self.movable = movable

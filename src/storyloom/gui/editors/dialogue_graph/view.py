@@ -24,7 +24,6 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
-    QPixmapCache,
     QPolygon,
 )
 from PySide6.QtWidgets import QGraphicsView, QLineEdit, QWidget
@@ -45,7 +44,6 @@ from storyloom.project.dialogue_layout import fit_view, free_areas
 
 NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
-PIXMAP_CACHE_KB = 128 * 1024
 DOT_SPACING = 24  # scene units between the background's dots
 MIN_DOT_GAP = 12  # pixels: zoomed out, every other dot goes
 
@@ -72,9 +70,6 @@ class GraphView(SurfaceView):
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
-        # The nodes' cached pictures live in Qt's pixmap cache (10 MB by default: about fifty
-        # nodes in detail, then they were drawn again as they scrolled back into view).
-        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._link: tuple[str, str, bool] | None = None  # node, handle, from an output
         self._link_item: DragLinkItem | None = None
         self._link_target: tuple[NodeItem, str] | None = None
@@ -123,7 +118,7 @@ class GraphView(SurfaceView):
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
         super().set_zoom(level, under_mouse)
         blocks = self.zoom() < LOD_SIMPLE
-        self.graph_scene.set_band(band_of(self.zoom()))
+        self.graph_scene.set_band(band_of(self.zoom()), self.devicePixelRatioF())
         # Zoomed out, links are drawn without smoothing: a scattered graph has hundreds across
         # the view, and a hairline needs none (nodes smooth their own cached pictures).
         self.setRenderHint(QPainter.RenderHint.Antialiasing, not blocks)
