@@ -73,3 +73,16 @@ def test_fit_reads_and_stays_clear_of_the_overlays() -> None:
     box = (corner[0], corner[1], 900 * zoom, 500 * zoom)
     assert box[0] >= 0 and box[1] >= 0 and box[0] + box[2] <= 1000 and box[1] + box[3] <= 700
     assert not _overlap(box, palette) and not _overlap(box, minimap)
+
+
+def test_a_tall_graph_shows_around_its_start_without_empty_bands() -> None:
+    # 2000 tall, the start 100 below its top: the top of the graph at the top of the view.
+    zoom, center = fit_view((0, 0, 3000, 2000), (1000, 700), [], anchor=(50, 100))
+    assert zoom == pytest.approx(READABLE_ZOOM)
+    assert 350 + (0 - 32 - center[1]) * zoom == pytest.approx(0, abs=1)
+    # The start in the middle of a very tall graph: it is at the middle of the view.
+    zoom, center = fit_view((0, 0, 3000, 6000), (1000, 700), [], anchor=(50, 3000))
+    assert center[1] == pytest.approx(3000)
+    # The start near the bottom: the bottom of the graph at the bottom of the view, no empty band.
+    zoom, center = fit_view((0, 0, 3000, 2000), (1000, 700), [], anchor=(50, 1950))
+    assert 350 + (2000 + 32 - center[1]) * zoom == pytest.approx(700, abs=1)

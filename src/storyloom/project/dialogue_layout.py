@@ -360,7 +360,8 @@ def fit_view(content: Box, view: tuple[float, float], covers: list[Box] | None =
     ``covers``: the zoom (never under ``min_zoom``, never over ``max_zoom``) and the scene point
     that goes to the view's middle. The content is fitted into the uncovered part where it
     shows largest; when it does not fit at ``min_zoom`` it shows from its left end (and, too
-    tall, around ``anchor``'s height, the start), to be scrolled."""
+    tall, around ``anchor``'s height, the start, without an empty band above or below it),
+    to be scrolled."""
     left, top, width, height = content[0] - margin, content[1] - margin, content[2] + 2 * margin, \
         content[3] + 2 * margin
     width, height = max(width, 1.0), max(height, 1.0)
@@ -376,8 +377,9 @@ def fit_view(content: Box, view: tuple[float, float], covers: list[Box] | None =
     if height * zoom <= area[3]:
         y = top + height / 2
     else:
-        y = anchor[1] if anchor is not None else top + area[3] / zoom / 2
-        y = max(y, top + area[3] / zoom / 2)
+        half = area[3] / zoom / 2  # the start at the middle, but no empty band above or below
+        y = anchor[1] if anchor is not None else top + half
+        y = max(top + half, min(y, top + height - half))
     x += (view[0] / 2 - (area[0] + area[2] / 2)) / zoom
     y += (view[1] / 2 - (area[1] + area[3] / 2)) / zoom
     return zoom, (x, y)
