@@ -86,3 +86,13 @@ def test_a_tall_graph_shows_around_its_start_without_empty_bands() -> None:
     # The start near the bottom: the bottom of the graph at the bottom of the view, no empty band.
     zoom, center = fit_view((0, 0, 3000, 2000), (1000, 700), [], anchor=(50, 1950))
     assert 350 + (2000 + 32 - center[1]) * zoom == pytest.approx(700, abs=1)
+
+
+def test_a_graph_too_big_to_read_whole_goes_where_most_of_it_shows() -> None:
+    palette, minimap = (12.0, 12.0, 134.0, 260.0), (424.0, 545.0, 220.0, 150.0)
+    # 2500 x 700 in a 657 x 708 view: the strip under the palette and over the minimap would fit
+    # it best (at an unreadable zoom); at a readable one, right of the palette shows most of it.
+    zoom, center = fit_view((0, 0, 2500, 700), (657, 708), [palette, minimap])
+    assert zoom == pytest.approx(READABLE_ZOOM)
+    left, top = 657 / 2 + (0 - center[0]) * zoom, 708 / 2 + (0 - center[1]) * zoom
+    assert 146 <= left <= 146 + 40 and top <= 60  # beside the palette, at the top

@@ -370,7 +370,13 @@ def fit_view(content: Box, view: tuple[float, float], covers: list[Box] | None =
     def fitting(area: Box) -> float:
         return min(area[2] / width, area[3] / height)
 
-    area = max(areas, key=lambda a: (round(fitting(a), 4), a[2] * a[3]))
+    def shown(area: Box) -> tuple[float, float]:
+        # The zoom there, then how much of the content shows (a graph that does not fit at
+        # min_zoom goes where most of it shows, not where it would fit at an unreadable zoom).
+        zoom = max(min_zoom, min(max_zoom, fitting(area)))
+        return round(zoom, 4), min(area[2], width * zoom) * min(area[3], height * zoom)
+
+    area = max(areas, key=shown)
     zoom = max(min_zoom, min(max_zoom, fitting(area)))
     # The scene point at the area's middle, then moved to the view's middle.
     x = left + width / 2 if width * zoom <= area[2] else left + area[2] / zoom / 2
