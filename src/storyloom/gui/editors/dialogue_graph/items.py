@@ -1,13 +1,14 @@
 """The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
 a link as a curve from an output to an input, and the line that follows a link being dragged.
 
-Nodes keep their pictures in Qt's pixmap cache, one per zoom band (:data:`BANDS`), each drawn
-once at its band's resolution: a pan or a zoom step only scales pixels (a device cache drew
-every visible node again at every zoom step: 84 ms a frame on a scattered 500-node graph).
+Nodes keep a picture per zoom band (:data:`BANDS`), each drawn once at its band's resolution
+(all of them within :data:`PICTURE_BUDGET`): a pan or a zoom step only scales pixels (a device
+cache drew every visible node again at every zoom step: 84 ms a frame on a scattered 500-node
+graph).
 Zoomed out (under :data:`LOD_SIMPLE`) a node is a coloured block with its title; then its
 details at 0.7x, 1x and, zoomed in, 2x. Crossing a band changes nothing in the scene (flags
 on 500 items made Qt process 1,000 changed items in that frame): the view says which band
-it paints (:meth:`GraphScene.set_band`) and the next paint takes that band's picture."""
+it paints (``GraphScene.set_band``) and the next paint takes that band's picture."""
 
 from __future__ import annotations
 
