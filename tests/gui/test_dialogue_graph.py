@@ -15,6 +15,7 @@ from storyloom.export.game_export import build_game_export
 from storyloom.gui.editors.dialogue_graph import DialogueGraphEditor
 from storyloom.gui.main_window import open_project_window
 from storyloom.project.dialogue_graph import ports
+from storyloom.project.dialogue_layout import READABLE_ZOOM
 from storyloom.project.sample import SAMPLE_NAME, create_sample_project
 
 pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys: a second or more a test
@@ -285,11 +286,18 @@ def test_auto_layout_zoom_fit_and_minimap(sample_window, qtbot) -> None:  # type
     editor.undo_stack.undo()
     editor.undo_stack.undo()
     assert editor.scene.graph.to_tree() == before
-    # Zoom in and out, fit: every node in view.
+    # Zoom in and out, fit: the graph, too wide to read whole beside the inspector, shows from
+    # its start at a zoom that reads (scrolled, not shrunk to unreadable); zoomed out by hand
+    # to the whole graph, fit shows all of it.
     editor.view.set_zoom(1.0)
     editor.view.zoom_in()
     assert editor.view.zoom() == pytest.approx(1.25)
     editor.fit()
+    assert editor.view.zoom() == pytest.approx(READABLE_ZOOM)
+    visible = editor.view.mapToScene(editor.view.viewport().rect()).boundingRect()
+    start = next(i for i in editor.scene.node_items.values() if i.node["data"]["nodeType"] == "start")
+    assert visible.contains(start.sceneBoundingRect())
+    editor.view.fit(min_zoom=0.1)
     visible = editor.view.mapToScene(editor.view.viewport().rect()).boundingRect()
     assert visible.contains(editor.scene.graph_bounds())
     # The minimap moves the view to where it is clicked.

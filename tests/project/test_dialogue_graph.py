@@ -186,9 +186,14 @@ def test_switch_outputs_are_added_before_default_and_removed_with_their_links() 
     assert len(graph.edges) == 1
 
 
-def test_script_previews_show_speech_by_actor_and_skip_comments() -> None:
+def test_script_previews_show_what_is_said_by_actor_and_skip_comments() -> None:
     text = "// a comment\n\n[#a1] ::Wren Hale:: Who cut the page? [angry]\n<Shake(2)>\n@set v.x = 1\nmore\n"
-    assert script_preview(text) == ["Wren Hale: Who cut the page?", "<Shake>", "@set v.x = 1"]
+    # What is said (speech, narration) first: a command or a @set is no line of the dialogue.
+    assert script_preview(text) == ["Wren Hale: Who cut the page?", "more"]
+    text = "<CutTo(harbour)>\n<ShowItem(logbook)>\n@if v.x\n::Maud:: Lanterns out!\n@else\n::Wren:: Wait.\n@endif\n"
+    assert script_preview(text) == ["Maud: Lanterns out!", "Wren: Wait."]
+    # A script of commands only shows them, so the node is not blank.
+    assert script_preview("<Shake(2)>\n@set v.x = 1\n") == ["<Shake>", "@set v.x = 1"]
     assert script_preview("::A:: " + "word " * 30, width=20) == ["A: word word word w…"]
     assert script_preview("") == []
 

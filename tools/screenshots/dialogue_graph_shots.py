@@ -1,12 +1,12 @@
 """The dialogue graph editor's screenshot, on the built-in sample ("The Lighthouse Keeper"):
-the interview from its first script to the ending, the question's choice selected so the
-inspector shows its options and their port scripts (the tree folded to give the graph room)."""
+the interview as Fit shows it (readable, clear of the palette and the minimap, scrolled to the
+question), the question's choice selected so the inspector shows its options and their port
+scripts (the tree folded to give the graph room)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication, QSplitter, QWidget
 
 from storyloom.app import Workspace
@@ -39,8 +39,7 @@ def dialogue_graph(workspace: Workspace, out_dir: Path) -> QWidget:
     if editor is not None and hasattr(editor, "scene"):
         choice = next(i for i, item in editor.scene.node_items.items() if item.node["data"]["label"] == CHOICE)
         editor.scene.select_nodes([choice])
-        editor.view.set_zoom(0.62)
+        editor.fit()  # as Fit shows it: readable, clear of the palette and the minimap
         item = editor.scene.node_items[choice]
-        editor.view.centerOn(item.sceneBoundingRect().center() + QPointF(380, 40))
-        editor.zoom_label.setText("62%")
+        editor.view.reveal(item.sceneBoundingRect())
     return window

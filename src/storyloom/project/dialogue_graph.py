@@ -560,29 +560,32 @@ def _node_problems(graph: DialogueGraph, node: dict[str, Any], starts: list[dict
 
 
 def script_preview(text: str, lines: int = 3, width: int = 48) -> list[str]:
-    """The first ``lines`` lines a script node shows: speech as ``Actor: text``, comments and
-    blank lines skipped, each cut to ``width`` characters."""
-    shown: list[str] = []
+    """The first ``lines`` lines a script node shows: what is said, speech as ``Actor: text``
+    and narration (commands, ``@set`` and branch markers are no line of the dialogue; a
+    script of nothing else shows them), comments and blank lines skipped, each cut to
+    ``width`` characters."""
+    said: list[str] = []
+    other: list[str] = []
     for line in parse_script(text if isinstance(text, str) else "").lines:
         info = line.to_dict()
         kind = info.get("type")
         if kind == "comment":
             continue
         if kind == "speech":
-            shown_text = f"{info.get('actor') or '?'}: {info.get('text') or ''}"
+            shown_text, into = f"{info.get('actor') or '?'}: {info.get('text') or ''}", said
         elif kind == "command":
-            shown_text = f"<{info.get('name')}>"
+            shown_text, into = f"<{info.get('name')}>", other
         elif kind == "set":
-            shown_text = f"@set {info.get('path')} {info.get('operator')} {info.get('value')}"
+            shown_text, into = f"@set {info.get('path')} {info.get('operator')} {info.get('value')}", other
         elif kind == "if":
-            shown_text = f"@if {info.get('condition')}"
+            shown_text, into = f"@if {info.get('condition')}", other
         elif kind in ("else", "endif"):
-            shown_text = f"@{kind}"
+            shown_text, into = f"@{kind}", other
         else:
-            shown_text = str(info.get("text") or "").strip()
-        if not shown_text:
+            shown_text, into = str(info.get("text") or "").strip(), said
+        if not shown_text or len(into) >= lines:
             continue
-        shown.append(shown_text if len(shown_text) <= width else shown_text[: width - 1].rstrip() + "…")
-        if len(shown) >= lines:
+        into.append(shown_text if len(shown_text) <= width else shown_text[: width - 1].rstrip() + "…")
+        if len(said) >= lines:
             break
-    return shown
+    return said or other

@@ -281,3 +281,111 @@ def _coordinates(columns: list[list[str]], preds: dict[str, list[tuple[str, str]
             floor = y + size[node_id][1] + ROW_GAP
     top = min(py for _px, py in placed.values())
     return {n: (px, py - top) for n, (px, py) in placed.items()}
+
+
+# ---------------------------------------------------------------------- the view: placing and fitting
+#: A box as ``(left, top, width, height)``, in scene or view units.
+Box = tuple[float, float, float, float]
+
+#: The smallest zoom at which a node's text reads (9.5 pt titles at about 6 pt on screen):
+#: fitting a graph never zooms out further; a graph too big for the view scrolls instead.
+READABLE_ZOOM = 0.65
+PLACE_GAP = 32  # the room kept free around a placed node
+PLACE_STEP = 24  # the spacing of the places tried in the visible area
+
+
+def _overlap(a: Box, b: Box, gap: float = 0.0) -> bool:
+    return (a[0] < b[0] + b[2] + gap and b[0] < a[0] + a[2] + gap
+            and a[1] < b[1] + b[3] + gap and b[1] < a[1] + a[3] + gap)
+
+
+def free_spot(size: tuple[float, float], occupied: list[Box], area: Box, near: Box | None = None,
+              gap: float = PLACE_GAP) -> tuple[int, int]:
+    """Where a new node of ``size`` goes (its top-left), never on another node: beside ``near``
+    (the selected node, when it is in ``area``, the visible part of the graph: to its right,
+    then below it) when that place is free (the view then follows it); else the free place in
+    ``area`` nearest its middle; when ``area`` is full, the first free place under it."""
+    width, height = size
+
+    def free(x: float, y: float, boxes: list[Box]) -> bool:
+        return not any(_overlap((x, y, width, height), box, gap) for box in boxes)
+
+    if near is not None and _overlap(near, area):
+        for x, y in ((near[0] + near[2] + gap * 2, near[1]), (near[0], near[1] + near[3] + gap)):
+            if free(x, y, occupied):
+                return round(x), round(y)
+    crowd = [box for box in occupied if _overlap(box, area, gap)]
+    middle = (area[0] + area[2] / 2 - width / 2, area[1] + area[3] / 2 - height / 2)
+    places = [(middle[0], middle[1])]
+    columns = max(0, int((area[2] - width) // PLACE_STEP))
+    rows = max(0, int((area[3] - height) // PLACE_STEP))
+    places += sorted(((area[0] + c * PLACE_STEP, area[1] + r * PLACE_STEP)
+                      for c in range(columns + 1) for r in range(rows + 1)),
+                     key=lambda p: (p[0] - middle[0]) ** 2 + (p[1] - middle[1]) ** 2)
+    for x, y in places:
+        if free(x, y, crowd):
+            return round(x), round(y)
+    # The visible area is full: the first row under it with room, at its left.
+    y = area[1] + area[3] + gap
+    while not free(middle[0], y, occupied):
+        y += PLACE_STEP
+    return round(middle[0]), round(y)
+
+
+def free_areas(view: tuple[float, float], covers: list[Box]) -> list[Box]:
+    """The largest parts of a ``view`` (width, height) that none of ``covers`` (panels floating
+    over it, in view units) hides: each cover is avoided by keeping left, right, above or below
+    it, every combination tried."""
+    areas: list[Box] = [(0.0, 0.0, float(view[0]), float(view[1]))]
+    for cover in covers:
+        if not _overlap(cover, (0.0, 0.0, float(view[0]), float(view[1]))):
+            continue
+        split: list[Box] = []
+        for left, top, width, height in areas:
+            right, bottom = left + width, top + height
+            for candidate in ((left, top, min(right, cover[0]) - left, height),  # left of it
+                              (max(left, cover[0] + cover[2]), top, right - max(left, cover[0] + cover[2]), height),
+                              (left, top, width, min(bottom, cover[1]) - top),  # above it
+                              (left, max(top, cover[1] + cover[3]), width, bottom - max(top, cover[1] + cover[3]))):
+                if candidate[2] > 0 and candidate[3] > 0:
+                    split.append(candidate)
+        areas = split or areas
+    return areas
+
+
+def fit_view(content: Box, view: tuple[float, float], covers: list[Box] | None = None, margin: float = 32,
+             min_zoom: float = READABLE_ZOOM, max_zoom: float = 1.0,
+             anchor: tuple[float, float] | None = None) -> tuple[float, tuple[float, float]]:
+    """How to show ``content`` (a scene box) in a ``view`` (width, height) partly hidden by
+    ``covers``: the zoom (never under ``min_zoom``, never over ``max_zoom``) and the scene point
+    that goes to the view's middle. The content is fitted into the uncovered part where it
+    shows largest; when it does not fit at ``min_zoom`` it shows from its left end (and, too
+    tall, around ``anchor``'s height, the start, without an empty band above or below it),
+    to be scrolled."""
+    left, top, width, height = content[0] - margin, content[1] - margin, content[2] + 2 * margin, \
+        content[3] + 2 * margin
+    width, height = max(width, 1.0), max(height, 1.0)
+    areas = free_areas(view, covers or [])
+
+    def fitting(area: Box) -> float:
+        return min(area[2] / width, area[3] / height)
+
+    def shown(area: Box) -> tuple[float, float]:
+        # The zoom there, then how much of the content shows (a graph that does not fit at
+        # min_zoom goes where most of it shows, not where it would fit at an unreadable zoom).
+        zoom = max(min_zoom, min(max_zoom, fitting(area)))
+        return round(zoom, 4), min(area[2], width * zoom) * min(area[3], height * zoom)
+
+    area = max(areas, key=shown)
+    zoom = max(min_zoom, min(max_zoom, fitting(area)))
+    # The scene point at the area's middle, then moved to the view's middle.
+    x = left + width / 2 if width * zoom <= area[2] else left + area[2] / zoom / 2
+    if height * zoom <= area[3]:
+        y = top + height / 2
+    else:
+        half = area[3] / zoom / 2  # the start at the middle, but no empty band above or below
+        y = anchor[1] if anchor is not None else top + half
+        y = max(top + half, min(y, top + height - half))
+    x += (view[0] / 2 - (area[0] + area[2] / 2)) / zoom
+    y += (view[1] / 2 - (area[1] + area[3] / 2)) / zoom
+    return zoom, (x, y)

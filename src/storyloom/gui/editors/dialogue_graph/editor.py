@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import qtawesome as qta
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, Signal
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QFrame, QLabel, QMenu, QSplitter, QVBoxLayout, QWidget
 
@@ -47,12 +47,11 @@ from storyloom.project.dialogue_graph import (
     ports,
     script_preview,
 )
-from storyloom.project.dialogue_layout import layered_layout
+from storyloom.project.dialogue_layout import READABLE_ZOOM, free_spot, layered_layout, node_geometry
 
 CLIPBOARD_MIME = "application/x-storyloom-dialogue-nodes"
 _TREE_PATH = re.compile(r"^content\.tree\.(?P<kind>nodes|edges)(?:\.|\[)(?P<index>\d+)")
 PASTE_STEP = 32
-OPENING_ZOOM = 0.6
 
 
 class DialogueGraphEditor(BoardEditor):
@@ -131,7 +130,7 @@ class DialogueGraphEditor(BoardEditor):
         palette.setFixedSize(palette.sizeHintForColumn(0) + 24, rows + 4)
         panel.adjustSize()
         panel.move(theme.M, theme.M)
-        self.view.left_inset = panel.width() + theme.M
+        self.view.overlays.append(panel)
         return panel
 
     def connect_board(self) -> None:
@@ -171,8 +170,7 @@ class DialogueGraphEditor(BoardEditor):
 
     def opening_fit(self) -> None:
         """On opening: the whole graph if it reads, else its start at a zoom that reads."""
-        self.view.fit(min_zoom=OPENING_ZOOM)
-        self.show_zoom()
+        self.fit()
 
     def changes(self) -> dict[str, Any]:
         content = dict(self.base.get("content") or {})
@@ -222,8 +220,7 @@ class DialogueGraphEditor(BoardEditor):
     def _script_typed(self, script_id: str, head: str) -> None:
         """Lines written in the side panel: the nodes linking that script show them as typed
         (the session's event for the save shows them as stored)."""
-        self._previews[script_id] = script_preview(head)
-        self.scene.refresh_previews()
+        self.refresh_script_preview(script_id, head)
 
     def _is_script(self, doc_id: str) -> bool:
         try:
@@ -280,6 +277,16 @@ class DialogueGraphEditor(BoardEditor):
             self.inspector.writers.stop()
 
     # ------------------------------------------------------------------ scripts
+    def refresh_script_preview(self, script_id: str, text: str | None = None) -> None:
+        """Show the first lines of script ``script_id`` again on every node linking it: ``text``
+        when given (typed, not saved yet: what the side panel calls as its script is edited),
+        else the script as stored."""
+        if text is None:
+            self._previews.pop(script_id, None)
+        else:
+            self._previews[script_id] = script_preview(text)
+        self.scene.refresh_previews(script_id)
+
     def _scripts(self, doc: dict[str, Any]) -> list[tuple[str, str]]:
         """The project's scripts to link, the dialogue's script folder first, by name."""
         try:
@@ -346,21 +353,33 @@ class DialogueGraphEditor(BoardEditor):
         self.inspector.set_graph_editable(editable)  # the linked scripts have locks of their own
         self.scene.set_movable(editable)
 
-    def _view_center(self) -> QPointF:
-        return self.view.mapToScene(self.view.viewport().rect().center())
-
     def add_node(self, node_type: str, x: float | None = None, y: float | None = None) -> str:
-        """Add a node (at the middle of the view when no point is given); returns its id (empty
-        when the dialogue is read-only)."""
+        """Add a node (when no point is given: at a free place in view, beside the selected node
+        when there is room); returns its id (empty when the dialogue is read-only)."""
         if x is None or y is None:
-            center = self._view_center()
-            x, y = center.x() - 100, center.y() - 40
+            x, y = self.free_place(node_type)
         patch = self.scene.graph.add_node(node_type, x, y)
         node_id = self.scene.graph.added_node_id(patch) or ""
         if not self.push(patch, select=[node_id]):
             return ""
+        item = self.scene.node_items.get(node_id)
+        if item is not None:
+            self.view.reveal(item.mapRectToScene(QRectF(0, 0, item.geometry.width, item.geometry.height)))
         self.view.setFocus()
         return node_id
+
+    def free_place(self, node_type: str) -> tuple[int, int]:
+        """Where a node of ``node_type`` added from the palette goes: never on another node, in
+        the part of the view the palette and the minimap leave free."""
+        planned = self.scene.graph.add_node(node_type, 0, 0).changes[0].after or {}
+        geometry = node_geometry(planned)
+        boxes = {node_id: (item.pos().x(), item.pos().y(), float(item.geometry.width), float(item.geometry.height))
+                 for node_id, item in self.scene.node_items.items()}
+        selected = self.scene.selected_node_ids()
+        area = self.view.free_rect()
+        return free_spot((geometry.width, geometry.height), list(boxes.values()),
+                         (area.x(), area.y(), area.width(), area.height()),
+                         boxes.get(selected[0]) if len(selected) == 1 else None)
 
     def link(self, source: str, source_handle: str, target: str, target_handle: str) -> bool:
         """Link an output to an input; False (and the reason shown) when the graph refuses it."""
@@ -440,8 +459,16 @@ class DialogueGraphEditor(BoardEditor):
         return done
 
     def fit(self) -> None:
-        self.view.fit()
+        """The whole graph at a zoom that reads (never under :data:`READABLE_ZOOM`: a bigger graph
+        shows from its start and scrolls), clear of the palette and the minimap."""
+        self.view.fit(min_zoom=READABLE_ZOOM, anchor=self._start_point())
         self.show_zoom()
+
+    def _start_point(self) -> QPointF | None:
+        starts = [item for item in self.scene.node_items.values() if kind_of(item.node).type == "start"]
+        if not starts and self.scene.node_items:
+            starts = [min(self.scene.node_items.values(), key=lambda item: item.pos().x())]
+        return starts[0].sceneBoundingRect().center() if starts else None
 
     def _toggle_minimap(self) -> None:
         self.view.minimap.setVisible(self.minimap_action.isChecked())

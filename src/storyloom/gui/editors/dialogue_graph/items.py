@@ -1,17 +1,35 @@
 """The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
 a link as a curve from an output to an input, and the line that follows a link being dragged.
 
-Nodes cache their picture (``DeviceCoordinateCache``): panning only copies pixels. Zoomed out,
-a node draws as a coloured block with its title (level of detail), so a 500-node overview
-paints in a few milliseconds."""
+Nodes keep a picture per zoom band (:data:`BANDS`), each drawn once at its band's resolution
+(all of them within :data:`PICTURE_BUDGET`): a pan or a zoom step only scales pixels (a device
+cache drew every visible node again at every zoom step: 84 ms a frame on a scattered 500-node
+graph).
+Zoomed out (under :data:`LOD_SIMPLE`) a node is a coloured block with its title; then its
+details at 0.7x, 1x and, zoomed in, 2x. Crossing a band changes nothing in the scene (flags
+on 500 items made Qt process 1,000 changed items in that frame): the view says which band
+it paints (``GraphScene.set_band``) and the next paint takes that band's picture."""
 
 from __future__ import annotations
 
+import math
+import weakref
+from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyle, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPen,
+    QPixmap,
+)
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
 from storyloom.gui import theme
 from storyloom.project.dialogue_graph import GraphProblem, kind_of, label_of, ports
@@ -34,6 +52,26 @@ PORT_RADIUS = 5.0
 PORT_HIT = 11.0  # how near a port the pointer must be to grab it
 SNAP = 8
 LOD_SIMPLE = 0.45  # below this zoom a node is a coloured block
+#: The zoom bands: (name, from which zoom, the picture's resolution in pixels per scene unit,
+#: drawn as a block). Each picture is sharp at its resolution and scaled down (never far up) in
+#: its band: text scaled down by more than about a third reads poorly.
+BANDS = (("block", 0.0, LOD_SIMPLE, True), ("far", LOD_SIMPLE, 0.7, False), ("detail", 0.85, 1.0, False),
+         ("close", 1.15, 2.0, False))
+
+
+PICTURE_BUDGET = 160 * 2**20  # bytes: every node of a 500-node graph in two bands, and more
+BAND_SCALES = {name: (scale, block) for name, _start, scale, block in BANDS}
+
+
+def band_of(zoom: float) -> str:
+    """The zoom band a node is shown in at ``zoom``."""
+    return next(name for name, start, _scale, _block in reversed(BANDS) if zoom >= start)
+BLOCK_TITLE_POINTS = 20.0
+
+
+_POSITION_CHANGE = QGraphicsItem.GraphicsItemChange.ItemPositionChange
+_POSITION_CHANGED = QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+_SELECTED_CHANGED = QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
 
 def kind_color(node_type: str) -> QColor:
@@ -52,12 +90,33 @@ class NodeItem(QGraphicsItem):
         self.highlight: tuple[str, bool] | None = None  # (handle id, valid) while a link is dragged
         self.jump_label = ""
         self.geometry: NodeGeometry = node_geometry(node, None if preview is None else len(preview))
+        self.bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
+        self.band = "detail"
+        self.pixel_ratio = 1.0  # the screen's device pixels per pixel
+        self._pictures: dict[str, QPixmap] = {}  # by band; _PICTURES bounds their memory
+        self._measure()
         self._set_position()
+
+    @property
+    def blocks(self) -> bool:
+        """Whether the node shows as a block (zoomed out)."""
+        return self.band == "block"
+
+    def set_band(self, band: str, pixel_ratio: float = 1.0) -> None:
+        """Paint the picture of zoom band ``band`` from now on (see :func:`band_of`)."""
+        self.band = band
+        if pixel_ratio != self.pixel_ratio:
+            self.pixel_ratio = pixel_ratio
+            self._pictures.clear()
+
+    def update(self, *args: Any) -> None:  # type: ignore[override]
+        """Draw the pictures again (the node changed)."""
+        self._pictures.clear()
+        super().update(*args)
 
     @property
     def node_id(self) -> str:
@@ -72,13 +131,20 @@ class NodeItem(QGraphicsItem):
             self.setPos(point)
 
     def set_node(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
-        """Show a new version of the node (after an edit, undo or redo)."""
-        self.prepareGeometryChange()
+        """Show a new version of the node (after an edit, undo or redo). A move (Auto layout
+        moves every node) only moves it: its pictures stay."""
+        geometry = node_geometry(node, None if preview is None else len(preview))
+        same_look = preview == self.preview and _look(node) == _look(self.node)
+        if geometry != self.geometry:
+            self.prepareGeometryChange()
+            self.geometry = geometry
+            self._measure()
+            same_look = False
         self.node = node
         self.preview = preview
-        self.geometry = node_geometry(node, None if preview is None else len(preview))
         self._set_position()
-        self.update()
+        if not same_look:
+            self.update()
 
     def set_problems(self, problems: list[GraphProblem]) -> None:
         if problems != self.problems:
@@ -93,8 +159,12 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ geometry
     def boundingRect(self) -> QRectF:
+        return self.bounds  # asked for every item at every frame: kept, not built
+
+    def _measure(self) -> None:
         g = self.geometry
-        return QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, problem badge
+        self.bounds = QRectF(-PORT_RADIUS - 3, -13, g.width + PORT_RADIUS + 18, g.height + 17)  # ports, badge
+        self._corner = self.bounds.topLeft()
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -135,37 +205,56 @@ class NodeItem(QGraphicsItem):
         return self.mapRectToScene(QRectF(8, 4, self.geometry.width - 16, HEADER - 8))
 
     def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and isinstance(value, QPointF) \
-                and getattr(self.scene(), "moving", False):  # a drag snaps to the grid; a set position stays
-            return QPointF(round(value.x() / SNAP) * SNAP, round(value.y() / SNAP) * SNAP)
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.moved_callback is not None:
-            self.moved_callback(self)
+        # Called for every change of every node (a zoom across LOD_SIMPLE changes 500 nodes'
+        # flags): the constants are looked up once, the common case returns at once.
+        if change == _POSITION_CHANGE:
+            if isinstance(value, QPointF) and getattr(self.scene(), "moving", False):
+                return QPointF(round(value.x() / SNAP) * SNAP, round(value.y() / SNAP) * SNAP)  # a drag snaps
+        elif change == _POSITION_CHANGED:
+            if self.moved_callback is not None:
+                self.moved_callback(self)
+        elif change == _SELECTED_CHANGED:
+            self.update()  # the pictures show the selection
         return super().itemChange(change, value)
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        """The band's picture (drawn first when it is not kept): as little Python as a frame of
+        500 nodes allows."""
+        picture = self._pictures.get(self.band)
+        if picture is None:
+            scale, block = BAND_SCALES[self.band]
+            picture = self.picture(scale * self.pixel_ratio, block)
+            picture.setDevicePixelRatio(scale * self.pixel_ratio)  # drawn at the node's size
+            self._pictures[self.band] = picture
+            _PICTURES.keep(self, self.band, picture)
+        painter.drawPixmap(self._corner, picture)
+
+    def picture(self, scale: float, block: bool = False) -> QPixmap:
+        """The node drawn at ``scale`` pixels per scene unit, as a block or in detail."""
+        b = self.bounds
+        picture = QPixmap(max(1, math.ceil(b.width() * scale)), max(1, math.ceil(b.height() * scale)))
+        picture.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(picture)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.scale(scale, scale)
+        painter.translate(-b.x(), -b.y())
+        if block:
+            self.paint_block(painter)
+        else:
+            self.paint_detail(painter)
+        painter.end()
+        return picture
+
+    def paint_detail(self, painter: QPainter) -> None:
+        """The node in detail: header, body lines, ports and their labels, problems."""
         colors = theme.colors()
         kind = kind_of(self.node)
         g = self.geometry
         accent = kind_color(kind.type)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        selected = self.isSelected()
         box = QRectF(0, 0, g.width, g.height)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        if lod < LOD_SIMPLE:
-            painter.setPen(QPen(QColor(colors.accent), 4) if selected else Qt.PenStyle.NoPen)
-            painter.setBrush(accent)
-            painter.drawRoundedRect(box, 8, 8)
-            if lod > 0.15:  # the title at a size that reads on screen, whatever the zoom
-                font = QFont(painter.font())
-                font.setPointSizeF(min(22.0, 8.5 / lod))
-                font.setBold(True)
-                painter.setFont(font)
-                painter.setPen(QColor("#ffffff"))
-                painter.drawText(box.adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
-                                 | Qt.TextFlag.TextWordWrap, label_of(self.node))
-            self._paint_problem_badge(painter, colors)
-            return
         surface = QColor(colors.surface)
         if kind.type == "note":
             surface = QColor(accent)
@@ -290,6 +379,24 @@ class NodeItem(QGraphicsItem):
             painter.setBrush(fill)
             painter.drawEllipse(QPointF(x, y), radius, radius)
 
+    def paint_block(self, painter: QPainter) -> None:
+        """The zoomed-out picture: a block in the type's colour with the title."""
+        colors = theme.colors()
+        g = self.geometry
+        box = QRectF(0, 0, g.width, g.height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(QColor(colors.accent), 4) if self.isSelected() else Qt.PenStyle.NoPen)
+        painter.setBrush(kind_color(kind_of(self.node).type))
+        painter.drawRoundedRect(box, 8, 8)
+        font = QFont(painter.font())
+        font.setPointSizeF(BLOCK_TITLE_POINTS)  # 9 pt on screen at 45 %, 6 pt at 30 %
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(box.adjusted(8, 6, -8, -6), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+                         | Qt.TextFlag.TextWordWrap, label_of(self.node))
+        self._paint_problem_badge(painter, colors)
+
     def _problem_color(self, colors: theme.ThemeColors) -> QColor | None:
         if not self.problems:
             return None
@@ -310,6 +417,39 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QColor("#ffffff"))
         painter.drawText(QRectF(center.x() - 9, center.y() - 9, 18, 18), Qt.AlignmentFlag.AlignCenter,
                          str(len(self.problems)) if len(self.problems) > 1 else "!")
+
+
+class _PictureBudget:
+    """The memory the nodes' pictures may take (all dialogue graphs together): past it, the
+    oldest pictures go (their nodes draw them again when they are next painted)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.kept: OrderedDict[tuple[int, str], tuple[weakref.ref[NodeItem], int]] = OrderedDict()
+
+    def keep(self, node: NodeItem, band: str, picture: QPixmap) -> None:
+        size = picture.width() * picture.height() * 4
+        key = (id(node), band)
+        old = self.kept.pop(key, None)
+        if old is not None:
+            self.used -= old[1]
+        self.kept[key] = (weakref.ref(node), size)
+        self.used += size
+        while self.used > self.limit and len(self.kept) > 1:
+            (_node_id, old_band), (ref, old_size) = self.kept.popitem(last=False)
+            self.used -= old_size
+            owner = ref()
+            if owner is not None:
+                owner._pictures.pop(old_band, None)
+
+
+_PICTURES = _PictureBudget(PICTURE_BUDGET)
+
+
+def _look(node: dict[str, Any]) -> dict[str, Any]:
+    """What a node's pictures show: all of it but where it stands."""
+    return {key: value for key, value in node.items() if key != "position"}
 
 
 def _over(top: QColor, bottom: QColor) -> QColor:
@@ -352,7 +492,11 @@ class EdgeItem(QGraphicsPathItem):
     def set_chosen(self, chosen: bool) -> None:
         colors = theme.colors()
         self.chosen = chosen
-        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.6)
+        # Cosmetic (pixels, whatever the zoom): a link of one pixel takes the raster engine's
+        # fast path, which clips a curve to what is exposed; a wider one is stroked whole, and
+        # links crossing a scattered graph made every frame of a pan stroke them all (84 ms).
+        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.0)
+        pen.setCosmetic(True)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
         self.setPen(pen)

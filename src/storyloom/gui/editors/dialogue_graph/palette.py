@@ -1,5 +1,8 @@
-"""The node palette: the ten node types, each with its colour; click one to add it in the
-middle of the view, or drag it onto the graph to put it where it is dropped."""
+"""The node palette: the ten node types, each with its colour; click one to add it at a free
+place in view (beside the selected node when there is room), or drag it onto the graph to put
+it where it is dropped. Its entries are buttons, not list items: never selected (a selected
+entry drew its label in the selection's text colour on no selection background: blank) and
+never edited."""
 
 from __future__ import annotations
 
@@ -38,9 +41,12 @@ class NodePalette(QListWidget):
         self.setIconSize(QSize(14, 14))
         self.setSpacing(1)
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         for kind in NODE_KINDS.values():
             item = QListWidgetItem(kind_icon(kind.type), kind.title)
             item.setData(Qt.ItemDataRole.UserRole, kind.type)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsDragEnabled)
             item.setToolTip(f"{kind.title}: {kind.description}\nClick to add it, or drag it onto the graph.")
             self.addItem(item)
         self.itemClicked.connect(lambda item: self.chosen.emit(item.data(Qt.ItemDataRole.UserRole)))

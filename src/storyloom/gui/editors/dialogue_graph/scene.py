@@ -39,6 +39,8 @@ class GraphScene(QGraphicsScene):
         self.chosen_edges: set[str] = set()  # links picked by a click (nodes use Qt's selection)
         self.moving = False
         self.movable = True
+        self.band = "detail"  # the zoom band the view shows the nodes in (items.band_of)
+        self.pixel_ratio = 1.0  # the view's device pixels per pixel
 
     # ------------------------------------------------------------------ building
     def load(self, tree: dict[str, Any] | None) -> None:
@@ -66,6 +68,7 @@ class GraphScene(QGraphicsScene):
 
     def _add_node(self, node: dict[str, Any]) -> NodeItem:
         item = NodeItem(node, self._preview(node))
+        item.set_band(self.band, self.pixel_ratio)
         item.moved_callback = self._node_moved
         item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, self.movable)
         self.addItem(item)
@@ -131,6 +134,13 @@ class GraphScene(QGraphicsScene):
         self.refresh_problems()
         self.grow()
 
+    def set_band(self, band: str, pixel_ratio: float = 1.0) -> None:
+        """Show the nodes in zoom band ``band`` (see :class:`NodeItem`)."""
+        if (band, pixel_ratio) != (self.band, self.pixel_ratio):
+            self.band, self.pixel_ratio = band, pixel_ratio
+            for item in self.node_items.values():
+                item.set_band(band, pixel_ratio)
+
     def set_movable(self, movable: bool) -> None:
         self.movable = movable
         for item in self.node_items.values():
@@ -151,10 +161,12 @@ class GraphScene(QGraphicsScene):
                 item.jump_label = label
                 item.update()
 
-    def refresh_previews(self) -> None:
-        """Read the linked scripts' first lines again (a script may have changed)."""
+    def refresh_previews(self, script_id: str | None = None) -> None:
+        """Read the linked scripts' first lines again (a script may have changed): of every
+        script node, or of those linking ``script_id``."""
         for item in self.node_items.values():
-            if kind_of(item.node).type == "script":
+            data = item.node.get("data") if isinstance(item.node.get("data"), dict) else {}
+            if kind_of(item.node).type == "script" and (script_id is None or data.get("scriptId") == script_id):
                 preview = self._preview(item.node)
                 if preview != item.preview:
                     item.set_node(item.node, preview)

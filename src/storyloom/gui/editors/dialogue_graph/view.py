@@ -8,9 +8,10 @@ the graph itself."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -23,17 +24,28 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
+    QPolygon,
 )
 from PySide6.QtWidgets import QGraphicsView, QLineEdit, QWidget
 
 from storyloom.gui import theme
-from storyloom.gui.editors.dialogue_graph.items import DragLinkItem, EdgeItem, NodeItem, kind_color
+from storyloom.gui.editors.dialogue_graph.items import (
+    LOD_SIMPLE,
+    DragLinkItem,
+    EdgeItem,
+    NodeItem,
+    band_of,
+    kind_color,
+)
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
 from storyloom.gui.editors.surface_view import SurfaceView
 from storyloom.project.dialogue_graph import kind_of
+from storyloom.project.dialogue_layout import fit_view, free_areas
 
 NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
+DOT_SPACING = 24  # scene units between the background's dots
+MIN_DOT_GAP = 12  # pixels: zoomed out, every other dot goes
 
 
 class GraphView(SurfaceView):
@@ -50,7 +62,9 @@ class GraphView(SurfaceView):
         self.graph_scene = scene
         self.setObjectName("dialogueGraphView")
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        # One rectangle around what changed: a zoom across LOD_SIMPLE changes every node, and
+        # the minimal region of 500 scattered rectangles cost more than painting them.
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
@@ -60,33 +74,98 @@ class GraphView(SurfaceView):
         self._link_item: DragLinkItem | None = None
         self._link_target: tuple[NodeItem, str] | None = None
         self._press_positions: dict[str, QPointF] | None = None
-        self.left_inset = 0  # the palette floats over the left edge
+        self.overlays: list[QWidget] = []  # panels floating over the graph (the palette)
         self.minimap = Minimap(self)
+
+    # ------------------------------------------------------------------ the dot grid
+    def apply_theme(self) -> None:
+        colors = theme.colors()
+        self._paper = QColor(colors.window)
+        self._dot_pen = QPen(QColor(colors.border), 2)
+        self._dot_pen.setCosmetic(True)
+        self.setBackgroundBrush(self._paper)
+        self.resetCachedContent()
+
+    def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        """The dot grid, drawn in scene units (every :data:`DOT_SPACING`, doubled while the dots
+        would be closer than :data:`MIN_DOT_GAP` pixels) at whole pixels, so any exposed strip
+        draws the same dots a fresh paint would (a tiled brush scaled with the zoom drew
+        clumps of dots and gaps)."""
+        rect = QRectF(rect)
+        painter.fillRect(rect, self._paper)
+        transform = painter.worldTransform()
+        scale, dx, dy = transform.m11(), transform.dx(), transform.dy()
+        if scale <= 0 or transform.isRotating():
+            return
+        spacing = DOT_SPACING
+        while spacing * scale < MIN_DOT_GAP:
+            spacing *= 2
+        first_x = math.floor(rect.left() / spacing) * spacing
+        first_y = math.floor(rect.top() / spacing) * spacing
+        columns = int((rect.right() - first_x) // spacing) + 1
+        rows = int((rect.bottom() - first_y) // spacing) + 1
+        row = QPolygon([QPoint(round((first_x + n * spacing) * scale + dx), 0) for n in range(columns)])
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setPen(self._dot_pen)
+        for n in range(rows):
+            y = round((first_y + n * spacing) * scale + dy)
+            painter.drawPoints(row.translated(0, y))
+        painter.restore()
 
     # ------------------------------------------------------------------ zoom, and the minimap following it
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
         super().set_zoom(level, under_mouse)
+        blocks = self.zoom() < LOD_SIMPLE
+        self.graph_scene.set_band(band_of(self.zoom()), self.devicePixelRatioF())
+        # Zoomed out, links are drawn without smoothing: a scattered graph has hundreds across
+        # the view, and a hairline needs none (nodes smooth their own cached pictures).
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, not blocks)
         self.minimap.update()
 
+    def covers(self) -> list[tuple[float, float, float, float]]:
+        """Where the floating panels (the palette, the minimap) hide the graph, in viewport pixels."""
+        viewport = self.viewport()
+        boxes = []
+        for widget in [*self.overlays, self.minimap]:
+            if widget.isVisible():
+                corner = widget.mapTo(self, QPoint(0, 0)) - viewport.pos()  # they float on the view
+                boxes.append((float(corner.x()), float(corner.y()), float(widget.width()), float(widget.height())))
+        return boxes
+
+    def free_rect(self) -> QRectF:
+        """The largest part of the viewport no floating panel hides, in scene coordinates
+        (where a node added from the palette goes)."""
+        areas = free_areas((self.viewport().width(), self.viewport().height()), self.covers())
+        left, top, width, height = max(areas, key=lambda a: a[2] * a[3])
+        return self.mapToScene(QRect(round(left), round(top), round(width), round(height))).boundingRect()
+
+    def reveal(self, rect: QRectF, margin: float = 24) -> None:
+        """Scroll as little as it takes to show ``rect`` (scene) clear of the floating panels."""
+        free = self.free_rect().adjusted(margin, margin, -margin, -margin)
+        dx = rect.left() - free.left() if rect.left() < free.left() or rect.width() > free.width() \
+            else max(0.0, rect.right() - free.right())
+        dy = rect.top() - free.top() if rect.top() < free.top() or rect.height() > free.height() \
+            else max(0.0, rect.bottom() - free.bottom())
+        if dx or dy:
+            self.pan_by(-dx * self.zoom(), -dy * self.zoom())
+
     def fit(self, rect: QRectF | None = None, margin: float = 32, max_zoom: float = 1.0,
-            min_zoom: float = MIN_ZOOM) -> None:
-        """Show the whole graph (or ``rect``; never larger than ``max_zoom``) beside the palette;
-        with ``min_zoom`` a graph too big to read at that zoom is shown from its left end, at
-        ``min_zoom``."""
+            min_zoom: float = MIN_ZOOM, anchor: QPointF | None = None) -> None:
+        """Show the whole graph (or ``rect``; never larger than ``max_zoom``) in the part of the
+        view the palette and the minimap leave free; with ``min_zoom`` a graph too big to read at
+        that zoom is shown from its left end (around ``anchor``'s height), at ``min_zoom``."""
         bounds = rect if rect is not None else self.graph_scene.graph_bounds()
         if bounds.isEmpty():
             self.set_zoom(1.0)
             self.centerOn(0, 0)
             return
-        bounds = bounds.adjusted(-margin, -margin, margin, margin)
-        view = self.viewport().rect().adjusted(self.left_inset, 0, 0, 0)
-        fitting = min(view.width() / bounds.width(), view.height() / bounds.height(), max_zoom)
-        level = max(fitting, min_zoom)
+        level, (x, y) = fit_view((bounds.x(), bounds.y(), bounds.width(), bounds.height()),
+                                 (self.viewport().width(), self.viewport().height()), self.covers(), margin,
+                                 min_zoom, max_zoom, None if anchor is None else (anchor.x(), anchor.y()))
         self.set_zoom(level)
-        center = bounds.center()
-        if level > fitting and bounds.width() * level > view.width():
-            center.setX(bounds.left() + view.width() / level / 2)
-        self.centerOn(center.x() - self.left_inset / level / 2, center.y())
+        self.centerOn(x, y)
         self.minimap.update()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:

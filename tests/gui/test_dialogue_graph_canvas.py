@@ -1,0 +1,250 @@
+"""The dialogue graph's canvas as a writer meets it (issue 24): nodes added from the palette
+land apart and in view, the palette keeps its labels, Fit and Auto layout keep text readable
+and clear of the floating palette and minimap, the dot grid draws the same however the view
+got there, and a script node shows its script's first lines as the script changes."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QColor, QImage
+
+from storyloom.gui.editors.dialogue_graph import DialogueGraphEditor
+from storyloom.gui.main_window import open_project_window
+from storyloom.project.dialogue_graph import ports
+from storyloom.project.dialogue_layout import READABLE_ZOOM
+from storyloom.project.sample import SAMPLE_NAME, create_sample_project
+
+pytestmark = pytest.mark.slow  # a shown window driven by mouse and keys
+
+
+@pytest.fixture
+def window(qtbot, workspace):  # type: ignore[no-untyped-def]
+    create_sample_project(workspace.manager).close()
+    win = open_project_window(workspace, SAMPLE_NAME)
+    qtbot.addWidget(win)
+    win.resize(1440, 900)
+    win.show()
+    yield win
+    if not win.session.closed:
+        win.close()
+
+
+def _named(window, doc_type: str, name: str) -> str:  # type: ignore[no-untyped-def]
+    return next(s.id for s in window.session.index.summaries() if s.type == doc_type and s.name == name)
+
+
+def _dialogue(window, qtbot, tree=None) -> DialogueGraphEditor:  # type: ignore[no-untyped-def]
+    folder = _named(window, "Folder", "Interview lines")
+    result = window.session.editor.create("Dialogue", "Harbour talk", dialogueScriptFolderID=folder,
+                                          content={"tree": tree or {"nodes": [], "edges": []}})
+    editor = window.tabs.open(result.id)
+    assert isinstance(editor, DialogueGraphEditor)
+    qtbot.waitUntil(lambda: editor.view.viewport().width() > 200)
+    qtbot.wait(20)  # the opening fit
+    return editor
+
+
+def _covers(editor: DialogueGraphEditor) -> list[QRect]:
+    """Where the palette and the minimap float over the graph, in viewport pixels."""
+    viewport = editor.view.viewport()
+    return [QRect(w.mapTo(editor.view, w.rect().topLeft()) - viewport.pos(), w.size())
+            for w in (editor.palette_panel, editor.view.minimap) if w.isVisible()]
+
+
+def _on_screen(editor: DialogueGraphEditor, node_id: str) -> QRect:
+    item = editor.scene.node_items[node_id]
+    return editor.view.mapFromScene(item.mapRectToScene(QRectF(0, 0, item.geometry.width,
+                                                               item.geometry.height))).boundingRect()
+
+
+def _click_palette(qtbot, editor: DialogueGraphEditor, title: str) -> str:  # type: ignore[no-untyped-def]
+    before = set(editor.scene.node_items)
+    palette = editor.node_palette
+    item = palette.findItems(title, Qt.MatchFlag.MatchExactly)[0]
+    qtbot.mouseClick(palette.viewport(), Qt.MouseButton.LeftButton, pos=palette.visualItemRect(item).center())
+    (added,) = set(editor.scene.node_items) - before
+    return added
+
+
+def _ink(image: QImage, rect: QRect) -> int:
+    """How many pixels of ``rect`` are text: drawn (the list's background is transparent) and
+    dark (the theme's text on a light surface)."""
+    return sum(1 for y in range(rect.top(), rect.bottom()) for x in range(rect.left(), rect.right())
+               if (color := QColor.fromRgba(image.pixel(x, y))).alpha() > 100 and color.lightness() < 140)
+
+
+def test_palette_clicks_place_new_nodes_apart_in_view_and_keep_the_labels(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = _dialogue(window, qtbot)
+    palette = editor.node_palette
+    titles = ("Start", "Script", "Choice", "Condition", "End")
+    ink = {}
+    for title in titles:
+        rect = palette.visualItemRect(palette.findItems(title, Qt.MatchFlag.MatchExactly)[0])
+        ink[title] = _ink(palette.viewport().grab().toImage(), rect.adjusted(24, 0, 0, 0))
+        assert 20 < ink[title] < rect.width() * rect.height() / 2  # the label is drawn
+    added: list[str] = []
+    viewport = editor.view.viewport().rect()
+    for title in titles:
+        node_id = _click_palette(qtbot, editor, title)
+        box = _on_screen(editor, node_id)  # just added: where the writer looks
+        assert viewport.contains(box), (title, box, viewport)
+        for cover in _covers(editor):
+            assert not box.intersects(cover), (title, box, cover)  # not under the palette or the minimap
+        added.append(node_id)
+    scene_boxes = [editor.scene.node_items[n].sceneBoundingRect() for n in added]
+    for n, box in enumerate(scene_boxes):
+        for other in scene_boxes[:n]:
+            assert not box.intersects(other), (n, box, other)  # never on another node
+    # Clicked entries keep their labels (no edit box, no blank selection) and are not editable.
+    editor.view.setFocus()  # the pointer and the focus gone elsewhere, as a writer leaves it
+    image = palette.viewport().grab().toImage()
+    for title in titles:
+        item = palette.findItems(title, Qt.MatchFlag.MatchExactly)[0]
+        assert item.text() == title and not item.flags() & Qt.ItemFlag.ItemIsEditable
+        assert _ink(image, palette.visualItemRect(item).adjusted(24, 0, 0, 0)) >= ink[title] * 0.8, title
+    qtbot.mouseDClick(palette.viewport(), Qt.MouseButton.LeftButton,
+                      pos=palette.visualItemRect(palette.item(1)).center())
+    qtbot.keyClick(palette, Qt.Key.Key_F2)
+    assert palette.state() != palette.State.EditingState
+
+
+def test_new_node_goes_beside_the_selected_one(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = _dialogue(window, qtbot)
+    start = _click_palette(qtbot, editor, "Start")
+    script = _click_palette(qtbot, editor, "Script")
+    a, b = editor.scene.graph.node(start)["position"], editor.scene.graph.node(script)["position"]
+    assert b["y"] == a["y"] and b["x"] > a["x"] + editor.scene.node_items[start].geometry.width
+
+
+def _five_node_tree(editor: DialogueGraphEditor) -> None:
+    ids = [editor.add_node(t, 40 * n, 30 * n) for n, t in enumerate(("start", "script", "choice", "script", "end"))]
+    for source, target in itertools.pairwise(ids):
+        editor.link(source, ports(editor.scene.graph.node(source), "source")[0]["id"],
+                    target, ports(editor.scene.graph.node(target), "target")[0]["id"])
+
+
+def test_auto_layout_keeps_a_small_graph_readable_and_clear_of_the_overlays(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1380, 860)  # the writer's window: sidebars and the inspector leave the graph ~650 px
+    editor = _dialogue(window, qtbot)
+    _five_node_tree(editor)
+    assert editor.auto_layout()
+    assert READABLE_ZOOM - 1e-6 <= editor.view.zoom() <= 1.0
+    assert editor.zoom_label.text() == f"{round(editor.view.zoom() * 100)}%"
+    covers = _covers(editor)
+    viewport = editor.view.viewport().rect()
+    shown = [_on_screen(editor, n).intersected(viewport) for n in editor.scene.node_items]
+    assert any(not box.isEmpty() for box in shown)  # the start of the graph is in view
+    for box in shown:
+        for cover in covers:
+            assert box.isEmpty() or not box.intersects(cover), (box, cover)
+    # Fit on a graph that fits readably: all of it in view, none of it under the overlays, at
+    # most 100 %.
+    editor.delete_selection()
+    editor.scene.select_nodes(list(editor.scene.node_items)[3:])
+    editor.delete_selection()
+    editor.fit()
+    assert READABLE_ZOOM - 1e-6 <= editor.view.zoom() <= 1.0
+    for node_id in editor.scene.node_items:
+        box = _on_screen(editor, node_id)
+        assert viewport.contains(box)
+        assert not any(box.intersects(cover) for cover in covers), (box, covers)
+
+
+@pytest.mark.parametrize("zoom", [1.0, 0.61, 0.34])
+def test_background_dots_are_the_same_scrolled_or_painted_fresh(window, qtbot, zoom) -> None:  # type: ignore[no-untyped-def]
+    editor = _dialogue(window, qtbot)
+    view = editor.view
+    editor.palette_panel.hide()
+    view.minimap.hide()
+    view.set_zoom(zoom)
+    view.centerOn(0, 0)
+    for _ in range(7):  # a pan, frame by frame: the cached background scrolls, the rest is drawn
+        view.pan_by(13, 7)
+        view.viewport().repaint()
+    scrolled = view.viewport().grab().toImage()
+    view.resetCachedContent()
+    view.viewport().repaint()
+    fresh = view.viewport().grab().toImage()
+    assert scrolled == fresh
+    # The dots are a regular grid: every row of dots has them at the same spacing.
+    dots = [(x, y) for y in range(fresh.height()) for x in range(fresh.width())
+            if QColor(fresh.pixel(x, y)) != QColor(fresh.pixel(0, 0)) and QColor(fresh.pixel(x, y)).lightness() < 250]
+    xs = sorted({x for x, _ in dots})
+    gaps = {b - a for a, b in itertools.pairwise(xs) if b - a > 2}
+    assert dots and max(gaps) - min(gaps) <= 1, sorted(gaps)
+    assert min(gaps) >= 10  # never a blur of dots, zoomed out
+
+
+def test_a_script_node_shows_its_first_lines_as_the_script_changes(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = _dialogue(window, qtbot)
+    script_id = window.session.editor.create("Script", "Harbour lines", content={
+        "script": "::Wren Hale:: The tide is turning.\n::Tobias Marsh:: Then we wait.\n::Wren Hale:: Not for long.\n"
+                  "::Tobias Marsh:: A fourth line the node does not show.\n"}).id
+    node = editor.add_node("script", 100, 100)
+    editor.set_node_data(node, scriptId=script_id)
+    item = editor.scene.node_items[node]
+    assert item.body_text() == ["Wren Hale: The tide is turning.", "Tobias Marsh: Then we wait.",
+                                "Wren Hale: Not for long."]
+    # Saved elsewhere (the script's tab, the API): the node follows.
+    doc = window.session.db.get(script_id)
+    doc["content"] = {"script": "::Maud:: Lanterns out!\n"}
+    window.session.editor.update(doc)
+    qtbot.waitUntil(lambda: item.body_text() == ["Maud: Lanterns out!"], timeout=3000)
+    assert item.geometry.body_lines == 1
+    # Text not saved yet (what the side panel's script editor shows as it is typed).
+    editor.refresh_script_preview(script_id, "::Maud:: Lanterns out!\n::Wren Hale:: Which ones?\n")
+    assert item.body_text() == ["Maud: Lanterns out!", "Wren Hale: Which ones?"]
+    assert item.geometry.body_lines == 2
+    edge_less_height = item.geometry.height
+    assert item.boundingRect().height() >= edge_less_height
+
+
+def test_pans_and_zooms_draw_no_node_again(window, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A frame of a pan or a zoom step only scales the nodes' cached pictures: a node is drawn
+    once per band (details, block), never again for a new zoom (a device cache drew every
+    visible node at every zoom step: 84 ms a frame on a scattered 500-node graph)."""
+    import random
+
+    from storyloom.gui.editors.dialogue_graph.items import LOD_SIMPLE, NodeItem
+
+    editor = _dialogue(window, qtbot)
+    rng = random.Random(4)
+    kinds = ("script", "choice", "condition", "note", "end")
+    ids = [editor.add_node(kinds[n % len(kinds)], rng.randrange(0, 2400), rng.randrange(0, 1600)) for n in range(60)]
+    for source, target in zip(ids[::2], ids[1::2], strict=True):  # links across the whole graph
+        outs, ins = ports(editor.scene.graph.node(source), "source"), ports(editor.scene.graph.node(target), "target")
+        if outs and ins:
+            editor.link(source, outs[0]["id"], target, ins[0]["id"])
+    editor.scene.clearSelection()
+    view, viewport = editor.view, editor.view.viewport()
+    drawn: list[str] = []
+    detail, block = NodeItem.paint_detail, NodeItem.paint_block
+    monkeypatch.setattr(NodeItem, "paint_detail", lambda self, *a: (drawn.append("detail"), detail(self, *a))[1])
+    monkeypatch.setattr(NodeItem, "paint_block", lambda self, *a: (drawn.append("block"), block(self, *a))[1])
+    levels = (1.0, 0.7, 0.5, 0.4, 0.25, 0.15, 0.3, 0.6, 1.0, 1.5, 2.5, 1.3, 1.0)
+
+    def pan_there_and_back() -> None:
+        for step in (1, -1):
+            for _ in range(5):
+                view.pan_by(37 * step, 23 * step)
+                viewport.repaint()
+
+    view.centerOn(1200, 800)
+    for level in levels:  # every node seen once in each band
+        view.set_zoom(level)
+        viewport.repaint()
+    pan_there_and_back()
+    assert "detail" in drawn and "block" in drawn
+    drawn.clear()
+    for level in (*reversed(levels), *levels):
+        view.set_zoom(level)
+        viewport.repaint()
+        assert editor.scene.node_items[ids[0]].blocks == (view.zoom() < LOD_SIMPLE)
+    pan_there_and_back()
+    assert drawn == []
+    # Links are one-pixel hairlines, which the raster engine clips to what is exposed.
+    for edge in editor.scene.edge_items.values():
+        assert edge.pen().isCosmetic() and edge.pen().widthF() <= 1.0
