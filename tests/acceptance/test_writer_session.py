@@ -136,7 +136,17 @@ class Writer:
         assert done(), f"{what} never came: {self.app.widget('playerTranscript')['text']}"
 
     def select_node(self, node_type: str) -> None:
-        self.screen.click(*self.node(node_type)["title"])
+        """Click the node: its title, or the middle of its part in view when the view has
+        scrolled its title away (a new node scrolls the view to itself)."""
+        graph = self.graph()
+        node = next(n for n in graph["nodes"] if n["type"] == node_type)
+        vx, vy, vw, vh = graph["viewport"]
+        x, y, w, h = node["rect"]
+        left, top, right, bottom = max(x, vx), max(y, vy), min(x + w, vx + vw), min(y + h, vy + vh)
+        assert left < right and top < bottom, f"the {node_type} node is out of view: {node}, {graph['viewport']}"
+        tx, ty = node["title"]
+        inside = left <= tx < right and top <= ty < bottom
+        self.screen.click(*(node["title"] if inside else ((left + right) // 2, (top + bottom) // 2)))
         wait_for(f"the {node_type} node in the side panel",
                  lambda: self.node(node_type)["selected"] and self.app.widgets("nodeLabel"))
 
