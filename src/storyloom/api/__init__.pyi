@@ -6,6 +6,9 @@ from .controller import (
     ApiController as ApiController,
     ApiStatus as ApiStatus,
 )
+from .errors import (
+    ApiStartError as ApiStartError,
+)
 from .keys import (
     generate_api_key as generate_api_key,
 )
@@ -19,5 +22,4 @@ from .provider import (
 )
 from .server import (
     ApiServer as ApiServer,
-    ApiStartError as ApiStartError,
 )

@@ -20,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from storyloom.api.errors import ApiStartError
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.provider import ProjectLike
-from storyloom.api.server import ApiOptions, ApiServer, ApiStartError
+from storyloom.api.server import ApiOptions, ApiServer
 
 log = logging.getLogger(__name__)
 

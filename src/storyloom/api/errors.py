@@ -162,3 +162,9 @@ def api_error(error: StoryloomError) -> ApiError:
 def bad_parameter(name: str, problem: str) -> ApiError:
     """A 400 whose reason starts with the parameter's name, e.g. ``limit: expected ...``."""
     return ApiError(400, BAD_REQUEST, f"invalid query parameter '{name}': {problem}")
+
+
+class ApiStartError(StoryloomError):
+    """The server could not start; the message says why and what to do."""
+
+    code = "api_start_failed"

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storyloom.api.errors import ApiStartError
 from storyloom.api.keys import api_key_problem
 from storyloom.api.limits import (
     DEFAULT_HEAD_TIMEOUT,
@@ -26,7 +27,6 @@ from storyloom.api.limits import (
 from storyloom.api.navigation import NavigationPort
 from storyloom.api.protection import LOOPBACK_HOSTS, ProtectionSettings
 from storyloom.api.provider import ProjectLike, ProjectProvider, as_provider
-from storyloom.errors import StoryloomError
 
 if TYPE_CHECKING:
     from storyloom.api.events import EventHub
@@ -50,12 +50,6 @@ class ApiOptions(Protocol):
     api_key: str
     api_port: int
     username: str
-
-
-class ApiStartError(StoryloomError):
-    """The server could not start; the message says why and what to do."""
-
-    code = "api_start_failed"
 
 
 def is_loopback(host: str) -> bool:

@@ -15,8 +15,8 @@ from typing import Any
 
 import uvicorn
 
+from storyloom.api.errors import ApiStartError
 from storyloom.api.limits import MAX_HEAD_BYTES, ConnectionLimits, RateLimitedLog
-from storyloom.api.server import ApiStartError
 from storyloom.api.wire import JsonH11Protocol
 
 log = logging.getLogger("storyloom.api.server")
