@@ -2,7 +2,9 @@
 
 The gutter paints only the visible blocks (a 5,000-line script scrolls and types without
 repainting the others); a line with a problem gets a coloured mark in the gutter, and hovering
-the line shows the problems' messages."""
+the line shows the problems' messages. An edit that adds or removes lines moves the problems of
+the lines after it with them (:func:`storyloom.app.views.editor_text.shift_lines`), so what is
+shown stays on its line until the owner's next parse replaces it."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QHelpEvent, QPainter, QPaintEvent, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
+from storyloom.app.views.editor_text import shift_lines, shown_problems_changed
 from storyloom.diagnostics import Diagnostic
 
 
@@ -44,9 +47,29 @@ class CodeEditor(QPlainTextEdit):
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self.problems: dict[int, Sequence[Diagnostic]] = {}
         self._gutter = _Gutter(self)
+        # Connected before any highlighter of the document is made, so a highlighter reading
+        # ``problems`` while Qt highlights the edited lines reads them already moved.
+        self._lines = self.document().blockCount()
+        self.document().contentsChange.connect(self._follow_lines)
         self.blockCountChanged.connect(self._update_margins)
         self.updateRequest.connect(self._scroll_gutter)
         self._update_margins()
+
+    def set_problems(self, problems: dict[int, Sequence[Diagnostic]]) -> set[int]:
+        """Show ``problems`` (1-based line: its diagnostics); returns the lines whose problems
+        show differently than before (a highlighter underlining them highlights those again)."""
+        changed = shown_problems_changed(self.problems, problems)
+        self.problems = problems
+        if changed:
+            self._gutter.update()
+        return changed
+
+    def _follow_lines(self, position: int, _removed: int, _added: int) -> None:
+        lines = self.document().blockCount()
+        delta, self._lines = lines - self._lines, lines
+        if delta and self.problems:
+            at = self.document().findBlock(position).blockNumber() + 1
+            self.problems = shift_lines(self.problems, at, delta)
 
     def gutter_width(self) -> int:
         digits = max(3, len(str(max(1, self.blockCount()))))

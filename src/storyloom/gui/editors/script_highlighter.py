@@ -3,12 +3,15 @@
 Each line is classified by :func:`storyloom.script.parse_script` (speech, command, comment,
 ``@if``/``@else``/``@endif``, ``@set``, text); the highlighter only finds where the parsed parts
 sit in the line. Problems come from the whole script's parse (an unclosed ``@if`` needs the
-lines after it) and are underlined from their column to the end of the line."""
+lines after it) and are underlined from their column to the end of the line: the highlighter
+reads them, per line, from ``problems()`` (the code editor's, which follow their lines through
+an edit) whenever Qt highlights a line, and :meth:`ScriptHighlighter.rehighlight_lines`
+highlights again only the lines whose problems a parse changed."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
@@ -64,12 +67,13 @@ def _trailing_json_start(text: str) -> int:
 
 
 class ScriptHighlighter(QSyntaxHighlighter):
-    """Highlights a script document; :meth:`set_problems` underlines the problem lines."""
+    """Highlights a script document; ``problems()`` gives each line's problems to underline."""
 
-    def __init__(self, document: QTextDocument, dark: bool = False) -> None:
+    def __init__(self, document: QTextDocument, dark: bool = False,
+                 problems: Callable[[], Mapping[int, Sequence[Diagnostic]]] | None = None) -> None:
         self._runs: list[tuple[int, int, QTextCharFormat]] = []  # before the first highlight
+        self.problems = problems or dict
         super().__init__(document)
-        self.problems: dict[int, Sequence[Diagnostic]] = {}
         self.set_dark(dark, rehighlight=False)
 
     def set_dark(self, dark: bool, *, rehighlight: bool = True) -> None:
@@ -88,13 +92,10 @@ class ScriptHighlighter(QSyntaxHighlighter):
         if rehighlight:
             self.rehighlight()
 
-    def set_problems(self, problems: dict[int, Sequence[Diagnostic]]) -> None:
-        """Replace the problems; only the lines whose problems changed are highlighted again."""
-        changed = {line for line in set(problems) | set(self.problems)
-                   if problems.get(line) != self.problems.get(line)}
-        self.problems = problems
+    def rehighlight_lines(self, lines: Iterable[int]) -> None:
+        """Highlight these lines (1-based) again: their problems changed."""
         document = self.document()
-        for line in changed:
+        for line in sorted(lines):
             block = document.findBlockByNumber(line - 1)
             if block.isValid():
                 self.rehighlightBlock(block)
@@ -171,7 +172,7 @@ class ScriptHighlighter(QSyntaxHighlighter):
                     self.setFormat(comment, len(text) - comment, f["comment"])
 
     def _underline(self, line: int, text: str) -> None:
-        problems = self.problems.get(line)
+        problems = self.problems().get(line)
         if not problems:
             return
         if not text:
