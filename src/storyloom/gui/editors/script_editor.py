@@ -14,7 +14,8 @@ parsed again, and the worker gives up the GIL between slices of a millisecond, s
 thread is never kept waiting for it) and hands the result back through a queued signal. A
 result for an older version of the text than the one on screen is dropped (a newer parse is on
 its way), and a parse still running when the text changes again is cancelled at its next slice.
-One parse runs at a time per editor."""
+One parse runs at a time per editor. Only a script under SHOWN_WITH_TEXT_LINES lines is parsed
+on the GUI thread, when it is opened or replaced, so its problems show with its text."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ from storyloom.script.completion import CompletionSource, source_for
 from storyloom.script.incremental import IncrementalParser
 
 PARSE_MS = 250
+# A script this short is parsed on the GUI thread when it is opened or replaced (a few
+# milliseconds), so its problems show with its text; a longer one, and every edit, on a worker.
+SHOWN_WITH_TEXT_LINES = 300
 # What the worker sleeps between two slices of its parse: long enough for a GUI thread waiting
 # for the GIL to take it (instead of waiting out Python's 5 ms switch interval), short enough
 # that a 5,000-line first parse is not noticeably slower.
@@ -122,7 +126,10 @@ class ScriptEditor(DocumentEditor):
         cursor.setPosition(min(position, len(text)))
         self.text.setTextCursor(cursor)
         self.text.verticalScrollBar().setValue(scroll)
-        self.parse_soon()
+        if text.count("\n") < SHOWN_WITH_TEXT_LINES:
+            self.check_problems()  # a few milliseconds: the problems show with the text
+        else:
+            self.parse_soon()
 
     def changes(self) -> dict[str, Any]:
         content = dict(self.base.get("content") or {})
@@ -142,10 +149,7 @@ class ScriptEditor(DocumentEditor):
         if self._parsing is not None:
             self._parse_again = True  # after the one running: its text is already older
             return
-        try:
-            session = self.session
-        except RuntimeError:  # pragma: no cover - the editor is being deleted
-            return
+        session = self.session
         version, text = self.version, self.text.toPlainText()
         self._parsing = version
         latest, parser, delivery = self._latest, self._parser, self._delivery
