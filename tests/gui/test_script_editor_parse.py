@@ -86,7 +86,8 @@ def test_the_parse_of_an_older_text_is_not_shown(window, qtbot) -> None:  # type
     assert editor.problems == []
     editor.text.setPlainText("::Woman:: Hello.\n@if v.player.\n")
     editor.parse_soon()
-    worker = next(t for t in threading.enumerate() if t.name == "storyloom-script-parse")
+    worker = editor.worker
+    assert worker is not None
     worker.join(10)  # parsed, its result queued to the GUI thread, not yet delivered
     assert not worker.is_alive()
     shown: list[int] = []
@@ -119,3 +120,39 @@ def test_underlines_move_with_their_lines_and_a_parse_redraws_only_what_changed(
     assert {p.line for p in editor.problems} == {4, 6}
     qtbot.keyClick(editor.text, Qt.Key.Key_Backspace)  # joined again
     assert set(editor.text.problems) == {3, 5} and _underlined(editor, 3) and not _underlined(editor, 4)
+
+
+def test_many_new_underlines_show_in_view_first_then_in_slices(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.gui.editors.script_highlighter import SLICE_LINES
+
+    editor = _script_editor(window, "::Woman:: Hello.\n")
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(editor.text)
+    editor.text.setPlainText("".join(f"::Woman:: Broken ${{}} {n}.\n" for n in range(1, 401)))  # 400 errors
+    with qtbot.waitSignal(editor.problems_shown, timeout=30_000):
+        pass
+    in_view = editor.text.visible_lines()
+    assert len(editor.problems) == 400
+    assert _underlined(editor, 1) and _underlined(editor, in_view[-3])  # the lines in view at once
+    assert not _underlined(editor, 400) and 400 in editor.highlighter.pending  # the others later
+    editor.text.moveCursor(QTextCursor.MoveOperation.Start)
+    qtbot.keyClick(editor.text, Qt.Key.Key_Return)  # every line moves down one, the waiting ones too
+    assert 401 in editor.highlighter.pending and 1 not in editor.highlighter.pending
+    assert len(editor.highlighter.pending) > SLICE_LINES
+    qtbot.waitUntil(lambda: not editor.highlighter.pending, timeout=10_000)
+    assert [line for line in range(2, 402) if not _underlined(editor, line)] == []
+    assert not _underlined(editor, 1)
+
+
+def test_a_line_moved_down_by_a_return_at_its_start_keeps_its_underline(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, "::Woman:: Fine.\n::Woman:: ${}\n::Woman:: Fine.\n")
+    assert set(editor.text.problems) == {2} and _underlined(editor, 2)
+    cursor = editor.text.textCursor()
+    cursor.setPosition(editor.text.document().findBlockByNumber(1).position())
+    editor.text.setTextCursor(cursor)
+    qtbot.keyClick(editor.text, Qt.Key.Key_Return)  # an empty line 2: the broken line is line 3
+    assert set(editor.text.problems) == {3}
+    assert [_underlined(editor, line) for line in (1, 2, 3, 4)] == [False, False, True, False]
+    qtbot.keyClick(editor.text, Qt.Key.Key_Backspace)  # the empty line is gone again
+    assert set(editor.text.problems) == {2} and _underlined(editor, 2) and not _underlined(editor, 3)

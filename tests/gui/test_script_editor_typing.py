@@ -56,3 +56,14 @@ def test_the_gutter_shows_the_numbers_and_a_problem_mark(window, qtbot) -> None:
     numbers = {picture.pixelColor(x, y).rgb() for x in range(gutter.width() - 30, gutter.width() - 10)
                for y in range(0, editor.text.fontMetrics().height())}
     assert numbers - {background.rgb()}
+
+
+def test_the_gutter_widens_when_the_numbers_get_a_digit(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, qtbot, "".join(f"::Woman:: Line {n}.\n" for n in range(1, 999)))
+    narrow = editor.text._gutter.width()
+    assert editor.text.viewportMargins().left() == narrow
+    editor.text.moveCursor(QTextCursor.MoveOperation.End)
+    qtbot.keyClick(editor.text, Qt.Key.Key_Return)
+    qtbot.keyClick(editor.text, Qt.Key.Key_Return)  # line 1,000
+    wide = editor.text._gutter.width()
+    assert wide > narrow and editor.text.viewportMargins().left() == wide

@@ -105,11 +105,11 @@ def property_layout(doc: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple[st
 
 
 def shift_lines(by_line: Mapping[int, T], at: int, delta: int) -> dict[int, T]:
-    """``by_line`` (keyed by 1-based line numbers) after an edit in line ``at`` (its number after
-    the edit) added ``delta`` lines (removed when negative): the lines after the edit move by
-    ``delta``; the lines an edit removed lose their entries. A text editor keeps what it shows per
-    line (a problem's underline, its gutter mark) on the line it belongs to this way until the
-    next parse replaces it."""
+    """``by_line`` (keyed by 1-based line numbers) after an edit that left lines 1 to ``at`` in
+    place and added ``delta`` lines after them (removed when negative): the lines after ``at``
+    move by ``delta``; the lines an edit removed lose their entries. A text editor keeps what it
+    shows per line (a problem's underline, its gutter mark) on the line it belongs to this way
+    until the next parse replaces it."""
     if not delta:
         return dict(by_line)
     moved: dict[int, T] = {}

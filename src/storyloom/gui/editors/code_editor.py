@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -45,7 +45,10 @@ def is_dark(widget: QWidget) -> bool:
 
 
 class CodeEditor(QPlainTextEdit):
-    """``problems`` maps a 1-based line number to its diagnostics (set by the owner)."""
+    """``problems`` maps a 1-based line number to its diagnostics (set by the owner).
+    ``lines_moved(at, delta)``: an edit in line ``at`` added ``delta`` lines (removed if negative)."""
+
+    lines_moved = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,16 +81,29 @@ class CodeEditor(QPlainTextEdit):
     def _follow_lines(self, position: int, _removed: int, _added: int) -> None:
         lines = self.document().blockCount()
         delta, self._lines = lines - self._lines, lines
-        if delta and self.problems:
-            at = self.document().findBlock(position).blockNumber() + 1
-            self.problems = shift_lines(self.problems, at, delta)
+        if delta:
+            # the last line the edit leaves in place: the one it starts in, or, when it starts at
+            # a line's very beginning (a Return there, a whole line removed), the line before
+            block = self.document().findBlock(position)
+            at = block.blockNumber() + (0 if position == block.position() else 1)
+            if self.problems:
+                self.problems = shift_lines(self.problems, at, delta)
+            self.lines_moved.emit(at, delta)
+
+    def visible_lines(self) -> range:
+        """The 1-based numbers of the lines in view."""
+        first = self.firstVisibleBlock().blockNumber() + 1
+        return range(first, first + self.viewport().height() // max(1, self.fontMetrics().height()) + 2)
 
     def gutter_width(self) -> int:
         digits = max(3, len(str(max(1, self.blockCount()))))
         return 16 + self.fontMetrics().horizontalAdvance("9") * digits + 8
 
     def _update_margins(self, *_args: object) -> None:
-        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        # Every new line asks (blockCountChanged); the margins change only with the digits.
+        width = self.gutter_width()
+        if self.viewportMargins().left() != width:
+            self.setViewportMargins(width, 0, 0, 0)
 
     def _scroll_gutter(self, rect: QRect, dy: int) -> None:
         if dy:

@@ -71,11 +71,13 @@ class ScriptEditor(DocumentEditor):
             "::Actor:: A line of speech [expression]\n<Command(param)>\n@if v.player.brave\n@endif")
         self.highlighter = ScriptHighlighter(self.text.document(), dark=is_dark(self.text),
                                              problems=lambda: self.text.problems)
+        self.text.lines_moved.connect(self.highlighter.lines_moved)
         # Only a change of the text (typing, undo, a paste) is an edit: highlighting a line
         # changes its formats, which textChanged reports too.
         self.text.document().contentsChange.connect(self._typed)
         self.version = 0  # of the text: one more at each change
         self.parse_thread: str | None = None  # the thread the last parse shown ran on
+        self.worker: threading.Thread | None = None  # the last one started
         self._parser = IncrementalParser()
         self._parsing: int | None = None  # the version a worker is parsing
         self._parse_again = False  # asked for while a worker was parsing
@@ -162,7 +164,8 @@ class ScriptEditor(DocumentEditor):
             finally:
                 delivery.parsed.emit(version, parsed, threading.current_thread().name)
 
-        threading.Thread(target=work, name="storyloom-script-parse", daemon=True).start()
+        self.worker = threading.Thread(target=work, name="storyloom-script-parse", daemon=True)
+        self.worker.start()
 
     def _parsed(self, version: int, parsed: ParsedScript | None, thread: str) -> None:
         self._parsing = None
@@ -175,11 +178,13 @@ class ScriptEditor(DocumentEditor):
         self.show_parse(parsed)
 
     def wait_for_parse(self, timeout_s: float = 10.0) -> None:
-        """Process events until no parse is running or asked for (tests, benchmarks, screenshots)."""
+        """Process events until no parse is running or asked for and its problems are all
+        underlined (tests, benchmarks, screenshots)."""
         from PySide6.QtCore import QCoreApplication
 
         deadline = time.monotonic() + timeout_s
-        while (self._parsing is not None or self._parse_later.isActive()) and time.monotonic() < deadline:
+        while ((self._parsing is not None or self._parse_later.isActive() or self.highlighter.pending)
+               and time.monotonic() < deadline):
             QCoreApplication.processEvents()
             time.sleep(0.001)
 
@@ -199,7 +204,7 @@ class ScriptEditor(DocumentEditor):
         for problem in self.problems:
             if problem.line is not None:
                 by_line[problem.line].append(problem)
-        self.highlighter.rehighlight_lines(self.text.set_problems(dict(by_line)))
+        self.highlighter.rehighlight_lines(self.text.set_problems(dict(by_line)), first=self.text.visible_lines())
         errors = sum(1 for p in self.problems if p.is_error)
         warnings = len(self.problems) - errors
         if not self.problems:

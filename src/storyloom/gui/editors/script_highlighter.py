@@ -6,7 +6,8 @@ sit in the line. Problems come from the whole script's parse (an unclosed ``@if`
 lines after it) and are underlined from their column to the end of the line: the highlighter
 reads them, per line, from ``problems()`` (the code editor's, which follow their lines through
 an edit) whenever Qt highlights a line, and :meth:`ScriptHighlighter.rehighlight_lines`
-highlights again only the lines whose problems a parse changed."""
+highlights again only the lines whose problems a parse changed (the lines in view at once, many
+others a slice at a time)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
+from storyloom.app.views.editor_text import shift_lines
 from storyloom.diagnostics import Diagnostic
 from storyloom.script import (
     CommandLine,
@@ -29,6 +32,7 @@ from storyloom.script import (
     parse_script,
 )
 
+SLICE_LINES = 40  # lines highlighted again per turn of the event loop: a few milliseconds
 _TAG = re.compile(r"^\s*\[#[^\]]*\]")
 _DIRECTIVE = re.compile(r"^\s*@(if|else|endif|set)\b")
 _COMMAND_NAME = re.compile(r"^\s*<([A-Za-z_][\w.]*)\(")
@@ -74,6 +78,11 @@ class ScriptHighlighter(QSyntaxHighlighter):
         self._runs: list[tuple[int, int, QTextCharFormat]] = []  # before the first highlight
         self.problems = problems or dict
         super().__init__(document)
+        self.pending: dict[int, None] = {}  # lines still to highlight again, in slices
+        self._slices = QTimer(self)
+        self._slices.setSingleShot(True)
+        self._slices.setInterval(0)
+        self._slices.timeout.connect(self._next_slice)
         self.set_dark(dark, rehighlight=False)
 
     def set_dark(self, dark: bool, *, rehighlight: bool = True) -> None:
@@ -92,13 +101,37 @@ class ScriptHighlighter(QSyntaxHighlighter):
         if rehighlight:
             self.rehighlight()
 
-    def rehighlight_lines(self, lines: Iterable[int]) -> None:
-        """Highlight these lines (1-based) again: their problems changed."""
+    def rehighlight_lines(self, lines: Iterable[int], first: Iterable[int] = ()) -> None:
+        """Highlight these lines (1-based) again: their problems changed. Those of ``first`` (the
+        lines in view) now, the others SLICE_LINES at a time from the event loop, so showing the
+        problems of a long script all at once (when it opens) never stalls typing."""
         document = self.document()
-        for line in sorted(lines):
+        wanted = set(lines)
+        now = sorted(wanted & set(first))
+        later = sorted(wanted.difference(now))
+        if len(later) <= SLICE_LINES:
+            now, later = sorted(wanted), []
+        for line in now:
             block = document.findBlockByNumber(line - 1)
             if block.isValid():
                 self.rehighlightBlock(block)
+        if later:
+            self.pending.update(dict.fromkeys(later))
+            self._slices.start()
+
+    def lines_moved(self, at: int, delta: int) -> None:
+        """An edit in line ``at`` added ``delta`` lines: the lines waiting to be highlighted again
+        move with their lines (:func:`storyloom.app.views.editor_text.shift_lines`)."""
+        if self.pending:
+            self.pending = shift_lines(self.pending, at, delta)
+
+    def _next_slice(self) -> None:
+        lines = sorted(self.pending)[:SLICE_LINES]
+        for line in lines:
+            del self.pending[line]
+        self.rehighlight_lines(lines)
+        if self.pending:
+            self._slices.start()
 
     def setFormat(self, start: int, count: int, fmt: QTextCharFormat) -> None:  # type: ignore[override]
         """Every format set in the block is kept in ``_runs``, so the underline of a problem can
