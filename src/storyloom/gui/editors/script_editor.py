@@ -54,7 +54,8 @@ class _Delivery(QObject):
     worker still running when the editor's tab closes emits on a live object (the editor's
     connection is gone with it; the result is dropped)."""
 
-    parsed = Signal(int, object, str)  # (text version, ParsedScript or None when cancelled, thread)
+    # (text version, ParsedScript or None when cancelled, {"thread": name, "variables": s, "parse": s})
+    parsed = Signal(int, object, object)
 
 
 class ScriptEditor(DocumentEditor):
@@ -78,6 +79,7 @@ class ScriptEditor(DocumentEditor):
         self.version = 0  # of the text: one more at each change
         self.parse_thread: str | None = None  # the thread the last parse shown ran on
         self.worker: threading.Thread | None = None  # the last one started
+        self.parse_times: dict[str, Any] = {}  # of the last parse shown: its thread, seconds spent
         self._parser = IncrementalParser()
         self._parsing: int | None = None  # the version a worker is parsing
         self._parse_again = False  # asked for while a worker was parsing
@@ -158,23 +160,28 @@ class ScriptEditor(DocumentEditor):
 
         def work() -> None:
             parsed: ParsedScript | None = None
+            started = time.perf_counter()
+            times = {"variables": 0.0, "parse": 0.0}
             try:
-                parsed = parser.parse(text, _known_state(session), pause=_give_way,
-                                      cancelled=lambda: latest[0] != version)
+                known = _known_state(session)
+                times["variables"] = time.perf_counter() - started
+                parsed = parser.parse(text, known, pause=_give_way, cancelled=lambda: latest[0] != version)
+                times["parse"] = time.perf_counter() - started - times["variables"]
             finally:
-                delivery.parsed.emit(version, parsed, threading.current_thread().name)
+                delivery.parsed.emit(version, parsed, {"thread": threading.current_thread().name, **times})
 
         self.worker = threading.Thread(target=work, name="storyloom-script-parse", daemon=True)
         self.worker.start()
 
-    def _parsed(self, version: int, parsed: ParsedScript | None, thread: str) -> None:
+    def _parsed(self, version: int, parsed: ParsedScript | None, done: dict[str, Any]) -> None:
         self._parsing = None
         if self._parse_again:
             self._parse_again = False
             self.parse_soon()
         if parsed is None or version != self.version:
             return  # cancelled, or the parse of an older text: a newer one is coming
-        self.parse_thread = thread
+        self.parse_thread = done["thread"]
+        self.parse_times = done
         self.show_parse(parsed)
 
     def wait_for_parse(self, timeout_s: float = 10.0) -> None:
