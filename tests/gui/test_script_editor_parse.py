@@ -156,3 +156,22 @@ def test_a_line_moved_down_by_a_return_at_its_start_keeps_its_underline(window, 
     assert [_underlined(editor, line) for line in (1, 2, 3, 4)] == [False, False, True, False]
     qtbot.keyClick(editor.text, Qt.Key.Key_Backspace)  # the empty line is gone again
     assert set(editor.text.problems) == {2} and _underlined(editor, 2) and not _underlined(editor, 3)
+
+
+def test_closing_the_tab_while_its_script_is_parsed(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    editor = _script_editor(window, "::Woman:: Hello.\n")
+    editor.text.setPlainText(_long_script(20_000))
+    editor.parse_soon()
+    worker, parser = editor.worker, editor._parser
+    assert worker is not None and worker.is_alive()
+    assert window.tabs.close_tab(window.tabs.currentIndex(), ask=False)
+    del editor
+    qtbot.wait(50)  # the tab's editor is deleted
+    gc.collect()
+    worker.join(30)
+    qtbot.wait(50)  # its result (none: cancelled) arrives for nobody, without an error
+    assert not worker.is_alive()
+    assert len(parser._rows) < 20_000  # it stopped at the slice after the tab closed
+    assert window.tabs.count() == 0 or window.tabs.current_editor() is not None

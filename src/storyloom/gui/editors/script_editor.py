@@ -86,6 +86,9 @@ class ScriptEditor(DocumentEditor):
         self._latest = [0]  # the version on screen, as the worker reads it (a list: no Qt object)
         self._delivery = _Delivery()
         self._delivery.parsed.connect(self._parsed)
+        # A tab closed while its script is parsed: the worker stops at its next slice.
+        latest = self._latest
+        self.destroyed.connect(lambda *_: latest.__setitem__(0, -1))
         layout.addWidget(self.text, 1)
         footer = QHBoxLayout()
         footer.setContentsMargins(16, 4, 16, 4)
