@@ -175,3 +175,15 @@ def test_closing_the_tab_while_its_script_is_parsed(window, qtbot) -> None:  # t
     assert not worker.is_alive()
     assert len(parser._rows) < 20_000  # it stopped at the slice after the tab closed
     assert window.tabs.count() == 0 or window.tabs.current_editor() is not None
+
+
+def test_the_count_under_the_editor_says_no_problems_for_an_empty_script(window) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, "")
+    assert editor.problems_button.text() == "No problems"
+
+
+def test_a_long_script_says_it_is_being_checked_until_its_parse_is_shown(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, _long_script(3000) + "@if\n")
+    assert editor.problems_button.text() == "Checking…" and not editor.shown
+    editor.wait_for_parse()
+    assert editor.problems_button.text() == "2 errors · line 3001: @if has no matching @endif"

@@ -80,6 +80,7 @@ class ScriptEditor(DocumentEditor):
         self.parse_thread: str | None = None  # the thread the last parse shown ran on
         self.worker: threading.Thread | None = None  # the last one started
         self.parse_times: dict[str, Any] = {}  # of the last parse shown: its thread, seconds spent
+        self.shown = False  # a parse's problems are shown
         self._parser = IncrementalParser()
         self._parsing: int | None = None  # the version a worker is parsing
         self._parse_again = False  # asked for while a worker was parsing
@@ -98,7 +99,6 @@ class ScriptEditor(DocumentEditor):
         self.problems_button.setFlat(True)
         self.problems_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.problems_button.clicked.connect(self._go_to_first_problem)
-        self.problems_button.setText("Checking…")
         self.problems_button.setEnabled(False)
         footer.addWidget(self.problems_button)
         footer.addStretch(1)
@@ -124,15 +124,16 @@ class ScriptEditor(DocumentEditor):
     def apply_document(self, doc: dict[str, Any]) -> None:
         script = (doc.get("content") or {}).get("script")
         text = script if isinstance(script, str) else ""
-        if text == self.text.toPlainText():
+        if text != self.text.toPlainText():
+            cursor = self.text.textCursor()
+            position, scroll = cursor.position(), self.text.verticalScrollBar().value()
+            self.text.setPlainText(text)
+            cursor = self.text.textCursor()
+            cursor.setPosition(min(position, len(text)))
+            self.text.setTextCursor(cursor)
+            self.text.verticalScrollBar().setValue(scroll)
+        elif self.shown:
             return
-        cursor = self.text.textCursor()
-        position, scroll = cursor.position(), self.text.verticalScrollBar().value()
-        self.text.setPlainText(text)
-        cursor = self.text.textCursor()
-        cursor.setPosition(min(position, len(text)))
-        self.text.setTextCursor(cursor)
-        self.text.verticalScrollBar().setValue(scroll)
         if text.count("\n") < SHOWN_WITH_TEXT_LINES:
             self.check_problems()  # a few milliseconds: the problems show with the text
         else:
@@ -156,6 +157,8 @@ class ScriptEditor(DocumentEditor):
         if self._parsing is not None:
             self._parse_again = True  # after the one running: its text is already older
             return
+        if not self.shown:
+            self.problems_button.setText("Checking…")  # a long script opening
         session = self.session
         version, text = self.version, self.text.toPlainText()
         self._parsing = version
@@ -226,6 +229,7 @@ class ScriptEditor(DocumentEditor):
             first = self.problems[0]
             self.problems_button.setText(f"{', '.join(parts)} · line {first.line}: {first.message}")
         self.problems_button.setEnabled(bool(self.problems))
+        self.shown = True
         self.problems_shown.emit()
 
     def stop(self) -> None:
