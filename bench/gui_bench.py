@@ -333,7 +333,9 @@ def time_pause_work(app: Any, editor: Any) -> tuple[float, float, float]:
     started = time.perf_counter()
     editor.save()  # first, so that no autosave falls in the parse's time
     save = time.perf_counter() - started
-    _settle(app)  # what the save's events ask for (the Problems dock checks the saved script again)
+    # What the save's events ask for (the Problems dock checks the saved script again, on the GUI
+    # thread) is let run first: it would share the GIL with the worker's parse timed below.
+    _run_events_until(app, time.perf_counter() + 1.0)
     worker = float("nan")
     editor.parse_times = {}
     if hasattr(editor, "parse_soon"):  # (an older Storyloom, measured with PYTHONPATH, parsed on the GUI thread)

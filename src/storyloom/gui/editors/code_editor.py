@@ -46,7 +46,8 @@ def is_dark(widget: QWidget) -> bool:
 
 class CodeEditor(QPlainTextEdit):
     """``problems`` maps a 1-based line number to its diagnostics (set by the owner).
-    ``lines_moved(at, delta)``: an edit in line ``at`` added ``delta`` lines (removed if negative)."""
+    ``lines_moved(at, delta)``: an edit left lines 1 to ``at`` in place and added ``delta`` lines
+    after them (removed if negative)."""
 
     lines_moved = Signal(int, int)
 

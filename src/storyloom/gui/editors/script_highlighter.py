@@ -120,8 +120,9 @@ class ScriptHighlighter(QSyntaxHighlighter):
             self._slices.start()
 
     def lines_moved(self, at: int, delta: int) -> None:
-        """An edit in line ``at`` added ``delta`` lines: the lines waiting to be highlighted again
-        move with their lines (:func:`storyloom.app.views.editor_text.shift_lines`)."""
+        """An edit left lines 1 to ``at`` in place and added ``delta`` lines after them: the lines
+        waiting to be highlighted again move with their lines
+        (:func:`storyloom.app.views.editor_text.shift_lines`)."""
         if self.pending:
             self.pending = shift_lines(self.pending, at, delta)
 
