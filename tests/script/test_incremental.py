@@ -69,6 +69,12 @@ def test_every_edit_parses_as_parse_script_does(start: list[str], steps, known: 
         assert parser.parse(text, state) == parse_script(text, state)
 
 
+def _fresh(text: str, known=None):  # type: ignore[no-untyped-def]
+    """parse_script's own parse of ``text`` (not one an incremental parser left for it)."""
+    parser_module._remembered.clear()
+    return parse_script(text, known)
+
+
 def test_changed_variables_check_every_path_again() -> None:
     parser = IncrementalParser()
     text = "::A:: ${v.player.gold}\n@set v.player.gold += 1\n"
@@ -103,9 +109,9 @@ def test_an_edit_parses_only_its_lines(monkeypatch) -> None:  # type: ignore[no-
     moved = parser.parse("\n".join(lines), KNOWN)
     assert parsed == [501]
     monkeypatch.undo()
-    assert moved == parse_script("\n".join(lines), KNOWN)
+    assert moved == _fresh("\n".join(lines), KNOWN)
     del lines[500]
-    assert typed == parse_script("\n".join(lines), KNOWN)
+    assert typed == _fresh("\n".join(lines), KNOWN)
 
 
 def test_a_cancelled_parse_keeps_the_previous_one() -> None:
@@ -118,5 +124,22 @@ def test_a_cancelled_parse_keeps_the_previous_one() -> None:
     moved = "\n".join(["::A:: new first line", *lines])
     assert parser.parse(moved, pause=lambda: pauses.append(1), cancelled=lambda: len(pauses) >= 1) is None
     assert pauses  # the renumbering of the 1,000 lines below paused
-    assert parser.parse(edited) == parse_script(edited)
-    assert parser.parse(first) == parse_script(first)
+    assert parser.parse(edited) == _fresh(edited)
+    assert parser.parse(first) == _fresh(first)
+
+
+def test_what_checks_the_saved_script_reads_the_editors_parse(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    text = "\n".join(_long_script(1000)) + "\n@if v.player.nope\n"
+    parsed = IncrementalParser().parse(text, KNOWN)
+    expected = parse_script(text + "\n", KNOWN)  # another text: parsed
+    parsed_lines: list[int] = []
+    line = parser_module._ScriptParser.line
+    monkeypatch.setattr(parser_module._ScriptParser, "line",
+                        lambda self, number, raw: parsed_lines.append(number) or line(self, number, raw))
+    again = parse_script(text, {"player": dict(KNOWN["player"])})  # equal variables, another object
+    assert parsed_lines == [] and again == parsed
+    assert again.problems == expected.problems and again.lines == expected.lines
+    again.problems.clear()  # the caller's own lists
+    assert parse_script(text, KNOWN).problems == expected.problems
+    parse_script(text, {"player": {"_sid": "player"}})  # other variables: parsed
+    assert parsed_lines

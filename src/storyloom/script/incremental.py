@@ -11,7 +11,8 @@ It is meant for a worker thread: ``pause`` is called between slices of the work 
 millisecond each), so a thread that gives up the GIL there lets the GUI thread run at once
 instead of after Python's switch interval; ``cancelled`` is asked at the same points, and a
 cancelled parse returns None and keeps the previous text's parse. One lock makes it safe to call
-from several threads (one parse at a time)."""
+from several threads (one parse at a time). A finished parse of a long script is also kept for
+:func:`~storyloom.script.parse_script` of the same text and variables."""
 
 from __future__ import annotations
 
@@ -22,13 +23,18 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from storyloom.script.lines import ElseLine, EndIfLine, IfLine, Interpolation, Problem, ScriptLine
-from storyloom.script.parser import STRUCTURE_CODES, ParsedScript, _ScriptParser
+from storyloom.script.parser import STRUCTURE_CODES, ParsedScript, _ScriptParser, remember
 
 __all__ = ["IncrementalParser"]
 
 SLICE_LINES = 64
 """Lines parsed (or renumbered, eight times as many) between two calls of ``pause``: about a
 millisecond of work."""
+
+REMEMBERED_LINES = 200
+"""A parse of a script this long is kept for :func:`~storyloom.script.parse_script` of the same
+text (``parser.remember``): what checks the script once it is saved reads it instead of parsing
+it again."""
 
 _UNSET: Any = object()
 _DIRECTIVES = {IfLine: "if", ElseLine: "else", EndIfLine: "endif"}
@@ -143,6 +149,8 @@ class IncrementalParser:
                 rows.extend(kept)
         parsed = _assemble(rows, known)
         self._raws, self._rows = raws, rows
+        if len(raws) >= REMEMBERED_LINES:
+            remember(text, known, parsed)
         return parsed
 
 

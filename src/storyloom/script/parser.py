@@ -123,15 +123,35 @@ class ParsedScript:
         }
 
 
+# The last few parses an editor's incremental parser finished (:func:`remember`), by text: the
+# saved script is the one the editor last parsed, and whatever checks it after the save (the
+# Problems dock, on the GUI thread) reads that parse instead of parsing 5,000 lines again.
+_REMEMBERED_LIMIT = 4
+_remembered: dict[str, tuple[Mapping[str, Any] | None, ParsedScript]] = {}
+
+
+def remember(text: str, known_state: Mapping[str, Any] | None, parsed: ParsedScript) -> None:
+    """Keep ``parsed`` (``parse_script(text, known_state)``'s result) for the next
+    :func:`parse_script` of the same text and variables (the last few texts are kept)."""
+    _remembered.pop(text, None)
+    while len(_remembered) >= _REMEMBERED_LIMIT:
+        _remembered.pop(next(iter(_remembered)), None)
+    _remembered[text] = (known_state, parsed)
+
+
 def parse_script(text: str, known_state: Mapping[str, Any] | None = None) -> ParsedScript:
     """Parse script ``text`` into typed lines and problems.
 
     ``known_state`` (``{sid: state object}``, e.g. the authored defaults) turns on the check of
     variable paths: a path it does not contain is an ``unknown-path`` problem.
     """
-    parser = _ScriptParser(known_state)
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    found = _remembered.get(text)
+    if found is not None and (found[0] is known_state or found[0] == known_state):
+        kept = found[1]  # lists of its own: a caller may change them; the lines are never changed
+        return ParsedScript(list(kept.lines), list(kept.problems), list(kept.interpolations))
+    parser = _ScriptParser(known_state)
     for number, raw in enumerate(text.splitlines(), start=1):
         try:
             parser.line(number, raw)
