@@ -50,3 +50,27 @@ def test_a_string_left_open_is_said_in_full_where_it_breaks() -> None:
         "Line 2, column 18: a quoted string runs past the end of its line (close the quote on the line)")
     tab = parse_status('{"a": "x\ty"}', "hjson")
     assert "%r" not in tab.message and tab.message.startswith("Line 1, column 9: ") and "'\\t'" in tab.message
+
+
+def test_shown_problems_follow_their_lines_through_an_edit() -> None:
+    from storyloom.app.views.editor_text import shift_lines
+
+    by_line = {1: "a", 4: "b", 5: "c", 9: "d"}
+    assert shift_lines(by_line, 3, 2) == {1: "a", 6: "b", 7: "c", 11: "d"}  # two lines typed in line 3
+    assert shift_lines(by_line, 4, 1) == {1: "a", 4: "b", 6: "c", 10: "d"}  # Return in line 4
+    assert shift_lines(by_line, 4, -1) == {1: "a", 4: "b", 8: "d"}  # line 5 joined to line 4
+    assert shift_lines(by_line, 3, -2) == {1: "a", 7: "d"}  # lines 4 and 5 removed
+    assert shift_lines(by_line, 3, 0) == by_line
+
+
+def test_a_problem_that_only_moved_with_its_line_shows_the_same() -> None:
+    from storyloom.app.views.editor_text import shown_problems_changed
+    from storyloom.diagnostics import Diagnostic
+
+    def problem(line: int, message: str = "unknown variable path", column: int = 5) -> Diagnostic:
+        return Diagnostic(message, "unknown-path", line=line, column=column)
+
+    old = {3: [problem(3)], 7: [problem(7)], 8: [problem(8, "bad")]}
+    new = {3: [problem(4)], 7: [problem(8)], 9: [problem(9, "bad")], 8: [problem(8, "bad", column=6)]}
+    assert shown_problems_changed(old, new) == {8, 9}
+    assert shown_problems_changed(new, new) == set()

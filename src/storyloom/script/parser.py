@@ -49,6 +49,10 @@ PROBLEM_CODES = (
     "bad-tag",
 )
 
+#: The problems of the ``@if`` structure (:meth:`_ScriptParser.nest`): the only ones a line's
+#: text alone does not decide.
+STRUCTURE_CODES = frozenset({"unclosed-if", "else-without-if", "endif-without-if", "duplicate-else"})
+
 _TAG_RE = re.compile(r"\[#([\w.]+)\]\s*")
 # a trailing ``[expression]``: the text ends with it, so it starts at the text's last "["
 _EXPRESSION_RE = re.compile(r"\[(\w[\w .\-]*)\]")
@@ -119,15 +123,35 @@ class ParsedScript:
         }
 
 
+# The last few parses an editor's incremental parser finished (:func:`remember`), by text: the
+# saved script is the one the editor last parsed, and whatever checks it after the save (the
+# Problems dock, on the GUI thread) reads that parse instead of parsing 5,000 lines again.
+_REMEMBERED_LIMIT = 4
+_remembered: dict[str, tuple[Mapping[str, Any] | None, ParsedScript]] = {}
+
+
+def remember(text: str, known_state: Mapping[str, Any] | None, parsed: ParsedScript) -> None:
+    """Keep ``parsed`` (``parse_script(text, known_state)``'s result) for the next
+    :func:`parse_script` of the same text and variables (the last few texts are kept)."""
+    _remembered.pop(text, None)
+    while len(_remembered) >= _REMEMBERED_LIMIT:
+        _remembered.pop(next(iter(_remembered)), None)
+    _remembered[text] = (known_state, parsed)
+
+
 def parse_script(text: str, known_state: Mapping[str, Any] | None = None) -> ParsedScript:
     """Parse script ``text`` into typed lines and problems.
 
     ``known_state`` (``{sid: state object}``, e.g. the authored defaults) turns on the check of
     variable paths: a path it does not contain is an ``unknown-path`` problem.
     """
-    parser = _ScriptParser(known_state)
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    found = _remembered.get(text)
+    if found is not None and (found[0] is known_state or found[0] == known_state):
+        kept = found[1]  # lists of its own: a caller may change them; the lines are never changed
+        return ParsedScript(list(kept.lines), list(kept.problems), list(kept.interpolations))
+    parser = _ScriptParser(known_state)
     for number, raw in enumerate(text.splitlines(), start=1):
         try:
             parser.line(number, raw)
@@ -152,10 +176,34 @@ class _ScriptParser:
         self.result.lines.append(line)
 
     def finish(self) -> None:
+        self.close_ifs()
+        self.result.problems.sort(key=lambda p: (p.line, p.column))
+
+    def nest(self, number: int, column: int, word: str) -> None:
+        """The ``@if``/``@else``/``@endif`` of line ``number`` (at ``column``) against the open
+        ``@if``s: the only part of a line's parse that depends on the lines before it, and the
+        only source of the STRUCTURE_CODES problems."""
+        if word == "if":
+            self.if_stack.append((number, column, False))
+        elif word == "else":
+            if not self.if_stack:
+                self.problem(number, column, "else-without-if", "@else without an open @if")
+            elif self.if_stack[-1][2]:
+                first = self.if_stack[-1][0]
+                self.problem(number, column, "duplicate-else", f"second @else for the @if of line {first}")
+            else:
+                line, col, _ = self.if_stack[-1]
+                self.if_stack[-1] = (line, col, True)
+        elif self.if_stack:
+            self.if_stack.pop()
+        else:
+            self.problem(number, column, "endif-without-if", "@endif without an open @if")
+
+    def close_ifs(self) -> None:
+        """The ``@if``s still open at the end of the script."""
         for line, column, _ in self.if_stack:
             self.problem(line, column, "unclosed-if", "@if has no matching @endif")
         self.if_stack.clear()
-        self.result.problems.sort(key=lambda p: (p.line, p.column))
 
     def check_paths(self, number: int, base_column: int, paths: Sequence[PathRef], target: bool = False) -> None:
         """``base_column``: the line column of the expression's first character."""
@@ -234,7 +282,7 @@ class _ScriptParser:
         if word == "if":
             condition = rest.strip()
             self.add(IfLine(number, condition))
-            self.if_stack.append((number, column, False))
+            self.nest(number, column, word)
             if not condition:
                 self.problem(number, column + 3, "bad-expression", "@if needs a condition")
             else:
@@ -248,22 +296,8 @@ class _ScriptParser:
                     number, column + len(word) + 1 + lead, "trailing-text",
                     f"unexpected text after @{word} (only a // comment may follow)",
                 )  # fmt: skip
-            if word == "else":
-                self.add(ElseLine(number))
-                if not self.if_stack:
-                    self.problem(number, column, "else-without-if", "@else without an open @if")
-                elif self.if_stack[-1][2]:
-                    first = self.if_stack[-1][0]
-                    self.problem(number, column, "duplicate-else", f"second @else for the @if of line {first}")
-                else:
-                    line, col, _ = self.if_stack[-1]
-                    self.if_stack[-1] = (line, col, True)
-            else:
-                self.add(EndIfLine(number))
-                if self.if_stack:
-                    self.if_stack.pop()
-                else:
-                    self.problem(number, column, "endif-without-if", "@endif without an open @if")
+            self.add(ElseLine(number) if word == "else" else EndIfLine(number))
+            self.nest(number, column, word)
         elif word == "set":
             self.set(number, raw, rest, column)
         else:

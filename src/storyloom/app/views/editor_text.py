@@ -1,18 +1,21 @@
 """Qt-free rules of the text editors: where a link in a document leads, whether property text
-parses (the status line under the properties), and which text fields each collection edits."""
+parses (the status line under the properties), which text fields each collection edits, and how
+the problems shown per line follow an edit until the next parse."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from storyloom.diagnostics import Diagnostic
 from storyloom.project import permalink, permalink_target
 from storyloom.project.content import LANGUAGES, ContentError, parse_text
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -99,3 +102,31 @@ def property_layout(doc: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple[st
     content: dict[str, Any] = found if isinstance(found, dict) else {}
     prose = PROSE_FIELDS.get(kind, ()) + tuple(k for k in OPTIONAL_PROSE if isinstance(content.get(k), str))
     return PROPERTY_FIELDS.get(kind, "properties"), SOURCE_FIELDS.get(kind, ()), prose
+
+
+def shift_lines(by_line: Mapping[int, T], at: int, delta: int) -> dict[int, T]:
+    """``by_line`` (keyed by 1-based line numbers) after an edit that left lines 1 to ``at`` in
+    place and added ``delta`` lines after them (removed when negative): the lines after ``at``
+    move by ``delta``; the lines an edit removed lose their entries. A text editor keeps what it
+    shows per line (a problem's underline, its gutter mark) on the line it belongs to this way
+    until the next parse replaces it."""
+    if not delta:
+        return dict(by_line)
+    moved: dict[int, T] = {}
+    for line, value in by_line.items():
+        if line <= at:
+            moved[line] = value
+        elif delta > 0 or line > at - delta:
+            moved[line + delta] = value
+    return moved
+
+
+def shown_problems_changed(old: Mapping[int, Sequence[Diagnostic]],
+                           new: Mapping[int, Sequence[Diagnostic]]) -> set[int]:
+    """The lines whose problems show differently in ``new`` than in ``old`` (message, severity,
+    column: what the underline and its tooltip are made of). A problem that only moved with its
+    line (its ``line`` field is another) shows the same."""
+    def shown(problems: Sequence[Diagnostic] | None) -> list[tuple[str, str, int | None]]:
+        return [(p.message, p.severity, p.column) for p in problems or ()]
+
+    return {line for line in old.keys() | new.keys() if shown(old.get(line)) != shown(new.get(line))}

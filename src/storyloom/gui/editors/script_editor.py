@@ -3,18 +3,31 @@
 The text is ``content.script``, in a :class:`~storyloom.gui.editors.script_completer.ScriptText`
 (completion of actors, directives, commands and variable paths: Ctrl+Space, or by itself after
 ``::``, ``@``, ``<``, ``.`` and ``${``). Problems come from parsing the whole script against the
-project's variables (``known_state``), debounced while typing; they are underlined, marked in
-the gutter, shown on hover and counted under the editor (click the count to go to the first)."""
+project's variables (``known_state``) when typing pauses; they are underlined, marked in the
+gutter, shown on hover and counted under the editor (click the count to go to the first).
+
+The whole script's parse runs on a worker thread, never on the GUI thread (a 5,000-line script
+took 60 to 200 ms there, a stall under the writer's fingers): the editor sends the text and its
+version, the worker parses it with the editor's
+:class:`~storyloom.script.incremental.IncrementalParser` (only the lines an edit touched are
+parsed again, and the worker gives up the GIL between slices of a millisecond, so the GUI
+thread is never kept waiting for it) and hands the result back through a queued signal. A
+result for an older version of the text than the one on screen is dropped (a newer parse is on
+its way), and a parse still running when the text changes again is cancelled at its next slice.
+One parse runs at a time per editor. Only a script under SHOWN_WITH_TEXT_LINES lines is parsed
+on the GUI thread, when it is opened or replaced, so its problems show with its text."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
-from superqt.utils import qdebounced
 
 from storyloom.diagnostics import Diagnostic
 from storyloom.gui.editors.base import DocumentEditor
@@ -22,13 +35,32 @@ from storyloom.gui.editors.code_editor import CodeEditor, is_dark
 from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
 from storyloom.gui.host import host_of
-from storyloom.script import parse_script
+from storyloom.script import ParsedScript
 from storyloom.script.completion import CompletionSource, source_for
+from storyloom.script.incremental import IncrementalParser
 
 PARSE_MS = 250
+# A script this short is parsed on the GUI thread when it is opened or replaced (a few
+# milliseconds), so its problems show with its text; a longer one, and every edit, on a worker.
+SHOWN_WITH_TEXT_LINES = 300
+# What the worker sleeps between two slices of its parse: long enough for a GUI thread waiting
+# for the GIL to take it (instead of waiting out Python's 5 ms switch interval), short enough
+# that a 5,000-line first parse is not noticeably slower.
+YIELD_S = 0.0002
+
+
+class _Delivery(QObject):
+    """Carries a worker's result to the GUI thread. Owned by Python, not by the editor, so a
+    worker still running when the editor's tab closes emits on a live object (the editor's
+    connection is gone with it; the result is dropped)."""
+
+    # (text version, ParsedScript or None when cancelled, {"thread": name, "variables": s, "parse": s})
+    parsed = Signal(int, object, object)
 
 
 class ScriptEditor(DocumentEditor):
+    problems_shown = Signal()  # a parse's problems are shown (underlines, gutter, count)
+
     def build_body(self) -> QWidget:
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -38,8 +70,26 @@ class ScriptEditor(DocumentEditor):
         self.text = ScriptText(self.completion_source)
         self.text.setPlaceholderText(
             "::Actor:: A line of speech [expression]\n<Command(param)>\n@if v.player.brave\n@endif")
-        self.highlighter = ScriptHighlighter(self.text.document(), dark=is_dark(self.text))
-        self.text.textChanged.connect(self._typed)
+        self.highlighter = ScriptHighlighter(self.text.document(), dark=is_dark(self.text),
+                                             problems=lambda: self.text.problems)
+        self.text.lines_moved.connect(self.highlighter.lines_moved)
+        # Only a change of the text (typing, undo, a paste) is an edit: highlighting a line
+        # changes its formats, which textChanged reports too.
+        self.text.document().contentsChange.connect(self._typed)
+        self.version = 0  # of the text: one more at each change
+        self.parse_thread: str | None = None  # the thread the last parse shown ran on
+        self.worker: threading.Thread | None = None  # the last one started
+        self.parse_times: dict[str, Any] = {}  # of the last parse shown: its thread, seconds spent
+        self.shown = False  # a parse's problems are shown
+        self._parser = IncrementalParser()
+        self._parsing: int | None = None  # the version a worker is parsing
+        self._parse_again = False  # asked for while a worker was parsing
+        self._latest = [0]  # the version on screen, as the worker reads it (a list: no Qt object)
+        self._delivery = _Delivery()
+        self._delivery.parsed.connect(self._parsed)
+        # A tab closed while its script is parsed: the worker stops at its next slice.
+        latest = self._latest
+        self.destroyed.connect(lambda *_: latest.__setitem__(0, -1))
         layout.addWidget(self.text, 1)
         footer = QHBoxLayout()
         footer.setContentsMargins(16, 4, 16, 4)
@@ -49,6 +99,7 @@ class ScriptEditor(DocumentEditor):
         self.problems_button.setFlat(True)
         self.problems_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.problems_button.clicked.connect(self._go_to_first_problem)
+        self.problems_button.setEnabled(False)
         footer.addWidget(self.problems_button)
         footer.addStretch(1)
         self.position_label = QLabel()
@@ -62,50 +113,111 @@ class ScriptEditor(DocumentEditor):
         footer.addWidget(self.play_button)
         layout.addLayout(footer)
         self.text.cursorPositionChanged.connect(self._show_position)
-        self._parse_later = qdebounced(self.check_problems, timeout=PARSE_MS, parent=body)
+        # A plain timer restarted per key (a debounced callable makes a Future per call).
+        self._parse_later = QTimer(body)
+        self._parse_later.setSingleShot(True)
+        self._parse_later.setInterval(PARSE_MS)
+        self._parse_later.timeout.connect(self.parse_soon)
         self.problems: list[Diagnostic] = []
         return body
 
     def apply_document(self, doc: dict[str, Any]) -> None:
         script = (doc.get("content") or {}).get("script")
         text = script if isinstance(script, str) else ""
-        if text == self.text.toPlainText():
+        if text != self.text.toPlainText():
+            cursor = self.text.textCursor()
+            position, scroll = cursor.position(), self.text.verticalScrollBar().value()
+            self.text.setPlainText(text)
+            cursor = self.text.textCursor()
+            cursor.setPosition(min(position, len(text)))
+            self.text.setTextCursor(cursor)
+            self.text.verticalScrollBar().setValue(scroll)
+        elif self.shown:
             return
-        cursor = self.text.textCursor()
-        position, scroll = cursor.position(), self.text.verticalScrollBar().value()
-        self.text.setPlainText(text)
-        cursor = self.text.textCursor()
-        cursor.setPosition(min(position, len(text)))
-        self.text.setTextCursor(cursor)
-        self.text.verticalScrollBar().setValue(scroll)
-        self.check_problems()
+        if text.count("\n") < SHOWN_WITH_TEXT_LINES:
+            self.check_problems()  # a few milliseconds: the problems show with the text
+        else:
+            self.parse_soon()
 
     def changes(self) -> dict[str, Any]:
         content = dict(self.base.get("content") or {})
         content["script"] = self.text.toPlainText()
         return {"name": self.name_edit.text(), "content": content}
 
-    def _typed(self) -> None:
+    def _typed(self, _position: int = 0, _removed: int = 0, _added: int = 0) -> None:
+        self.version += 1
+        self._latest[0] = self.version
         self.mark_dirty()
-        self._parse_later()
+        self._parse_later.start()
+
+    def parse_soon(self) -> None:
+        """Parse the text as it is now on a worker thread; its problems show when it is done
+        (unless the text changed meanwhile: then the next parse shows them)."""
+        self._parse_later.stop()
+        if self._parsing is not None:
+            self._parse_again = True  # after the one running: its text is already older
+            return
+        if not self.shown:
+            self.problems_button.setText("Checking…")  # a long script opening
+        session = self.session
+        version, text = self.version, self.text.toPlainText()
+        self._parsing = version
+        latest, parser, delivery = self._latest, self._parser, self._delivery
+
+        def work() -> None:
+            parsed: ParsedScript | None = None
+            started = time.perf_counter()
+            times = {"variables": 0.0, "parse": 0.0}
+            try:
+                known = _known_state(session)
+                times["variables"] = time.perf_counter() - started
+                parsed = parser.parse(text, known, pause=_give_way, cancelled=lambda: latest[0] != version)
+                times["parse"] = time.perf_counter() - started - times["variables"]
+            finally:
+                delivery.parsed.emit(version, parsed, {"thread": threading.current_thread().name, **times})
+
+        self.worker = threading.Thread(target=work, name="storyloom-script-parse", daemon=True)
+        self.worker.start()
+
+    def _parsed(self, version: int, parsed: ParsedScript | None, done: dict[str, Any]) -> None:
+        self._parsing = None
+        if self._parse_again:
+            self._parse_again = False
+            self.parse_soon()
+        if parsed is None or version != self.version:
+            return  # cancelled, or the parse of an older text: a newer one is coming
+        self.parse_thread = done["thread"]
+        self.parse_times = done
+        self.show_parse(parsed)
+
+    def wait_for_parse(self, timeout_s: float = 10.0) -> None:
+        """Process events until no parse is running or asked for and its problems are all
+        underlined (tests, benchmarks, screenshots)."""
+        from PySide6.QtCore import QCoreApplication
+
+        deadline = time.monotonic() + timeout_s
+        while ((self._parsing is not None or self._parse_later.isActive() or self.highlighter.pending)
+               and time.monotonic() < deadline):
+            QCoreApplication.processEvents()
+            time.sleep(0.001)
 
     def check_problems(self) -> list[Diagnostic]:
-        """Parse the whole script now and show its problems."""
-        self._parse_later.cancel()
-        try:
-            known = self.session.index.states()
-        except Exception:  # noqa: BLE001 - the index is a convenience here: without it, paths go unchecked
-            known = None
-        parsed = parse_script(self.text.toPlainText(), known_state=known or None)
+        """Parse the whole script now (a worker parsing runs first) and show its problems."""
+        self._parse_later.stop()
+        parsed = self._parser.parse(self.text.toPlainText(), _known_state(self.session))
+        assert parsed is not None  # never cancelled
+        self.show_parse(parsed)
+        return self.problems
+
+    def show_parse(self, parsed: ParsedScript) -> None:
+        """Show a parse of the text on screen: its problems, and its lines for completion."""
         self.parsed_lines = list(parsed.lines)
         self.problems = list(parsed.problems)
         by_line: dict[int, list[Diagnostic]] = defaultdict(list)
         for problem in self.problems:
             if problem.line is not None:
                 by_line[problem.line].append(problem)
-        self.text.problems = dict(by_line)
-        self.highlighter.set_problems(dict(by_line))
-        self.text.viewport().update()
+        self.highlighter.rehighlight_lines(self.text.set_problems(dict(by_line)), first=self.text.visible_lines())
         errors = sum(1 for p in self.problems if p.is_error)
         warnings = len(self.problems) - errors
         if not self.problems:
@@ -117,7 +229,13 @@ class ScriptEditor(DocumentEditor):
             first = self.problems[0]
             self.problems_button.setText(f"{', '.join(parts)} · line {first.line}: {first.message}")
         self.problems_button.setEnabled(bool(self.problems))
-        return self.problems
+        self.shown = True
+        self.problems_shown.emit()
+
+    def stop(self) -> None:
+        super().stop()
+        self._parse_later.stop()
+        self._latest[0] = -1  # a running parse stops at its next slice
 
     def completion_source(self) -> CompletionSource:
         """What completion offers here: the project's actors, states and commands, and the
@@ -154,3 +272,15 @@ class ScriptEditor(DocumentEditor):
 
     def field_editor(self, field: str) -> CodeEditor | None:
         return self.text if field == "content.script" else None
+
+
+def _known_state(session: Any) -> Mapping[str, Any] | None:
+    """The project's variable states the parse checks paths against (None: paths go unchecked)."""
+    try:
+        return session.index.states() or None
+    except Exception:  # noqa: BLE001 - the index is a convenience here: without it, paths go unchecked
+        return None
+
+
+def _give_way() -> None:
+    time.sleep(YIELD_S)

@@ -3,16 +3,22 @@
 Each line is classified by :func:`storyloom.script.parse_script` (speech, command, comment,
 ``@if``/``@else``/``@endif``, ``@set``, text); the highlighter only finds where the parsed parts
 sit in the line. Problems come from the whole script's parse (an unclosed ``@if`` needs the
-lines after it) and are underlined from their column to the end of the line."""
+lines after it) and are underlined from their column to the end of the line: the highlighter
+reads them, per line, from ``problems()`` (the code editor's, which follow their lines through
+an edit) whenever Qt highlights a line, and :meth:`ScriptHighlighter.rehighlight_lines`
+highlights again only the lines whose problems a parse changed (the lines in view at once, many
+others a slice at a time)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
+from storyloom.app.views.editor_text import shift_lines
 from storyloom.diagnostics import Diagnostic
 from storyloom.script import (
     CommandLine,
@@ -26,6 +32,7 @@ from storyloom.script import (
     parse_script,
 )
 
+SLICE_LINES = 40  # lines highlighted again per turn of the event loop: a few milliseconds
 _TAG = re.compile(r"^\s*\[#[^\]]*\]")
 _DIRECTIVE = re.compile(r"^\s*@(if|else|endif|set)\b")
 _COMMAND_NAME = re.compile(r"^\s*<([A-Za-z_][\w.]*)\(")
@@ -64,12 +71,18 @@ def _trailing_json_start(text: str) -> int:
 
 
 class ScriptHighlighter(QSyntaxHighlighter):
-    """Highlights a script document; :meth:`set_problems` underlines the problem lines."""
+    """Highlights a script document; ``problems()`` gives each line's problems to underline."""
 
-    def __init__(self, document: QTextDocument, dark: bool = False) -> None:
+    def __init__(self, document: QTextDocument, dark: bool = False,
+                 problems: Callable[[], Mapping[int, Sequence[Diagnostic]]] | None = None) -> None:
         self._runs: list[tuple[int, int, QTextCharFormat]] = []  # before the first highlight
+        self.problems = problems or dict
         super().__init__(document)
-        self.problems: dict[int, Sequence[Diagnostic]] = {}
+        self.pending: dict[int, None] = {}  # lines still to highlight again, in slices
+        self._slices = QTimer(self)
+        self._slices.setSingleShot(True)
+        self._slices.setInterval(0)
+        self._slices.timeout.connect(self._next_slice)
         self.set_dark(dark, rehighlight=False)
 
     def set_dark(self, dark: bool, *, rehighlight: bool = True) -> None:
@@ -88,16 +101,38 @@ class ScriptHighlighter(QSyntaxHighlighter):
         if rehighlight:
             self.rehighlight()
 
-    def set_problems(self, problems: dict[int, Sequence[Diagnostic]]) -> None:
-        """Replace the problems; only the lines whose problems changed are highlighted again."""
-        changed = {line for line in set(problems) | set(self.problems)
-                   if problems.get(line) != self.problems.get(line)}
-        self.problems = problems
+    def rehighlight_lines(self, lines: Iterable[int], first: Iterable[int] = ()) -> None:
+        """Highlight these lines (1-based) again: their problems changed. Those of ``first`` (the
+        lines in view) now, the others SLICE_LINES at a time from the event loop, so showing the
+        problems of a long script all at once (when it opens) never stalls typing."""
         document = self.document()
-        for line in changed:
+        wanted = set(lines)
+        now = sorted(wanted & set(first))
+        later = sorted(wanted.difference(now))
+        if len(later) <= SLICE_LINES:
+            now, later = sorted(wanted), []
+        for line in now:
             block = document.findBlockByNumber(line - 1)
             if block.isValid():
                 self.rehighlightBlock(block)
+        if later:
+            self.pending.update(dict.fromkeys(later))
+            self._slices.start()
+
+    def lines_moved(self, at: int, delta: int) -> None:
+        """An edit left lines 1 to ``at`` in place and added ``delta`` lines after them: the lines
+        waiting to be highlighted again move with their lines
+        (:func:`storyloom.app.views.editor_text.shift_lines`)."""
+        if self.pending:
+            self.pending = shift_lines(self.pending, at, delta)
+
+    def _next_slice(self) -> None:
+        lines = sorted(self.pending)[:SLICE_LINES]
+        for line in lines:
+            del self.pending[line]
+        self.rehighlight_lines(lines)
+        if self.pending:
+            self._slices.start()
 
     def setFormat(self, start: int, count: int, fmt: QTextCharFormat) -> None:  # type: ignore[override]
         """Every format set in the block is kept in ``_runs``, so the underline of a problem can
@@ -171,7 +206,7 @@ class ScriptHighlighter(QSyntaxHighlighter):
                     self.setFormat(comment, len(text) - comment, f["comment"])
 
     def _underline(self, line: int, text: str) -> None:
-        problems = self.problems.get(line)
+        problems = self.problems().get(line)
         if not problems:
             return
         if not text:
