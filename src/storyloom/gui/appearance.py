@@ -10,6 +10,9 @@ is "system" (:func:`system_scheme_changed`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import shiboken6
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QSyntaxHighlighter
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QWidget
 
@@ -68,19 +71,26 @@ def apply_theme_choice(app: QApplication, choice: str) -> theme.ThemeColors:
 def recolour_highlighters(dark: bool) -> None:
     """Give every open editor's highlighter with light and dark colours (``set_dark``) the
     theme's. The editor's signals are held meanwhile: new colours are no edit of its text (a
-    rehighlight would otherwise read as typing and mark the document unsaved)."""
+    rehighlight would otherwise read as typing and mark the document unsaved).
+
+    The editors and highlighters are collected first, then recoloured, each only while it
+    still exists: a rehighlight runs the app's handlers, which may delete other widgets, and
+    calling into a deleted one crashes the process."""
+    found: list[tuple[QWidget, Any]] = []
     for widget in QApplication.allWidgets():
-        if not isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        if not isinstance(widget, (QPlainTextEdit, QTextEdit)) or not shiboken6.isValid(widget):
             continue
         for highlighter in widget.document().findChildren(QSyntaxHighlighter):
-            set_dark = getattr(highlighter, "set_dark", None)
-            if not callable(set_dark):
-                continue
-            held = widget.blockSignals(True)
-            try:
-                set_dark(dark)
-            finally:
-                widget.blockSignals(held)
+            if callable(getattr(highlighter, "set_dark", None)):
+                found.append((widget, highlighter))
+    for widget, highlighter in found:
+        if not (shiboken6.isValid(widget) and shiboken6.isValid(highlighter)):
+            continue
+        held = widget.blockSignals(True)
+        try:
+            highlighter.set_dark(dark)
+        finally:
+            widget.blockSignals(held)
 
 
 def restyle_windows() -> None:
@@ -95,7 +105,8 @@ def apply_editor_font(family: str, size: int) -> QFont:
     _family, _size = family.strip(), size
     font = editor_font()
     for widget in editor_widgets():
-        widget.setFont(font)
+        if shiboken6.isValid(widget):  # a font change runs handlers that may delete widgets
+            widget.setFont(font)
     return font
 
 
