@@ -191,3 +191,27 @@ def _random_write(session, rng, step: int, kind: str, doc_id: str, ids: list[str
             session.editor.patch(doc_id, {"modified": f"step {step}"})
 
     return write
+
+
+def test_the_rail_counts_follow_creations_and_deletions_not_saves(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    from storyloom.app.views.outline import create_in
+
+    def scripts() -> str:
+        rail = window.sidebar.list
+        return next(rail.item(row).text() for row in range(rail.count())
+                    if rail.item(row).data(Qt.ItemDataRole.UserRole) == "Script")
+
+    shown = scripts()
+    count = sum(1 for s in window.session.index.summaries() if s.type == "Script")
+    assert shown.endswith(f" {count}")
+    doc_id = first_document(window, "Script")
+    editor = window.tabs.open(doc_id)
+    editor.text.setPlainText(editor.text.toPlainText() + "\n::Narrator:: One more line.")
+    _delivered(window, qtbot, editor.save)
+    assert not window._counts.isActive()  # a save counts nothing again (every document read)
+    created = create_in(window.session.editor, "Script", None).id
+    qtbot.waitUntil(lambda: scripts().endswith(f" {count + 1}"), timeout=5000)
+    window.session.editor.delete(created)
+    qtbot.waitUntil(lambda: scripts().endswith(f" {count}"), timeout=5000)
