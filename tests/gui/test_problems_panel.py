@@ -35,3 +35,24 @@ def test_fixing_the_script_removes_its_problem(window, qtbot) -> None:  # type: 
     qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
     editor.patch(doc_id, {"content": {"script": "::Ana:: fine\n"}})
     qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+
+
+def test_a_saved_documents_check_runs_off_the_gui_thread(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    panel = window.problems_panel
+    panel.wait_until_checked()
+    threads: list[threading.Thread] = []
+    check = panel.problems.apply
+
+    def recorded(changes):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        return check(changes)
+
+    panel.problems.apply = recorded  # the real check, told which thread runs it
+    editor = window.session.editor
+    doc_id = editor.create("Script", "Checked aside", content={"script": "@if v.player.brave\n"}).id
+    qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    editor.patch(doc_id, {"content": {"script": "::Ana:: fine\n"}})
+    qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    assert threads and threading.main_thread() not in threads
