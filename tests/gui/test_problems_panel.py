@@ -56,3 +56,24 @@ def test_a_speaker_who_is_not_an_actor_offers_create_actor_which_clears_it(windo
     qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
     actors = [s for s in window.session.index.summaries() if s.type == "Actor" and s.name == "Nobody"]
     assert len(actors) == 1
+
+
+def test_a_saved_documents_check_runs_off_the_gui_thread(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    panel = window.problems_panel
+    panel.wait_until_checked()
+    threads: list[threading.Thread] = []
+    check = panel.problems.apply
+
+    def recorded(changes):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        return check(changes)
+
+    panel.problems.apply = recorded  # the real check, told which thread runs it
+    editor = window.session.editor
+    doc_id = editor.create("Script", "Checked aside", content={"script": "@if v.player.brave\n"}).id
+    qtbot.waitUntil(lambda: any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    editor.patch(doc_id, {"content": {"script": "// fine\n"}})  # no problem left
+    qtbot.waitUntil(lambda: not any(p.doc_id == doc_id for p in panel.model.rows), timeout=5000)
+    assert threads and threading.main_thread() not in threads

@@ -171,14 +171,21 @@ class ExplorerPanel(QWidget):
             self.stack.setCurrentWidget(self.view)
 
     def refresh(self, changes: Iterable[DocumentChanged]) -> None:
-        """Rebuild the tree when a change touches the collection shown (keeping open folders and
-        the selection)."""
+        """Follow the changes that touch the collection shown, row by row (the view keeps its
+        open folders and selection); rebuild the tree when the rows cannot follow them."""
         if self.model is None:
             return
         wanted = {self.collection, ATTACHMENT_TYPE} if self.collection == ATTACHMENTS else {self.collection}
-        if not any(change.collection in wanted or change.collection is None for change in changes):
+        shows = self.model.shows
+        touching = [change for change in changes
+                    if change.collection in wanted or change.collection is None or shows(change.id)]
+        if not touching:
             return
-        self.rebuild()
+        if self.model.apply(touching):
+            self._expanded = {i for i in self._expanded if shows(i)}  # removed rows tell no collapse
+            self._update_empty()
+        else:
+            self.rebuild()
 
     def rebuild(self) -> None:
         if self.model is None:

@@ -2,25 +2,31 @@
 
 The rows come from :func:`storyloom.app.views.outline.build_outline` (folders first, each group in
 the user's order); renaming (inline editing) and drag and drop send their intent to the
-session's editor (``rename``, ``move``), and the tree is rebuilt from the index when the
-change comes back as an event. Attachments, which have no tree, are listed flat by name.
+session's editor (``rename``, ``move``), and the change comes back as an event. The session's
+changes are followed row by row (:meth:`CollectionTreeModel.apply`): a save that changes nothing
+the tree shows (the autosave of a script being typed) costs a dictionary look-up, not a rebuild
+of a 10,000-document tree; a rename repaints its row, a move, a creation or a deletion moves,
+inserts or removes rows, so the view keeps its open folders and selection. What is not simple
+that way (a parent cycle, an orphan finding its parent, a folder turned document) is left to a
+rebuild. Attachments, which have no tree, are listed flat by name.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QIcon
 
-from storyloom.app import ProjectSession
+from storyloom.app import DocumentChanged, ProjectSession
 from storyloom.app.views.outline import OutlineNode, build_outline, can_move_into, display_name, drop_placement
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.sidebar import ATTACHMENTS, collection_icon
-from storyloom.project import ATTACHMENT_TYPE
+from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, DocSummary
 from storyloom.words import counted
 
 MIME_TYPE = "application/x-storyloom-ids"
@@ -86,6 +92,131 @@ class CollectionTreeModel(QAbstractItemModel):
             self._by_id[node.id] = node
             stack.extend((child, node) for child in node.children)
         self.endResetModel()
+
+    # ------------------------------------------------------------------ following changes
+    def apply(self, changes: Iterable[DocumentChanged]) -> bool:
+        """Follow the session's ``changes`` row by row (rows repainted, moved, inserted, removed);
+        False when one of them needs a :meth:`rebuild` (the rows may be half updated by then:
+        the caller rebuilds)."""
+        return all(self._apply_one(doc_id) for doc_id in dict.fromkeys(change.id for change in changes))
+
+    def _row_of(self, summary: DocSummary | None) -> tuple[str, bool, str | None, tuple[str, str]] | None:
+        """What this tree shows of a document (name, is folder, stored parent, order), ``None``
+        when it is not in it."""
+        if summary is None:
+            return None
+        if self.collection == ATTACHMENTS:
+            if summary.type != ATTACHMENT_TYPE:
+                return None
+            return display_name(summary.name), False, None, summary.order
+        if not summary.is_tree or summary.collection != self.collection:
+            return None
+        return display_name(summary.name), summary.type == FOLDER_TYPE, summary.parent, summary.order
+
+    def _apply_one(self, doc_id: str) -> bool:
+        wanted = self._row_of(self.session.index.get(doc_id))
+        node = self._by_id.get(doc_id)
+        if wanted is None:
+            return node is None or self._remove(node)
+        name, is_folder, parent, order = wanted
+        if node is None:
+            return self._insert(OutlineNode(doc_id, name, is_folder, parent, order))
+        if is_folder != node.is_folder:
+            return False
+        if name != node.name:
+            node.name = name
+            index = self.index_of(doc_id)
+            self.dataChanged.emit(index, index)
+            if self.collection == ATTACHMENTS:  # listed by name: the row may go elsewhere
+                return self._move(node, None, order)
+        if (parent, order) != (node.parent, node.order):
+            return self._move(node, parent, order)
+        return True
+
+    def _key(self, node: OutlineNode) -> tuple[Any, ...]:
+        """Where a row goes among its siblings (as :meth:`rebuild` orders them)."""
+        if self.collection == ATTACHMENTS:
+            return (node.name.lower(), node.id)
+        return (not node.is_folder, node.order)
+
+    def _shown_parent(self, parent: str | None) -> OutlineNode | None:
+        """The row a document whose stored parent is ``parent`` goes under (``None``: the top;
+        a parent not in this tree shows its children at the top, as :func:`build_outline` does)."""
+        if parent is None or self.collection == ATTACHMENTS:
+            return None
+        return self._by_id.get(parent)
+
+    def _position(self, siblings: list[OutlineNode], node: OutlineNode) -> int:
+        return bisect_left(siblings, self._key(node), key=self._key)
+
+    def _insert(self, node: OutlineNode) -> bool:
+        if any(root.parent == node.id for root in self._roots):
+            return False  # an orphan finds its parent: it moves under it (a rebuild)
+        parent = self._shown_parent(node.parent)
+        siblings = parent.children if parent is not None else self._roots
+        row = self._position(siblings, node)
+        self.beginInsertRows(self._index_of_node(parent), row, row)
+        siblings.insert(row, node)
+        self._parents[node.id] = parent
+        self._by_id[node.id] = node
+        self.endInsertRows()
+        return True
+
+    def _remove(self, node: OutlineNode) -> bool:
+        below = self._descendants(node)
+        if any(self._row_of(self.session.index.get(child.id)) is not None for child in below):
+            return False  # what stays of the folder's content goes to the top (a rebuild)
+        siblings = self._siblings_of(node)
+        row = siblings.index(node)
+        self.beginRemoveRows(self._index_of_node(self._parents.get(node.id)), row, row)
+        del siblings[row]
+        for gone in (node, *below):
+            self._by_id.pop(gone.id, None)
+            self._parents.pop(gone.id, None)
+        self.endRemoveRows()
+        return True
+
+    def _move(self, node: OutlineNode, parent_id: str | None, order: tuple[str, str]) -> bool:
+        parent = self._shown_parent(parent_id)
+        if parent is node or (parent is not None and parent in self._descendants(node)):
+            return False  # a parent cycle (replicated concurrent moves): cut where a rebuild cuts it
+        old_parent = self._parents.get(node.id)
+        old_siblings = self._siblings_of(node)
+        old_row = old_siblings.index(node)
+        new_siblings = parent.children if parent is not None else self._roots
+        # Where it goes, counted without it (as the lists are once it has left its place).
+        others = [n for n in new_siblings if n is not node]
+        moved = OutlineNode(node.id, node.name, node.is_folder, parent_id, order)
+        row = self._position(others, moved)
+        node.parent, node.order = parent_id, order
+        if old_parent is parent and row == old_row:
+            return True  # the same place: nothing to show
+        # Qt counts the destination row before the move: past the old row when moving down.
+        destination = row + 1 if old_parent is parent and row > old_row else row
+        if not self.beginMoveRows(self._index_of_node(old_parent), old_row, old_row,
+                                  self._index_of_node(parent), destination):
+            return False
+        del old_siblings[old_row]
+        new_siblings.insert(row, node)
+        self._parents[node.id] = parent
+        self.endMoveRows()
+        return True
+
+    def _descendants(self, node: OutlineNode) -> list[OutlineNode]:
+        found: list[OutlineNode] = []
+        stack = list(node.children)
+        while stack:
+            current = stack.pop()
+            found.append(current)
+            stack.extend(current.children)
+        return found
+
+    def _index_of_node(self, node: OutlineNode | None) -> QModelIndex:
+        return QModelIndex() if node is None else self.index_of(node.id)
+
+    def shows(self, doc_id: str) -> bool:
+        """Whether ``doc_id`` has a row in this tree."""
+        return doc_id in self._by_id
 
     def document_count(self) -> int:
         return sum(1 for node in self._by_id.values() if not node.is_folder)
@@ -181,7 +312,7 @@ class CollectionTreeModel(QAbstractItemModel):
         except StoryloomError as exc:
             self.failed.emit(f"Could not rename {node.name!r}: {exc}")
             return False
-        node.name = name  # shown at once; the rebuild from the change event confirms it
+        node.name = name  # shown at once; the change event then finds the row as it is
         self.dataChanged.emit(index, index)
         return True
 
@@ -231,8 +362,8 @@ class CollectionTreeModel(QAbstractItemModel):
         except StoryloomError as exc:
             self.failed.emit(f"Could not move: {exc}")
             return False
-        # Rebuilt after the view has finished the drop (a reset inside the drop confuses it).
-        QTimer.singleShot(0, self.rebuild)
+        # The rows move when the changes come back as events (queued: after the view has
+        # finished the drop, which a change of rows inside it would confuse).
         return True
 
 

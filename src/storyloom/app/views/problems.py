@@ -257,7 +257,9 @@ class ProjectProblems:
 
     ``db`` is the project's store (read view), ``index`` its
     :class:`~storyloom.project.index.ProjectIndex` (a session's ``db`` and ``index``). Not
-    thread-safe: call :meth:`rebuild` and :meth:`apply` from one thread (the GUI's)."""
+    thread-safe: one thread at a time calls :meth:`rebuild`, :meth:`apply` and the readers (the
+    Problems dock runs each check on a worker thread, one after another, and reads the rows
+    when it is done)."""
 
     def __init__(self, db: Any, index: Any) -> None:
         self.db = db
