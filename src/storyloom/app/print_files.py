@@ -33,6 +33,7 @@ from storyloom.outputs.model import Image, Page, PrintDocument
 from storyloom.outputs.screenplay import screenplay_of
 from storyloom.progress import ProgressCallback, ProgressReporter
 from storyloom.project import BY_APP_NAME, BY_EXPORT_NAME, FOLDER_TYPE
+from storyloom.words import counted
 
 #: ``pdf(html, images)`` -> the PDF's bytes; ``images`` maps each ``src`` the HTML uses to bytes.
 PdfRenderer = Callable[[str, Mapping[str, bytes]], bytes]
@@ -246,11 +247,11 @@ def print_targets(session: Any, current: str | None = None) -> list[PrintTarget]
                                    formats=formats, title=name))
     counts = {kind: sum(1 for s in summaries if s.type == kind) for kind in PRINTABLE}
     if counts["Gdd"]:
-        pages = f"{counts['Gdd']} page{'s' if counts['Gdd'] != 1 else ''}"
+        pages = counted(counts["Gdd"], "page", grouped=False)
         targets.append(PrintTarget("gdd", f"The whole GDD, in tree order ({pages})", collection="GDD",
                                    title=f"{session.project.name} GDD"))
     if counts["Script"]:
-        scripts = f"{counts['Script']} script{'s' if counts['Script'] != 1 else ''}"
+        scripts = counted(counts["Script"], "script", grouped=False)
         targets.append(PrintTarget("scripts", f"All scripts, as a screenplay ({scripts})", collection="Scripts",
                                    formats=("pdf", "docx", "html", "fountain"),
                                    title=f"{session.project.name} scripts"))

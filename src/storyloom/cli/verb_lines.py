@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from storyloom.cli.workspace import project_session
+from storyloom.words import counted
 
 
 def register(subparsers: Any) -> None:
@@ -73,6 +74,5 @@ def _print(found: Any, project: str, as_json: bool) -> None:
         for line in found.lines:
             print(line_text(line))
         count = len(found.lines)
-        print(f"{count:,} line{'s' if count != 1 else ''} of {found.name} in {found.documents:,} "
-              f"document{'s' if found.documents != 1 else ''} of {project}")
+        print(f"{counted(count, 'line')} of {found.name} in {counted(found.documents, 'document')} of {project}")
     sys.stdout.flush()

@@ -17,6 +17,7 @@ from typing import Any
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import project_session
+from storyloom.words import counted
 
 
 def register(subparsers: Any) -> None:
@@ -54,5 +55,5 @@ def run_print(args: argparse.Namespace) -> int:
                                  progress=progress)
     for missing in result.missing_images:
         print(f"storyloom: an image is not in the file: {missing}", file=sys.stderr)
-    print(f"{result.path} ({result.documents} document{'s' if result.documents != 1 else ''}, {result.format})")
+    print(f"{result.path} ({counted(result.documents, 'document', grouped=False)}, {result.format})")
     return 0

@@ -42,6 +42,7 @@ from storyloom.gui.pdf_writer import html_to_pdf
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import dialog_layout, set_role
 from storyloom.outputs.formats import FORMAT_LABELS
+from storyloom.words import counted
 
 _INTRO = ("Scripts print as a screenplay (speakers as cues, @if branches marked), GDD pages with their "
           "headings, lists, tables and images: the same files `storyloom print` writes.")
@@ -196,7 +197,7 @@ class PrintDialog(QDialog):
     def _done(self, result: PrintResult) -> None:
         self._finish()
         self.printed = result
-        count = f"{result.documents} document{'s' if result.documents != 1 else ''}"
+        count = counted(result.documents, "document", grouped=False)
         text = f"Wrote {result.path.name} ({count}) in {result.path.parent}."
         if result.missing_images:
             text += "\nNot in the file: " + "; ".join(result.missing_images)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from storyloom.project import ActorLine, ActorLines, NodeRef, speaker_key
+from storyloom.words import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,14 +34,14 @@ class ExpressionTile:
         """The text under the image: the name, and how many lines use it."""
         if not self.used:
             return self.name
-        return f"{self.name} · {self.used} line{'s' if self.used != 1 else ''}"
+        return f"{self.name} · {counted(self.used, 'line', grouped=False)}"
 
     @property
     def tooltip(self) -> str:
         if not self.listed:
-            return (f"“{self.name}” is used by {self.used} line{'s' if self.used != 1 else ''} but the actor "
+            return (f"“{self.name}” is used by {counted(self.used, 'line', grouped=False)} but the actor "
                     "has no image for it: add it to the actor's expressions")
-        return f"Expression “{self.name}”" + (f", used by {self.used} line{'s' if self.used != 1 else ''}"
+        return f"Expression “{self.name}”" + (f", used by {counted(self.used, 'line', grouped=False)}"
                                               if self.used else ", used by no line yet")
 
 
@@ -90,7 +91,7 @@ def lines_heading(found: ActorLines | None) -> str:
     count, documents = len(found.lines), found.documents
     if not count:
         return "All lines (none yet)"
-    return f"All lines ({count:,} in {documents:,} document{'s' if documents != 1 else ''})"
+    return f"All lines ({count:,} in {counted(documents, 'document')})"
 
 
 @dataclass(frozen=True, slots=True)
