@@ -56,6 +56,7 @@ from storyloom.project.settings import default_settings, is_uuid
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
 from storyloom.project.users import os_username
 from storyloom.store.errors import Damaged, NotAStore, NotFound, StoreError
+from storyloom.store.revtree import parse_rev  # plain functions: no store is opened for them
 
 if TYPE_CHECKING:
     from storyloom.project.bulk import BulkContext
@@ -619,8 +620,6 @@ def _check_revisions(file: Path | str, docs: Iterable[dict[str, Any]]) -> None:
 
 
 def _check_revision(file: Path | str, doc: dict[str, Any]) -> None:
-    from storyloom.store.revtree import parse_rev
-
     rev = doc.get("_rev")
     try:
         pos, _ = parse_rev(rev)
