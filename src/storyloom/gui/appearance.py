@@ -4,23 +4,28 @@ the font of every text and code editor.
 The choices live in :class:`storyloom.app.AppOptions` (``theme``, ``editor_font_family``,
 ``editor_font_size``); :func:`apply_appearance` applies them to the running app at once: the
 palette and the style sheets of every open window, and the font of every editor that asked for
-the editor font with :func:`use_editor_font` (those editors carry the ``editorFont`` property,
-so a change finds them all). A change of the system's scheme is followed only while the theme
+the editor font with :func:`use_editor_font`, and the colours of every highlighter registered
+with :func:`follow_theme`. A change of the system's scheme is followed only while the theme
 is "system" (:func:`system_scheme_changed`)."""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import shiboken6
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QSyntaxHighlighter
-from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import AppOptions
 from storyloom.gui import theme
 from storyloom.gui.style import window_style
 
-EDITOR_FONT_PROPERTY = "editorFont"
+# The editors and highlighters that follow the options, held weakly: they are found here, not by
+# walking QApplication.allWidgets(), which wraps every widget of the process (those of closed
+# windows waiting for deletion too) and aborted the process once in a long run.
+_font_followers: weakref.WeakSet[QWidget] = weakref.WeakSet()
+_theme_followers: weakref.WeakKeyDictionary[Any, QWidget] = weakref.WeakKeyDictionary()
 
 _theme_choice = "system"
 _family = ""
@@ -45,13 +50,19 @@ def editor_font() -> QFont:
 
 def use_editor_font(widget: QWidget) -> None:
     """Give ``widget`` the editor font now and whenever the options change it."""
-    widget.setProperty(EDITOR_FONT_PROPERTY, True)
     widget.setFont(editor_font())
+    _font_followers.add(widget)
 
 
 def editor_widgets() -> list[QWidget]:
     """Every live widget that uses the editor font."""
-    return [w for w in QApplication.allWidgets() if w.property(EDITOR_FONT_PROPERTY)]
+    return [w for w in list(_font_followers) if shiboken6.isValid(w)]
+
+
+def follow_theme(editor: QWidget, highlighter: Any) -> None:
+    """Give ``highlighter`` (one with ``set_dark``) of ``editor``'s text the theme's colours
+    whenever the theme changes."""
+    _theme_followers[highlighter] = editor
 
 
 def _dark(choice: str) -> bool | None:
@@ -69,28 +80,20 @@ def apply_theme_choice(app: QApplication, choice: str) -> theme.ThemeColors:
 
 
 def recolour_highlighters(dark: bool) -> None:
-    """Give every open editor's highlighter with light and dark colours (``set_dark``) the
-    theme's. The editor's signals are held meanwhile: new colours are no edit of its text (a
-    rehighlight would otherwise read as typing and mark the document unsaved).
+    """Give every open editor's highlighter that follows the theme (:func:`follow_theme`) the
+    theme's colours. The editor's signals are held meanwhile: new colours are no edit of its
+    text (a rehighlight would otherwise read as typing and mark the document unsaved).
 
-    The editors and highlighters are collected first, then recoloured, each only while it
-    still exists: a rehighlight runs the app's handlers, which may delete other widgets, and
-    calling into a deleted one crashes the process."""
-    found: list[tuple[QWidget, Any]] = []
-    for widget in QApplication.allWidgets():
-        if not isinstance(widget, (QPlainTextEdit, QTextEdit)) or not shiboken6.isValid(widget):
+    The followers are copied first, and each is recoloured only while it and its editor still
+    exist: a rehighlight runs the app's handlers, which may delete other editors."""
+    for highlighter, editor in list(_theme_followers.items()):
+        if not (shiboken6.isValid(editor) and shiboken6.isValid(highlighter)):
             continue
-        for highlighter in widget.document().findChildren(QSyntaxHighlighter):
-            if callable(getattr(highlighter, "set_dark", None)):
-                found.append((widget, highlighter))
-    for widget, highlighter in found:
-        if not (shiboken6.isValid(widget) and shiboken6.isValid(highlighter)):
-            continue
-        held = widget.blockSignals(True)
+        held = editor.blockSignals(True)
         try:
             highlighter.set_dark(dark)
         finally:
-            widget.blockSignals(held)
+            editor.blockSignals(held)
 
 
 def restyle_windows() -> None:

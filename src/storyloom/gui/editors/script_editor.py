@@ -30,6 +30,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from storyloom.diagnostics import Diagnostic
+from storyloom.gui.appearance import follow_theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.code_editor import CodeEditor, is_dark
 from storyloom.gui.editors.script_completer import ScriptText
@@ -72,6 +73,7 @@ class ScriptEditor(DocumentEditor):
             "::Actor:: A line of speech [expression]\n<Command(param)>\n@if v.player.brave\n@endif")
         self.highlighter = ScriptHighlighter(self.text.document(), dark=is_dark(self.text),
                                              problems=lambda: self.text.problems)
+        follow_theme(self.text, self.highlighter)
         self.text.lines_moved.connect(self.highlighter.lines_moved)
         # Only a change of the text (typing, undo, a paste) is an edit: highlighting a line
         # changes its formats, which textChanged reports too.
