@@ -25,17 +25,23 @@ try:
 except SystemExit as exc:
     code = exc.code
 # A module lazy_loader.load() set up but nothing has used is not loaded (still a _LazyModule).
-loaded = {name.split('.')[0] for name, module in list(sys.modules.items())
-          if type(module).__name__ != "_LazyModule"}
-json.dump({"code": code, "top": sorted(loaded)}, sys.stderr)
+names = [name for name, module in list(sys.modules.items()) if type(module).__name__ != "_LazyModule"]
+json.dump({"code": code, "names": sorted(names)}, sys.stderr)
 """
 
 
-def _loaded(home: Path, *argv: str) -> tuple[int, set[str]]:
+def _modules(home: Path, *argv: str) -> tuple[int, set[str]]:
+    """The exit code of ``storyloom ARGV`` and every module it loaded, by full name."""
     env = dict(os.environ, STORYLOOM_HOME=str(home))
     done = subprocess.run([sys.executable, "-c", _RUN, *argv], env=env, capture_output=True, text=True, timeout=120)
     report = json.loads(done.stderr.strip().splitlines()[-1])
-    return report["code"], set(report["top"])
+    return report["code"], set(report["names"])
+
+
+def _loaded(home: Path, *argv: str) -> tuple[int, set[str]]:
+    """The exit code and the top-level packages loaded."""
+    code, names = _modules(home, *argv)
+    return code, {name.split(".")[0] for name in names}
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +75,16 @@ def test_project_verbs_of_a_local_project_load_no_web_stack_and_no_http_client(h
     code, loaded = _loaded(home, *argv)
     assert code in (0, None), f"storyloom {' '.join(argv)} exited {code}"
     assert not loaded & set(NEVER + HTTP), f"storyloom {' '.join(argv)} loaded {sorted(loaded & set(NEVER + HTTP))}"
+
+
+# What a read of one document never needs: the replicator, the locks' server side, the local
+# API's controller and the property languages' parsers (yaml), each a noticeable part of a start.
+NOT_FOR_A_READ = ("storyloom.sync.replicator", "storyloom.sync.remote", "storyloom.app.locks",
+                  "storyloom.app.sync_service", "storyloom.api.controller", "yaml", "hjson")
+
+
+@pytest.mark.parametrize("argv", [["list"], ["doc", "get", "Saga", "ProjectSettings"]])
+def test_reading_verbs_load_no_sync_locks_api_or_property_parsers(home: Path, argv: list[str]) -> None:
+    code, names = _modules(home, *argv)
+    assert code in (0, None), f"storyloom {' '.join(argv)} exited {code}"
+    assert not names & set(NOT_FOR_A_READ), f"storyloom {' '.join(argv)} loaded {sorted(names & set(NOT_FOR_A_READ))}"

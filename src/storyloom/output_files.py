@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -244,7 +243,7 @@ def _create_temp(target: Path, mode: int | None = None) -> tuple[Path, int]:
     # O_EXCL: a new file, never one found there (nor a symbolic link's target).
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     while True:
-        temp = target.with_name(f".{_short(target.name)}.storyloom-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        temp = target.with_name(f".{_short(target.name)}.storyloom-{os.getpid()}-{os.urandom(4).hex()}.tmp")
         try:
             # No mode: an ordinary file, the umask decides, as for any file.
             fd = os.open(temp, flags, 0o666 if mode is None else mode)

@@ -5,8 +5,6 @@ the Options dialog, and the server at start).
 
 from __future__ import annotations
 
-import secrets
-
 # A shorter key can be guessed by a client trying keys (a local program, or a LAN peer when
 # the server listens beyond loopback); a generated key has 43 characters.
 MIN_API_KEY_LENGTH = 16
@@ -15,6 +13,8 @@ GENERATE_KEY_COMMAND = "storyloom options set api.key new"
 
 def generate_api_key() -> str:
     """A strong random API key: ``secrets.token_urlsafe(32)`` (256 bits)."""
+    import secrets  # here: a quick CLI verb that only reads the options never makes a key
+
     return secrets.token_urlsafe(32)
 
 

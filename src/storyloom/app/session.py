@@ -33,7 +33,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from storyloom.api.controller import ApiController, ApiStatus
 from storyloom.app.broken_notices import BreakNotices
 from storyloom.app.events import (
     ApiStateChanged,
@@ -47,12 +46,7 @@ from storyloom.app.events import (
     SyncStateChanged,
 )
 from storyloom.app.follower import ChangeFollower
-from storyloom.app.locks import LockService, lock_holder
 from storyloom.app.options import AppOptions
-from storyloom.app.remote import RemoteAccess
-from storyloom.app.sync_once import LiveRemote, SyncOutcome, SyncRequest, SyncRun
-from storyloom.app.sync_service import SyncService
-from storyloom.app.sync_state import SyncState
 from storyloom.project import (
     Editor,
     LockPolicy,
@@ -64,9 +58,18 @@ from storyloom.project import (
     load_remote_settings,
 )
 
+# The API, the remote, the locks and the sync service are imported where they are first made:
+# they bring the web server, the HTTP client and the replicator, which a CLI verb that reads
+# (``storyloom doc get``) never uses.
 if TYPE_CHECKING:
+    from storyloom.api.controller import ApiController, ApiStatus
     from storyloom.api.navigation import NavigationPort
+    from storyloom.app.locks import LockService
+    from storyloom.app.remote import RemoteAccess
     from storyloom.app.secrets import PasswordStore
+    from storyloom.app.sync_once import SyncOutcome, SyncRequest
+    from storyloom.app.sync_service import SyncService
+    from storyloom.app.sync_state import SyncState
     from storyloom.progress import ProgressCallback
     from storyloom.project import BrokenLock, Project
     from storyloom.store.read_view import ReadView
@@ -137,9 +140,9 @@ class ProjectSession:
         self._follower: ChangeFollower | None = None
         self._follower_lock = threading.Lock()
         self._unsubscribe_store = project.db.subscribe(self._on_store_change)
-        self.api = ApiController(
-            workspace.options, navigation, on_status=self._on_api_status, **(api_server_options or {})
-        )
+        self._navigation = navigation
+        self._api_server_options = dict(api_server_options or {})
+        self._api: ApiController | None = None
         # the API is off until start_api(): a headless caller may set options first
         self._api_started = False
 
@@ -172,12 +175,25 @@ class ProjectSession:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def api(self) -> ApiController:
+        """The local API's controller (made on first use; serving starts with :meth:`start_api`)."""
+        with self._team_lock:
+            if self._api is None:
+                from storyloom.api.controller import ApiController
+
+                self._api = ApiController(self.workspace.options, self._navigation, on_status=self._on_api_status,
+                                          **self._api_server_options)
+            return self._api
+
     # ------------------------------------------------------------------ team: remote, locks, sync
     @property
     def remote(self) -> RemoteAccess:
         """The project's remote on this machine (settings, password, a client)."""
         with self._team_lock:
             if self._remote is None:
+                from storyloom.app.remote import RemoteAccess
+
                 self._remote = RemoteAccess(self.project, self._passwords)
             return self._remote
 
@@ -187,6 +203,8 @@ class ProjectSession:
         server checks that name), else under the workspace user."""
         with self._team_lock:
             if self._locks is None:
+                from storyloom.app.locks import LockService, lock_holder
+
                 workspace = self.workspace
                 self._locks = LockService(self.project, self.remote, lock_holder(self.remote, lambda: workspace.user))
                 self._locks.watch_server_docs(lambda doc: self._tell_breaks(self._breaks.take([doc])))
@@ -214,6 +232,8 @@ class ProjectSession:
         """The sync service (created here, not started: see :meth:`start_sync`)."""
         with self._team_lock:
             if self._sync is None:
+                from storyloom.app.sync_service import SyncService
+
                 self._sync = SyncService(self.project, self.remote, on_state=self._on_sync_state,
                                          after_pull=self.after_pull, **self._sync_options)
             return self._sync
@@ -221,6 +241,8 @@ class ProjectSession:
     def start_sync(self) -> SyncState:
         """Start syncing in the background when a remote is configured and enabled (the app
         calls it when it opens the project; CLI verbs that only read do not). Returns the state."""
+        from storyloom.app.sync_state import SyncState
+
         if self._closed or not self.remote.configured:
             return self._sync.state if self._sync is not None else SyncState()
         self.sync.start()
@@ -234,6 +256,8 @@ class ProjectSession:
         documents handled; setting ``cancel`` stops the replication. Raises
         :class:`~storyloom.app.remote.RemoteNotConfigured` without a remote or its password; a
         direction that failed is in the outcome, not raised."""
+        from storyloom.app.sync_once import SyncRequest, SyncRun
+
         request = request or SyncRequest()
         with self.remote.open(auth=request.auth) as remote:
             run = SyncRun(self.project.store, remote, request.direction, request.options(), on_event=on_event,
@@ -245,6 +269,9 @@ class ProjectSession:
         says, until ``stop`` is set (``storyloom sync PROJECT --live``): a sync service of its
         own, whose every state goes to ``on_state``. Returns the last state before stopping.
         Raises :class:`~storyloom.app.remote.RemoteNotConfigured` without a remote."""
+        from storyloom.app.sync_once import LiveRemote
+        from storyloom.app.sync_service import SyncService
+
         if not self.remote.configured:
             self.remote.open()  # raises RemoteNotConfigured, which says what to run
         service = SyncService(self.project, LiveRemote(self.remote), on_state=on_state, after_pull=self.after_pull)
@@ -444,7 +471,8 @@ class ProjectSession:
         if sync is not None:
             sync.stop()  # first: it writes to the store and reports to the API
         with self._close_lock:
-            self.api.shutdown()
+            if self._api is not None:
+                self._api.shutdown()
         self._unsubscribe_store()
         follower = self._follower
         if follower is not None:

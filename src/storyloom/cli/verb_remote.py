@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import getpass
 import json
 import os
 import sys
@@ -123,6 +122,8 @@ def _secret(env: str, prompt: str) -> str | None:
     if secret is not None or not sys.stdin.isatty():
         return secret
     try:
+        import getpass
+
         return getpass.getpass(prompt)
     except (EOFError, KeyboardInterrupt):
         raise CliError("no password given") from None

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import getpass
 import json
 import os
 import shlex
@@ -162,6 +161,8 @@ def _password(username: str | None, from_url: str | None) -> str | None:
     if not sys.stdin.isatty():
         raise CliError(f"no password for {username!r}: set {PASSWORD_ENV} (stdin is not a terminal, cannot prompt)")
     try:
+        import getpass
+
         return getpass.getpass(f"Password for {username}: ")
     except (EOFError, KeyboardInterrupt):
         raise CliError("no password given") from None

@@ -28,12 +28,6 @@ from typing import Any
 
 from storyloom.project.checking import parsed_source
 from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
-from storyloom.project.content import (
-    SCENARIO_TEMPLATE,
-    is_untouched_template,
-    sid_for,
-    variables_template,
-)
 from storyloom.project.dates import now_iso
 from storyloom.project.documents import copy_document, is_tree_document, new_document, normalise_foreign_dates
 from storyloom.project.index import DocSummary, ProjectIndex
@@ -378,6 +372,10 @@ class Editor:
         return {s.sid for s in self.index.summaries() if s.type == "Variable" and s.sid and s.id != but}
 
     def _starting_content(self, doc_type: str, name: str, content: dict[str, Any] | None) -> dict[str, Any] | None:
+        # The content rules bring the property languages' parsers (yaml): imported at a first new
+        # document, not by every verb that opens a project.
+        from storyloom.project.content import SCENARIO_TEMPLATE, sid_for, variables_template
+
         if doc_type == "Variable" and not (content or {}).get("variables"):
             return {**(content or {}), "variables": variables_template(sid_for(name, self._state_ids()))}
         if doc_type == "Scenario" and not (content or {}).get("scenario"):
@@ -440,6 +438,8 @@ class Editor:
             doc["_rev"] = rev
         doc["projectName" if doc_id == SETTINGS_ID else "name"] = name
         if doc.get("type") == "Variable" and isinstance(doc.get("content"), dict):
+            from storyloom.project.content import is_untouched_template, sid_for, variables_template
+
             source = doc["content"].get("variables")
             if is_untouched_template(source, str(previous.get("name") or "")):
                 taken = self._state_ids(but=doc_id)

@@ -6,13 +6,14 @@ workspace passes that name down. Layers below ``app`` only fall back to this one
 
 from __future__ import annotations
 
-import getpass
 import os
 
 
 def os_username() -> str:
     """The OS login name, else ``$USER``/``$USERNAME``, else ``"user"``."""
     try:
+        import getpass  # here: imported only when no user name is configured
+
         name = getpass.getuser()
     except (OSError, KeyError, ImportError):
         name = ""
