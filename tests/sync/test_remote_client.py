@@ -445,3 +445,23 @@ def test_clients_share_one_tls_context_per_verify_setting(tmp_path: Path) -> Non
     assert _ssl_context(False).verify_mode == ssl.CERT_NONE
     with pytest.raises((OSError, ssl.SSLError)):
         _ssl_context(str(tmp_path / "no-such-bundle.pem"))  # a CA bundle path is really read
+
+
+def _tls_context_of(client: object) -> Any:
+    return client._client._transport._pool._ssl_context  # type: ignore[attr-defined]  # httpx's pool, read to check
+
+
+def test_a_plain_http_client_loads_no_certificates_and_would_verify_any_tls_against_none() -> None:
+    """Loading the certificate bundle is most of a CLI lock's start on a loaded machine; a client
+    of an http:// server never speaks TLS, and the context it gets trusts nothing (so a TLS
+    connection made with it by mistake fails rather than going unverified)."""
+    import ssl
+
+    from storyloom.sync.remote import RemoteDatabase
+
+    with RemoteDatabase("http://127.0.0.1:5984/story") as plain, \
+            RemoteDatabase("HTTPS://couch.example.com/story") as secure:
+        plain_context, secure_context = _tls_context_of(plain), _tls_context_of(secure)
+    assert plain_context.cert_store_stats()["x509_ca"] == 0
+    assert plain_context.verify_mode == ssl.CERT_REQUIRED and plain_context.check_hostname
+    assert secure_context.cert_store_stats()["x509_ca"] > 0 and secure_context.verify_mode == ssl.CERT_REQUIRED

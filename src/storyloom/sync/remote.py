@@ -25,6 +25,7 @@ import os
 import re
 import socket
 import ssl
+import sys
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -57,7 +58,11 @@ if TYPE_CHECKING:
     import httpx
 else:
     # Imported at the first request: a session that never talks to a server (a CLI verb on a
-    # project without a remote) does not load the HTTP client.
+    # project without a remote) does not load the HTTP client. httpx's own command line
+    # (httpx._main), which its package imports when it can, brings click, pygments and rich:
+    # about 100 modules Storyloom never uses, at every start of a verb that talks to a server.
+    # A None in sys.modules makes that import fail at once, as it does where rich is not installed.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: "not importable", by design
     httpx = lazy_loader.load("httpx")
 
 AuthMode = Literal["basic", "cookie"]
@@ -105,6 +110,15 @@ def _ssl_context(verify: bool | str) -> ssl.SSLContext:
             return ssl.create_default_context(capath=verify)
         return ssl.create_default_context(cafile=verify)
     return httpx.create_ssl_context(verify=verify)
+
+
+@functools.lru_cache(maxsize=1)
+def _no_tls_context() -> ssl.SSLContext:
+    """The context of a client of a plain-HTTP server: it speaks no TLS (no redirect is followed,
+    every request goes to the server's own http URL), so the certificate bundle is not loaded, a
+    cost paid at every start of a CLI verb. Should a TLS connection ever be made with it, it
+    verifies as every context does, against no trusted certificate, and fails."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def _query_value(value: Any) -> str:
@@ -265,7 +279,7 @@ class RemoteDatabase:
             headers={"Accept": "application/json", "User-Agent": USER_AGENT},
             timeout=self._timeout,
             transport=transport,
-            verify=_ssl_context(verify),
+            verify=_no_tls_context() if self.url.server.lower().startswith("http:") else _ssl_context(verify),
             follow_redirects=False,
         )
         #: The caller's transport, shared by every clone but closed only by this client.
