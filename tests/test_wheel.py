@@ -34,7 +34,8 @@ from packaging.utils import canonicalize_name
 
 import storyloom
 
-pytestmark = pytest.mark.integration  # pip and the installed programs run as processes
+# pip and the installed programs run as processes; building the wheel alone takes seconds.
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "storyloom"
@@ -197,7 +198,6 @@ def _run(program: Path, *args: str, cwd: Path, env: dict[str, str]) -> subproces
     return subprocess.run([str(program), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.slow
 def test_the_installed_command_runs_from_outside_the_repository(installed: Path, outside: Path,
                                                                 storyloom_home: Path) -> None:
     env = _clean_env(STORYLOOM_HOME=str(storyloom_home))
@@ -206,6 +206,8 @@ def test_the_installed_command_runs_from_outside_the_repository(installed: Path,
     assert where.returncode == 0, where.stderr
     site_packages = Path(sysconfig.get_paths(vars={"base": str(installed.parent)})["purelib"])
     assert Path(where.stdout.strip()).parent == site_packages / "storyloom"
+    for program in ("storyloom", "storyloom-app"):  # both run the fresh environment's Python
+        assert (installed / program).read_text(encoding="utf-8").splitlines()[0] == f"#!{python}"
 
     version = _run(installed / "storyloom", "--version", cwd=outside, env=env)
     assert (version.returncode, version.stdout) == (0, f"storyloom {storyloom.__version__}\n")
@@ -233,7 +235,6 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.slow
 def test_the_installed_app_opens_a_project_offscreen_and_ends_on_sigterm(installed: Path, outside: Path,
                                                                          storyloom_home: Path) -> None:
     """The app has no "quit after start" switch: it is up when its project window serves the
