@@ -10,8 +10,10 @@ workspace still holds, so no thread outlives the app.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -22,6 +24,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import storyloom
+from storyloom.app.desktop import display_problem, project_reference
 from storyloom.gui import theme
 
 log = logging.getLogger(__name__)
@@ -103,9 +106,9 @@ class _QuitOnSignal:
 
 
 def run(argv: Sequence[str] | None = None, project: str | None = None) -> int:
-    """Run the app: the project manager, or straight to ``project``'s window (the manager shows
-    instead, with the reason, when it cannot be opened). Returns the exit code: 0 after a quit,
-    SIGINT or SIGTERM."""
+    """Run the app: the project manager, or straight to ``project``'s window (a project's name, id
+    or folder; the manager shows instead, with the reason, when it cannot be opened). Returns the
+    exit code: 0 after a quit, SIGINT or SIGTERM."""
     from storyloom.app import AppOptions, OptionsError, Workspace
     from storyloom.gui.project_manager import ProjectManagerWindow
 
@@ -121,6 +124,8 @@ def run(argv: Sequence[str] | None = None, project: str | None = None) -> int:
     from storyloom.gui.appearance import apply_appearance
 
     apply_appearance(workspace.options, app)  # the theme and editor font the writer chose
+    if project is not None:
+        project = project_reference(project, workspace.manager.root)
     # The manager decides when the app ends (it returns when the last project window closes).
     app.setQuitOnLastWindowClosed(False)
     manager = ProjectManagerWindow(workspace)
@@ -139,3 +144,59 @@ def run(argv: Sequence[str] | None = None, project: str | None = None) -> int:
         with contextlib.suppress(Exception):
             workspace.close()  # any session a window did not close (the safety net)
     return 0 if signals.received is not None else int(code)
+
+
+# Qt's own command-line options that take a value (QGuiApplication's and QApplication's).
+_QT_OPTIONS_WITH_VALUE = frozenset({
+    "-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qmljsdebugger", "-style",
+    "-stylesheet", "-session", "-qwindowgeometry", "-qwindowicon", "-qwindowtitle", "-display",
+    "-geometry", "-title", "-name", "-visual", "-ncols", "-cmap", "-fontengine",
+})
+
+
+def _split_qt_arguments(arguments: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(the launcher's arguments, Qt's)``: Qt's are those with a single dash (and the value
+    after one of :data:`_QT_OPTIONS_WITH_VALUE`); ``-h`` is the launcher's."""
+    ours: list[str] = []
+    qt: list[str] = []
+    items = iter(arguments)
+    for arg in items:
+        if arg.startswith("-") and not arg.startswith("--") and arg not in ("-", "-h"):
+            qt.append(arg)
+            value = next(items, None) if arg in _QT_OPTIONS_WITH_VALUE else None
+            if value is not None:
+                qt.append(value)
+        else:
+            ours.append(arg)
+    return ours, qt
+
+
+def _launcher_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="storyloom-app",
+        description="Open the Storyloom desktop app: the project manager, or PROJECT's window straight away. "
+                    "Arguments with a single dash are Qt's (-platform offscreen, -style fusion, -reverse...).",
+        epilog="The headless verbs (import, export, check, serve, sync...) are the `storyloom` command's.",
+    )
+    parser.add_argument("--version", action="version", version=f"storyloom {storyloom.__version__}")
+    parser.add_argument("project", nargs="?", help="a project's name, id or folder to open")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The installed app's launcher (``storyloom-app``, a GUI script: a desktop entry's
+    ``Exec=storyloom-app %f``, a bundle's entry point): ``[PROJECT] [Qt options]``, ``--version``,
+    ``--help``. Returns :func:`run`'s exit code, or 1 when there is no display to show the app on;
+    ``--version``, ``--help`` and an argument it does not know exit as argparse does (0, 0, 2)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # a GUI script on Windows has no console: --help prints nowhere
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 (lives as long as the process)
+    ours, qt = _split_qt_arguments(sys.argv[1:] if argv is None else argv)
+    args = _launcher_parser().parse_args(ours)
+    if "-platform" not in qt:  # Qt's own -platform names a display of its own choosing
+        problem = display_problem()
+        if problem:
+            print(f"storyloom-app: error: {problem}", file=sys.stderr)
+            return 1
+    program = sys.argv[0] if sys.argv and sys.argv[0] else "storyloom-app"
+    return run([program, *qt], args.project)
