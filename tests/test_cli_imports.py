@@ -25,7 +25,9 @@ try:
 except SystemExit as exc:
     code = exc.code
 # A module lazy_loader.load() set up but nothing has used is not loaded (still a _LazyModule).
-names = [name for name, module in list(sys.modules.items()) if type(module).__name__ != "_LazyModule"]
+# A None entry marks a module as not importable (Storyloom keeps httpx's command line out so).
+names = [name for name, module in list(sys.modules.items())
+         if module is not None and type(module).__name__ != "_LazyModule"]
 json.dump({"code": code, "names": sorted(names)}, sys.stderr)
 """
 
