@@ -50,16 +50,55 @@ ensure_qt_runtime() {
     apt_install "${missing[@]}"
 }
 
+# The package manager's locks: apt-get fails at once when another program holds one (apt-get
+# update does not honour DPkg::Lock::Timeout for the lists lock), so the scripts wait for them.
+APT_LOCKS=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock)
+APT_LOCK_WAIT_SECONDS="${APT_LOCK_WAIT_SECONDS:-900}"
+
+# "PID COMMAND" of a process holding one of APT_LOCKS (from the kernel's lock table), or nothing.
+apt_lock_holder() {
+    command -v lslocks >/dev/null 2>&1 || return 0
+    # As the installer will run (root, or sudo): another user's lock paths are not readable.
+    "${APT_SUDO[@]}" lslocks -n -r -o PID,COMMAND,PATH 2>/dev/null | awk -v locks=" ${APT_LOCKS[*]} " \
+        'index(locks, " " $3 " ") { print $1, $2; exit }'
+}
+
+# Wait, saying so, while another program (an unattended upgrade, a software centre, another
+# install) holds the package manager; give up after APT_LOCK_WAIT_SECONDS with what to do.
+wait_for_package_manager() {
+    local holder waited=0
+    holder="$(apt_lock_holder)"
+    [ -z "$holder" ] && return 0
+    echo "storyloom: waiting for ${holder#* } (process ${holder%% *}) to finish with the package manager..." >&2
+    while [ -n "$holder" ]; do
+        if [ "$waited" -ge "$APT_LOCK_WAIT_SECONDS" ]; then
+            echo "storyloom: the package manager is still held by ${holder#* } (process ${holder%% *}) after" \
+                "${waited} s; let it finish (or stop it), then run this again" >&2
+            return 1
+        fi
+        sleep 1
+        waited=$((waited + 1))
+        [ $((waited % 30)) -eq 0 ] && echo "storyloom: still waiting for ${holder#* } (${waited} s)..." >&2
+        holder="$(apt_lock_holder)"
+    done
+    echo "storyloom: the package manager is free; installing" >&2
+}
+
 # apt-get install as root, or through sudo; a clear message when neither is possible.
+APT_SUDO=()
 apt_install() {
-    local sudo_cmd=()
+    APT_SUDO=()
     if [ "$(id -u)" -ne 0 ]; then
         command -v sudo >/dev/null 2>&1 || {
             echo "storyloom: need root or sudo to install: $* (or install them yourself)" >&2
             return 1
         }
-        sudo_cmd=(sudo)
+        APT_SUDO=(sudo)
     fi
-    "${sudo_cmd[@]}" apt-get update -qq || return 1
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$@" || return 1
+    wait_for_package_manager || return 1
+    "${APT_SUDO[@]}" apt-get update -qq || return 1
+    wait_for_package_manager || return 1
+    # The timeout covers a program that takes the lock between the check and the install.
+    DEBIAN_FRONTEND=noninteractive "${APT_SUDO[@]}" apt-get install -y -qq --no-install-recommends \
+        -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_SECONDS" "$@" || return 1
 }
