@@ -3,6 +3,7 @@ computing them, the bytes are the same, and a stale, foreign or broken file neve
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -85,3 +86,41 @@ def test_key_text_is_the_json_of_the_key() -> None:
     for doc_id in ("doc-1", "é\n\"\\\u2028\x00"):
         assert disk_cache.revision_key_text("light", doc_id, "1-a") == disk_cache._key_text(("light", doc_id, "1-a"))
 
+
+
+_FINGERPRINT = "from storyloom.export.cache.disk import code_fingerprint; print(code_fingerprint())"
+
+
+def test_a_package_without_source_files_still_fingerprints_the_code_that_computed_the_results(tmp_path: Path) -> None:
+    """A frozen or sourceless build has no .py files beside the package: the fingerprint then
+    comes from the modules' compiled code, so a changed parser still makes kept results stale.
+    Built here as Python builds a sourceless package: ``compileall -b``, then the sources removed."""
+    import compileall
+    import shutil
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[2] / "src" / "storyloom"
+
+    def sourceless(change: str = "") -> str:
+        tree = tmp_path / "site"  # one path: the compiled code names its file
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.copytree(src, tree / "storyloom", ignore=shutil.ignore_patterns("__pycache__"))
+        if change:
+            lines = tree / "storyloom" / "script" / "lines.py"
+            lines.write_text(lines.read_text() + change)
+        assert compileall.compile_dir(tree, legacy=True, quiet=1)
+        for source in (tree / "storyloom").rglob("*.py"):
+            source.unlink()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["PYTHONPATH"] = str(tree)
+        done = subprocess.run([sys.executable, "-c", _FINGERPRINT + "; import storyloom; print(storyloom.__file__)"],
+                              env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        fingerprint, where = done.stdout.split()
+        assert where == str(tree / "storyloom" / "__init__.pyc")  # the sourceless copy, not the checkout
+        return fingerprint
+
+    first, again, changed = sourceless(), sourceless(), sourceless("\nCHANGED = 1\n")
+    assert first == again
+    assert changed != first

@@ -46,7 +46,8 @@ _SOURCES = ("script", "project/content", "export/game_export.py", "export/schema
 @cache
 def code_fingerprint() -> str:
     """A digest of the sources that compute the kept results, of Python's version and of the
-    ``marshal`` format the results are stored in."""
+    ``marshal`` format the results are stored in. Where the package has no source files (a
+    frozen build, a zip), the compiled code of the same modules, read from their loader."""
     import storyloom
 
     root = Path(storyloom.__file__).resolve().parent
@@ -54,12 +55,34 @@ def code_fingerprint() -> str:
     digest.update(f"{sys.version}|{marshal.version}|{storyloom.__version__}".encode())
     for name in _SOURCES:
         path = root / name
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
+        if not files:
+            _digest_compiled(digest, "storyloom." + name.removesuffix(".py").replace("/", "."))
         for file in files:
             with contextlib.suppress(OSError):
                 digest.update(str(file.relative_to(root)).encode())
                 digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+def _digest_compiled(digest: Any, module: str) -> None:
+    """Add the compiled code of ``module`` and, for a package, of every module in it."""
+    import importlib.util
+    import pkgutil
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.loader is None:
+        digest.update(f"missing:{module}".encode())
+        return
+    names = [module]
+    if spec.submodule_search_locations is not None:
+        names += sorted(info.name for info in pkgutil.walk_packages(spec.submodule_search_locations, module + "."))
+    for name in names:
+        found = importlib.util.find_spec(name)
+        get_code = getattr(found.loader, "get_code", None) if found is not None else None
+        code = get_code(name) if callable(get_code) else None
+        digest.update(name.encode())
+        digest.update(marshal.dumps(code) if code is not None else b"no code")
 
 
 def slot(key: Hashable) -> tuple[str, str] | None:
