@@ -90,3 +90,25 @@ def test_reading_verbs_load_no_sync_locks_api_or_property_parsers(home: Path, ar
     code, names = _modules(home, *argv)
     assert code in (0, None), f"storyloom {' '.join(argv)} exited {code}"
     assert not names & set(NOT_FOR_A_READ), f"storyloom {' '.join(argv)} loaded {sorted(names & set(NOT_FOR_A_READ))}"
+
+
+def test_the_verb_table_names_exactly_what_each_module_registers() -> None:
+    """A run registers only its own verb's module, found in VERB_MODULES: a verb added to a
+    module but not to the table would be unknown on its own."""
+    import argparse
+    import importlib
+
+    from storyloom.cli.main import VERB_MODULES, verb_modules
+
+    registered: dict[str, str] = {}
+    for name in verb_modules():
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"storyloom.cli.{name}").register(subparsers)
+        registered.update(dict.fromkeys(subparsers.choices, name))
+    assert VERB_MODULES == registered
+
+
+def test_a_verb_run_imports_no_other_verbs_module(home: Path) -> None:
+    _, names = _modules(home, "doc", "get", "Saga", "ProjectSettings")
+    verbs = {name.rsplit(".", 1)[-1] for name in names if name.startswith("storyloom.cli.verb_")}
+    assert verbs == {"verb_doc", "verb_locks"}  # doc's module uses the locks' helpers

@@ -35,18 +35,44 @@ class CliError(StoryloomError):
         self.exit_code = code
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module registers each verb, so that a run imports only its own verb's module (each
+# module's import and its options' set-up are a noticeable part of a quick verb's start).
+# tests/test_cli_imports.py checks it against what the modules register.
+VERB_MODULES: dict[str, str] = {
+    "app": "verb_app", "backups": "verb_backups", "check": "verb_check", "clone": "verb_clone",
+    "conflicts": "verb_conflicts", "resolve": "verb_conflicts", "doc": "verb_doc",
+    "export": "verb_export", "schema": "verb_export", "dump": "verb_export", "lines": "verb_lines",
+    "lock": "verb_locks", "unlock": "verb_locks", "locks": "verb_locks", "options": "verb_options",
+    "print": "verb_print", "new": "verb_project", "list": "verb_project", "rename": "verb_project",
+    "delete": "verb_project", "backup": "verb_project", "restore": "verb_project", "import": "verb_project",
+    "remote": "verb_remote", "salvage": "verb_salvage", "serve": "verb_serve", "sync": "verb_sync",
+}
+
+
+def verb_modules() -> list[str]:
+    """Every module of the package that registers verbs (``verb_*``), by name."""
+    return sorted(m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("verb_"))
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser: every verb, or with ``only``, that module's verbs alone (what a run
+    of one of them needs: its options, its help and its errors are the same)."""
     parser = argparse.ArgumentParser(
         prog="storyloom",
         description="Storyloom: narrative-design studio for game teams. With no verb, opens the desktop app.",
     )
     parser.add_argument("--version", action="version", version=f"storyloom {storyloom.__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB")
-    for module_info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name):
-        if module_info.name.startswith("verb_"):
-            module = importlib.import_module(f"{cli_package.__name__}.{module_info.name}")
-            module.register(subparsers)
+    for name in [only] if only else verb_modules():
+        module = importlib.import_module(f"{cli_package.__name__}.{name}")
+        module.register(subparsers)
     return parser
+
+
+def _module_of(argv: list[str]) -> str | None:
+    """The module of the verb ``argv`` starts with, or None (no verb, an option first, a verb
+    nobody registers: the whole parser answers those)."""
+    return VERB_MODULES.get(argv[0]) if argv else None
 
 
 DEBUG_ENV = "STORYLOOM_DEBUG"
@@ -65,15 +91,16 @@ def _printable_streams() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _printable_streams()
-    if (sys.argv[1:] if argv is None else argv) == ["--version"]:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments == ["--version"]:
         # Answered before the verbs are registered: a build script's version check is instant.
         print(f"storyloom {storyloom.__version__}")
         return 0
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(only=_module_of(arguments))
+    args = parser.parse_args(arguments)
     if not getattr(args, "func", None):
         # No verb: the desktop app, as a double-click on the app would open it.
-        args = parser.parse_args(["app"])
+        args = build_parser(only=VERB_MODULES["app"]).parse_args(["app"])
     try:
         return int(args.func(args) or 0)
     except StoryloomError as exc:  # every error meant for the user derives from the one root
