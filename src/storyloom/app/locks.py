@@ -107,7 +107,9 @@ class LockedProject(Protocol):
     """What the lock service needs of a :class:`~storyloom.project.manager.Project`."""
 
     store: Database
-    editor: Editor
+
+    @property
+    def editor(self) -> Editor: ...
 
     def settings(self) -> dict[str, Any]: ...
 

@@ -47,20 +47,11 @@ from storyloom.app.events import (
 )
 from storyloom.app.follower import ChangeFollower
 from storyloom.app.options import AppOptions
-from storyloom.project import (
-    Editor,
-    LockPolicy,
-    NoLocks,
-    ProjectIndex,
-    WriteIntent,
-    auto_merge,
-    collection_of_revision,
-    load_remote_settings,
-)
 
 # The API, the remote, the locks and the sync service are imported where they are first made:
 # they bring the web server, the HTTP client and the replicator, which a CLI verb that reads
-# (``storyloom doc get``) never uses.
+# (``storyloom doc get``) never uses; so are the editor gate's names (its index, checks and
+# merge), which a session that writes nothing never needs.
 if TYPE_CHECKING:
     from storyloom.api.controller import ApiController, ApiStatus
     from storyloom.api.navigation import NavigationPort
@@ -71,13 +62,18 @@ if TYPE_CHECKING:
     from storyloom.app.sync_service import SyncService
     from storyloom.app.sync_state import SyncState
     from storyloom.progress import ProgressCallback
-    from storyloom.project import BrokenLock, Project
+    from storyloom.project import BrokenLock, Editor, LockPolicy, Project, ProjectIndex
     from storyloom.store.read_view import ReadView
     from storyloom.sync import SyncEvent
 
 log = logging.getLogger(__name__)
 
-_IMPORT_INTENTS = (WriteIntent.IMPORT, WriteIntent.RESTORE)
+
+def _remote_settings(project: Project) -> Any:
+    from storyloom.project import load_remote_settings
+
+    return load_remote_settings(project.store)
+
 # The revisions of each document this session's editor wrote, newest last, kept for origin_of:
 # the revision asked about is the one just read, so the last few per document are plenty.
 _WRITTEN_PER_DOCUMENT = 16
@@ -126,7 +122,7 @@ class ProjectSession:
         self._own_lock_policy = lock_policy is not None
         if lock_policy is not None:
             project.editor.lock_policy = lock_policy
-        elif getattr(load_remote_settings(project.store), "enabled", False):
+        elif getattr(_remote_settings(project), "enabled", False):
             project.editor.lock_policy = self.locks.team_policy()
         self._origins: dict[int, Origin] = {}  # seq -> origin, for this editor's writes not yet published
         # doc id -> {rev: origin}: the last revisions this editor wrote, published or not (origin_of)
@@ -288,6 +284,8 @@ class ProjectSession:
     def remote_settings_changed(self) -> None:
         """The remote settings were edited in this process: follow them (the lock policy, and a
         running sync service restarts with them)."""
+        from storyloom.project import NoLocks
+
         with self._team_lock:
             if not self._own_lock_policy:
                 self.project.editor.lock_policy = self.locks.team_policy() if self.remote.configured else NoLocks()
@@ -315,6 +313,8 @@ class ProjectSession:
             self._post(LockSettled(notice))
         broken = self._breaks.take_stored(doc_ids) if doc_ids else []
         self._tell_breaks(broken)
+        from storyloom.project import auto_merge
+
         report = auto_merge(self.editor, doc_ids) if doc_ids else None
         if report is not None:
             for doc_id, rev in report.merged:
@@ -392,8 +392,11 @@ class ProjectSession:
 
     def _on_store_change(self, change: dict[str, Any]) -> None:
         # Runs on the writing thread: the editor's intent, if any, belongs to this very write.
+        from storyloom.project import WriteIntent
+
         intent = self.project.editor.writing_intent()
-        origin = None if intent is None else Origin.IMPORT if intent in _IMPORT_INTENTS else Origin.LOCAL
+        imported = intent in (WriteIntent.IMPORT, WriteIntent.RESTORE)
+        origin = None if intent is None else Origin.IMPORT if imported else Origin.LOCAL
         follower = self._follower
         if origin is not None:
             with self._origins_lock:
@@ -407,6 +410,8 @@ class ProjectSession:
             follower.wake()
 
     def _deliver(self, rows: list[dict[str, Any]]) -> int:
+        from storyloom.project import collection_of_revision
+
         db = self.project.db
         editor = self.project.editor
         taken = 0
@@ -479,8 +484,7 @@ class ProjectSession:
             follower.catch_up(timeout=5.0)
             follower.post(lambda: self.events.publish(SessionClosed(self.project.id)))
             follower.stop()
-        self.project.editor.close_index()  # saved, so the next opening reads only what changes until then
-        self.project.close()
+        self.project.close()  # the index first (when used), so the next opening reads only what changed
         self.workspace.session_closed(self)
 
     def __enter__(self) -> ProjectSession:

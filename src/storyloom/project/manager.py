@@ -30,6 +30,7 @@ import json
 import re
 import shutil
 import stat
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -148,7 +149,7 @@ class ProjectInfo:
 class Project:
     """One open project: its store (``db``), id, name, settings and editing service."""
 
-    def __init__(self, directory: Path, db: Database, project_id: str, editor: Editor) -> None:
+    def __init__(self, directory: Path, db: Database, project_id: str, editor: Editor | Callable[[], Editor]) -> None:
         from storyloom.store.read_view import ReadView
 
         self.path = directory
@@ -157,7 +158,23 @@ class Project:
         #: The reads of the store: documents are written through ``editor``, the one gate.
         self.db = ReadView(db)
         self._id = project_id
-        self.editor = editor
+        # The editor (its index, checks and merge code) is made at its first use: a verb that
+        # only reads (``storyloom doc get``) never loads it.
+        self._editor: Editor | None = None if callable(editor) else editor
+        self._make_editor = editor if callable(editor) else None
+        self._editor_lock = threading.Lock()
+
+    @property
+    def editor(self) -> Editor:
+        """The editing service: every write of a document goes through it."""
+        editor = self._editor
+        if editor is None:
+            with self._editor_lock:
+                if self._editor is None:
+                    assert self._make_editor is not None
+                    self._editor = self._make_editor()
+                editor = self._editor
+        return editor
 
     @property
     def id(self) -> str:
@@ -181,9 +198,9 @@ class Project:
         5 s at 100,000 documents, which a first opening would pay on the app's GUI thread).
         Unless the editor holds it already, it is built straight into its file, in memory that
         does not grow with the project."""
-        if self.editor.index_loaded:
-            self.editor.index.refresh()
-            self.editor.close_index()
+        if self._editor is not None and self._editor.index_loaded:
+            self._editor.index.refresh()
+            self._editor.close_index()
         else:
             from storyloom.project.index import build_index_file
 
@@ -191,7 +208,8 @@ class Project:
 
     def close(self) -> None:
         # The index is saved first, so the next opening reads only what changes until then.
-        self.editor.close_index()
+        if self._editor is not None:
+            self._editor.close_index()
         self.store.close()
 
     def __enter__(self) -> Project:
@@ -297,8 +315,12 @@ class ProjectManager:
     # -- open / create -----------------------------------------------------------------------
 
     def _open_dir(self, directory: Path, project_id: str) -> Project:
-        from storyloom.project.editor import Editor
         from storyloom.store import Database
+
+        def make_editor() -> Editor:
+            from storyloom.project.editor import Editor
+
+            return Editor(db, self._username)
 
         with contextlib.suppress(OSError):  # a folder made before folders were private becomes so
             if stat.S_IMODE(directory.stat().st_mode) != PROJECT_DIR_MODE:
@@ -308,7 +330,7 @@ class ProjectManager:
             db = Database(str(store))
         except NotAStore as exc:  # the project's own store: whatever is there was one
             raise Damaged(str(store), detail=exc.reason) from None
-        return Project(directory, db, project_id, Editor(db, self._username))
+        return Project(directory, db, project_id, make_editor)
 
     # -- damage ------------------------------------------------------------------------------
 
