@@ -19,7 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,28 @@ def _run(argv: list[str], env: dict[str, str], name: str = "") -> float:
     return elapsed
 
 
+def _instructions(argv: list[str], env: dict[str, str]) -> int:
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"valgrind {' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def _print_instructions(commands: dict[str, list[str]], env: dict[str, str]) -> None:
+    """Each command's instructions as a ratio to ``python -c pass``'s (one run each: the count
+    does not depend on the machine's load)."""
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind is not installed; skipped")
+        return
+    counts = {name: _instructions(argv, env) for name, argv in commands.items()}
+    reference = counts.pop("python -c pass")
+    print(f"instructions (callgrind), python -c pass: {reference / 1e6:.1f} M")
+    for name, count in counts.items():
+        print(f"  storyloom {name}: {count / 1e6:.1f} M, {count / reference:.2f}x")
+
+
 def _storyloom(*args: str) -> list[str]:
     return [sys.executable, "-m", "storyloom", *args]
 
@@ -72,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-server", action="store_true", help="leave out the lock on a synced project")
     parser.add_argument("--docs", type=int, help=argparse.SUPPRESS)  # scripts/bench passes it to every bench
     parser.add_argument("--quick", action="store_true", help="3 rounds")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each command's instructions under valgrind (callgrind), for information: "
+                             "the same count whatever else the machine runs")
     args = parser.parse_args(argv)
     rounds = 3 if args.quick else max(1, args.rounds)
     print(f"CLI start-up, {rounds} rounds each; {machine()}")
@@ -110,6 +137,13 @@ def main(argv: list[str] | None = None) -> int:
                     best[name] = min(best[name], _run(command, env, name))
                 if server is not None:
                     best_lock = min(best_lock, _run(_storyloom("lock", TEAM, team_doc), env, "lock"))
+                    _run(_storyloom("unlock", TEAM, team_doc), env)
+            if args.instructions:
+                counted = dict(commands)
+                if server is not None:
+                    counted["lock"] = _storyloom("lock", TEAM, team_doc)
+                _print_instructions(counted, env)
+                if server is not None:
                     _run(_storyloom("unlock", TEAM, team_doc), env)
         finally:
             if server is not None:

@@ -104,6 +104,36 @@ def test_online_lock_is_on_the_server_and_enforced_by_it(couch: CouchServer, cli
     assert _server_doc(couch, db, doc_id)["alias"] == "alice's unpushed edit"
 
 
+def test_locking_an_up_to_date_document_reads_once_and_writes_once(
+        couch: CouchServer, clients: Factory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual lock: the local copy is the server's, so nothing is pushed first, and the lock's
+    revision is stored from what was sent (with the server's history) instead of read back. The
+    requests are counted on the real HTTP transport; the copies must end up identical."""
+    import httpx
+
+    db = team_database(couch, ["alice"])
+    alice = clients(couch, db, "alice")
+    doc_id = seed(alice, [])
+    sent: list[str] = []
+    real = httpx.HTTPTransport.handle_request
+
+    def counted(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        sent.append(f"{request.method} {request.url.path.rsplit('/', 1)[-1]}")
+        return real(transport, request)
+
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", counted)
+    alice.locks.lock(doc_id)
+    assert sent == [f"GET {doc_id}", f"PUT {doc_id}"]
+    local, server = alice.store.get(doc_id, revs=True), couch.get_doc(db, doc_id, revs=True).json()
+    assert local == server  # the same revision, body and history as the server's
+    sent.clear()
+    alice.locks.unlock(doc_id)
+    assert sent == [f"GET {doc_id}", f"PUT {doc_id}"]
+    assert alice.store.get(doc_id, revs=True) == couch.get_doc(db, doc_id, revs=True).json()
+    monkeypatch.undo()
+    assert alice.push().docs_written == 0  # nothing local the server lacks
+
+
 def test_an_edit_on_a_free_parent_goes_through_as_a_conflict(couch: CouchServer, clients: Factory) -> None:
     db = team_database(couch, ["alice", "bob"])
     alice, bob = clients(couch, db, "alice"), clients(couch, db, "bob")

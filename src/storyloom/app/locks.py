@@ -229,10 +229,11 @@ class LockService:
                 return LockInfo(doc_id, me, notice.since)
             if notice is not None and notice.outcome == "lost":
                 raise LockRefused(doc_id, notice.holder, notice.since, message=notice.message)
-        self._push(client, doc_id)
+        server: dict[str, Any] | None = self._first_read(client, doc_id)
         refused: RemoteForbidden | None = None
         for _ in range(MAX_ATTEMPTS):
-            server = self._server_doc(client, doc_id)
+            if server is None:
+                server = self._server_doc(client, doc_id)
             held = lock_info(server)
             if held is not None and held.holder != me:
                 raise LockRefused(doc_id, held.holder, held.since)
@@ -242,18 +243,20 @@ class LockService:
                 self._pull(client, doc_id, server["_rev"])
                 return LockInfo(doc_id, me, held.since)
             at = since or self.clock()
-            wanted = copy.deepcopy(server)
+            wanted = _edit_of(server)
             apply_lock_fields(wanted, locked_fields(me, at))
             try:
                 result, status = client.put_status(wanted)
             except RemoteConflict:
+                server = None
                 continue  # another writer was first: re-read
             except RemoteForbidden as exc:
-                refused = exc  # the server's lock rule: re-read to name the holder
+                refused, server = exc, None  # the server's lock rule: re-read to name the holder
                 continue
             if status == ACCEPTED and not settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+                server = None
                 continue  # another write on the same revision keeps it: re-read to name the holder
-            self._pull(client, doc_id, result["rev"])
+            self._adopt(client, wanted, server, result["rev"])
             return LockInfo(doc_id, me, at)
         raise LockError(f"could not lock {doc_id!r}: other writers kept changing it on the server; try again")
 
@@ -318,26 +321,32 @@ class LockService:
 
     def _release_online(self, client: RemoteDatabase, doc_id: str, me: str) -> LockInfo | None:
         """Release our lock on the server copy; returns another holder's lock found there."""
-        self._push(client, doc_id)
+        try:
+            server: dict[str, Any] | None = self._first_read(client, doc_id)
+        except LockError:
+            return None  # gone on the server: nothing to release there
         for _ in range(MAX_ATTEMPTS):
-            try:
-                server = self._server_doc(client, doc_id)
-            except LockError:
-                return None  # gone on the server: nothing to release there
+            if server is None:
+                try:
+                    server = self._server_doc(client, doc_id)
+                except LockError:
+                    return None
             held = lock_info(server)
             if held is None:
                 return None
             if held.holder != me:
                 return held  # someone else's (ours, if any, was lost or broken)
-            wanted = copy.deepcopy(server)
+            wanted = _edit_of(server)
             apply_lock_fields(wanted, free_fields(), broken=server.get("lockBroken"))
             try:
                 result, status = client.put_status(wanted)
             except RemoteConflict:
+                server = None
                 continue
             if status == ACCEPTED and not settle_accepted(client, doc_id, server["_rev"], result["rev"]):
+                server = None
                 continue
-            self._pull(client, doc_id, result["rev"])
+            self._adopt(client, wanted, server, result["rev"])
             return None
         raise LockError(f"could not unlock {doc_id!r}: other writers kept changing it on the server; try again")
 
@@ -378,7 +387,7 @@ class LockService:
                 return "free" if lock_info(self._store.get(doc_id)) is None else "local"
             if held.holder == me:
                 raise LockStateError(f"you hold the lock of {doc_id!r}: unlock it instead of breaking it")
-            wanted = copy.deepcopy(server)
+            wanted = _edit_of(server)
             apply_lock_fields(wanted, free_fields(), broken=self._break_record(me, held))
             try:
                 result, status = client.put_status(wanted)
@@ -647,13 +656,39 @@ class LockService:
             client.close()
 
     def _server_doc(self, client: RemoteDatabase, doc_id: str) -> dict[str, Any]:
+        """The server's copy of ``doc_id``, with its revision history (``_revisions``: what
+        :meth:`_adopt` builds the lock's revision from)."""
         try:
-            doc = client.get(doc_id)
+            doc = client.get(doc_id, revs=True)
         except RemoteNotFound as exc:
             raise LockError(f"document {doc_id!r} is not on the server ({exc.reason or 'missing'}): "
                             "sync the project, then try again") from None
-        self._seen(doc)
+        self._seen({k: v for k, v in doc.items() if k != "_revisions"})
         return doc
+
+    def _first_read(self, client: RemoteDatabase, doc_id: str) -> dict[str, Any] | None:
+        """The server's copy when the local store has nothing it lacks (its one leaf is the
+        server's revision: the usual case, one round trip); otherwise push what it lacks first
+        (as a push would, so a lock goes on top of our edits) and return None: read again."""
+        server = self._server_doc(client, doc_id)
+        leaves = [e["ok"]["_rev"] for e in self._store.get(doc_id, open_revs="all") if e.get("ok")]
+        if leaves == [server["_rev"]]:
+            return server
+        self._push(client, doc_id)
+        return None
+
+    def _adopt(self, client: RemoteDatabase, sent: dict[str, Any], server: dict[str, Any], rev: str) -> None:
+        """Store locally the revision ``rev`` the server gave ``sent``, written on top of
+        ``server``: it is what was sent, with the server's history one longer, so no round trip
+        reads it back. With attachments (sent as stubs) or without the history, it is read back."""
+        number, _, digest = rev.partition("-")
+        history = server.get("_revisions")
+        if (server.get("_attachments") or not isinstance(history, dict) or not number.isdigit()
+                or history.get("start") != int(number) - 1 or not isinstance(history.get("ids"), list)):
+            self._pull(client, str(sent["_id"]), rev)
+            return
+        doc = {**sent, "_rev": rev, "_revisions": {"start": int(number), "ids": [digest, *history["ids"]]}}
+        LocalPeer(self._store).write([clean_doc(doc)])
 
     # ------------------------------------------------------------------ server copies seen
     def watch_server_docs(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
@@ -789,6 +824,11 @@ def _copy_revisions(source: Peer, target: Peer, doc_id: str, revs: list[str]) ->
     fetched = source.fetch({doc_id: missing}, {doc_id: ancestors} if ancestors else None)
     docs = [clean_doc(doc) for doc in fetched.docs]
     return target.write(docs) if docs else []
+
+
+def _edit_of(server: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the server's document to write the next revision of (its history is not sent)."""
+    return {k: copy.deepcopy(v) for k, v in server.items() if k != "_revisions"}
 
 
 def _history(doc: dict[str, Any]) -> set[str]:
