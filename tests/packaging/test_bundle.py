@@ -242,9 +242,10 @@ def test_the_app_opens_from_the_bundle_under_xvfb_and_quits_on_ctrl_q(user, scre
     app, window, first = _open_app(user, screen)
     try:
         assert screen.xdotool("getwindowname", window) == "Projects — Storyloom"
-        # Taskbars group the window with its menu entry by its class: the entry's StartupWMClass.
+        # Taskbars group the window with its menu entry by its WM_CLASS class (Qt's application
+        # name, whichever executable started it): the entry's StartupWMClass.
         entry = _desktop_entry(user.folder / "storyloom.desktop")
-        classes = screen.xdotool("search", "--onlyvisible", "--classname", f"^{entry['StartupWMClass']}$").split()
+        classes = screen.xdotool("search", "--onlyvisible", "--class", f"^{entry['StartupWMClass']}$").split()
         assert window in classes
         # Everything the process loaded is the bundle's or the system's: not this test's Python.
         loaded = _loaded_files(app.pid)
