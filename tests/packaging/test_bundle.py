@@ -14,6 +14,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -44,25 +45,33 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     given = os.environ.get(ARCHIVE_ENV)
     if given:
-        return Path(given).resolve()
+        yield Path(given).resolve()
+        return
     work = tmp_path_factory.mktemp("bundle-build")
     started = time.monotonic()
-    built = bundle_tool.build(work / "dist", work / "work")
-    print(f"\nbundle built in {time.monotonic() - started:.0f} s")
-    return built
+    try:
+        built = bundle_tool.build(work / "dist", work / "work")
+        print(f"\nbundle built in {time.monotonic() - started:.0f} s")
+        shutil.rmtree(work / "work")  # PyInstaller's work and the folder packed: 500 MB nothing reads again
+        yield built
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def bundle(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bundle(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The unpacked folder (the archive's one top folder)."""
     into = tmp_path_factory.mktemp("unpacked")
-    with tarfile.open(archive) as packed:
-        packed.extractall(into, filter="tar")  # keeps the executables' modes and the links
-    (folder,) = into.iterdir()
-    return folder
+    try:
+        with tarfile.open(archive) as packed:
+            packed.extractall(into, filter="tar")  # keeps the executables' modes and the links
+        (folder,) = into.iterdir()
+        yield folder
+    finally:
+        shutil.rmtree(into, ignore_errors=True)
 
 
 def bare_env(home: Path, **extra: str) -> dict[str, str]:
