@@ -108,6 +108,10 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def _desktop_entry(path: Path) -> configparser.SectionProxy:
+    """The entry's keys; where desktop-file-utils is installed, also its verdict on the file."""
+    if shutil.which("desktop-file-validate"):
+        done = subprocess.run(["desktop-file-validate", str(path)], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0 and not done.stdout.strip(), done.stdout + done.stderr
     parser = configparser.ConfigParser(interpolation=None, strict=True)
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # the keys are case-sensitive
     parser.read_string(path.read_text(encoding="utf-8"))
