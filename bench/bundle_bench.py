@@ -8,7 +8,9 @@ the same app started from this checkout (``python -m storyloom app``) in the sam
 Both run with a bare environment (``PATH=/usr/bin:/bin``, a home of their own; the checkout's run
 adds ``PYTHONPATH`` and caches its bytecode, as an installed Storyloom does), interleaved round by
 round so both see the same load; each round's process is stopped (SIGTERM) once its window is up.
-The first start of each, which also fills the fresh home's caches, is printed apart.
+The first start of each, which also fills the fresh home's caches, is printed apart, and so is
+the CPU time each process used until its window showed (which a loaded machine does not inflate
+as it does the wall time).
 
 The bundle is the folder ``scripts/package`` leaves in ``build/bundle/``; with none there, the
 benchmark says so and measures nothing (it does not build one: that takes minutes).
@@ -59,30 +61,39 @@ def xvfb() -> Iterator[str]:
             server.wait(5)
 
 
-def window_time(argv: list[str], env: dict[str, str], display: str) -> float:
-    """Seconds from starting ``argv`` to a mapped window titled like the app's; the process is
-    stopped after."""
+def cpu_seconds(pid: int) -> float:
+    """The CPU time ``pid`` has used (user and system): what a busy machine cannot inflate."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def window_time(argv: list[str], env: dict[str, str], display: str) -> tuple[float, float]:
+    """Seconds from starting ``argv`` to a mapped window titled like the app's, and the CPU
+    seconds the process used by then; the process is stopped after."""
     env = {**env, "DISPLAY": display}
-    started = time.perf_counter()
-    app = subprocess.Popen(argv, env=env, cwd=env["HOME"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while True:
-            found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", TITLE], env=env,
-                                   capture_output=True, text=True, timeout=30)
-            if found.stdout.strip():
-                return time.perf_counter() - started
-            if app.poll() is not None:
-                raise SystemExit(f"{' '.join(argv)} ended (exit code {app.returncode}) before its window showed")
-            if time.perf_counter() - started > TIMEOUT:
-                raise SystemExit(f"{' '.join(argv)}: no window in {TIMEOUT:.0f} s")
-            time.sleep(0.02)
-    finally:
-        app.send_signal(signal.SIGTERM)
+    with tempfile.TemporaryFile("w+") as log:
+        started = time.perf_counter()
+        app = subprocess.Popen(argv, env=env, cwd=env["HOME"], stdout=log, stderr=subprocess.STDOUT)
         try:
-            app.wait(15)
-        except subprocess.TimeoutExpired:
-            app.kill()
-            app.wait(5)
+            while True:
+                found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", TITLE], env=env,
+                                       capture_output=True, text=True, timeout=30)
+                if found.stdout.strip():
+                    return time.perf_counter() - started, cpu_seconds(app.pid)
+                if app.poll() is not None:
+                    log.seek(0)
+                    raise SystemExit(f"{' '.join(argv)} ended (exit code {app.returncode}) before its window "
+                                     f"showed:\n{log.read()[-3000:]}")
+                if time.perf_counter() - started > TIMEOUT:
+                    raise SystemExit(f"{' '.join(argv)}: no window in {TIMEOUT:.0f} s")
+                time.sleep(0.02)
+        finally:
+            app.send_signal(signal.SIGTERM)
+            try:
+                app.wait(15)
+            except subprocess.TimeoutExpired:
+                app.kill()
+                app.wait(5)
 
 
 def default_bundle() -> Path:
@@ -121,13 +132,16 @@ def main(argv: list[str] | None = None) -> int:
         with xvfb() as display:
             first = {name: window_time(command, env, display) for name, (command, env) in commands.items()}
             best = {name: float("inf") for name in commands}
+            cpu = {name: float("inf") for name in commands}
             for _ in range(rounds):
                 for name, (command, env) in commands.items():
-                    best[name] = min(best[name], window_time(command, env, display))
+                    wall, used = window_time(command, env, display)
+                    best[name], cpu[name] = min(best[name], wall), min(cpu[name], used)
     finally:
         shutil.rmtree(homes, ignore_errors=True)
     for name in commands:
-        print(f"{name}: first start {first[name] * 1000:,.0f} ms, best of {rounds} {best[name] * 1000:,.0f} ms")
+        print(f"{name}: first start {first[name][0] * 1000:,.0f} ms ({first[name][1] * 1000:,.0f} ms of CPU), "
+              f"best of {rounds} {best[name] * 1000:,.0f} ms ({cpu[name] * 1000:,.0f} ms of CPU)")
     return verdict("Bundle start-up", [
         Check("bundle's window mapped", best["bundle"] * 1000, 3000, unit="ms"),
         Check("bundle / checkout", best["bundle"] / best["checkout"], 1.25),
