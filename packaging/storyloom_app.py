@@ -10,4 +10,4 @@ import sys
 from storyloom.gui import application
 
 if __name__ == "__main__":
-    sys.exit(application.run(sys.argv))
+    sys.exit(application.main())

@@ -105,7 +105,7 @@ def test_the_verb_table_names_exactly_what_each_module_registers() -> None:
         subparsers = argparse.ArgumentParser().add_subparsers()
         importlib.import_module(f"storyloom.cli.{name}").register(subparsers)
         registered.update(dict.fromkeys(subparsers.choices, name))
-    assert VERB_MODULES == registered
+    assert registered == VERB_MODULES
 
 
 def test_a_verb_run_imports_no_other_verbs_module(home: Path) -> None:
