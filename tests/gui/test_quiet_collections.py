@@ -75,7 +75,8 @@ def test_a_settle_takes_an_open_long_script_out_of_full_collections(window, quie
     assert editor.problems == [] and editor.problems_button.text() == "No problems"
 
 
-def test_the_cycles_among_settled_objects_are_freed_once_the_project_window_closes(window, quiet) -> None:  # type: ignore[no-untyped-def]
+def test_the_cycles_among_settled_objects_are_freed_once_the_project_window_closes(window, quiet, qapp) -> None:  # type: ignore[no-untyped-def]
+    qapp.applicationStateChanged.disconnect(quiet._state_changed)  # the window's closing alone
     held = [Cycle()]
     ref = weakref.ref(held[0])
     quiet.tick()
@@ -86,6 +87,7 @@ def test_the_cycles_among_settled_objects_are_freed_once_the_project_window_clos
     window.close()
     quiet.tick()
     assert ref() is None and quiet.objects.reclaims == 1
+    qapp.applicationStateChanged.connect(quiet._state_changed)  # as it was, for stop()
 
 
 def test_the_cycles_among_settled_objects_are_freed_when_the_app_is_left(qapp, quiet) -> None:  # type: ignore[no-untyped-def]
