@@ -36,7 +36,8 @@ A project of ``--docs`` documents (``bench/generate.py``) is created under a tem
   the longest. Targets: keystroke p95 under one frame; no stall longer than three frames. Also
   printed: the CPU time the GUI thread and the whole process spent in the longest stalls, and the
   most the process spent in any one stall (a stall the app's work fills, such as a full garbage
-  collection, against one where neither ran: the machine's other work). ``--only typing`` opens
+  collection, against one where neither ran: the machine's other work), and the CPU time of
+  each full garbage collection meanwhile, in any thread. ``--only typing`` opens
   the window once and measures this alone, ``--typing-runs`` times.
   Then ten autosaves, each after a one-letter edit: the GUI thread's CPU time of the save and of
   what its events ask for there (the tree, the Problems dock, the marks), printed (what the
@@ -57,10 +58,12 @@ Exit status 1 when a target is missed. Does not import pytest.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -263,6 +266,23 @@ class Heartbeat:
         self.timer.stop()
 
 
+class FullCollections:
+    """The CPU time of every full (oldest generation) garbage collection, in whichever thread
+    it runs: it holds the GIL throughout, so every other thread waits for it."""
+
+    def __init__(self) -> None:
+        self.cpu: list[float] = []
+        self._started: dict[int, float] = {}
+
+    def seen(self, phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._started[threading.get_ident()] = time.thread_time()
+        elif (started := self._started.pop(threading.get_ident(), None)) is not None:
+            self.cpu.append((time.thread_time() - started) * 1000)
+
+
 def _run_events_until(app: Any, moment: float) -> None:
     """Run the event loop (timers, queued signals, the debounced work) until ``moment``."""
     from PySide6.QtCore import QEventLoop
@@ -285,6 +305,7 @@ class Typed(NamedTuple):
     gaps: list[float]
     parses_shown: int
     gap_cpu: list[tuple[float, float]]
+    full_collections: list[float]  # the CPU time of each full garbage collection meanwhile, in ms
 
 
 def time_typing(app: Any, editor: Any, keys: int, rng: random.Random) -> Typed:
@@ -316,6 +337,8 @@ def time_typing(app: Any, editor: Any, keys: int, rng: random.Random) -> Typed:
     heartbeat = Heartbeat()
     times: list[float] = []
     cpu: list[float] = []
+    full = FullCollections()
+    gc.callbacks.append(full.seen)
     heartbeat.start()
     due = time.perf_counter()
     try:
@@ -331,9 +354,10 @@ def time_typing(app: Any, editor: Any, keys: int, rng: random.Random) -> Typed:
         _run_events_until(app, time.perf_counter() + 1.5)  # the last pause: its parse and autosave
     finally:
         heartbeat.stop()
+        gc.callbacks.remove(full.seen)
         if shown is not None:
             shown.disconnect(count)
-    return Typed(times, cpu, heartbeat.gaps, applied[0], heartbeat.gap_cpu)
+    return Typed(times, cpu, heartbeat.gaps, applied[0], heartbeat.gap_cpu, full.cpu)
 
 
 def wait_for_backup(app: Any, window: Any) -> float:
@@ -441,6 +465,9 @@ def typing_lines(typing: Typed) -> list[Check]:
         print("  the longest stalls and the CPU time spent in them (the GUI thread's / the whole process's; "
               "the rest of a stall, neither ran): "
               + ", ".join(f"{gaps[i]:.0f} ms ({typing.gap_cpu[i][0]:.0f} / {typing.gap_cpu[i][1]:.0f})" for i in worst))
+        collections = typing.full_collections
+        print(f"  full garbage collections meanwhile: {len(collections)}"
+              + (f", CPU time each {', '.join(f'{c:.0f}' for c in collections)} ms" if collections else ""))
         busiest = max(range(len(gaps)), key=lambda i: typing.gap_cpu[i][1])
         print(f"  the most CPU time the process spent in one stall (what the machine's load does not lengthen): "
               f"{typing.gap_cpu[busiest][1]:.0f} ms ({typing.gap_cpu[busiest][1] / frame:.2f} frames; the GUI "
