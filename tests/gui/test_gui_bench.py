@@ -23,6 +23,21 @@ def test_gui_bench_runs_on_a_tiny_project(tmp_path, capsys, qapp) -> None:  # ty
     assert "pytest" not in gui_bench.__dict__
 
 
+def test_gui_bench_measures_typing_alone_when_asked(tmp_path, capsys, qapp) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    from bench import gui_bench
+
+    code = gui_bench.main(["--docs", "60", "--lines", "300", "--keys", "12", "--only", "typing",
+                           "--typing-runs", "2", "--dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    assert out.count("typing continuously (") == 2 and "run 2, typing continuously: longest GUI thread stall" in out
+    assert "the most CPU time the process spent in one stall" in out and "full garbage collections meanwhile" in out
+    assert "tab switch" not in out and "grid scroll" not in out
+    assert gc.get_freeze_count() == 0  # the app's collection policy, installed as run() does, stopped
+
+
 def test_the_bench_project_has_no_speaker_without_an_actor() -> None:
     """The Problems dock checks the project while the bench types: its long script's speakers are
     actors, so the dock holds the generated project's planted problems only, not thousands of

@@ -10,12 +10,14 @@ The whole script's parse runs on a worker thread, never on the GUI thread (a 5,0
 took 60 to 200 ms there, a stall under the writer's fingers): the editor sends the text and its
 version, the worker parses it with the editor's
 :class:`~storyloom.script.incremental.IncrementalParser` (only the lines an edit touched are
-parsed again, and the worker gives up the GIL between slices of a millisecond, so the GUI
-thread is never kept waiting for it) and hands the result back through a queued signal. A
-result for an older version of the text than the one on screen is dropped (a newer parse is on
-its way), and a parse still running when the text changes again is cancelled at its next slice.
-One parse runs at a time per editor. Only a script under SHOWN_WITH_TEXT_LINES lines is parsed
-on the GUI thread, when it is opened or replaced, so its problems show with its text."""
+parsed again, and the worker gives up the GIL between slices of a few milliseconds, so the GUI
+thread is never kept waiting for it; the full garbage collections that a parse's new objects may
+set off in the worker are kept short by the app's ``QuietCollections``) and hands the result
+back through a queued signal. A result for an older version of the text than the one on screen
+is dropped (a newer parse is on its way), and a parse still running when the text changes again
+is cancelled at its next slice. One parse runs at a time per editor. Only a script under
+SHOWN_WITH_TEXT_LINES lines is parsed on the GUI thread, when it is opened or replaced, so its
+problems show with its text."""
 
 from __future__ import annotations
 
