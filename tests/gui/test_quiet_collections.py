@@ -90,6 +90,26 @@ def test_the_cycles_among_settled_objects_are_freed_once_the_project_window_clos
     qapp.applicationStateChanged.connect(quiet._state_changed)  # as it was, for stop()
 
 
+def test_the_cycles_among_settled_objects_are_freed_when_a_tab_closes(window, quiet, qapp) -> None:  # type: ignore[no-untyped-def]
+    """A writer who keeps the app in front all day still gets a closed editor's cycles back: a
+    closed tab reclaims (at most once a minute), while typing never does."""
+    qapp.applicationStateChanged.disconnect(quiet._state_changed)
+    doc_id = next(s.id for s in window.session.index.summaries() if s.type == "Script")
+    window.open_document(doc_id)
+    quiet.tick()  # the open tab counted
+    held = [Cycle()]
+    ref = weakref.ref(held[0])
+    quiet.tick()
+    held.clear()
+    quiet.tick()
+    assert ref() is not None and quiet.objects.reclaims == 0
+    assert window.tabs.close_tab(window.tabs.currentIndex())
+    assert window.tabs.count() == 0
+    quiet.tick()
+    assert ref() is None and quiet.objects.reclaims == 1
+    qapp.applicationStateChanged.connect(quiet._state_changed)
+
+
 def test_the_cycles_among_settled_objects_are_freed_when_the_app_is_left(qapp, quiet) -> None:  # type: ignore[no-untyped-def]
     held = [Cycle()]
     ref = weakref.ref(held[0])

@@ -87,14 +87,15 @@ def close_project_windows() -> None:
 
 class QuietCollections(QObject):
     """The app's garbage collection policy (:class:`~storyloom.collector.LongLivedObjects`):
-    settled every SETTLE_MS; reclaimed when the app stops being the active one (at most once a
-    minute) and when a project window has closed (its project's objects are garbage now).
+    settled every SETTLE_MS; reclaimed when a project window has closed (its project's objects
+    are garbage now), and, at most once a minute, when a document's tab has closed (its editor's
+    objects are; the writer is not typing then) or the app stops being the active one.
     :meth:`stop` gives every object back to the collector."""
 
     def __init__(self, app: QApplication) -> None:
         super().__init__(app)
         self.objects = LongLivedObjects()
-        self._windows = _open_projects()
+        self._windows, self._tabs = _open_projects()
         self.timer = QTimer(self)
         self.timer.setInterval(SETTLE_MS)
         self.timer.timeout.connect(self.tick)
@@ -103,11 +104,11 @@ class QuietCollections(QObject):
         self.timer.start()
 
     def tick(self) -> None:
-        windows = _open_projects()
-        closed, self._windows = windows < self._windows, windows
-        if closed:
+        (windows, tabs), (had_windows, had_tabs) = _open_projects(), (self._windows, self._tabs)
+        self._windows, self._tabs = windows, tabs
+        if windows < had_windows:
             self.objects.reclaim()
-        else:
+        elif not (tabs < had_tabs and self.objects.reclaim(when_due=True)):
             self.objects.settle()
 
     def _state_changed(self, state: Qt.ApplicationState) -> None:
@@ -126,9 +127,12 @@ class QuietCollections(QObject):
         self.objects.release()
 
 
-def _open_projects() -> int:
-    """How many project windows have their session open (a closed window may stay, hidden)."""
-    return sum(1 for window in project_windows() if not getattr(getattr(window, "session", None), "closed", True))
+def _open_projects() -> tuple[int, int]:
+    """How many project windows have their session open (a closed window may stay, hidden), and
+    how many documents' tabs they have open."""
+    windows = [w for w in project_windows() if not getattr(getattr(w, "session", None), "closed", True)]
+    tabs = sum(getattr(getattr(w, "tabs", None), "count", lambda: 0)() for w in windows)
+    return len(windows), tabs
 
 
 class _QuitOnSignal:
