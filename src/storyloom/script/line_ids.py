@@ -220,16 +220,16 @@ def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str]
                 for j, line_id in zip(news, olds, strict=False):
                     given.give(j, line_id)
     seen: dict[str, int] = {}
-    table: LineTable = []
+    result: LineTable = []
     for j, fp in enumerate(fps):
         occurrence = seen.get(fp, 0)
         seen[fp] = occurrence + 1
-        line_id = given.ids[j]
-        if line_id is None:
-            line_id = new_line_id(doc_id, fp, occurrence, given.used)
-            given.used.add(line_id)
-        table.append([line_id, fp])
-    return table
+        kept = given.ids[j]
+        if kept is None:
+            kept = new_line_id(doc_id, fp, occurrence, given.used)
+            given.used.add(kept)
+        result.append([kept, fp])
+    return result
 
 
 def _by_fingerprint(table: LineTable, fps: list[str], given: _Ids) -> None:
