@@ -292,3 +292,25 @@ def test_merges_of_documents_without_tables_add_none() -> None:
     theirs = {"_id": "d", "type": "Script", "content": {"script": "::A:: zero\n::A:: one\n"}}
     merged = merge_documents(base, ours, theirs).merged
     assert merged is not None and "lineIds" not in merged["content"]
+
+
+def test_an_option_written_without_its_line_id_keeps_the_one_it_had(project: Project) -> None:
+    doc_id, _ = _dialogue(project)
+    first = _options(project, doc_id)
+    doc = project.editor.get(doc_id)
+    for node in doc["content"]["tree"]["nodes"]:  # a writer whose model lacks the field
+        for handle in node["data"]["handles"]:
+            handle.pop("lineId", None)
+    project.editor.update(doc)
+    assert _options(project, doc_id) == first
+
+
+def test_a_revision_diff_leaves_the_line_table_out(project: Project) -> None:
+    from storyloom.project import diff_documents
+
+    doc_id = project.editor.create("Script", "Intro", content={"script": TEXT}).id
+    old = project.editor.get(doc_id)
+    project.editor.patch(doc_id, {"content": {"script": TEXT + "::Ann:: More.\n"}})
+    new = project.editor.get(doc_id)
+    assert old["content"]["lineIds"] != new["content"]["lineIds"]
+    assert [d.path for d in diff_documents(old, new)] == ["content.script"]

@@ -99,12 +99,15 @@ def _update_dialogue(doc: dict[str, Any], previous: Mapping[str, Any] | None) ->
 def _option_ids(doc_id: str, tree: Any, had: Mapping[str, Any] | None) -> list[tuple[dict[str, Any], str]]:
     """``(handle, id)`` of every choice option of ``tree``: its own ``lineId`` when well formed,
     not taken by an earlier option and (with ``had``, the previous revision's ids by place) the
-    one it had at the same place; else a new id derived from ``doc_id`` and its place."""
+    one it had at the same place; an option without the field takes the one it had there; else
+    a new id derived from ``doc_id`` and its place."""
     options = list(choice_options(tree))
     used: set[str] = set()
     ids: list[str | None] = []
     for place, handle in options:
         line_id = handle.get(LINE_ID)
+        if line_id is None and had is not None:
+            line_id = had.get(place)  # a writer that does not know the field (an editor's model, Drafft)
         if isinstance(line_id, str) and line_id and line_id not in used and (had is None or had.get(place) == line_id):
             used.add(line_id)
             ids.append(line_id)
