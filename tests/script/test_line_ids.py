@@ -153,7 +153,8 @@ def test_merged_text_keeps_the_ids_of_both_sides() -> None:
 # ------------------------------------------------------------------------ the parser agrees
 
 _LINE_PARTS = st.sampled_from(["::", "[#t1]", "[#bad tag]", " ", "Ann", "text", "[happy]", "{\"a\": 1}",
-                               "//", "@if", "<Cmd(1)>", "\t", ":", "#", "["])
+                               "//", "@if", "<Cmd(1)>", "\t", ":", "#", "[", "]", "\xa0", "\u3000", "\x1f",
+                               "\r", "\r\n", "\x0b", "\x1c", "\u2028", "\x85", "[#a.b_c]"])
 
 
 @settings(max_examples=150, deadline=None)

@@ -45,41 +45,63 @@ LineTable = list[list[str]]
 #: The length of a generated id: 12 base32 characters (60 bits), lowercase.
 LINE_ID_LENGTH = 12
 
-# The parser's tag rule (storyloom.script.parser._TAG_RE): a tag prefix is [#name] with
-# letters, digits, "_" or ".", and a speech line follows it.
-_TAG_RE = re.compile(r"\[#([\w.]+)\]\s*")
-
-
 def speech_lines(text: str) -> list[tuple[str | None, str]]:
     """``(tag, stripped line)`` of every speech line of ``text``, in order: exactly the lines
     :func:`storyloom.script.parse_script` reads as speech (``tag`` is ``None`` without one).
 
-    A line-level classification (no expression checks), so the editor gate pays little for it.
+    A line-level classification (no expression checks), remembered per line, so the editor
+    gate, which reads the previous text and the new one at every write, pays a dictionary
+    look-up for each line it saw before.
     """
-    found: list[tuple[str | None, str]] = []
+    return [(found[0], found[1]) for found in _scan(text)]
+
+
+def _scan(text: str) -> list[tuple[str | None, str, str]]:
+    """``(tag, stripped line, fingerprint)`` of every speech line of ``text``."""
+    memo = _lines
+    found = []
     for raw in text.splitlines():
-        stripped = raw.strip()
-        if stripped[:2] == "::":
-            if _has_actor(stripped):
-                found.append((None, stripped))
-        elif stripped[:2] == "[#":
-            match = _TAG_RE.match(stripped)
-            if match is not None:
-                body = stripped[match.end():]
-                if body[:2] == "::" and _has_actor(body):
-                    found.append((match.group(1), stripped))
+        info = memo.get(raw)
+        if info is None:
+            info = _classify(raw)
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[raw] = info
+        if info is not _NOT_SPEECH:
+            found.append(info)
     return found
 
 
-def _has_actor(body: str) -> bool:
-    """Whether ``body`` (starting with ``::``) names an actor closed by ``::``."""
+def _classify(raw: str) -> tuple[str | None, str, str]:
+    """The parser's rule (storyloom.script.parser: ``line``, ``tagged``, ``speech``): the stripped
+    line starts with ``::``, or with a tag ``[#name]`` (letters, digits, "_" or ".") and
+    whitespace then ``::``; the actor, up to the next ``::``, is not blank."""
+    stripped = raw.strip()
+    if stripped[:2] == "::":
+        tag, body = None, stripped
+    elif stripped[:2] == "[#" and (match := _TAG_RE.match(stripped)) is not None:
+        tag, body = match.group(1), stripped[match.end():]
+        if body[:2] != "::":
+            return _NOT_SPEECH
+    else:
+        return _NOT_SPEECH
     close = body.find("::", 2)
-    return close >= 0 and bool(body[2:close].strip())
+    if close < 0 or not body[2:close].strip():
+        return _NOT_SPEECH
+    return tag, stripped, fingerprint(stripped)
 
 
 def fingerprint(line: str) -> str:
     """A short hash (12 hex digits) of a speech line's text, surrounding whitespace stripped."""
     return hashlib.blake2b(line.strip().encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+
+
+_TAG_RE = re.compile(r"\[#([\w.]+)\]\s*")
+_NOT_SPEECH: tuple[str | None, str, str] = (None, "", "")
+# Every write of a script reads its lines again (the previous text's and the new one's), and
+# most lines did not change: a bounded memo of recent lines, speech or not.
+_MEMO_LIMIT = 65536
+_lines: dict[str, tuple[str | None, str, str]] = {}
 
 
 def new_line_id(doc_id: str, key: str, occurrence: int, used: Iterable[str] | set[str] = ()) -> str:
@@ -100,64 +122,69 @@ def new_line_id(doc_id: str, key: str, occurrence: int, used: Iterable[str] | se
 def normalise_table(value: Any) -> LineTable:
     """A stored ``content.lineIds`` as a table: well-formed ``[id, fingerprint]`` entries of
     non-empty strings; anything else (a damaged or foreign value) is dropped."""
-    if not isinstance(value, list):
+    if type(value) is not list:
         return []
-    table: LineTable = []
-    for entry in value:
-        if (isinstance(entry, list | tuple) and len(entry) == 2 and isinstance(entry[0], str) and entry[0]
-                and isinstance(entry[1], str) and entry[1]):
-            table.append([entry[0], entry[1]])
-    return table
+    return [[entry[0], entry[1]] for entry in value
+            if type(entry) in _PAIRS and len(entry) == 2 and type(entry[0]) is str and entry[0]
+            and type(entry[1]) is str and entry[1]]
+
+
+_PAIRS = (list, tuple)
 
 
 def is_current(table: Any, text: str) -> bool:
     """Whether ``table`` matches ``text`` as it is: one entry per untagged speech line, same
     fingerprints, distinct ids that no tag of the text uses (so :func:`anchor` would keep it)."""
-    lines = speech_lines(text)
-    fps = [fingerprint(line) for tag, line in lines if tag is None]
-    tags = {tag for tag, _ in lines if tag is not None}
-    return _current(normalise_table(table), table, fps, tags)
+    lines = _scan(text)
+    fps = [fp for tag, _, fp in lines if tag is None]
+    tags = {tag for tag, _, _ in lines if tag is not None}
+    return _current(table, fps, tags)
 
 
-def _current(table: LineTable, raw: Any, fps: list[str], tags: set[str]) -> bool:
-    if len(table) != len(fps) or (isinstance(raw, list) and len(raw) != len(table)):
+def _current(raw: Any, fps: list[str], tags: set[str]) -> bool:
+    """Whether the stored value ``raw`` is already the table of lines ``fps`` (the common case,
+    checked without building a table: list comprehensions and set sizes)."""
+    if type(raw) is not list or len(raw) != len(fps):
         return False
-    ids = [entry[0] for entry in table]
-    return [entry[1] for entry in table] == fps and len(set(ids)) == len(ids) and tags.isdisjoint(ids)
+    if not all(type(entry) is list and len(entry) == 2 for entry in raw):
+        return False
+    if [entry[1] for entry in raw] != fps:
+        return False
+    ids = [entry[0] for entry in raw]
+    return (all(type(line_id) is str and line_id for line_id in ids) and len(set(ids)) == len(ids)
+            and tags.isdisjoint(ids))
 
 
 def anchor(previous: Any, text: str, doc_id: str) -> LineTable:
     """The line table of ``text``, keeping the ids of ``previous`` (a stored table, possibly
     stale or damaged) wherever a line survives: see the module's description."""
-    lines = speech_lines(text)
-    fps = [fingerprint(line) for tag, line in lines if tag is None]
-    tags = {tag for tag, _ in lines if tag is not None}
-    table = normalise_table(previous)
-    if _current(table, previous, fps, tags):
-        return [list(entry) for entry in table]
-    return _assign([table], fps, doc_id, tags)
+    lines = _scan(text)
+    fps = [fp for tag, _, fp in lines if tag is None]
+    tags = {tag for tag, _, _ in lines if tag is not None}
+    if _current(previous, fps, tags):
+        return [list(entry) for entry in previous]
+    return _assign([normalise_table(previous)], fps, doc_id, tags)
 
 
 def anchor_merged(ours: Any, theirs: Any, text: str, doc_id: str) -> LineTable:
     """The line table of a merged ``text``: a line whose fingerprint one side's table holds keeps
     that side's id (ours first), an edited line aligns with ours, new lines get new ids.
     ``ours`` and ``theirs`` are each side's table, already anchored to its own text."""
-    lines = speech_lines(text)
-    fps = [fingerprint(line) for tag, line in lines if tag is None]
-    tags = {tag for tag, _ in lines if tag is not None}
+    lines = _scan(text)
+    fps = [fp for tag, _, fp in lines if tag is None]
+    tags = {tag for tag, _, _ in lines if tag is not None}
     return _assign([normalise_table(ours), normalise_table(theirs)], fps, doc_id, tags)
 
 
 def speech_line_ids(text: str, table: Any, doc_id: str) -> list[str]:
     """The id of every speech line of ``text`` in order: its tag, else its entry of ``table``
     (anchored first when stale, as a reader must: the text may have changed without Storyloom)."""
-    lines = speech_lines(text)
-    fps = [fingerprint(line) for tag, line in lines if tag is None]
-    tags = {tag for tag, _ in lines if tag is not None}
-    normal = normalise_table(table)
-    current = normal if _current(normal, table, fps, tags) else _assign([normal], fps, doc_id, tags)
+    lines = _scan(text)
+    fps = [fp for tag, _, fp in lines if tag is None]
+    tags = {tag for tag, _, _ in lines if tag is not None}
+    current = table if _current(table, fps, tags) else _assign([normalise_table(table)], fps, doc_id, tags)
     untagged = iter(entry[0] for entry in current)
-    return [tag if tag is not None else next(untagged) for tag, _ in lines]
+    return [tag if tag is not None else next(untagged) for tag, _, _ in lines]
 
 
 # ------------------------------------------------------------------------------- alignment
@@ -205,11 +232,16 @@ def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str]
     lines of a replaced run of the primary table paired in order (edited lines), then new ids."""
     given = _Ids(len(fps), tags)
     all_codes = [_opcodes([fp for _, fp in table], fps) for table in tables]
+    ids, used = given.ids, given.used
     for table, codes in zip(tables, all_codes, strict=True):
         for tag, i1, i2, j1, _j2 in codes:
-            if tag == "equal":
-                for offset in range(i2 - i1):
-                    given.give(j1 + offset, table[i1 + offset][0])
+            if tag != "equal":
+                continue
+            for j, entry in zip(range(j1, j1 + i2 - i1), table[i1:i2], strict=True):  # the hot loop: inline
+                line_id = entry[0]
+                if ids[j] is None and line_id not in used:
+                    ids[j] = line_id
+                    used.add(line_id)
     for table in tables:
         _by_fingerprint(table, fps, given)
     if tables:
@@ -219,15 +251,17 @@ def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str]
                 news = [j for j in range(j1, j2) if given.ids[j] is None]
                 for j, line_id in zip(news, olds, strict=False):
                     given.give(j, line_id)
+    if None not in ids:
+        return [[line_id, fp] for line_id, fp in zip(ids, fps, strict=True)]  # type: ignore[list-item]
     seen: dict[str, int] = {}
     result: LineTable = []
     for j, fp in enumerate(fps):
         occurrence = seen.get(fp, 0)
         seen[fp] = occurrence + 1
-        kept = given.ids[j]
+        kept = ids[j]
         if kept is None:
-            kept = new_line_id(doc_id, fp, occurrence, given.used)
-            given.used.add(kept)
+            kept = new_line_id(doc_id, fp, occurrence, used)
+            used.add(kept)
         result.append([kept, fp])
     return result
 
