@@ -57,3 +57,24 @@ def test_a_bad_locale_setting_is_refused_naming_the_tag_and_a_good_one(
     if field == "sourceLocale" or "_" in named or changes.get("targetLocales") == "fr":
         assert '"pt-BR"' in problem.message  # what a good tag looks like
     assert project.editor.settings()["_rev"] == before["_rev"]
+
+
+def test_the_command_line_sets_locales_and_names_a_bad_tag(project: Project,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from storyloom.cli.main import main
+
+    name = project.name
+    project.close()
+    code = main(["doc", "set", name, "ProjectSettings", 'targetLocales=["fr","pt-BR"]', "sourceLocale=en-GB"])
+    assert code == 0, capsys.readouterr()
+    code = main(["doc", "set", name, "ProjectSettings", 'targetLocales=["fr","de_DE"]'])
+    err = capsys.readouterr().err
+    assert code == 2 and "de_DE" in err and "'de-DE'" in err
+    from storyloom.project.manager import ProjectManager
+
+    reopened = ProjectManager(username="tester").open(name)
+    try:
+        assert target_locales(reopened.editor.settings()) == ["fr", "pt-BR"]
+        assert source_locale(reopened.editor.settings()) == "en-GB"
+    finally:
+        reopened.close()
