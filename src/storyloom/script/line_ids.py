@@ -45,6 +45,7 @@ LineTable = list[list[str]]
 #: The length of a generated id: 12 base32 characters (60 bits), lowercase.
 LINE_ID_LENGTH = 12
 
+
 def speech_lines(text: str) -> list[tuple[str | None, str]]:
     """``(tag, stripped line)`` of every speech line of ``text``, in order: exactly the lines
     :func:`storyloom.script.parse_script` reads as speech (``tag`` is ``None`` without one).
@@ -99,8 +100,9 @@ def fingerprint(line: str) -> str:
 _TAG_RE = re.compile(r"\[#([\w.]+)\]\s*")
 _NOT_SPEECH: tuple[str | None, str, str] = (None, "", "")
 # Every write of a script reads its lines again (the previous text's and the new one's), and
-# most lines did not change: a bounded memo of recent lines, speech or not.
-_MEMO_LIMIT = 65536
+# most lines did not change: a bounded memo of recent lines, speech or not (at most some 8 MB;
+# emptied when full, so an export of a large project never holds every line).
+_MEMO_LIMIT = 16384
 _lines: dict[str, tuple[str | None, str, str]] = {}
 
 
