@@ -10,7 +10,7 @@ from storyloom.project.settings import default_settings
 
 
 def test_sections_and_compat_choices() -> None:
-    assert form.FORM_SECTIONS == ("General", "Team", "Export")
+    assert form.FORM_SECTIONS == ("General", "Team", "Localization", "Export")
     assert [value for _label, value in form.COMPAT_CHOICES] == [None, "drafft"]
     assert form.compat_value({"exportCompat": "drafft"}) == "drafft"
     assert form.compat_value({}) is None
@@ -77,3 +77,14 @@ def test_field_errors_place_problems_under_their_field() -> None:
     assert placed["projectName"].startswith("Expected a non-empty string")
     assert "exportMappings" in placed
     assert len(others) == 1 and "screenPlay" in others[0]
+
+
+def test_locales_as_typed_and_back() -> None:
+    assert form.locale_texts({}) == ("en", "")
+    assert form.locale_texts({"sourceLocale": "en-GB", "targetLocales": ["fr", "pt-BR"]}) == ("en-GB", "fr, pt-BR")
+    assert form.locales_value({}, "en", " ") == {}  # the defaults, never named: nothing written
+    assert form.locales_value({}, " en ", "fr, pt-BR;ja  de") == {
+        "sourceLocale": "en", "targetLocales": ["fr", "pt-BR", "ja", "de"]}
+    assert form.locales_value({"targetLocales": ["fr"]}, "en", "") == {"sourceLocale": "en", "targetLocales": []}
+    placed, _ = form.field_errors([type("P", (), {"field": "targetLocales", "message": "x: targetLocales: bad"})()])
+    assert placed == {"targetLocales": "Bad"}

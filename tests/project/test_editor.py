@@ -10,6 +10,7 @@ from storyloom.project.locks import LockRefused
 from storyloom.project.manager import Project
 from storyloom.project.tree import derive_tree
 from storyloom.project.validation import ValidationError
+from storyloom.script.line_ids import fingerprint
 from storyloom.store import Conflict, Database, NotFound
 
 
@@ -25,7 +26,8 @@ def test_create_stamps_and_defaults(project: Project) -> None:
     result = project.editor.create("Script", "Intro", content={"script": "::A:: hi"})
     doc = project.editor.get(result.id)
     assert doc["_rev"] == result.rev
-    assert doc["content"] == {"script": "::A:: hi"}
+    assert doc["content"]["script"] == "::A:: hi"
+    assert [fp for _, fp in doc["content"]["lineIds"]] == [fingerprint("::A:: hi")]  # the speech line's id
     assert doc["type"] == doc["collection"] == "Script"
     assert doc["parent"] is None and doc["sortKey"]
     assert doc["modifiedBy"] == doc["createdBy"] == "tester"

@@ -29,3 +29,22 @@ def project_settings(workspace: Workspace, out_dir: object) -> QWidget:
         bar = editor.form_scroll.verticalScrollBar()
         bar.setValue(bar.maximum())
     return window
+
+
+@register("project-settings-locales")
+def project_settings_locales(workspace: Workspace, out_dir: object) -> QWidget:
+    """The Localization section, with a refused target locale (an underscore) and its message."""
+    window = _window(workspace)
+    window.sidebar.select(SETTINGS)
+    editor = window.tabs.current_editor()
+    if editor is not None and hasattr(editor, "target_locales"):
+        editor.target_locales.setText("fr, de_DE, pt-BR")
+        editor.mark_dirty()
+        editor.save()
+        editor.stop()
+        window.show()
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            settle(app)
+        editor.form_scroll.ensureWidgetVisible(editor.errors["targetLocales"], 0, 160)
+    return window

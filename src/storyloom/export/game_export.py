@@ -39,10 +39,14 @@ from storyloom.project import (
     BY_EXPORT_NAME,
     COLLECTIONS,
     FOLDER_TYPE,
+    LINE_IDS,
     SETTINGS_ID,
     ProjectLike,
+    choice_options,
     derive_tree,
+    dialogue_option_ids,
     public_settings,
+    script_line_ids,
 )
 from storyloom.project.content import (
     LANGUAGES,
@@ -291,6 +295,16 @@ def render_script(
     return lines, problems
 
 
+def _dialogue_line_ids(doc: dict[str, Any]) -> None:
+    """Every choice option of an exported Dialogue carries its ``lineId`` (the stored one, else
+    the one the next edit stores: a Drafft teammate's dialogue has none yet)."""
+    ids = dialogue_option_ids(doc)
+    if ids:
+        content = doc["content"]
+        for place, handle in choice_options(content.get("tree")):
+            handle["lineId"] = ids[place]
+
+
 def _mapping_templates(settings: Mapping[str, Any], mode: str) -> tuple[str | None, str | None]:
     mappings = settings.get("exportMappings")
     if not isinstance(mappings, Mapping):
@@ -404,6 +418,13 @@ class _Exporter:
             self._templates[mode] = _mapping_templates(self.settings, mode)
         speech, command = self._templates[mode]
         lines, problems = self.render(content["script"], speech, command, self.states, self.interpolate)
+        # every speech line carries its stable id (its tag, else the side table's entry, anchored
+        # here when the text changed without the editor gate); the table itself stays inside
+        ids = iter(script_line_ids(doc))
+        for item in lines:
+            if item.get("type") == "speech":
+                item["lineId"] = next(ids, None)
+        content.pop(LINE_IDS, None)
         content["lines"] = lines
         for problem in problems:
             self.warn(
@@ -628,6 +649,8 @@ class ExportPlan:
                 referenced = link_expressions(doc, self.attachment_docs)
         elif collection == "Gdd":
             referenced = referenced_attachments(doc, collection, self.attachment_docs)
+        elif collection == "Dialogue":
+            _dialogue_line_ids(doc)
         if referenced:
             self.referenced |= referenced
         return unusual, referenced

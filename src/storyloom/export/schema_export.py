@@ -71,7 +71,7 @@ from storyloom.project.content import (
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 _SCRIPT_LINE_FIELDS: dict[str, tuple[str, ...]] = {
-    "speech": ("actor", "text"),
+    "speech": ("actor", "text", "lineId"),
     "command": ("name", "params"),
     "comment": ("text",),
     "if": ("condition",),
@@ -240,6 +240,9 @@ def _script_line_def() -> dict[str, Any]:
             "type": {"type": "string"},
             "line": {"type": "integer", "minimum": 1},
             "mapped": {"type": "string"},
+            "lineId": {"type": "string", "minLength": 1,
+                       "description": "A speech line's stable id (docs/localization.md): its Drafft tag, "
+                       "else the id Storyloom keeps for it through edits, moves and merges."},
         },
         "allOf": branches,
     }
@@ -633,6 +636,7 @@ def schema_from_facts(
                                     "properties": {
                                         "script": {"type": "string"},
                                         "lines": {"type": "array", "items": _ref("ScriptLine")},
+                                        "lineIds": _never(),  # the side table stays in the project
                                     },
                                 }
                             }

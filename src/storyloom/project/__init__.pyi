@@ -82,6 +82,14 @@ from .lock_contest import (
     contest_winner as contest_winner,
     lost_contest as lost_contest,
 )
+from .line_ids import (
+    LINE_ID as LINE_ID,
+    LINE_IDS as LINE_IDS,
+    choice_options as choice_options,
+    dialogue_option_ids as dialogue_option_ids,
+    script_line_ids as script_line_ids,
+    without_line_ids as without_line_ids,
+)
 from .locks import (
     apply_lock_fields as apply_lock_fields,
     broken_lock as broken_lock,
@@ -153,6 +161,7 @@ from .sample import (
 from .settings import (
     COMMAND_MAPPING as COMMAND_MAPPING,
     DEFAULT_EXPORT_SECTIONS as DEFAULT_EXPORT_SECTIONS,
+    DEFAULT_SOURCE_LOCALE as DEFAULT_SOURCE_LOCALE,
     default_settings as default_settings,
     EXPORT_COMPAT as EXPORT_COMPAT,
     EXPORT_COMPAT_MODES as EXPORT_COMPAT_MODES,
@@ -162,14 +171,20 @@ from .settings import (
     LEGACY_REMOTE_FIELDS as LEGACY_REMOTE_FIELDS,
     LOCAL_ONLY_PREFIXES as LOCAL_ONLY_PREFIXES,
     LOCAL_ONLY_SETTINGS as LOCAL_ONLY_SETTINGS,
+    locale_problem as locale_problem,
+    LOCALE_EXAMPLES as LOCALE_EXAMPLES,
     MAX_STALE_LOCK_MINUTES as MAX_STALE_LOCK_MINUTES,
     MIN_STALE_LOCK_MINUTES as MIN_STALE_LOCK_MINUTES,
     public_settings as public_settings,
     require_lock_to_edit as require_lock_to_edit,
     SECRET_WORDS as SECRET_WORDS,
+    SOURCE_LOCALE as SOURCE_LOCALE,
+    source_locale as source_locale,
     SPEECH_MAPPING as SPEECH_MAPPING,
     STALE_LOCK as STALE_LOCK,
     stale_lock_minutes as stale_lock_minutes,
+    TARGET_LOCALES as TARGET_LOCALES,
+    target_locales as target_locales,
 )
 from .spool import (
     FileSpool as FileSpool,

@@ -22,6 +22,7 @@ from typing import Any
 
 from storyloom.errors import StoryloomError
 from storyloom.project.documents import NODE_TYPES, new_id
+from storyloom.project.line_ids import strip_node_line_ids
 from storyloom.script import parse_script
 
 CLIPBOARD_KIND = "storyloom/dialogue-nodes"
@@ -408,6 +409,7 @@ class DialogueGraph:
             if isinstance(node, dict) and isinstance(node.get("id"), str):
                 clone = copy.deepcopy(node)
                 renamed[node["id"]] = clone["id"] = new_id()
+                strip_node_line_ids([clone])  # a copied option is a new line: the gate gives it an id
                 position = raw if isinstance(raw := clone.get("position"), dict) else {}
                 clone["position"] = {"x": round(_number(position.get("x")) + offset[0]),
                                      "y": round(_number(position.get("y")) + offset[1])}

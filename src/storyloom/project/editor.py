@@ -13,6 +13,12 @@ writing thread why (the session labels the change's origin with it).
 
 Imports and restores also pass the gate (intents ``import`` and ``restore``): validated, but
 not re-stamped, so the original timestamps survive.
+
+Every single write but a lock toggle brings the document's line ids up to date first
+(:func:`storyloom.project.line_ids.update_line_ids`: a Script's ``content.lineIds`` re-anchored
+from the previous revision's when its text changed, a Dialogue's choice options' ``lineId``).
+Batches (an import, a restore) are written as they come: their ids are derived on read, as the
+first edit then stores them (docs/localization.md).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from storyloom.project.collections import FOLDER_TYPE, SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.documents import copy_document, is_tree_document, new_document, normalise_foreign_dates
 from storyloom.project.index import DocSummary, ProjectIndex
+from storyloom.project.line_ids import update_line_ids
 from storyloom.project.locks import LockPolicy, NoLocks
 from storyloom.project.tree import is_valid_key, key_between, order_key, spread_keys
 from storyloom.project.users import os_username
@@ -669,6 +676,8 @@ class Editor:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
             self._give_sort_key(doc, previous)
+        if intent not in _LOCK_INTENTS and intent is not WriteIntent.RESTORE:
+            update_line_ids(doc, previous)
         with self._gate_lock:  # the check and the write as one step for this editor's writers
             warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
             with self._writing_as(intent, [doc["_id"]]):

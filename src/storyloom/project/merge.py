@@ -13,6 +13,10 @@ whose body is kept (``None`` when there is none: both sides then count as additi
   tie), so a merge is a pure function of its inputs.
 - The lock fields move together: the side that changed them gives them; if both changed them
   differently the winner's lock is kept (every machine decides alike).
+- A Script's line table (``content.lineIds``, :mod:`storyloom.project.line_ids`) is not merged
+  as a value (both sides' tables differ whenever both edited): after the text merge, the merged
+  table is anchored to the merged text from ours' table, then theirs'
+  (:func:`storyloom.script.line_ids.anchor_merged`), so every line either side has keeps its id.
 - A deleted side (``None`` or ``_deleted``): both deleted, or deleted against an unchanged
   other side, gives a deletion; deleted against an edit is a conflict.
 
@@ -29,7 +33,9 @@ from typing import Any
 
 import merge3
 
+from storyloom.project.line_ids import LINE_IDS
 from storyloom.project.locks import lock_info
+from storyloom.script.line_ids import anchor, anchor_merged
 
 #: Text fields per document type, as paths into the body: merged line by line.
 TEXT_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -122,14 +128,49 @@ def merge_documents(base: dict[str, Any] | None, ours: dict[str, Any] | None,
     if ours_body is None or theirs_body is None:
         return _merge_deletion(base_body, ours_body, theirs_body)
     base_body = base_body or {}
+    doc_id = str((ours or {}).get("_id") or (theirs or {}).get("_id") or "")
+    tables = None
+    if "Script" in (ours_body.get("type"), theirs_body.get("type")):
+        tables, (base_body, ours_body, theirs_body) = _line_tables(base_body, ours_body, theirs_body, doc_id)
     conflicts: list[FieldConflict] = []
     texts = {path for path in text_fields(ours_body.get("type") or theirs_body.get("type"))}
     merged = _merge_dicts(base_body, ours_body, theirs_body, (), texts, conflicts, skip=LOCK_FIELDS + STAMP_FIELDS)
     _merge_group(merged, LOCK_FIELDS, base_body, ours_body, theirs_body, state=_lock_state)
     _take_stamps(merged, ours_body, theirs_body)
+    if tables is not None:
+        _merged_line_table(merged, tables, doc_id)
     if conflicts:
         return MergeOutcome(None, conflicts, merged)
     return MergeOutcome(merged, [], merged)
+
+
+def _line_tables(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], doc_id: str
+                 ) -> tuple[tuple[Any, Any] | None, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """Each side's line table anchored to its own text (a side a Drafft teammate wrote may hold a
+    stale one), ``None`` when no side has a table; and the three bodies without the tables (the
+    bodies given are not changed)."""
+    found = []
+    stripped = []
+    for side in (base, ours, theirs):
+        content = side.get("content")
+        if isinstance(content, dict) and LINE_IDS in content:
+            table = content[LINE_IDS]
+            script = content.get("script")
+            found.append(anchor(table, script, doc_id) if isinstance(script, str) else None)
+            side = {**side, "content": {k: v for k, v in content.items() if k != LINE_IDS}}
+        else:
+            found.append(None)
+        stripped.append(side)
+    tables = None if found[1] is None and found[2] is None else (found[1], found[2])
+    return tables, (stripped[0], stripped[1], stripped[2])
+
+
+def _merged_line_table(merged: dict[str, Any], tables: tuple[Any, Any], doc_id: str) -> None:
+    content = merged.get("content")
+    if isinstance(content, dict) and isinstance(content.get("script"), str):
+        content[LINE_IDS] = anchor_merged(tables[0], tables[1], content["script"], doc_id)
+
+
 
 
 def _merge_deletion(base: dict[str, Any] | None, ours: dict[str, Any] | None,

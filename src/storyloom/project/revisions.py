@@ -29,6 +29,8 @@ MAX_REVISIONS = 15
 #: Fields a diff and a restore leave out: the stamps of the last edit, the lock (it changes
 #: only by locking) and the creation stamps (they never change).
 NOT_COMPARED: tuple[str, ...] = (*STAMP_FIELDS, *LOCK_FIELDS, "created", "createdBy")
+#: A Script's line table (storyloom.project.line_ids), left out of diffs like the stamps.
+LINE_TABLE = "content.lineIds"
 #: Where a document sits in its tree: a restore keeps the current place.
 PLACEMENT: tuple[str, ...] = ("parent", "sortKey")
 
@@ -274,6 +276,7 @@ def _comparable(doc: dict[str, Any] | None) -> dict[str, Any]:
     body = {k: v for k, v in doc.items()
             if (not k.startswith("_") or k in ("_attachments", "_deleted")) and k not in NOT_COMPARED}
     flat = flatten_fields(body)
+    flat.pop(LINE_TABLE, None)  # a script's line ids follow its text: not a change of their own
     if "_attachments" in flat and isinstance(flat["_attachments"], dict):
         flat["_attachments"] = {name: meta.get("digest") if isinstance(meta, dict) else meta
                                 for name, meta in sorted(flat["_attachments"].items())}

@@ -51,6 +51,29 @@ DEFAULT_STALE_LOCK_MINUTES = 240
 MIN_STALE_LOCK_MINUTES = 1
 MAX_STALE_LOCK_MINUTES = 30 * 24 * 60
 
+# ``sourceLocale`` and ``targetLocales``: the language the writers write in and the languages
+# the project is translated into (docs/localization.md), as BCP 47 language tags ("en",
+# "pt-BR", "zh-Hant"). Absent: the source is English and there is no target yet.
+SOURCE_LOCALE = "sourceLocale"
+TARGET_LOCALES = "targetLocales"
+DEFAULT_SOURCE_LOCALE = "en"
+LOCALE_EXAMPLES = '"en", "fr", "pt-BR", "zh-Hant", "es-419"'
+
+# RFC 5646's well-formed syntax (section 2.1) for the language-tag production most tags use:
+# language (2-3 letters with up to three extlangs, 4 or 5-8 letters), script, region, variants,
+# extensions, private use; or a private-use tag alone. Grandfathered tags ("i-klingon") are
+# left to langcodes, which knows them. Checked first: it names what is malformed (an
+# underscore, a subtag too long) before the registry is asked whether the subtags exist.
+_LANGTAG = re.compile(
+    r"(?:(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})"
+    r"(?:-[A-Za-z]{4})?"
+    r"(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"
+    r"(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*"
+    r"(?:-[0-9A-WY-Za-wy-z](?:-[A-Za-z0-9]{2,8})+)*"
+    r"(?:-[Xx](?:-[A-Za-z0-9]{1,8})+)?"
+    r"|[Xx](?:-[A-Za-z0-9]{1,8})+)"
+)
+
 DEFAULT_SCREENPLAY: dict[str, str] = {
     "locationCommand": "CutTo",
     "fadeInCommand": "FadeIn",
@@ -201,6 +224,62 @@ def stale_lock_minutes(settings: Mapping[str, Any]) -> int:
     return value if is_stale_lock_minutes(value) else DEFAULT_STALE_LOCK_MINUTES
 
 
+def locale_problem(tag: object) -> str | None:
+    """Why ``tag`` is not a usable BCP 47 language tag, or ``None`` when it is one: well formed
+    (RFC 5646) and made of subtags the IANA registry holds (checked with ``langcodes``)."""
+    if not isinstance(tag, str) or not tag.strip():
+        return f"{tag!r} is not a language tag"
+    if "_" in tag:
+        return f"{tag!r} uses an underscore; BCP 47 separates subtags with hyphens: {tag.replace('_', '-')!r}"
+    import langcodes  # loaded only when a project names its locales
+
+    if _LANGTAG.fullmatch(tag) is None and not langcodes.tag_is_valid(tag):
+        return f"{tag!r} is not a well-formed language tag"
+    if not langcodes.tag_is_valid(tag):
+        return f"{tag!r} names a language, script or region the IANA registry does not know"
+    return None
+
+
+def source_locale(settings: Mapping[str, Any]) -> str:
+    """The project's source locale: ``sourceLocale`` when it is a valid tag, else ``"en"``."""
+    value = settings.get(SOURCE_LOCALE)
+    return value if isinstance(value, str) and locale_problem(value) is None else DEFAULT_SOURCE_LOCALE
+
+
+def target_locales(settings: Mapping[str, Any]) -> list[str]:
+    """The project's target locales (the valid tags of ``targetLocales``, in order)."""
+    value = settings.get(TARGET_LOCALES)
+    if not isinstance(value, list):
+        return []
+    return [tag for tag in value if isinstance(tag, str) and locale_problem(tag) is None]
+
+
+def _locale_problems(doc: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    problems: list[tuple[str, str, Any]] = []
+    expected = f"a BCP 47 language tag such as {LOCALE_EXAMPLES}"
+    source = doc.get(SOURCE_LOCALE, MISSING)
+    if source is not MISSING:
+        problem = locale_problem(source)
+        if problem is not None:
+            problems.append((SOURCE_LOCALE, f"{expected} ({problem})", source))
+    targets = doc.get(TARGET_LOCALES, MISSING)
+    if targets is MISSING:
+        return problems
+    if not isinstance(targets, list):
+        return [*problems, (TARGET_LOCALES, f"a list of BCP 47 language tags such as [{LOCALE_EXAMPLES}]", targets)]
+    seen: set[str] = {source.lower()} if isinstance(source, str) else {DEFAULT_SOURCE_LOCALE}
+    for tag in targets:
+        problem = locale_problem(tag)
+        if problem is not None:
+            problems.append((TARGET_LOCALES, f"{expected} for every target ({problem})", tag))
+        elif tag.lower() in seen:
+            problems.append((TARGET_LOCALES, "each target locale once, and not the source locale "
+                             f"({tag!r} is named twice or is the source)", tag))
+        else:
+            seen.add(tag.lower())
+    return problems
+
+
 def is_uuid(value: object) -> TypeGuard[str]:
     if not isinstance(value, str):
         return False
@@ -285,6 +364,7 @@ def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
          f"a whole number of minutes from {MIN_STALE_LOCK_MINUTES} to {MAX_STALE_LOCK_MINUTES} (30 days)", stale)
     kanban = get("kanban")
     need("kanban", kanban is MISSING or kanban is None or isinstance(kanban, dict), "an object", kanban)
+    problems.extend(_locale_problems(doc))
     return problems
 
 

@@ -32,6 +32,7 @@ import merge3
 
 from storyloom.errors import StoryloomError
 from storyloom.project import (
+    LINE_IDS,
     NOT_COMPARED,
     Conflict,
     common_ancestor,
@@ -42,12 +43,14 @@ from storyloom.project import (
     when_text,
 )
 from storyloom.project import resolve as resolve_conflict
+from storyloom.script.line_ids import anchor, anchor_merged
 
 MERGED = "merged"
 EDITED = "edited"
 #: The markers around a passage both versions changed (git's, which writers may know).
 START, MIDDLE, END = "<<<<<<<", "=======", ">>>>>>>"
 _ABSENT: Any = object()
+LINE_TABLE_PATH = f"content.{LINE_IDS}"
 
 
 class MergeFormError(StoryloomError):
@@ -208,7 +211,25 @@ class MergeForm:
         for row in self.rows:
             present, value = row.value()
             _set_path(doc, row.path.split("."), present, value)
+        self._line_table(doc)
         return doc
+
+    def _line_table(self, doc: dict[str, Any]) -> None:
+        """A Script's line table for the merged text: the ids of the current version's table,
+        then the compared version's (storyloom.script.line_ids.anchor_merged)."""
+        content = doc.get("content")
+        if not isinstance(content, dict) or not isinstance(content.get("script"), str):
+            return
+        tables = []
+        for index in (0, self.compare):
+            side = self.sides[index].doc if 0 <= index < len(self.sides) else None
+            side_content = side.get("content") if isinstance(side, dict) else None
+            if isinstance(side_content, dict) and isinstance(side_content.get("script"), str):
+                tables.append(anchor(side_content.get(LINE_IDS), side_content["script"], self.doc_id))
+            else:
+                tables.append([])
+        if any(tables) or LINE_IDS in content:
+            content[LINE_IDS] = anchor_merged(tables[0], tables[1], content["script"], self.doc_id)
 
     def chosen_side(self) -> int | None:
         """The version the result equals field for field (every choice the same version), else
@@ -283,6 +304,8 @@ def build_form(doc_id: str, name: str, sides: list[Side], base: dict[str, Any] |
     for i in live:
         paths.extend(p for p in flats[i] if p not in paths)
     for path in paths:
+        if path == LINE_TABLE_PATH:
+            continue  # never a person's choice: the merged document's table follows its text
         values = [flats[i].get(path, _ABSENT) if i in flats else _ABSENT for i in range(len(sides))]
         live_values = [values[i] for i in live]
         if all(_same(v, live_values[0]) for v in live_values[1:]):

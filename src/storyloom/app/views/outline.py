@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from storyloom.project import FOLDER_TYPE, DocSummary, Editor, WriteResult, new_id
+from storyloom.project import FOLDER_TYPE, DocSummary, Editor, WriteResult, new_id, without_line_ids
 
 UNTITLED = "Untitled"
 # What a fresh document of each collection is called ("New Script", "New Script 2"...).
@@ -113,6 +113,7 @@ def duplicate(editor: Editor, doc_id: str) -> WriteResult:
                         "modifiedBy")}
     doc["_id"] = new_id()
     doc["name"] = f"{display_name(original.get('name'))} copy"
+    without_line_ids(doc)  # a copy's lines are new lines: the gate gives them ids of their own
     if "locked" in doc:
         doc["locked"] = False
         doc["lockedBy"] = "nobody"

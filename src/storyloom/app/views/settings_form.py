@@ -8,6 +8,8 @@ The GUI's settings editor shows what this module computes and sends back what wa
 - :func:`mapping_tables`: the speech and command templates of every script language;
 - :func:`mapping_preview`: one sample speech line and one sample command line, rendered through
   :func:`storyloom.script.render_line` (what the game export would hold);
+- :func:`locale_texts` and :func:`locales_value`: the source and target locales as typed (the
+  targets separated by commas or spaces) and back;
 - :func:`settings_patch`: the fields that differ from the stored document, for
   ``editor.update_settings``;
 - :func:`field_errors`: a refused save's problems, by the form field that shows them.
@@ -16,6 +18,7 @@ The GUI's settings editor shows what this module computes and sends back what wa
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,17 +26,20 @@ from typing import Any
 from storyloom.project import (
     COMMAND_MAPPING,
     DEFAULT_EXPORT_SECTIONS,
+    DEFAULT_SOURCE_LOCALE,
     EDITOR_MODES,
     EXPORT_COMPAT,
     EXPORT_NAMES,
     INTERPOLATE,
+    SOURCE_LOCALE,
     SPEECH_MAPPING,
     STALE_LOCK,
+    TARGET_LOCALES,
     stale_lock_minutes,
 )
 from storyloom.script import CommandLine, SpeechLine, parse_script, render_line
 
-FORM_SECTIONS: tuple[str, ...] = ("General", "Team", "Export")
+FORM_SECTIONS: tuple[str, ...] = ("General", "Team", "Localization", "Export")
 
 #: ``(label, exportCompat value)``; ``None`` is no compatibility mode (the default).
 COMPAT_CHOICES: tuple[tuple[str, str | None], ...] = (
@@ -55,7 +61,7 @@ NO_MAPPING = "(no template: the line is exported as written)"
 _FIELD_OF = {
     "projectName": "projectName", "projectDescription": "projectDescription", "projectVersion": "projectVersion",
     "exportSections": "exportSections", EXPORT_COMPAT: EXPORT_COMPAT, "exportMappings": "exportMappings",
-    STALE_LOCK: STALE_LOCK,
+    STALE_LOCK: STALE_LOCK, SOURCE_LOCALE: SOURCE_LOCALE, TARGET_LOCALES: TARGET_LOCALES,
 }
 
 
@@ -151,6 +157,25 @@ def stale_lock_value(base: Mapping[str, Any], minutes: int) -> dict[str, Any]:
     if STALE_LOCK not in base and minutes == stale_lock_minutes(base):
         return {}
     return {STALE_LOCK: minutes}
+
+
+def locale_texts(settings: Mapping[str, Any]) -> tuple[str, str]:
+    """``(source locale, target locales)`` as the form shows them: the stored values as they are
+    (an invalid one too, so the writer sees what to fix), the targets joined by ", "."""
+    source = settings.get(SOURCE_LOCALE)
+    targets = settings.get(TARGET_LOCALES)
+    shown = ", ".join(str(tag) for tag in targets) if isinstance(targets, list) else ""
+    return (source if isinstance(source, str) else DEFAULT_SOURCE_LOCALE), shown
+
+
+def locales_value(base: Mapping[str, Any], source: str, targets: str) -> dict[str, Any]:
+    """``{"sourceLocale", "targetLocales"}`` for what was typed (the gate checks the tags), or
+    nothing while a project that never named its locales keeps the defaults."""
+    tags = [tag for tag in re.split(r"[,;\s]+", targets) if tag]
+    source = source.strip()
+    if SOURCE_LOCALE not in base and TARGET_LOCALES not in base and source == DEFAULT_SOURCE_LOCALE and not tags:
+        return {}
+    return {SOURCE_LOCALE: source, TARGET_LOCALES: tags}
 
 
 def settings_patch(base: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ PENDING_BYTES = 8 << 20
 # The code whose results are kept: a change to any of these files makes the kept results stale.
 _SOURCES = ("script", "project/content", "export/game_export.py", "export/schema_export.py",
             "export/attachments.py", "export/stream.py", "project/collections.py", "project/settings.py",
-            "store/all_docs.py")
+            "project/line_ids.py", "store/all_docs.py")
 
 
 @cache

@@ -39,7 +39,9 @@ from storyloom.project import (
     EXPORT_COMPAT,
     MAX_STALE_LOCK_MINUTES,
     MIN_STALE_LOCK_MINUTES,
+    SOURCE_LOCALE,
     STALE_LOCK,
+    TARGET_LOCALES,
     LockRefused,
     ValidationError,
     stale_lock_minutes,
@@ -100,6 +102,7 @@ class ProjectSettingsEditor(DocumentEditor):
         self.form_layout.addLayout(title_row)
         self._general()
         self._team()
+        self._localization()
         self._export()
         self.form_layout.addStretch(1)
         scroll.setWidget(page)
@@ -190,8 +193,24 @@ class ProjectSettingsEditor(DocumentEditor):
                     "A teammate may break a lock idle longer than this; the project's owners may break any lock. "
                     "The server enforces it once Set up has run again (Remote Replication).")
 
-    def _export(self) -> None:
+    def _localization(self) -> None:
         self._heading(form.FORM_SECTIONS[2])
+        self.source_locale = QLineEdit()
+        self.source_locale.setObjectName("field-sourceLocale")
+        self.source_locale.setMaximumWidth(240)
+        self.source_locale.setPlaceholderText("en")
+        self.source_locale.textEdited.connect(self.mark_dirty)
+        self._field(SOURCE_LOCALE, "Source locale", self.source_locale,
+                    "The language the writers write in, as a BCP 47 tag: en, fr, pt-BR, zh-Hant, es-419.")
+        self.target_locales = QLineEdit()
+        self.target_locales.setObjectName("field-targetLocales")
+        self.target_locales.setPlaceholderText("fr, de, pt-BR")
+        self.target_locales.textEdited.connect(self.mark_dirty)
+        self._field(TARGET_LOCALES, "Target locales", self.target_locales,
+                    "The languages the project is translated into, separated by commas.")
+
+    def _export(self) -> None:
+        self._heading(form.FORM_SECTIONS[3])
         boxes = QWidget()
         grid = QGridLayout(boxes)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -267,6 +286,9 @@ class ProjectSettingsEditor(DocumentEditor):
         self.stale_lock.blockSignals(True)
         self.stale_lock.setValue(stale_lock_minutes(doc))
         self.stale_lock.blockSignals(False)
+        source, targets = form.locale_texts(doc)
+        self.source_locale.setText(source)
+        self.target_locales.setText(targets)
         index = self.compat.findData(form.compat_value(doc))
         self.compat.setCurrentIndex(max(index, 0))
         self.tables = form.mapping_tables(doc)
@@ -309,6 +331,7 @@ class ProjectSettingsEditor(DocumentEditor):
             EXPORT_COMPAT: self.compat.currentData(),
             "exportMappings": form.export_mappings_value(self.base, self.tables),
             **form.stale_lock_value(self.base, self.stale_lock.value()),
+            **form.locales_value(self.base, self.source_locale.text(), self.target_locales.text()),
         }
 
     def changes(self) -> dict[str, Any]:

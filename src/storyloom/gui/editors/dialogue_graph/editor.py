@@ -37,6 +37,7 @@ from storyloom.gui.editors.dialogue_graph.script_writer import ScriptWriters
 from storyloom.gui.editors.dialogue_graph.view import GraphView
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.host import host_of
+from storyloom.project import WriteResult, choice_options
 from storyloom.project.dialogue_graph import (
     NODE_KINDS,
     ConnectionRefused,
@@ -261,6 +262,18 @@ class DialogueGraphEditor(BoardEditor):
             super().external_change(change)
         finally:
             self._graph_only = False
+
+    def _saved(self, result: WriteResult) -> bool:
+        """As any editor, and the graph shown takes the ids the gate gave the choice options (no
+        undo step: they are the document's, not an edit)."""
+        saved = super()._saved(result)
+        content = result.doc.get("content")
+        for place, handle in choice_options(content.get("tree") if isinstance(content, dict) else None):
+            node_id, _, handle_id = place.partition("/")
+            shown = self.scene.graph.handle(node_id, handle_id)
+            if shown is not None and "lineId" in handle:
+                shown["lineId"] = handle["lineId"]
+        return saved
 
     def save(self) -> bool:
         """Save the graph (when it changed) and the scripts' text typed in the side panel."""
