@@ -18,6 +18,7 @@ import qtawesome as qta
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDockWidget,
     QLabel,
@@ -167,6 +168,15 @@ class MainWindow(QMainWindow):
 
     def _make_menus(self) -> None:
         file = self.menu("&File")
+        # The tree's New Document (Ctrl+N) works from anywhere in the window: with the focus
+        # elsewhere it creates beside the open document (new_document).
+        new = self.explorer.actions_by_name["new"]
+        new.triggered.disconnect()
+        new.triggered.connect(lambda _checked=False: self.new_document())
+        new.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        new.setIcon(qta.icon("ph.plus", color=ICON_COLOR))
+        file.addAction(new)
+        file.addSeparator()
         self.quick_open_action = self.add_action("Quick Open…", self.quick_open, keys="Ctrl+P",
                                                  icon="ph.magnifying-glass", menu=file)
         self.add_action("Save", self.save_current, keys=QKeySequence.StandardKey.Save, icon="ph.floppy-disk", menu=file)
@@ -298,6 +308,20 @@ class MainWindow(QMainWindow):
         self.explorer.set_collection(key)
         if key == SETTINGS:
             self.open_document(SETTINGS_ID)
+
+    def new_document(self) -> None:
+        """Ctrl+N: a new document in the tree's selected folder when the focus is in the tree;
+        from anywhere else, in the folder of the open document (its collection shown on the
+        left), or in the tree's selection when no document of a collection is open."""
+        focus = QApplication.focusWidget()
+        if focus is None or not self.explorer.isAncestorOf(focus):
+            editor = self.tabs.current_editor()
+            summary = self.session.index.get(editor.doc_id) if editor is not None else None
+            if summary is not None and summary.is_tree and summary.type != FOLDER_TYPE and summary.collection:
+                if self.sidebar.current() != summary.collection:
+                    self.sidebar.select(str(summary.collection))
+                self.explorer.reveal(summary.id)  # selected: the new document goes beside it
+        self.explorer.new_document()
 
     def open_document(self, doc_id: str) -> bool:
         """Open ``doc_id`` in its tab and focus it; False when it no longer exists."""
