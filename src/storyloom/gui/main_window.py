@@ -47,6 +47,7 @@ from storyloom.gui.status_bar import StatusBar
 from storyloom.gui.style import window_style
 from storyloom.gui.tabs import DocumentTabs
 from storyloom.gui.tree_model import MarkProvider
+from storyloom.gui.widgets import keep_on_screen, remember_place, restore_place
 from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID, DocSummary
 
 if TYPE_CHECKING:
@@ -60,6 +61,10 @@ if TYPE_CHECKING:
     from storyloom.gui.sync_panel import SyncStatus
 
 ICON_COLOR = "#8a94a0"
+#: The name the project windows' place is remembered under (``windows.json``): one for all of
+#: them, as they are one kind of window (a project opened for the first time opens where the
+#: writer keeps their project window), and windows.json never grows with every project opened.
+PLACE = "project"
 #: The least the documents' area asks of the window, whatever an editor's content would like.
 DOCUMENTS_MINIMUM = QSize(420, 240)
 
@@ -485,6 +490,7 @@ class MainWindow(QMainWindow):
                 return
         self._closing = True
         self.remember_tabs()
+        remember_place(self, PLACE)  # the next project window opens there, on this machine
         self.close_session()
         event.accept()
         self.closed.emit()
@@ -535,5 +541,8 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     session.start_api()
     window._show_api_status()
     window.sync_status.apply(session.start_sync())  # a team project syncs while it is open
+    restored = restore_place(window, PLACE)  # where the last project window was left, on a screen
     window.show()
+    if restored:
+        keep_on_screen(window)  # its frame too, now that it is known
     return window

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from storyloom.app.views.window_place import Rect, WindowPlaces, place
+from storyloom.app.views.window_place import Rect, WindowPlaces, fit, place
 from storyloom.gui import icons, theme
 
 _Widget = TypeVar("_Widget", bound=QWidget)
@@ -412,6 +412,41 @@ def place_window(window: QWidget, name: str, over: QWidget | None = None,
 
 
 def remember_place(window: QWidget, name: str, places: WindowPlaces | None = None) -> None:
-    """Record where ``window`` is (its client area), for :func:`place_window` next time."""
-    if window.isVisible() and not window.isMinimized() and not window.isMaximized():
-        (places or WindowPlaces()).remember(name, _rect(window.geometry()))
+    """Record where ``window`` is (its client area), for :func:`place_window` next time; a
+    maximized window is recorded as such, with its place before (``normalGeometry``)."""
+    if not window.isVisible() or window.isMinimized():
+        return
+    if window.isMaximized():
+        normal = window.normalGeometry()
+        if normal.isValid():
+            (places or WindowPlaces()).remember(name, _rect(normal), maximized=True)
+        return
+    (places or WindowPlaces()).remember(name, _rect(window.geometry()))
+
+
+def restore_place(window: QWidget, name: str, places: WindowPlaces | None = None) -> bool:
+    """Give the top-level ``window`` (not shown yet) the place where the window ``name`` was
+    left, fitted to a screen, maximized again if it was (:func:`place_window`); False, and the
+    window keeps its own place, when none is remembered."""
+    places = places or WindowPlaces()
+    if places.get(name) is None:
+        return False
+    place_window(window, name, None, places)
+    if places.maximized(name):
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
+    return True
+
+
+def keep_on_screen(window: QWidget) -> None:
+    """Pull the shown top-level ``window``, frame and all, whole onto the screen it is on (its
+    frame is known only once it is shown: a place fitted before counted its client area)."""
+    if window.isMaximized() or window.isFullScreen() or window.isMinimized():
+        return
+    screen = window.screen() or QApplication.primaryScreen()
+    frame, inner = window.frameGeometry(), window.geometry()
+    area = _rect(screen.availableGeometry())
+    fitted = fit(_rect(frame), area)
+    if fitted != _rect(frame):
+        extra_w, extra_h = frame.width() - inner.width(), frame.height() - inner.height()
+        window.setGeometry(QRect(fitted.x + inner.x() - frame.x(), fitted.y + inner.y() - frame.y(),
+                                 fitted.width - extra_w, fitted.height - extra_h))
