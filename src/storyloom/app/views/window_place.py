@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from storyloom import paths
 from storyloom.output_files import atomic_write
@@ -84,7 +84,7 @@ class WindowPlaces:
     def file(self) -> Path:
         return self._file or paths.config_dir() / WINDOWS_FILE
 
-    def _read(self) -> dict[str, list[int]]:
+    def _read(self) -> dict[str, Any]:
         try:
             data = json.loads(self.file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
