@@ -146,7 +146,7 @@ class DamageNotice(QObject):
 
     def _finished(self) -> None:
         if self.task is not None:
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self.button.setEnabled(True)
         self.refresh()

@@ -341,8 +341,7 @@ class ExportDialog(QDialog):
 
     def _finish(self) -> None:
         if self.task is not None:
-            self.task.wait()
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self._running(False)
 

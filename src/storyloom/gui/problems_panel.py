@@ -242,8 +242,7 @@ class ProblemsPanel(QDockWidget):
     def _checked(self, result: object) -> None:
         task, self._task = self._task, None
         if task is not None:
-            task.wait()
-            task.deleteLater()
+            task.release()
         if isinstance(result, Exception):
             log.error("collecting the project's problems failed: %s", result)
         if self._stopped or self.session.closed:

@@ -540,7 +540,6 @@ class ProjectManagerWindow(QMainWindow):
         self._on_done, self._on_failed = done, failed
         task.succeeded.connect(self._task_succeeded)
         task.failed.connect(self._task_failed)
-        task.finished.connect(task.deleteLater)
         self.banner.show_message("busy", label)
         self._update_actions()
         task.start()
@@ -567,7 +566,7 @@ class ProjectManagerWindow(QMainWindow):
 
     def _finish_task(self) -> None:
         if self.task is not None:
-            self.task.wait()
+            self.task.release()
         self.task = None
         self.banner.clear()
         self._update_actions()

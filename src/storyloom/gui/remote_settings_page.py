@@ -552,9 +552,8 @@ class RemoteSettingsPage(QScrollArea):
     def _task_finished(self) -> None:
         task, self.task = self.task, None
         if task is not None:
-            task.wait()
+            task.release()
             _RUNNING.discard(task)
-            task.deleteLater()
         self._update_buttons()
 
     def _failed(self, exc: BaseException) -> None:
