@@ -37,6 +37,7 @@ from storyloom.gui.style import window_style
 from storyloom.gui.widgets import Banner, remember_place, set_role
 from storyloom.play.play_session import PlayError, PlaySession, expression_image, read_doc, scenarios
 from storyloom.play.player import PlayItem
+from storyloom.words import counted
 
 #: ``opener(doc_id, line, node)``: open a document at a script line or a dialogue node.
 Opener = Callable[[str, "int | None", "str | None"], object]
@@ -363,7 +364,7 @@ class PlayerWindow(QWidget):
         self.back_button.setEnabled(player.can_step_back)
         self.restart_button.setEnabled(player.can_step_back)
         steps = player.steps
-        self.step_label.setText(f"{steps} step{'s' if steps != 1 else ''}" + (" · finished" if player.finished else ""))
+        self.step_label.setText(counted(steps, "step") + (" · finished" if player.finished else ""))
         self.subtitle.setText(f"{_KIND_LABELS.get(self.kind, self.kind)} · from {self.play.start.label}"
                               + (" · writing to Live" if self.play.write_to_live else " · on a scratch copy"))
         self._after_live_write()
