@@ -68,3 +68,14 @@ def test_a_broken_file_reads_as_nothing_remembered(storyloom_home) -> None:  # t
     assert places.get("player") is None
     places.remember("player", Rect(1, 2, 3, 4))
     assert places.get("player") == Rect(1, 2, 3, 4)
+
+
+def test_a_maximized_window_is_remembered_with_its_normal_place(storyloom_home) -> None:  # type: ignore[no-untyped-def]
+    places = WindowPlaces()
+    assert not places.maximized("project")
+    places.remember("project", Rect(10, 20, 900, 640), maximized=True)
+    assert WindowPlaces().maximized("project") and WindowPlaces().get("project") == Rect(10, 20, 900, 640)
+    places.remember("project", Rect(10, 20, 900, 640))
+    assert not WindowPlaces().maximized("project")
+    places.file.write_text('{"project": [1, 2, 3, 4], "project.maximized": "yes"}', encoding="utf-8")
+    assert not places.maximized("project") and places.get("project") == Rect(1, 2, 3, 4)

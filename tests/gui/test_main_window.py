@@ -332,3 +332,61 @@ def test_the_panels_are_built_from_the_list_against_the_host(window) -> None:  #
     assert team == ["Remote Replication…", "Lock / Unlock Document", "My Locks…", "Sync Panel", "Sync Now"]
     menus = [a.text() for a in window.menuBar().actions()]
     assert menus == ["&File", "&Edit", "&Go", "&Play", "&View", "&Team", "&Help"]
+
+
+def _press_ctrl_n(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    focused = QApplication.focusWidget()
+    assert focused is not None and window.isAncestorOf(focused)
+    qtbot.keyClick(focused, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+
+
+@pytest.mark.parametrize("focus", ["editor", "search"])
+def test_ctrl_n_anywhere_creates_beside_the_open_document(window, qtbot, focus: str) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+N with an editor or the search field focused (and another collection on the left):
+    a new document of the open document's collection, in its folder, opened; File has it too."""
+    from PySide6.QtWidgets import QApplication
+
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    script = next(s for s in window.session.index.summaries() if s.type == "Script" and s.parent is not None)
+    editor = window.tabs.open(script.id)
+    window.sidebar.select("Actor")
+    assert window.explorer.collection == "Actor"
+    if focus == "editor":
+        editor.text.setFocus()
+    else:
+        window.search_panel.show()
+        window.search_panel.query.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None and window.isAncestorOf(QApplication.focusWidget()))
+    _press_ctrl_n(qtbot, window)
+    created = window.tabs.current_editor().doc_id
+    assert created != script.id
+    doc = window.session.db.get(created)
+    assert doc["type"] == "Script" and doc["name"] == "New Script" and doc["parent"] == script.parent
+    assert window.sidebar.current() == "Script" and window.explorer.selected_ids() == [created]
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    assert any(a.shortcut().toString() == "Ctrl+N" for a in file_menu.actions())
+
+
+def test_ctrl_n_in_the_tree_creates_in_the_selected_folder(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """In the tree, Ctrl+N still follows the tree's selection (not the open document)."""
+    from PySide6.QtWidgets import QApplication
+
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    script = next(s for s in window.session.index.summaries() if s.type == "Script" and s.parent is not None)
+    window.tabs.open(script.id)
+    explorer = window.explorer
+    explorer.view.setCurrentIndex(explorer.model.index(0, 0))  # the Dialogues folder
+    folder = explorer.model.node(explorer.model.index(0, 0)).id
+    assert folder != script.parent
+    explorer.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is explorer.view)
+    _press_ctrl_n(qtbot, window)
+    created = window.tabs.current_editor().doc_id
+    assert window.session.db.get(created)["parent"] == folder

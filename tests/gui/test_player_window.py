@@ -189,3 +189,25 @@ def test_the_editors_play_the_script_and_from_the_selected_node(qtbot, sample) -
     qtbot.mouseClick(player.open_node_button, Qt.MouseButton.LeftButton)  # shows the node in the graph
     assert sample.tabs.current_editor() is graph_editor and graph_editor.scene.selected_node_ids() == [wick]
     player.close()
+
+
+def test_the_player_follows_a_live_theme_switch(qtbot, sample, qapp) -> None:  # type: ignore[no-untyped-def]
+    """Options > theme while the player is open: its style sheet, its transcript and its
+    header's icon take the new theme's colours at once, without reopening it."""
+    from storyloom.gui import appearance, theme
+
+    appearance.apply_look("light", "", 0, qapp)
+    try:
+        player = open_player(sample, _named(sample, "Dialogue", "The Interview"))
+        assert player is not None
+        qtbot.mouseClick(player.continue_button, Qt.MouseButton.LeftButton)
+        assert theme.LIGHT.window in player.styleSheet() and theme.LIGHT.text in player.transcript.toHtml()
+        appearance.apply_look("dark", "", 0, qapp)
+        sheet = player.styleSheet()
+        assert theme.DARK.window in sheet and theme.DARK.surface in sheet
+        assert theme.LIGHT.window not in sheet and theme.LIGHT.surface not in sheet
+        assert theme.DARK.text in player.transcript.toHtml() and theme.LIGHT.text not in player.transcript.toHtml()
+        grabbed = player.grab().toImage()
+        assert grabbed.pixelColor(grabbed.width() // 2, 4).lightness() < 128  # the header is dark
+    finally:
+        appearance.apply_look("system", "", 0, qapp)

@@ -87,6 +87,6 @@ def test_a_damaged_backup_is_refused_then_restored_anyway(window, workspace, qtb
     window.banner.action.click()
     wait(qtbot, window)
     assert window.banner.kind == "success"
-    assert "Restored “Atlas”. Kept as they were: 1 damaged attachment(s)" in window.banner.label.text()
+    assert "Restored “Atlas”. Kept as they were: 1 damaged attachment;" in window.banner.label.text()
     with workspace.manager.open("Atlas") as restored:
         assert restored.db.get_attachment(image, "blob") == b"\x89PNG pam"

@@ -191,3 +191,31 @@ def test_a_side_panel_takes_its_room_from_the_documents_not_the_sidebars(laid_ou
     assert splitter.sizes()[:2] == sizes[:2]
     window.info_drawer.hide()
     _assert_unchanged(window, splitter, sizes, "closing the side panel")
+
+
+def test_the_problem_summary_elides_a_long_message_and_never_widens_the_footer(laid_out) -> None:  # type: ignore[no-untyped-def]
+    """The footer's problem summary asks for the same width whatever the message: a long one is
+    elided on screen (the whole message is its tooltip), the footer's size hint and the panels
+    stay as they are with a short one."""
+    window, splitter, sizes = laid_out
+    editor = window.tabs.open(_first(window, "Script"))
+    editor.text.setPlainText("::Mara:: Hello.\n@set variables.x.y = 3\n")
+    editor.check_problems()
+    _settle()
+    assert editor.problems
+    short_hint = editor.footer.sizeHint().width()
+    short_minimum = editor.footer.minimumSize().width()
+    long_name = "a_variable_whose_name_goes_on_" * 12
+    editor.text.setPlainText(f"::Mara:: Hello.\n@set variables.{long_name}.x = 3\n")
+    editor.check_problems()
+    _settle()
+    button = editor.problems_button
+    assert long_name in button.text()
+    assert editor.footer.sizeHint().width() == short_hint
+    assert editor.footer.minimumSize().width() == short_minimum
+    assert long_name in button.toolTip()
+    assert button.width() <= editor.width()
+    _assert_unchanged(window, splitter, sizes, "a long problem message")
+    shown = button.shown_text()
+    assert shown.endswith("…") and len(shown) < len(button.text())
+    assert button.fontMetrics().horizontalAdvance(shown) <= button.width()

@@ -31,6 +31,7 @@ from storyloom.errors import StoryloomError
 from storyloom.export import REFERENCING_COLLECTIONS, referenced_attachments
 from storyloom.project import ATTACHMENT_TYPE, Editor, WriteResult, permalink_target
 from storyloom.store import NotFound
+from storyloom.words import counted
 
 BLOB = "blob"
 """The attachment name that holds an Attachment document's bytes."""
@@ -145,7 +146,7 @@ def human_size(length: int | None) -> str:
     if length is None:
         return "unknown"
     if length < 1024:
-        return f"{length} byte{'s' if length != 1 else ''}"
+        return counted(length, "byte", grouped=False)  # beside "4.0 KB": a size, not a count
     size = float(length)
     for unit in ("KB", "MB", "GB"):
         size /= 1024
@@ -294,7 +295,7 @@ def added_summary(results: list[AddedFile]) -> str:
     failed = [r for r in results if r.error]
     parts = []
     if added:
-        parts.append(f"Added {len(added)} file{'s' if len(added) != 1 else ''}.")
+        parts.append(f"Added {counted(len(added), 'file')}.")
     if failed:
         first = failed[0].error
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""

@@ -38,6 +38,7 @@ from storyloom.app.attachments import human_size
 from storyloom.app.options import DEFAULT_BACKUPS_KEEP
 from storyloom.errors import StoryloomError
 from storyloom.output_files import AtomicFile, OutputError
+from storyloom.words import counted
 
 if TYPE_CHECKING:
     from storyloom.progress import ProgressCallback
@@ -123,7 +124,7 @@ def age_text(when: datetime, now: datetime) -> str:
     for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds >= length:
             count = int(seconds // length)
-            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+            return f"{counted(count, unit)} ago"
     raise AssertionError("unreachable")
 
 
@@ -271,7 +272,7 @@ def status_view(*, keep: int, running: bool, last: AutoBackup | None, error: Aut
     """The status bar's words: off (nothing shown), writing, failed (with its cause) or the last one."""
     if keep <= 0:
         return BackupStatus(False)
-    kept = f"Storyloom keeps the last {keep} automatic backup{'s' if keep != 1 else ''} of this project."
+    kept = f"Storyloom keeps the last {counted(keep, 'automatic backup')} of this project."
     if running:
         return BackupStatus(True, "Backing up…", f"Writing an automatic backup of the project. {kept}", "accent")
     if error is not None:

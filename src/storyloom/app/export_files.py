@@ -46,6 +46,7 @@ from storyloom.output_files import write_chunks as write_file
 from storyloom.progress import ProgressCallback
 from storyloom.project import COLLECTIONS, FOLDER_TYPE, SETTINGS_ID, Editor, WriteIntent
 from storyloom.store import NotFound
+from storyloom.words import counted
 
 GAME = "game"
 SCHEMA = "schema"
@@ -204,10 +205,10 @@ class ExportResult:
 
     def headline(self) -> str:
         """One sentence: what was exported (the files are listed apart)."""
-        what = f"{len(self.collections)} collection{'s' if len(self.collections) != 1 else ''}"
+        what = counted(len(self.collections), "collection")
         if self.kind == SCHEMA:
             return f"Wrote the JSON Schema of {what}."
-        docs = f"{self.documents} document{'s' if self.documents != 1 else ''}"
+        docs = counted(self.documents, "document")
         schema = ", with its JSON Schema beside it" if len(self.files) > 1 else ""
         return f"Exported {docs} in {what}{schema}."
 
@@ -215,7 +216,7 @@ class ExportResult:
         count = len(self.warnings)
         if not count:
             return "No warnings."
-        return f"{count} warning{'s' if count != 1 else ''} (also in the export's _meta.warnings):"
+        return f"{counted(count, 'warning')} (also in the export's _meta.warnings):"
 
     def warning_lines(self) -> list[str]:
         """The warnings as lines (at most :data:`MAX_WARNING_LINES`, then how many more)."""

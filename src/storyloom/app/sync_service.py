@@ -60,6 +60,7 @@ from storyloom.sync import (
     default_backoff,
     make_push,
 )
+from storyloom.words import counted
 
 if TYPE_CHECKING:
     from storyloom.store import Database
@@ -492,7 +493,7 @@ class SyncService:
         try:
             self.after_pull(ids)
         except Exception:  # the merge or the lock check failed: sync itself goes on
-            log.exception("after-pull work failed for %d document(s)", len(ids))
+            log.exception("after-pull work failed for %s", counted(len(ids), "document"))
 
     def _pulled(self, written: list[tuple[str, str]]) -> None:
         with self._lock:
@@ -562,7 +563,7 @@ class SyncService:
                     self._cancel_all()
                     self._cond.notify_all()
             elif event.type == "denied":
-                log.info("%s: the server refused %d document(s): %s", name, len(event.docs),
+                log.info("%s: the server refused %s: %s", name, counted(len(event.docs), "document"),
                          ", ".join(str(d.get("id")) for d in event.docs[:5]))
             if name == "push" and status.replication_id:
                 self._remember_push(status.replication_id)
@@ -700,12 +701,12 @@ class SyncService:
         syncing = [d for d in dirs if d.kind == "syncing"]
         if syncing:
             progress = next((d.progress for d in syncing if d.progress is not None), None)
-            done = f": {progress.done} document(s) {'received' if progress.direction == 'pull' else 'sent'}" \
+            done = f": {counted(progress.done, 'document')} {'received' if progress.direction == 'pull' else 'sent'}" \
                 if progress is not None and progress.done else ""
             return replace(base, kind="syncing", detail=f"syncing{done}", progress=progress)
         if synced or self._last_sync is None:
             self._last_sync = self.wall_clock()
-        unsent = f", {self._pending} local change(s) not sent yet" if self._pending else ""
+        unsent = f", {counted(self._pending, 'local change')} not sent yet" if self._pending else ""
         return replace(base, kind="idle", detail=f"up to date{unsent}", last_sync=self._last_sync)
 
 

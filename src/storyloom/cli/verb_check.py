@@ -30,6 +30,7 @@ from typing import Any
 
 from storyloom.cli.workspace import project_session
 from storyloom.errors import Fix
+from storyloom.words import counted
 
 
 def register(subparsers: Any) -> None:
@@ -127,7 +128,7 @@ def _print_damage(project: str, damage: list[Any], as_json: bool) -> None:
     else:
         for item in damage:
             print(f"damaged: {item}")
-        print(f"the store of {project} is damaged: {len(damage):,} damaged item{'s' if len(damage) != 1 else ''}; "
+        print(f"the store of {project} is damaged: {counted(len(damage), 'damaged item')}; "
               "its documents' problems are checked once it is whole again")
         from storyloom.cli.explain import fix_words
 
@@ -153,8 +154,8 @@ def _print(problems: list[Any], documents: int, name: str, as_json: bool) -> Non
         for problem in problems:
             print(problem_line(problem))
         if problems:
-            print(f"{len(problems):,} problem{'s' if len(problems) != 1 else ''} ({errors:,} error"
-                  f"{'s' if errors != 1 else ''}, {warnings:,} warning{'s' if warnings != 1 else ''}) "
+            print(f"{counted(len(problems), 'problem')} ({counted(errors, 'error')}, "
+                  f"{counted(warnings, 'warning')}) "
                   f"in {len({p.doc_id for p in problems}):,} of {documents:,} documents of {name}")
         else:
             print(f"no problems in {documents:,} documents of {name}")

@@ -25,6 +25,7 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.verb_locks import EXIT_REFUSED, document_name, lock_errors, lock_service, open_project
+from storyloom.words import counted
 
 READ_ONLY_FIELDS = ("locked", "lockedBy", "lockedAt", "lockBroken")
 
@@ -113,7 +114,7 @@ def run_get(args: argparse.Namespace) -> int:
         if broken is not None:
             print(f"lock broken: {broken.describe()}")
         if doc.get("_conflicts"):
-            print(f"conflicts: {len(doc['_conflicts'])} other revision(s) ({', '.join(doc['_conflicts'])}); "
+            print(f"conflicts: {counted(len(doc['_conflicts']), 'other revision')} ({', '.join(doc['_conflicts'])}); "
                   "see storyloom conflicts")
         body = {k: v for k, v in doc.items() if not k.startswith("_")}
         print(json.dumps(body, indent=2, ensure_ascii=False))

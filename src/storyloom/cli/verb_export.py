@@ -32,6 +32,7 @@ from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
 from storyloom.cli.workspace import project_session
 from storyloom.output_files import OutputError
+from storyloom.words import counted
 
 _OUTPUT_HELP = ("write to FILE (replaced when it exists) instead of stdout; a folder (an existing one, or ending "
                 "in /: created) gets {name} inside it")
@@ -173,8 +174,8 @@ def run_export(args: argparse.Namespace) -> int:
     warnings = result.warnings
     count = result.warning_count
     if count:
-        print(f"storyloom: {count} warning(s) (_meta.warningCount; `storyloom check {shlex.quote(args.project)}` lists "
-              "every problem):", file=sys.stderr)
+        print(f"storyloom: {counted(count, 'warning')} (_meta.warningCount; "
+              f"`storyloom check {shlex.quote(args.project)}` lists every problem):", file=sys.stderr)
         for warning in warnings[:20]:
             where = f"{warning['collection']} {warning['docId']} {warning['field'] or ''}".strip()
             if warning.get("line"):

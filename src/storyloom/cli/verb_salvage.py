@@ -12,6 +12,7 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
+from storyloom.words import counted
 
 
 def register(subparsers: Any) -> None:
@@ -43,8 +44,8 @@ def run_salvage(args: argparse.Namespace) -> int:
         print(f"not readable: {line}")
     for line in report.rewritten:
         print(f"rewritten: {line}")
-    print(f"salvaged {report.copied:,} document{'s' if report.copied != 1 else ''} of {args.project} "
+    print(f"salvaged {counted(report.copied, 'document')} of {args.project} "
           f"into {name}" + ("" if report.complete else
-                            f"; {len(report.lost):,} item(s) could not be read, {len(report.rewritten):,} "
+                            f"; {counted(len(report.lost), 'item')} could not be read, {len(report.rewritten):,} "
                             "copied as new revisions"))
     return 0 if report.complete else 1

@@ -42,6 +42,7 @@ from typing import Any
 
 from storyloom.cli.main import CliError
 from storyloom.cli.progress import add_quiet_option, progress_bars
+from storyloom.words import counted
 
 PASSWORD_ENV = "STORYLOOM_REMOTE_PASSWORD"
 EXIT_FAILED = 1
@@ -343,9 +344,9 @@ def _report(outcome: Any, as_json: bool, *, project: str | None = None, username
     if after is not None:
         merge = after.get("merge") or {}
         if merge.get("merged"):
-            print(f"merged: {len(merge['merged'])} conflicted document(s) merged automatically")
+            print(f"merged: {counted(len(merge['merged']), 'conflicted document')} merged automatically")
         if merge.get("conflicts"):
-            print(f"conflicts: {len(merge['conflicts'])} document(s) need a decision "
+            print(f"conflicts: {counted(len(merge['conflicts']), 'document')} need a decision "
                   f"(`storyloom conflicts {shlex.quote(project) if project else 'PROJECT'}`)")
         for notice in after.get("locks") or []:
             print(f"lock: {notice['message']}")

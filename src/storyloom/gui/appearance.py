@@ -4,8 +4,9 @@ the font of every text and code editor.
 The choices live in :class:`storyloom.app.AppOptions` (``theme``, ``editor_font_family``,
 ``editor_font_size``); :func:`apply_appearance` applies them to the running app at once: the
 palette and the style sheets of every open window, and the font of every editor that asked for
-the editor font with :func:`use_editor_font`, and the colours of every highlighter registered
-with :func:`follow_theme`. A change of the system's scheme is followed only while the theme
+the editor font with :func:`use_editor_font`, the colours of every highlighter registered
+with :func:`follow_theme`, and every window registered with :func:`restyle_with_theme` (one that
+paints its own colours, like the player). A change of the system's scheme is followed only while the theme
 is "system" (:func:`system_scheme_changed`)."""
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from storyloom.gui.style import window_style
 # windows waiting for deletion too) and aborted the process once in a long run.
 _font_followers: weakref.WeakSet[QWidget] = weakref.WeakSet()
 _theme_followers: weakref.WeakKeyDictionary[Any, QWidget] = weakref.WeakKeyDictionary()
+_restyled: weakref.WeakSet[QWidget] = weakref.WeakSet()
 
 _theme_choice = "system"
 _family = ""
@@ -65,6 +67,12 @@ def follow_theme(editor: QWidget, highlighter: Any) -> None:
     _theme_followers[highlighter] = editor
 
 
+def restyle_with_theme(window: QWidget) -> None:
+    """Call ``window.restyle()`` (its style sheet, icons and drawn colours from
+    :func:`storyloom.gui.theme.colors`) whenever the theme changes while it is open."""
+    _restyled.add(window)
+
+
 def _dark(choice: str) -> bool | None:
     return {"light": False, "dark": True}.get(choice)
 
@@ -97,10 +105,14 @@ def recolour_highlighters(dark: bool) -> None:
 
 
 def restyle_windows() -> None:
-    """Give the project windows the current theme's style sheet (they set theirs when built)."""
+    """Give the project windows the current theme's style sheet (they set theirs when built),
+    and restyle every window registered with :func:`restyle_with_theme`."""
     for widget in QApplication.topLevelWidgets():
         if widget.objectName() == "mainWindow":
             widget.setStyleSheet(window_style())
+    for window in list(_restyled):  # copied: a restyle runs handlers that may close windows
+        if shiboken6.isValid(window):
+            window.restyle()  # type: ignore[attr-defined]
 
 
 def apply_editor_font(family: str, size: int) -> QFont:

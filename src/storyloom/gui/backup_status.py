@@ -73,8 +73,7 @@ class AutoBackupController(QObject):
 
     def _finish(self) -> None:
         if self.task is not None:
-            self.task.wait()
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
 
     def _done(self, backup: AutoBackup) -> None:

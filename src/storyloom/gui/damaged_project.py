@@ -26,6 +26,7 @@ from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import dialog_layout
 from storyloom.project import salvage_project
 from storyloom.store import Damaged
+from storyloom.words import counted
 
 SALVAGE = "salvage"
 #: How long the window's status bar shows what the way back did.
@@ -112,7 +113,7 @@ class DamageNotice(QObject):
         self.damaged |= set(self.host.session.index.damaged) | (more or set())
         count = len(self.damaged)
         if count:
-            self.button.setText(f"{count:,} damaged document{'s' if count != 1 else ''}")
+            self.button.setText(counted(count, "damaged document"))
             self.button.setToolTip("These documents cannot be read and are left out of the tree. "
                                    "Click for the ways back.")
         self.button.setVisible(bool(count))
@@ -122,7 +123,7 @@ class DamageNotice(QObject):
         manager = self.host.workspace.manager
         info = manager.find(session.project.id)
         names = sorted(self.damaged)
-        damage = (f"{len(names):,} document{'s' if len(names) != 1 else ''} cannot be read ("
+        damage = (f"{counted(len(names), 'document')} cannot be read ("
                   + ", ".join(names[:5]) + (", …" if len(names) > 5 else "") + ")")
         recovery = recovery_for(manager, info, damage)
         dialog = DamagedProjectDialog(recovery, self.host.widget)
@@ -146,7 +147,7 @@ class DamageNotice(QObject):
 
     def _finished(self) -> None:
         if self.task is not None:
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self.button.setEnabled(True)
         self.refresh()

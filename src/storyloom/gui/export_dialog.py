@@ -62,6 +62,7 @@ from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import dialog_layout, set_role
 from storyloom.progress import Progress
 from storyloom.project import EXPORT_COMPAT
+from storyloom.words import counted
 
 _TEXT = {
     GAME: ("Export Game Content", "The JSON your game engine reads: the same file `storyloom export` writes.",
@@ -167,7 +168,7 @@ class ExportDialog(QDialog):
             count = f"{choice.documents}" if choice.export_name != "ProjectSettings" else ""
             box = QCheckBox(f"{choice.label}  {count}".rstrip())
             box.setObjectName(f"collection-{choice.export_name}")
-            box.setToolTip(f"{choice.label}: {choice.documents} document{'s' if choice.documents != 1 else ''}"
+            box.setToolTip(f"{choice.label}: {counted(choice.documents, 'document')}"
                            + (" (one of the project’s export sections)" if choice.default else ""))
             box.toggled.connect(self._validate)
             grid.addWidget(box, index % rows, index // rows)
@@ -341,8 +342,7 @@ class ExportDialog(QDialog):
 
     def _finish(self) -> None:
         if self.task is not None:
-            self.task.wait()
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self._running(False)
 

@@ -271,9 +271,8 @@ class LockController(QObject):
         task.start()
 
     def _table_loaded(self, task: Task, found: object, error: BaseException | None = None) -> None:
-        task.wait()
+        task.release()
         self._tasks.discard(task)
-        task.deleteLater()
         if error is not None:  # a store that cannot be read: the window says so elsewhere
             log.warning("could not list the locks: %s", error)
             return
@@ -463,9 +462,8 @@ class LockController(QObject):
         return task
 
     def _done(self, task: Task, doc_id: str, ids: list[str], result: object, error: BaseException | None) -> None:
-        task.wait()
+        task.release()
         self._tasks.discard(task)
-        task.deleteLater()
         if isinstance(result, list):
             ids = sorted(set(ids) | {str(i) for i in result})
         for done in ids:

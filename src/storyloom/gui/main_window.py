@@ -18,6 +18,7 @@ import qtawesome as qta
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDockWidget,
     QLabel,
@@ -46,6 +47,7 @@ from storyloom.gui.status_bar import StatusBar
 from storyloom.gui.style import window_style
 from storyloom.gui.tabs import DocumentTabs
 from storyloom.gui.tree_model import MarkProvider
+from storyloom.gui.widgets import keep_on_screen, remember_place, restore_place
 from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID, DocSummary
 
 if TYPE_CHECKING:
@@ -59,6 +61,10 @@ if TYPE_CHECKING:
     from storyloom.gui.sync_panel import SyncStatus
 
 ICON_COLOR = "#8a94a0"
+#: The name the project windows' place is remembered under (``windows.json``): one for all of
+#: them, as they are one kind of window (a project opened for the first time opens where the
+#: writer keeps their project window), and windows.json never grows with every project opened.
+PLACE = "project"
 #: The least the documents' area asks of the window, whatever an editor's content would like.
 DOCUMENTS_MINIMUM = QSize(420, 240)
 
@@ -167,6 +173,15 @@ class MainWindow(QMainWindow):
 
     def _make_menus(self) -> None:
         file = self.menu("&File")
+        # The tree's New Document (Ctrl+N) works from anywhere in the window: with the focus
+        # elsewhere it creates beside the open document (new_document).
+        new = self.explorer.actions_by_name["new"]
+        new.triggered.disconnect()
+        new.triggered.connect(lambda _checked=False: self.new_document())
+        new.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        new.setIcon(qta.icon("ph.plus", color=ICON_COLOR))
+        file.addAction(new)
+        file.addSeparator()
         self.quick_open_action = self.add_action("Quick Open…", self.quick_open, keys="Ctrl+P",
                                                  icon="ph.magnifying-glass", menu=file)
         self.add_action("Save", self.save_current, keys=QKeySequence.StandardKey.Save, icon="ph.floppy-disk", menu=file)
@@ -298,6 +313,20 @@ class MainWindow(QMainWindow):
         self.explorer.set_collection(key)
         if key == SETTINGS:
             self.open_document(SETTINGS_ID)
+
+    def new_document(self) -> None:
+        """Ctrl+N: a new document in the tree's selected folder when the focus is in the tree;
+        from anywhere else, in the folder of the open document (its collection shown on the
+        left), or in the tree's selection when no document of a collection is open."""
+        focus = QApplication.focusWidget()
+        if focus is None or not self.explorer.isAncestorOf(focus):
+            editor = self.tabs.current_editor()
+            summary = self.session.index.get(editor.doc_id) if editor is not None else None
+            if summary is not None and summary.is_tree and summary.type != FOLDER_TYPE and summary.collection:
+                if self.sidebar.current() != summary.collection:
+                    self.sidebar.select(str(summary.collection))
+                self.explorer.reveal(summary.id)  # selected: the new document goes beside it
+        self.explorer.new_document()
 
     def open_document(self, doc_id: str) -> bool:
         """Open ``doc_id`` in its tab and focus it; False when it no longer exists."""
@@ -461,6 +490,7 @@ class MainWindow(QMainWindow):
                 return
         self._closing = True
         self.remember_tabs()
+        remember_place(self, PLACE)  # the next project window opens there, on this machine
         self.close_session()
         event.accept()
         self.closed.emit()
@@ -511,5 +541,8 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     session.start_api()
     window._show_api_status()
     window.sync_status.apply(session.start_sync())  # a team project syncs while it is open
+    restored = restore_place(window, PLACE)  # where the last project window was left, on a screen
     window.show()
+    if restored:
+        keep_on_screen(window)  # its frame too, now that it is known
     return window

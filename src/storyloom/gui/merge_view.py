@@ -62,6 +62,7 @@ from storyloom.gui import icons, theme
 from storyloom.gui.widgets import set_role
 from storyloom.project import ConflictError, LockRefused, ValidationError, list_conflicts, value_text
 from storyloom.store import Conflict as StoreConflict
+from storyloom.words import counted
 
 
 def _tints() -> dict[str, QColor]:
@@ -573,7 +574,7 @@ class MergeView(QDialog):
         if left:
             total = sum(left.values())
             where = ", ".join(left)
-            self.state.setText(f"{total} conflicting passage{'s' if total != 1 else ''} left in {where}.")
+            self.state.setText(f"{counted(total, 'conflicting passage')} left in {where}.")
             self.state.setStyleSheet(f"color: {theme.colors().warning};")
         elif undecided:
             names = ", ".join(row.label for row in undecided)

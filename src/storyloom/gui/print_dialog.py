@@ -188,8 +188,7 @@ class PrintDialog(QDialog):
 
     def _finish(self) -> None:
         if self.task is not None:
-            self.task.wait()
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self.progress.hide()
         self.print_button.setEnabled(True)

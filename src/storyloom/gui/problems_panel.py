@@ -52,6 +52,7 @@ from storyloom.gui import icons
 from storyloom.gui.host import WindowHost
 from storyloom.gui.status_bar import ClickableItem
 from storyloom.gui.tasks import Task
+from storyloom.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -242,8 +243,7 @@ class ProblemsPanel(QDockWidget):
     def _checked(self, result: object) -> None:
         task, self._task = self._task, None
         if task is not None:
-            task.wait()
-            task.deleteLater()
+            task.release()
         if isinstance(result, Exception):
             log.error("collecting the project's problems failed: %s", result)
         if self._stopped or self.session.closed:
@@ -378,7 +378,7 @@ def _fix_tip(fix: QuickFix) -> str:
 def count_text(errors: int, warnings: int) -> str:
     if not errors and not warnings:
         return "No problems"
-    parts = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
+    parts = [counted(errors, "error")] if errors else []
     if warnings:
-        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        parts.append(counted(warnings, "warning"))
     return ", ".join(parts)

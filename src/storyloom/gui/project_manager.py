@@ -316,7 +316,7 @@ class ProjectManagerWindow(QMainWindow):
             self.show_error(f"Cannot list the projects: {say(exc)}")
         self.model.set_rows([project_summary(info) for info in infos])
         count = len(infos)
-        self.count_label.setText(f"{count} project{'s' if count != 1 else ''}" if count else "")
+        self.count_label.setText(counted(count, "project") if count else "")
         self.stack.setCurrentWidget(self.table if count else self.empty)
         self.action_bar.setVisible(bool(count))
         self.filter_edit.setVisible(bool(count))
@@ -540,7 +540,6 @@ class ProjectManagerWindow(QMainWindow):
         self._on_done, self._on_failed = done, failed
         task.succeeded.connect(self._task_succeeded)
         task.failed.connect(self._task_failed)
-        task.finished.connect(task.deleteLater)
         self.banner.show_message("busy", label)
         self._update_actions()
         task.start()
@@ -567,7 +566,7 @@ class ProjectManagerWindow(QMainWindow):
 
     def _finish_task(self) -> None:
         if self.task is not None:
-            self.task.wait()
+            self.task.release()
         self.task = None
         self.banner.clear()
         self._update_actions()
@@ -636,7 +635,7 @@ class ProjectManagerWindow(QMainWindow):
         if isinstance(exc, ImportWouldDropError):
             count = len(exc.dropped)
             self.show_error(
-                f"Nothing was imported: {count} {'entry' if count == 1 else 'entries'} of {file.name} cannot be "
+                f"Nothing was imported: {counted(count, 'entry', 'entries')} of {file.name} cannot be "
                 f"kept (first: {exc.dropped[0].id}: {exc.dropped[0].reason}). Import the rest and see them "
                 "listed in the report, or fix the backup.",
                 "Import the rest", partial(self.start_import, file, allow_skips=True, accept_damaged=accept_damaged),
@@ -716,7 +715,8 @@ class ProjectManagerWindow(QMainWindow):
     def _restore_done(self, result: tuple[str, str, list[str]]) -> None:
         project_id, name, warnings = result
         self.refresh(select=project_id)
-        kept = f" Kept as they were: {len(warnings)} damaged attachment(s); first: {warnings[0]}." if warnings else ""
+        kept = (f" Kept as they were: {counted(len(warnings), 'damaged attachment')}; first: {warnings[0]}."
+                if warnings else "")
         self.show_success(f"Restored “{display_name(name)}”.{kept}")
 
     def _restore_failed(self, file: Path, new_id: bool, name: str | None, accept_damaged: bool,

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from storyloom.gui import icons, theme
 from storyloom.project import ProjectSummary, display_name
+from storyloom.words import counted
 
 COLUMNS = ("Name", "Description", "Documents", "Last modified")
 NAME, DESCRIPTION, DOCUMENTS, MODIFIED = range(4)
@@ -28,7 +29,7 @@ def relative_time(when: datetime | None, now: datetime | None = None) -> str:
         return "just now"
     if seconds < 3600:
         minutes = int(seconds // 60)
-        return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
+        return f"{counted(minutes, 'minute')} ago"
     local, today = when.astimezone(), now.astimezone()
     if local.date() == today.date():
         return f"today {local:%H:%M}"

@@ -311,8 +311,7 @@ class InviteDialog(QDialog):
 
     def _finish(self) -> None:
         if self.task is not None:
-            self.task.wait()
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self.progress.hide()
         self.username.setEnabled(True)
@@ -502,8 +501,7 @@ class JoinDialog(QDialog):
 
     def _finish(self) -> None:
         if self.task is not None:
-            self.task.wait()
-            self.task.deleteLater()
+            self.task.release()
         self.task = None
         self.progress.hide()
         self.progress_text.hide()

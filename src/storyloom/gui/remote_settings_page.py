@@ -42,6 +42,7 @@ from storyloom.gui.sidebar import SETTINGS
 from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import Banner, set_role
 from storyloom.project import default_database_name
+from storyloom.words import counted
 
 #: A fix longer than this is shortened in the list (Copy report copies it whole).
 MAX_FIX_SHOWN = 320
@@ -165,9 +166,9 @@ class ReportView(QFrame):
         counts = {status: sum(1 for line in self.lines if line.status == status) for status in ("ok", "warn", "fail")}
         parts = [f"{counts['ok']} ok"] if counts["ok"] else []
         if counts["warn"]:
-            parts.append(f"{counts['warn']} warning{'s' if counts['warn'] != 1 else ''}")
+            parts.append(counted(counts['warn'], "warning"))
         if counts["fail"]:
-            parts.append(f"{counts['fail']} failure{'s' if counts['fail'] != 1 else ''}")
+            parts.append(counted(counts['fail'], "failure"))
         self.summary.setText(" · ".join(parts))
 
     def copy(self) -> None:
@@ -552,9 +553,8 @@ class RemoteSettingsPage(QScrollArea):
     def _task_finished(self) -> None:
         task, self.task = self.task, None
         if task is not None:
-            task.wait()
+            task.release()
             _RUNNING.discard(task)
-            task.deleteLater()
         self._update_buttons()
 
     def _failed(self, exc: BaseException) -> None:
@@ -585,7 +585,7 @@ class RemoteSettingsPage(QScrollArea):
         url = settings.database_url if settings else ""
         failed = sum(1 for line in lines if line.status == "fail")
         if failed:
-            self.banner.show_message("error", f"The server check found {failed} problem{'s' if failed != 1 else ''}: "
+            self.banner.show_message("error", f"The server check found {counted(failed, 'problem')}: "
                                      "each says what to do under it.")
         else:
             self.banner.show_message("success", "The server and the database are ready for the team.")

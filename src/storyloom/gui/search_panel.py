@@ -311,15 +311,20 @@ class SearchPanel(QDockWidget):
             QCoreApplication.processEvents()
 
     def _built(self, _count: object) -> None:
-        self._task = None
+        self._release_task()
         if self._stopped:
             return
         self.run_search()
 
     def _build_failed(self, exc: object) -> None:
-        self._task = None
+        self._release_task()
         if not self._stopped:
             self.status.setText(f"The project could not be read for search: {exc}")
+
+    def _release_task(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.release()
 
     def stop(self) -> None:
         """Before the session closes: wait for a read in progress, follow nothing more."""

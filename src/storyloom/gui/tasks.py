@@ -16,7 +16,8 @@ log = logging.getLogger(__name__)
 class Task(QThread):
     """``fn()`` on a worker thread. Connect ``succeeded(result)`` and ``failed(exception)`` to
     methods of GUI objects, then :meth:`start`; exactly one of them is emitted, then
-    ``finished``. ``label`` says what runs, in the words a busy indicator shows."""
+    ``finished``. ``label`` says what runs, in the words a busy indicator shows. Once its result
+    is handled, :meth:`release` it (the one teardown: wait for the thread, then delete it)."""
 
     succeeded = Signal(object)
     failed = Signal(object)
@@ -36,3 +37,18 @@ class Task(QThread):
             self.failed.emit(exc)
         else:
             self.succeeded.emit(result)
+
+    def release(self, timeout_ms: int | None = None) -> bool:
+        """Let the task go: wait for its thread to end (at most ``timeout_ms``; ``None``: as
+        long as it takes), then delete it on the GUI thread's next turn (``deleteLater``), as
+        its signals may still be queued there. A thread still running after the timeout is
+        deleted when it ends instead (deleting a running ``QThread`` aborts the process).
+        True when it had ended."""
+        ended = self.wait() if timeout_ms is None else self.wait(timeout_ms)
+        if ended or not self.isRunning():
+            self.deleteLater()
+            return True
+        self.finished.connect(self.deleteLater)
+        if self.isFinished():  # it ended meanwhile, perhaps before the connection (twice is safe)
+            self.deleteLater()
+        return False

@@ -1,7 +1,8 @@
 """Small widgets every window shares: the one :class:`Banner` for errors, warnings, successes and
 busy work where they happened (over an editor, or in a window), a dialog's heading
-(:func:`dialog_layout`, :class:`DialogHeading`), an :class:`EmptyState` that says what to do next, the
-:class:`ActionButton` of sidebars (icon, label, shortcut), and the toolbar actions and view
+(:func:`dialog_layout`, :class:`DialogHeading`), labels and buttons whose text elides instead of
+widening their window (:class:`ElidedLabel`, :class:`ElidedButton`), an :class:`EmptyState` that
+says what to do next, the :class:`ActionButton` of sidebars (icon, label, shortcut), and the toolbar actions and view
 shortcuts of the visual editors (:func:`toolbar_action`, :func:`add_view_shortcuts`)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, TypeVar
 
 import qtawesome as qta
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -20,13 +21,16 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QStyle,
+    QStyleOptionButton,
+    QStylePainter,
     QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from storyloom.app.views.window_place import Rect, WindowPlaces, place
+from storyloom.app.views.window_place import Rect, WindowPlaces, fit, place
 from storyloom.gui import icons, theme
 
 _Widget = TypeVar("_Widget", bound=QWidget)
@@ -178,6 +182,41 @@ class ElidedLabel(QLabel):
         painter = QPainter(self)
         self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(), self.isEnabled(), text,
                                   self.foregroundRole())
+
+
+class ElidedButton(QPushButton):
+    """A flat button whose one line of text elides to the width its layout gives it (the whole
+    text stays its ``text()`` and is its tooltip while elided). Its width is ignored by its
+    layout (give it a stretch): a long text never widens its row, its window or the panels
+    beside it, whatever it says."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._show_whole_text_as_tip()
+
+    def shown_text(self) -> str:
+        """The text as drawn: elided to the room the button's style leaves for it."""
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        room = self.style().subElementRect(QStyle.SubElement.SE_PushButtonContents, option, self).width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, max(room, 0))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._show_whole_text_as_tip()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        option.text = self.shown_text()
+        QStylePainter(self).drawControl(QStyle.ControlElement.CE_PushButton, option)
+
+    def _show_whole_text_as_tip(self) -> None:
+        self.setToolTip(self.text() if self.shown_text() != self.text() else "")
 
 
 class DialogHeading(QWidget):
@@ -373,6 +412,41 @@ def place_window(window: QWidget, name: str, over: QWidget | None = None,
 
 
 def remember_place(window: QWidget, name: str, places: WindowPlaces | None = None) -> None:
-    """Record where ``window`` is (its client area), for :func:`place_window` next time."""
-    if window.isVisible() and not window.isMinimized() and not window.isMaximized():
-        (places or WindowPlaces()).remember(name, _rect(window.geometry()))
+    """Record where ``window`` is (its client area), for :func:`place_window` next time; a
+    maximized window is recorded as such, with its place before (``normalGeometry``)."""
+    if not window.isVisible() or window.isMinimized():
+        return
+    if window.isMaximized():
+        normal = window.normalGeometry()
+        if normal.isValid():
+            (places or WindowPlaces()).remember(name, _rect(normal), maximized=True)
+        return
+    (places or WindowPlaces()).remember(name, _rect(window.geometry()))
+
+
+def restore_place(window: QWidget, name: str, places: WindowPlaces | None = None) -> bool:
+    """Give the top-level ``window`` (not shown yet) the place where the window ``name`` was
+    left, fitted to a screen, maximized again if it was (:func:`place_window`); False, and the
+    window keeps its own place, when none is remembered."""
+    places = places or WindowPlaces()
+    if places.get(name) is None:
+        return False
+    place_window(window, name, None, places)
+    if places.maximized(name):
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
+    return True
+
+
+def keep_on_screen(window: QWidget) -> None:
+    """Pull the shown top-level ``window``, frame and all, whole onto the screen it is on (its
+    frame is known only once it is shown: a place fitted before counted its client area)."""
+    if window.isMaximized() or window.isFullScreen() or window.isMinimized():
+        return
+    screen = window.screen() or QApplication.primaryScreen()
+    frame, inner = window.frameGeometry(), window.geometry()
+    area = _rect(screen.availableGeometry())
+    fitted = fit(_rect(frame), area)
+    if fitted != _rect(frame):
+        extra_w, extra_h = frame.width() - inner.width(), frame.height() - inner.height()
+        window.setGeometry(QRect(fitted.x + inner.x() - frame.x(), fitted.y + inner.y() - frame.y(),
+                                 fitted.width - extra_w, fitted.height - extra_h))

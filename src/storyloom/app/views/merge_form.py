@@ -44,6 +44,7 @@ from storyloom.project import (
 )
 from storyloom.project import resolve as resolve_conflict
 from storyloom.script.line_ids import anchor, anchor_merged
+from storyloom.words import counted
 
 MERGED = "merged"
 EDITED = "edited"
@@ -204,7 +205,7 @@ class MergeForm:
         if left:
             detail = ", ".join(f"{count} in {label}" for label, count in left.items())
             total = sum(left.values())
-            raise MergeFormError(f"{total} conflicting passage{'s' if total != 1 else ''} left ({detail}): "
+            raise MergeFormError(f"{counted(total, 'conflicting passage')} left ({detail}): "
                                  "choose a side for each, or edit the text")
         current = next((side.doc for side in self.sides if side.doc is not None), None)
         doc = copy.deepcopy(current) if current is not None else {"_id": self.doc_id}

@@ -61,7 +61,7 @@ def salvage_summary(name: str, report: SalvageReport) -> str:
         return f"Salvaged every document into “{name}”."
     parts = []
     if report.lost:
-        parts.append(f"{len(report.lost):,} item{'s' if len(report.lost) != 1 else ''} could not be read")
+        parts.append(f"{counted(len(report.lost), 'item')} could not be read")
     if report.rewritten:
         parts.append(f"{len(report.rewritten):,} copied from damaged revisions: review them")
     return f"Salvaged {counted(report.copied, 'document')} into “{name}”; " + "; ".join(parts) + "."

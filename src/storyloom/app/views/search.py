@@ -34,6 +34,7 @@ from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.project import COLLECTIONS, FOLDER_TYPE
+from storyloom.words import counted
 
 LIMIT = 2000
 PER_DOCUMENT = 100
@@ -131,9 +132,7 @@ class SearchResults:
             return ""
         if not self.groups:
             return "No results"
-        noun = "result" if self.total == 1 else "results"
-        docs = "document" if len(self.groups) == 1 else "documents"
-        text = f"{self.total} {noun} in {len(self.groups)} {docs}"
+        text = f"{counted(self.total, 'result')} in {counted(len(self.groups), 'document')}"
         if self.truncated:
             text += f" (stopped at {self.total}: refine the search to see every match)"
         return text

@@ -16,6 +16,7 @@ from storyloom.app.attachments import human_size
 from storyloom.app.sync_state import SyncState
 from storyloom.app.views.explain import fix_words
 from storyloom.app.views.lock_view import NoticeView, when_text
+from storyloom.words import counted
 
 #: How many entries the activity keeps (newest first).
 ACTIVITY_LIMIT = 50
@@ -55,7 +56,7 @@ def seconds_text(seconds: float) -> str:
 
 
 def pending_text(count: int) -> str:
-    return f"{count} local change{'s' if count != 1 else ''} not sent yet"
+    return f"{counted(count, 'local change')} not sent yet"
 
 
 def progress_text(state: SyncState) -> str:

@@ -3,6 +3,8 @@
 A window the app opens beside the project window (the player) opens where the writer last left
 it, when that place is still on a screen; otherwise centred on the window it belongs to. Either
 way it is made to fit the screen's available area (without the taskbar), never partly off it.
+The project windows share one place (the last one closed): a maximized window is remembered as
+maximized, with the place it had before (where "restore" puts it back).
 Rectangles are ``(x, y, width, height)`` in screen pixels, the window's frame. The file is small,
 rewritten atomically, and a broken file reads as empty: a forgotten place never stops a window.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from storyloom import paths
 from storyloom.output_files import atomic_write
@@ -82,7 +84,7 @@ class WindowPlaces:
     def file(self) -> Path:
         return self._file or paths.config_dir() / WINDOWS_FILE
 
-    def _read(self) -> dict[str, list[int]]:
+    def _read(self) -> dict[str, Any]:
         try:
             data = json.loads(self.file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -97,10 +99,19 @@ class WindowPlaces:
             return Rect(*value)
         return None
 
-    def remember(self, name: str, rect: Rect) -> None:
-        """Record where ``name`` is; a file that cannot be written is let go (a place is a comfort)."""
+    def maximized(self, name: str) -> bool:
+        """Whether ``name`` was left maximized (:meth:`get` is then its place before)."""
+        return self._read().get(f"{name}.maximized") is True
+
+    def remember(self, name: str, rect: Rect, *, maximized: bool = False) -> None:
+        """Record where ``name`` is (its place before it was maximized, when ``maximized``); a
+        file that cannot be written is let go (a place is a comfort)."""
         data = self._read()
         data[name] = list(rect)
+        if maximized:
+            data[f"{name}.maximized"] = True
+        else:
+            data.pop(f"{name}.maximized", None)
         try:
             atomic_write(self.file, json.dumps(data, indent=2, sort_keys=True) + "\n")
         except OSError:

@@ -189,12 +189,17 @@ class ActorLinesView(QWidget):
         if self._task is not None:
             self._task.wait()
 
+    def _release_task(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.release()
+
     @property
     def stopped(self) -> bool:
         return self._stopped or bool(getattr(self.session, "closed", False))
 
     def _counted(self, found: ActorLines) -> None:
-        self._task = None
+        self._release_task()
         if self.stopped:  # the window closed while counting: its store is gone
             return
         if self._again:
@@ -205,7 +210,7 @@ class ActorLinesView(QWidget):
         self.counted.emit(found)
 
     def _failed(self, error: object) -> None:
-        self._task = None
+        self._release_task()
         if self.stopped:
             return
         self.title.setText(f"All lines (could not count them: {error})")

@@ -251,8 +251,7 @@ class GridEditor(DocumentEditor):
 
     def _update_count(self) -> None:
         total, shown = self.model.grid.row_count, self.shown_model().rowCount()
-        noun = "row" if total == 1 else "rows"
-        self.count_label.setText(f"{shown:,} of {total:,} {noun}" if shown != total else f"{total:,} {noun}")
+        self.count_label.setText(f"{shown:,} of {counted(total, 'row')}" if shown != total else counted(total, "row"))
 
     # ------------------------------------------------------------------ sort and filter
     def _header_clicked(self, col: int) -> None:

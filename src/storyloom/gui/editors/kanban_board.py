@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from storyloom.gui import theme
 from storyloom.project import kanban as k
+from storyloom.words import counted
 
 CARD_MIME = "application/x-storyloom-kanban-card"
 COLUMN_MIME = "application/x-storyloom-kanban-column"
@@ -147,7 +148,7 @@ class CardWidget(QFrame):
                                       "success" if done == total else ""))
         related = [r for r in card.get("related") or [] if isinstance(r, str)]
         if related:
-            meta.addWidget(_icon_chip("ph.link", str(len(related)), f"{len(related)} related document(s)"))
+            meta.addWidget(_icon_chip("ph.link", str(len(related)), counted(len(related), "related document")))
         assigned = str(card.get("assigned") or "")
         meta.addStretch(1)
         if assigned:

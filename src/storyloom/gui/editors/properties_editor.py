@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QScrollArea, QVBox
 
 from storyloom.gui.appearance import use_editor_font
 from storyloom.gui.editors.base import DocumentEditor
+from storyloom.words import counted
 
 # Fields computed from another one (the parsed form of a source text): never edited by hand.
 _DERIVED = {"json"}
@@ -27,9 +28,9 @@ def _label(key: str) -> str:
 
 def _summary(value: Any) -> str:
     if isinstance(value, list):
-        return f"{len(value)} item{'s' if len(value) != 1 else ''}"
+        return counted(len(value), "item")
     if isinstance(value, dict):
-        return f"{len(value)} entr{'ies' if len(value) != 1 else 'y'}"
+        return counted(len(value), "entry", "entries")
     return repr(value)
 
 

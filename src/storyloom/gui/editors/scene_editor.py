@@ -62,6 +62,7 @@ from storyloom.play.scenes import (
     scene_program,
     set_start,
 )
+from storyloom.words import counted
 
 
 class _ItemsCommand(QUndoCommand):
@@ -392,7 +393,7 @@ class SceneEditor(DocumentEditor):
         if views:
             self.playlist.setCurrentRow(max(0, min(row, len(views) - 1)))
         count = len(views)
-        self.count_label.setText(f"{count} item{'s' if count != 1 else ''}")
+        self.count_label.setText(counted(count, "item"))
         self._show_detail()
 
     def _show_detail(self) -> None:

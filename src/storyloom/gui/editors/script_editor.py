@@ -38,6 +38,7 @@ from storyloom.gui.editors.code_editor import CodeEditor, is_dark
 from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
 from storyloom.gui.host import host_of
+from storyloom.gui.widgets import ElidedButton
 from storyloom.script import ParsedScript
 from storyloom.script.completion import CompletionSource, source_for
 from storyloom.script.incremental import IncrementalParser
@@ -95,17 +96,18 @@ class ScriptEditor(DocumentEditor):
         latest = self._latest
         self.destroyed.connect(lambda *_: latest.__setitem__(0, -1))
         layout.addWidget(self.text, 1)
-        footer = QHBoxLayout()
+        self.footer = footer = QHBoxLayout()
         footer.setContentsMargins(16, 4, 16, 4)
         footer.setSpacing(8)
-        self.problems_button = QPushButton()
+        # Elided to the room left beside the cursor's position: a long problem message never
+        # widens the footer, the editor or the sidebars.
+        self.problems_button = ElidedButton()
         self.problems_button.setObjectName("problemsSummary")
         self.problems_button.setFlat(True)
         self.problems_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.problems_button.clicked.connect(self._go_to_first_problem)
         self.problems_button.setEnabled(False)
-        footer.addWidget(self.problems_button)
-        footer.addStretch(1)
+        footer.addWidget(self.problems_button, 1)
         self.position_label = QLabel()
         self.position_label.setObjectName("cursorPosition")
         footer.addWidget(self.position_label)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPoint, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeyEvent, QMouseEvent, QPainter, QPen, QPixmap, QWheelEvent
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
 from storyloom.gui import theme
+from storyloom.gui.editors.dot_grid import dot_pen, draw_dot_grid
 
 
 class SurfaceView(QGraphicsView):
@@ -39,15 +40,18 @@ class SurfaceView(QGraphicsView):
         self.apply_theme()
 
     def apply_theme(self) -> None:
-        """The theme's window colour with a dot grid (a tiled brush, drawn once)."""
+        """The theme's window colour with a dot grid (:meth:`drawBackground`)."""
         colors = theme.colors()
-        tile = QPixmap(24, 24)
-        tile.fill(QColor(colors.window))
-        painter = QPainter(tile)
-        painter.setPen(QPen(QColor(colors.border), 2))
-        painter.drawPoint(0, 0)
-        painter.end()
-        self.setBackgroundBrush(QBrush(tile))
+        self._paper = QColor(colors.window)
+        self._dot_pen = dot_pen(colors.border)
+        self.setBackgroundBrush(self._paper)
+        self.resetCachedContent()
+        self.viewport().update()
+
+    def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        """The dot grid in scene units at whole pixels (:func:`~storyloom.gui.editors.dot_grid.draw_dot_grid`):
+        evenly spaced single dots at every zoom."""
+        draw_dot_grid(painter, rect, self._paper, self._dot_pen)
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:

@@ -372,9 +372,8 @@ class ScenarioEditor(_SourceEditor):
         if self.dirty and not self.save():
             return text
         count = sum(_count_leaves(overrides) for overrides in diff.values())
-        noun = "value" if count == 1 else "values"
-        self.banner.show_message("info", f"Saved the Live state here: {count} {noun} differ from the defaults "
-                                         "(Ctrl+Z in the text undoes).")
+        self.banner.show_message("info", f"Saved the Live state here: {counted(count, 'value')} differ from the "
+                                         "defaults (Ctrl+Z in the text undoes).")
         return text
 
     def check(self) -> ScenarioStatus:

@@ -32,10 +32,12 @@ from PySide6.QtWidgets import (
 
 from storyloom.app.attachments import read_blob
 from storyloom.gui import theme
+from storyloom.gui.appearance import restyle_with_theme
 from storyloom.gui.style import window_style
 from storyloom.gui.widgets import Banner, remember_place, set_role
 from storyloom.play.play_session import PlayError, PlaySession, expression_image, read_doc, scenarios
 from storyloom.play.player import PlayItem
+from storyloom.words import counted
 
 #: ``opener(doc_id, line, node)``: open a document at a script line or a dialogue node.
 Opener = Callable[[str, "int | None", "str | None"], object]
@@ -54,6 +56,7 @@ class PlayerWindow(QWidget):
         self.setObjectName("playerWindow")
         self.setWindowTitle(f"Play: {title} — Storyloom")
         self.setStyleSheet(window_style() + _STYLE.format(c=theme.colors()))
+        restyle_with_theme(self)  # Options > theme while it is open: it follows (restyle)
         self.session = session
         self.opener = opener
         self.kind = kind
@@ -82,6 +85,25 @@ class PlayerWindow(QWidget):
         self.refresh()
         self._show_start_problems()
 
+    def restyle(self) -> None:
+        """Take the theme's colours (the theme changed while the player is open): its style
+        sheet, its icons (drawn in the colours of the theme they were made in) and the
+        transcript (coloured HTML)."""
+        colours = theme.colors()
+        self.setStyleSheet(window_style() + _STYLE.format(c=colours))
+        self.header_icon.setPixmap(qta.icon("ph.play-circle", color=colours.accent).pixmap(28, 28))
+        self.continue_button.setIcon(qta.icon("ph.caret-right", color=colours.accent_text))
+        for button, name in ((self.restart_button, "ph.arrow-counter-clockwise"),
+                             (self.back_button, "ph.arrow-u-up-left"), (self.to_choice_button, "ph.fast-forward"),
+                             (self.open_node_button, "ph.tree-structure"),
+                             (self.open_line_button, "ph.text-align-left")):
+            button.setIcon(qta.icon(name))
+        for index, name in enumerate(("ph.sliders-horizontal", "ph.lightning")):
+            self.source_combo.setItemIcon(index, qta.icon(name))
+        for index in range(2, self.source_combo.count()):
+            self.source_combo.setItemIcon(index, qta.icon("ph.flag"))
+        self._show_transcript()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         remember_place(self, PLACE)  # it opens there next time, on this machine
         super().closeEvent(event)
@@ -93,9 +115,9 @@ class PlayerWindow(QWidget):
         row = QHBoxLayout(header)
         row.setContentsMargins(theme.XL, theme.L, theme.XL, theme.M)
         row.setSpacing(theme.M)
-        icon = QLabel()
-        icon.setPixmap(qta.icon("ph.play-circle", color=theme.colors().accent).pixmap(28, 28))
-        row.addWidget(icon)
+        self.header_icon = QLabel()
+        self.header_icon.setPixmap(qta.icon("ph.play-circle", color=theme.colors().accent).pixmap(28, 28))
+        row.addWidget(self.header_icon)
         names = QVBoxLayout()
         names.setSpacing(0)
         self.title_label = QLabel(title)
@@ -335,22 +357,26 @@ class PlayerWindow(QWidget):
     def refresh(self) -> None:
         """Show the play as it is now."""
         player = self.play.player
-        waiting = ""
-        if player.waiting_for_choice:
-            waiting = "Choose what happens next."
-        elif not player.entries:
-            waiting = "Press Continue (Space) to play the first line."
-        self.transcript.show_entries(player.entries, waiting)
+        self._show_transcript()
         self._show_choices()
         self._show_position()
         self._show_changes()
         self.back_button.setEnabled(player.can_step_back)
         self.restart_button.setEnabled(player.can_step_back)
         steps = player.steps
-        self.step_label.setText(f"{steps} step{'s' if steps != 1 else ''}" + (" · finished" if player.finished else ""))
+        self.step_label.setText(counted(steps, "step") + (" · finished" if player.finished else ""))
         self.subtitle.setText(f"{_KIND_LABELS.get(self.kind, self.kind)} · from {self.play.start.label}"
                               + (" · writing to Live" if self.play.write_to_live else " · on a scratch copy"))
         self._after_live_write()
+
+    def _show_transcript(self) -> None:
+        player = self.play.player
+        waiting = ""
+        if player.waiting_for_choice:
+            waiting = "Choose what happens next."
+        elif not player.entries:
+            waiting = "Press Continue (Space) to play the first line."
+        self.transcript.show_entries(player.entries, waiting)
 
     def _show_choices(self) -> None:
         for button in self.choice_buttons:

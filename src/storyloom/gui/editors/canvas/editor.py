@@ -28,6 +28,7 @@ from storyloom.gui.editors.canvas.scene import CanvasScene, CanvasView
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.sidebar import collection_label
 from storyloom.project import canvas as cv
+from storyloom.words import counted
 
 STAGGER = 28
 OPENING_ZOOM = 0.8
@@ -202,7 +203,7 @@ class CanvasEditor(ContentBoardEditor):
 
     def move_nodes(self, positions: dict[str, tuple[float, float]]) -> bool:
         count = len(positions)
-        moved = self.step(f"Move {count} node{'s' if count != 1 else ''}", cv.move_nodes(self.content, positions))
+        moved = self.step(f"Move {counted(count, 'node')}", cv.move_nodes(self.content, positions))
         if not moved:
             self.scene.load(self.content)  # a drag that ended where it began: put the items back exactly
         return moved
@@ -278,7 +279,7 @@ class CanvasEditor(ContentBoardEditor):
 
     def delete_selection(self) -> bool:
         nodes, edges = self.scene.selected_node_ids(), self.scene.selected_edge_ids()
-        text = f"Delete {len(nodes) + len(edges)} item{'s' if len(nodes) + len(edges) != 1 else ''}"
+        text = f"Delete {counted(len(nodes) + len(edges), 'item')}"
         return self.step(text, cv.remove(self.content, nodes, edges), select=[])
 
     def select_all(self) -> None:
@@ -378,4 +379,4 @@ class CanvasEditor(ContentBoardEditor):
 
     def _show_summary(self) -> None:
         nodes, edges = len(self.scene.node_items), len(self.scene.edge_items)
-        self.summary_label.setText(f"{nodes} node{'s' if nodes != 1 else ''} · {edges} edge{'s' if edges != 1 else ''}")
+        self.summary_label.setText(f"{counted(nodes, 'node')} · {counted(edges, 'edge')}")

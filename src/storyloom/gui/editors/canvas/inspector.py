@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from storyloom.gui import icons, theme
 from storyloom.gui.editors.canvas.items import NOTE_COLORS
 from storyloom.project import canvas as cv
+from storyloom.words import counted
 
 TYPING_PAUSE_MS = 700
 
@@ -141,7 +142,7 @@ class CanvasInspector(QScrollArea):
             layout.addLayout(row)
             self.fields["group"] = group
         else:
-            counts = f"{nodes} node{'s' if nodes != 1 else ''} · {edges} edge{'s' if edges != 1 else ''}"
+            counts = f"{counted(nodes, 'node')} · {counted(edges, 'edge')}"
             layout.addWidget(_caption(counts))
             layout.addSpacing(theme.S)
             for title, text in (
