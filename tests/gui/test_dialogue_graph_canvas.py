@@ -248,3 +248,46 @@ def test_pans_and_zooms_draw_no_node_again(window, qtbot, monkeypatch) -> None: 
     # Links are one-pixel hairlines, which the raster engine clips to what is exposed.
     for edge in editor.scene.edge_items.values():
         assert edge.pen().isCosmetic() and edge.pen().widthF() <= 1.0
+
+
+def test_a_zoom_step_repaints_the_graph_and_the_level_not_the_toolbar_or_the_tab(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The zoom level's label has a fixed size: its new text asks no layout again (a label
+    whose size may change made the tab widget lay out and repaint the whole document, the
+    toolbar's icons with it, at every zoom step)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QWidget
+
+    editor = _dialogue(window, qtbot)
+    _five_node_tree(editor)
+    view = editor.view
+    painted: list[str] = []
+
+    class Paints(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
+                label = editor.zoom_label
+                where = QRect(watched.mapToGlobal(event.rect().topLeft()), event.rect().size())
+                behind_label = QRect(label.mapToGlobal(label.rect().topLeft()), label.size()).contains(where)
+                if watched is label or not behind_label:
+                    painted.append(watched.objectName() or type(watched).__name__)
+            return False
+
+    spy = Paints()
+    watched = [editor.zoom_label, window.tabs, editor.toolbar, *editor.toolbar.findChildren(QObject)]
+    for widget in watched:
+        widget.installEventFilter(spy)
+    qtbot.wait(600)  # the new links' summary and saving settle first
+    widths = set()
+    for level in (0.08, 0.1, 0.45, 0.99, 1.0, 1.5, 3.0, 0.5):
+        painted.clear()
+        view.set_zoom(level)
+        view.viewport().repaint()
+        qtbot.wait(5)
+        assert editor.zoom_label.text() == f"{round(view.zoom() * 100)}%"
+        assert set(painted) == {"zoomLevel"}, (level, painted)  # the others only behind the label
+        widths.add(editor.zoom_label.width())
+        fits = editor.zoom_label.fontMetrics().horizontalAdvance(editor.zoom_label.text())
+        assert fits <= editor.zoom_label.contentsRect().width()
+    assert len(widths) == 1
+    for widget in watched:
+        widget.removeEventFilter(spy)
