@@ -1,5 +1,6 @@
 """The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
-a link as a curve from an output to an input, and the line that follows a link being dragged.
+a link as a curve from an output to an input (drawn by the scene, not an item), and the line
+that follows a link being dragged.
 
 Nodes keep a picture per zoom band (:data:`BANDS`), each drawn once at its band's resolution
 (all of them within :data:`PICTURE_BUDGET`): a pan or a zoom step only scales pixels (a device
@@ -469,54 +470,69 @@ def link_path(start: QPointF, end: QPointF) -> QPainterPath:
     return path
 
 
-class EdgeItem(QGraphicsPathItem):
-    """A link between two node items: one path (the curve and its arrow head) that Qt strokes
-    itself (no Python per frame, no cache as large as a long link). Links are chosen by the
-    view (:meth:`set_chosen`), not by Qt's item selection, whose outline Qt would draw."""
+def link_pen(chosen: bool = False) -> QPen:
+    """How a link is stroked: cosmetic (pixels, whatever the zoom), one pixel, three and in the
+    accent when chosen. A one-pixel cosmetic pen takes the raster engine's fast path, which
+    clips a curve to what is exposed; a wider one is stroked whole (links crossing a scattered
+    graph made every frame of a pan stroke them all: 84 ms)."""
+    colors = theme.colors()
+    pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.0)
+    pen.setCosmetic(True)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+class EdgeItem:
+    """A link between two node items: its curve and arrow head (:meth:`path`), its pen and the
+    wider stroke a click lands in (:meth:`shape`). Not a scene item: the scene draws all the
+    links in the view's cached background, in one stroke (:meth:`GraphScene.draw_links`), so a
+    pan scrolls them with the dots instead of drawing 600 items at every frame. Links are
+    chosen by the view (:meth:`set_chosen`), not by Qt's item selection."""
 
     def __init__(self, edge: dict[str, Any], source: NodeItem, target: NodeItem) -> None:
-        super().__init__()
         self.edge = edge
         self.source_item = source
         self.target_item = target
         self.chosen = False
-        self.setZValue(-1)
+        self._pen = link_pen()
+        self._path = QPainterPath()
         self._shape: QPainterPath | None = None
-        self.set_chosen(False)
+        self.bounds = QRectF()  # the path's, in scene coordinates
         self.refresh()
 
     @property
     def edge_id(self) -> str:
         return str(self.edge["id"])
 
+    def pen(self) -> QPen:
+        return self._pen
+
+    def path(self) -> QPainterPath:
+        return self._path
+
     def set_chosen(self, chosen: bool) -> None:
-        colors = theme.colors()
         self.chosen = chosen
-        # Cosmetic (pixels, whatever the zoom): a link of one pixel takes the raster engine's
-        # fast path, which clips a curve to what is exposed; a wider one is stroked whole, and
-        # links crossing a scattered graph made every frame of a pan stroke them all (84 ms).
-        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.0)
-        pen.setCosmetic(True)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-        self.setPen(pen)
-        self.setZValue(-0.5 if chosen else -1)
+        self._pen = link_pen(chosen)
 
     def refresh(self) -> None:
+        """Follow the two nodes' ports (after a move or an edit)."""
         start = self.source_item.port_point(self.edge.get("sourceHandle"))
         end = self.target_item.port_point(self.edge.get("targetHandle"))
         path = link_path(start, end)
         path.moveTo(end + QPointF(-9, -5))
         path.lineTo(end + QPointF(-1, 0))
         path.lineTo(end + QPointF(-9, 5))
+        self._path = path
         self._shape = None
-        self.setPath(path)
+        self.bounds = path.boundingRect()
 
     def shape(self) -> QPainterPath:
+        """Where a click picks the link: 6 units either side of the curve."""
         if self._shape is None:
             stroker = QPainterPathStroker()
             stroker.setWidth(12)
-            self._shape = stroker.createStroke(self.path())
+            self._shape = stroker.createStroke(self._path)
         return self._shape
 
 

@@ -1,22 +1,31 @@
-"""The scene of one dialogue graph: an item per node and per link, kept in step with a
-:class:`~storyloom.project.dialogue_graph.DialogueGraph` patch by patch.
+"""The scene of one dialogue graph: an item per node, a :class:`EdgeItem` per link, kept in
+step with a :class:`~storyloom.project.dialogue_graph.DialogueGraph` patch by patch.
 
 :meth:`GraphScene.apply` applies a patch to the graph and touches only the items it names
 (and the links of moved or changed nodes), then redraws the problems that changed, so an edit
-of a 500-node graph costs what the edit touches."""
+of a 500-node graph costs what the edit touches.
+
+Links are not scene items: :meth:`GraphScene.draw_links` strokes them all as one path in the
+view's background, which the view caches, so a pan scrolls them with the dot grid and draws
+only the strip it uncovers (600 path items cost Qt 8 ms a frame on a scattered graph, whose
+links cross the whole view). A link that changes invalidates its part of that background."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QRectF, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsScene
 
-from storyloom.gui.editors.dialogue_graph.items import EdgeItem, NodeItem
+from storyloom.gui.editors.dialogue_graph.items import LOD_SIMPLE, EdgeItem, NodeItem, link_pen
 from storyloom.project.dialogue_graph import DialogueGraph, GraphProblem, Patch, graph_problems, kind_of, label_of
 
 MARGIN = 2000
+#: Scene units around a link's path that its stroke may cover: a chosen link's three pixels
+#: and round caps at the smallest zoom (0.08).
+LINK_REACH = 40.0
 
 
 class GraphScene(QGraphicsScene):
@@ -41,6 +50,8 @@ class GraphScene(QGraphicsScene):
         self.movable = True
         self.band = "detail"  # the zoom band the view shows the nodes in (items.band_of)
         self.pixel_ratio = 1.0  # the view's device pixels per pixel
+        self._links_path: QPainterPath | None = None  # every link not chosen, as one path
+        self._links_dirty: QRectF | None = None  # while a patch is synced: where links changed
 
     # ------------------------------------------------------------------ building
     def load(self, tree: dict[str, Any] | None) -> None:
@@ -50,6 +61,7 @@ class GraphScene(QGraphicsScene):
         self.node_items.clear()
         self.edge_items.clear()
         self.edges_by_node.clear()
+        self._links_dirty = QRectF()
         self.graph = DialogueGraph(tree)
         for node in self.graph.nodes:
             if isinstance(node.get("id"), str):
@@ -59,6 +71,9 @@ class GraphScene(QGraphicsScene):
         self._refresh_jumps()
         self.refresh_problems()
         self.grow()
+        self._links_dirty = None
+        self._links_path = None
+        self.invalidate(QRectF(), QGraphicsScene.SceneLayer.BackgroundLayer)  # all of it
 
     def _preview(self, node: dict[str, Any]) -> list[str] | None:
         data = node.get("data") if isinstance(node.get("data"), dict) else {}
@@ -83,10 +98,10 @@ class GraphScene(QGraphicsScene):
         item = EdgeItem(edge, source, target)
         if item.edge_id in self.chosen_edges:
             item.set_chosen(True)
-        self.addItem(item)
         self.edge_items[item.edge_id] = item
         for end in (source.node_id, target.node_id):
             self.edges_by_node.setdefault(end, set()).add(item.edge_id)
+        self._links_changed(item.bounds)
         return item
 
     def _remove_edge(self, edge_id: str) -> None:
@@ -96,7 +111,7 @@ class GraphScene(QGraphicsScene):
             return
         for end in (item.source_item.node_id, item.target_item.node_id):
             self.edges_by_node.get(end, set()).discard(edge_id)
-        self.removeItem(item)
+        self._links_changed(item.bounds)
 
     # ------------------------------------------------------------------ patches
     def apply(self, patch: Patch) -> None:
@@ -106,6 +121,14 @@ class GraphScene(QGraphicsScene):
         self.graph_changed.emit(patch)
 
     def _sync(self, patch: Patch) -> None:
+        self._links_dirty = QRectF()  # one invalidation for all the links the patch moves
+        try:
+            self._sync_items(patch)
+        finally:
+            dirty, self._links_dirty = self._links_dirty, None
+            self._links_changed(dirty)
+
+    def _sync_items(self, patch: Patch) -> None:
         touched_nodes = patch.touched("node")
         touched_edges = patch.touched("edge")
         for node_id in touched_nodes:
@@ -128,7 +151,7 @@ class GraphScene(QGraphicsScene):
                 self._add_edge(edge)
         for node_id in touched_nodes:
             for edge_id in self.edges_by_node.get(node_id, set()):
-                self.edge_items[edge_id].refresh()
+                self._refresh_edge(self.edge_items[edge_id])
         if touched_nodes:  # a jump shows its target's label
             self._refresh_jumps()
         self.refresh_problems()
@@ -148,7 +171,56 @@ class GraphScene(QGraphicsScene):
 
     def _node_moved(self, item: NodeItem) -> None:
         for edge_id in self.edges_by_node.get(item.node_id, ()):
-            self.edge_items[edge_id].refresh()
+            self._refresh_edge(self.edge_items[edge_id])
+
+    # ------------------------------------------------------------------ links
+    def _refresh_edge(self, item: EdgeItem) -> None:
+        was = item.bounds
+        item.refresh()
+        self._links_changed(was.united(item.bounds))
+
+    def _links_changed(self, rect: QRectF) -> None:
+        """The links drawn in ``rect`` (scene) changed: draw that part of the background again."""
+        if rect.isNull():
+            return
+        self._links_path = None
+        if self._links_dirty is not None:  # a patch is being synced: once, at its end
+            self._links_dirty = self._links_dirty.united(rect)
+            return
+        self.invalidate(rect.adjusted(-LINK_REACH, -LINK_REACH, LINK_REACH, LINK_REACH),
+                        QGraphicsScene.SceneLayer.BackgroundLayer)
+
+    def draw_links(self, painter: QPainter) -> None:
+        """Every link, with ``painter`` in scene coordinates (the view's background, after the
+        dots): the links not chosen as one path (Qt's cosmetic stroker skips the curves outside
+        the clip), then the chosen ones over them. Smoothed from :data:`LOD_SIMPLE` up."""
+        if not self.edge_items:
+            return
+        if self._links_path is None:
+            path = QPainterPath()
+            for item in self.edge_items.values():
+                if not item.chosen:
+                    path.addPath(item.path())
+            self._links_path = path
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, painter.worldTransform().m11() >= LOD_SIMPLE)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(link_pen())
+        painter.drawPath(self._links_path)
+        for edge_id in self.chosen_edges:
+            item = self.edge_items.get(edge_id)
+            if item is not None:
+                painter.setPen(item.pen())
+                painter.drawPath(item.path())
+        painter.restore()
+
+    def edge_at(self, point: QPointF) -> EdgeItem | None:
+        """The link a click at ``point`` (scene) picks: the topmost whose :meth:`EdgeItem.shape`
+        holds it (chosen links are drawn over the others, later links over earlier ones)."""
+        for item in sorted(reversed(self.edge_items.values()), key=lambda i: not i.chosen):
+            if item.bounds.adjusted(-6, -6, 6, 6).contains(point) and item.shape().contains(point):
+                return item
+        return None
 
     def _refresh_jumps(self) -> None:
         for item in self.node_items.values():
@@ -211,12 +283,14 @@ class GraphScene(QGraphicsScene):
         if item is not None:
             item.set_chosen(True)
             self.chosen_edges.add(edge_id)
+            self._links_changed(item.bounds)
 
     def clear_chosen_edges(self) -> None:
         for edge_id in self.chosen_edges:
             item = self.edge_items.get(edge_id)
             if item is not None:
                 item.set_chosen(False)
+                self._links_changed(item.bounds)
         self.chosen_edges.clear()
 
     def select_nodes(self, node_ids: list[str]) -> None:

@@ -90,8 +90,12 @@ class GraphView(SurfaceView):
         """The dot grid, drawn in scene units (every :data:`DOT_SPACING`, doubled while the dots
         would be closer than :data:`MIN_DOT_GAP` pixels) at whole pixels, so any exposed strip
         draws the same dots a fresh paint would (a tiled brush scaled with the zoom drew
-        clumps of dots and gaps)."""
-        rect = QRectF(rect)
+        clumps of dots and gaps); then the links over it (:meth:`GraphScene.draw_links`). The
+        view caches this background: a pan scrolls it and draws only the strip uncovered."""
+        self._draw_dots(painter, QRectF(rect))
+        self.graph_scene.draw_links(painter)
+
+    def _draw_dots(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, self._paper)
         transform = painter.worldTransform()
         scale, dx, dy = transform.m11(), transform.dx(), transform.dy()
@@ -119,8 +123,8 @@ class GraphView(SurfaceView):
         super().set_zoom(level, under_mouse)
         blocks = self.zoom() < LOD_SIMPLE
         self.graph_scene.set_band(band_of(self.zoom()), self.devicePixelRatioF())
-        # Zoomed out, links are drawn without smoothing: a scattered graph has hundreds across
-        # the view, and a hairline needs none (nodes smooth their own cached pictures).
+        # Zoomed out, nothing the view draws needs smoothing (nodes smooth their own cached
+        # pictures; the links choose for themselves).
         self.setRenderHint(QPainter.RenderHint.Antialiasing, not blocks)
         self.minimap.update()
 
@@ -184,11 +188,7 @@ class GraphView(SurfaceView):
         return None
 
     def _edge_at(self, pos: QPoint) -> EdgeItem | None:
-        scene_point = self.mapToScene(pos)
-        for item in self.items(QRectF(pos.x() - 6, pos.y() - 6, 12, 12).toRect()):
-            if isinstance(item, EdgeItem) and item.shape().contains(scene_point):
-                return item
-        return None
+        return self.graph_scene.edge_at(self.mapToScene(pos))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if self.start_pan(event):
