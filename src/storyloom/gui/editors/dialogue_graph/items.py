@@ -81,7 +81,13 @@ def kind_color(node_type: str) -> QColor:
 
 class NodeItem(QGraphicsItem):
     """One node. The scene keeps ``node`` (the stored dict) current; the view asks
-    :meth:`port_at` where a drag starts or ends."""
+    :meth:`port_at` where a drag starts or ends.
+
+    The item is what the pointer meets (selection, moving, ports, tooltips); Qt never paints it
+    (``ItemHasNoContents``): the scene draws every node's picture in the view's cached
+    background (:meth:`draw`), so a pan scrolls the nodes with the links and the dots, and
+    a zoom step draws them in one loop instead of 500 items' paints. A change of the node
+    (:meth:`update`) or a move redraws that part of the background."""
 
     def __init__(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
         super().__init__()
@@ -93,7 +99,9 @@ class NodeItem(QGraphicsItem):
         self.geometry: NodeGeometry = node_geometry(node, None if preview is None else len(preview))
         self.bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges
+                      | QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        self.drawn = QRectF()  # where the scene last drew (or is to draw) it, in scene coordinates
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
         self.band = "detail"
@@ -115,9 +123,11 @@ class NodeItem(QGraphicsItem):
             self._pictures.clear()
 
     def update(self, *args: Any) -> None:  # type: ignore[override]
-        """Draw the pictures again (the node changed)."""
+        """Draw the pictures again (the node changed), and the node where the scene shows it."""
         self._pictures.clear()
-        super().update(*args)
+        changed = getattr(self.scene(), "node_changed", None)
+        if changed is not None:
+            changed(self)
 
     @property
     def node_id(self) -> str:
@@ -220,8 +230,11 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        """The band's picture (drawn first when it is not kept): as little Python as a frame of
-        500 nodes allows."""
+        """Nothing: the scene draws the node (:meth:`draw`; Qt does not call this)."""
+
+    def draw(self, painter: QPainter) -> None:
+        """The band's picture where the node stands, ``painter`` in scene coordinates (drawn
+        first when it is not kept): as little Python as a frame of 500 nodes allows."""
         picture = self._pictures.get(self.band)
         if picture is None:
             scale, block = BAND_SCALES[self.band]
@@ -229,7 +242,7 @@ class NodeItem(QGraphicsItem):
             picture.setDevicePixelRatio(scale * self.pixel_ratio)  # drawn at the node's size
             self._pictures[self.band] = picture
             _PICTURES.keep(self, self.band, picture)
-        painter.drawPixmap(self._corner, picture)
+        painter.drawPixmap(self.pos() + self._corner, picture)
 
     def picture(self, scale: float, block: bool = False) -> QPixmap:
         """The node drawn at ``scale`` pixels per scene unit, as a block or in detail."""

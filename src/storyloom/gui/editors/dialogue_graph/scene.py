@@ -5,10 +5,12 @@ step with a :class:`~storyloom.project.dialogue_graph.DialogueGraph` patch by pa
 (and the links of moved or changed nodes), then redraws the problems that changed, so an edit
 of a 500-node graph costs what the edit touches.
 
-Links are not scene items: :meth:`GraphScene.draw_links` strokes them all as one path in the
-view's background, which the view caches, so a pan scrolls them with the dot grid and draws
-only the strip it uncovers (600 path items cost Qt 8 ms a frame on a scattered graph, whose
-links cross the whole view). A link that changes invalidates its part of that background."""
+The graph is drawn in the view's background, which the view caches: a pan scrolls it and
+draws only the strip it uncovers. Links are not scene items: :meth:`GraphScene.draw_links`
+strokes them all as one path (600 path items cost Qt 8 ms a frame on a scattered graph,
+whose links cross the whole view); then :meth:`GraphScene.draw_nodes` draws the nodes'
+pictures (their items, which the pointer meets, have no contents of their own). A node or a
+link that changes redraws its part of that background."""
 
 from __future__ import annotations
 
@@ -22,9 +24,12 @@ from PySide6.QtWidgets import QGraphicsScene
 from storyloom.gui.editors.dialogue_graph.items import LOD_SIMPLE, EdgeItem, NodeItem, link_pen
 from storyloom.project.dialogue_graph import DialogueGraph, GraphProblem, Patch, graph_problems, kind_of, label_of
 
+_BOUNDING_RECT = Qt.ItemSelectionMode.IntersectsItemBoundingRect
+_ASCENDING = Qt.SortOrder.AscendingOrder
+
 MARGIN = 2000
-#: Scene units around a link's path that its stroke may cover: a chosen link's three pixels
-#: and round caps at the smallest zoom (0.08).
+#: Scene units around a link's path or a node's box that its drawing may cover: a chosen
+#: link's three pixels and round caps, a node picture's smoothed edge, at the smallest zoom (0.08).
 LINK_REACH = 40.0
 
 
@@ -51,7 +56,7 @@ class GraphScene(QGraphicsScene):
         self.band = "detail"  # the zoom band the view shows the nodes in (items.band_of)
         self.pixel_ratio = 1.0  # the view's device pixels per pixel
         self._links_path: QPainterPath | None = None  # every link not chosen, as one path
-        self._links_dirty: QRectF | None = None  # while a patch is synced: where links changed
+        self._dirty: QRectF | None = None  # while a patch is synced: where nodes and links changed
 
     # ------------------------------------------------------------------ building
     def load(self, tree: dict[str, Any] | None) -> None:
@@ -61,7 +66,7 @@ class GraphScene(QGraphicsScene):
         self.node_items.clear()
         self.edge_items.clear()
         self.edges_by_node.clear()
-        self._links_dirty = QRectF()
+        self._dirty = QRectF()
         self.graph = DialogueGraph(tree)
         for node in self.graph.nodes:
             if isinstance(node.get("id"), str):
@@ -71,7 +76,7 @@ class GraphScene(QGraphicsScene):
         self._refresh_jumps()
         self.refresh_problems()
         self.grow()
-        self._links_dirty = None
+        self._dirty = None
         self._links_path = None
         self.invalidate(QRectF(), QGraphicsScene.SceneLayer.BackgroundLayer)  # all of it
 
@@ -88,6 +93,7 @@ class GraphScene(QGraphicsScene):
         item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, self.movable)
         self.addItem(item)
         self.node_items[item.node_id] = item
+        self.node_changed(item)
         return item
 
     def _add_edge(self, edge: dict[str, Any]) -> EdgeItem | None:
@@ -121,12 +127,12 @@ class GraphScene(QGraphicsScene):
         self.graph_changed.emit(patch)
 
     def _sync(self, patch: Patch) -> None:
-        self._links_dirty = QRectF()  # one invalidation for all the links the patch moves
+        self._dirty = QRectF()  # one invalidation for all the nodes and links the patch changes
         try:
             self._sync_items(patch)
         finally:
-            dirty, self._links_dirty = self._links_dirty, None
-            self._links_changed(dirty)
+            dirty, self._dirty = self._dirty, None
+            self._redraw(dirty)
 
     def _sync_items(self, patch: Patch) -> None:
         touched_nodes = patch.touched("node")
@@ -138,6 +144,7 @@ class GraphScene(QGraphicsScene):
                 if item is not None:
                     for edge_id in list(self.edges_by_node.pop(node_id, set())):
                         self._remove_edge(edge_id)
+                    self._redraw(item.drawn)
                     self.removeItem(item)
                     del self.node_items[node_id]
             elif item is None:
@@ -170,8 +177,15 @@ class GraphScene(QGraphicsScene):
             item.setFlag(NodeItem.GraphicsItemFlag.ItemIsMovable, movable)
 
     def _node_moved(self, item: NodeItem) -> None:
+        self.node_changed(item)
         for edge_id in self.edges_by_node.get(item.node_id, ()):
             self._refresh_edge(self.edge_items[edge_id])
+
+    def node_changed(self, item: NodeItem) -> None:
+        """``item`` looks different or stands elsewhere: redraw where it was and where it is."""
+        rect = item.sceneBoundingRect()
+        self._redraw(item.drawn.united(rect))
+        item.drawn = rect
 
     # ------------------------------------------------------------------ links
     def _refresh_edge(self, item: EdgeItem) -> None:
@@ -180,12 +194,17 @@ class GraphScene(QGraphicsScene):
         self._links_changed(was.united(item.bounds))
 
     def _links_changed(self, rect: QRectF) -> None:
-        """The links drawn in ``rect`` (scene) changed: draw that part of the background again."""
+        """The links drawn in ``rect`` (scene) changed."""
+        if not rect.isNull():
+            self._links_path = None
+            self._redraw(rect)
+
+    def _redraw(self, rect: QRectF) -> None:
+        """Draw that part of the background again (``rect`` in scene coordinates)."""
         if rect.isNull():
             return
-        self._links_path = None
-        if self._links_dirty is not None:  # a patch is being synced: once, at its end
-            self._links_dirty = self._links_dirty.united(rect)
+        if self._dirty is not None:  # a patch is being synced: once, at its end
+            self._dirty = self._dirty.united(rect)
             return
         self.invalidate(rect.adjusted(-LINK_REACH, -LINK_REACH, LINK_REACH, LINK_REACH),
                         QGraphicsScene.SceneLayer.BackgroundLayer)
@@ -212,6 +231,16 @@ class GraphScene(QGraphicsScene):
             if item is not None:
                 painter.setPen(item.pen())
                 painter.drawPath(item.path())
+        painter.restore()
+
+    def draw_nodes(self, painter: QPainter, rect: QRectF) -> None:
+        """The nodes in ``rect`` (scene), ``painter`` in scene coordinates, in Qt's stacking
+        order: their pictures, scaled smoothly."""
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        for item in self.items(rect, _BOUNDING_RECT, _ASCENDING):
+            if type(item) is NodeItem:
+                item.draw(painter)
         painter.restore()
 
     def edge_at(self, point: QPointF) -> EdgeItem | None:
