@@ -399,6 +399,7 @@ def test_a_graph_panned_frame_by_frame_looks_as_painted_fresh(window, qtbot) -> 
     view = editor.view
     for zoom in (1.0, 0.6, 0.3):
         view.set_zoom(zoom)
+        view.settle()  # drawn as at rest (not a wheel's gesture)
         view.centerOn(800, 600)
         view.viewport().repaint()
         for _ in range(6):
@@ -417,3 +418,27 @@ def test_a_graph_panned_frame_by_frame_looks_as_painted_fresh(window, qtbot) -> 
         assert max(apart, default=0) <= 2, (zoom, len(apart), max(apart))
         if zoom < LOD_SIMPLE:
             assert not apart
+
+
+def test_a_wheel_gesture_is_drawn_quickly_then_as_at_rest(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Zoom steps in quick succession (the wheel turning) draw links and pictures without
+    smoothing; when the steps stop, the view draws the graph as a fresh paint at rest does.
+    A single step (a key, Fit) is drawn at rest."""
+    editor = _dialogue(window, qtbot)
+    editor.palette_panel.hide()
+    _five_node_tree(editor)
+    editor.move_nodes({node_id: (260 * n, 90 * (n % 2)) for n, node_id in enumerate(editor.scene.node_items)})
+    view = editor.view
+    qtbot.wait(int(1000 * 0.2))
+    view.set_zoom(0.6)
+    assert not view.zooming
+    view.centerOn(500, 100)
+    view.set_zoom(0.7)  # the wheel turning: two more steps
+    view.set_zoom(0.6)
+    assert view.zooming
+    quick = _grab(editor)
+    qtbot.waitUntil(lambda: not view.zooming, timeout=2000)
+    settled = _grab(editor)
+    view.resetCachedContent()
+    assert _grab(editor) == settled
+    assert quick != settled  # the links were drawn without smoothing

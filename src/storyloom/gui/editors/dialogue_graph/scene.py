@@ -55,6 +55,7 @@ class GraphScene(QGraphicsScene):
         self.movable = True
         self.band = "detail"  # the zoom band the view shows the nodes in (items.band_of)
         self.pixel_ratio = 1.0  # the view's device pixels per pixel
+        self.quick = False  # drawn quickly, without smoothing (while the view's zoom gesture lasts)
         self._links_path: QPainterPath | None = None  # every link not chosen, as one path
         self._dirty: QRectF | None = None  # while a patch is synced: where nodes and links changed
 
@@ -212,7 +213,8 @@ class GraphScene(QGraphicsScene):
     def draw_links(self, painter: QPainter) -> None:
         """Every link, with ``painter`` in scene coordinates (the view's background, after the
         dots): the links not chosen as one path (Qt's cosmetic stroker skips the curves outside
-        the clip), then the chosen ones over them. Smoothed from :data:`LOD_SIMPLE` up."""
+        the clip), then the chosen ones over them. Smoothed from :data:`LOD_SIMPLE` up (not
+        while :attr:`quick`)."""
         if not self.edge_items:
             return
         if self._links_path is None:
@@ -222,7 +224,8 @@ class GraphScene(QGraphicsScene):
                     path.addPath(item.path())
             self._links_path = path
         painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, painter.worldTransform().m11() >= LOD_SIMPLE)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing,
+                              painter.worldTransform().m11() >= LOD_SIMPLE and not self.quick)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(link_pen())
         painter.drawPath(self._links_path)
@@ -236,9 +239,10 @@ class GraphScene(QGraphicsScene):
     def draw_nodes(self, painter: QPainter, rect: QRectF) -> None:
         """The nodes in ``rect`` (scene), ``painter`` in scene coordinates, in Qt's stacking
         order: their pictures, scaled smoothly but for the blocks (zoomed out, every node is
-        in view, and a block's colour needs no smoothing: it costs a zoom step 2 to 4 ms)."""
+        in view, and a block's colour needs no smoothing: it costs a zoom step 2 to 4 ms) and
+        while :attr:`quick`."""
         painter.save()
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.band != "block")
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.band != "block" and not self.quick)
         for item in self.items(rect, _BOUNDING_RECT, _ASCENDING):
             if type(item) is NodeItem:
                 item.draw(painter)
