@@ -421,20 +421,32 @@ def test_a_graph_panned_frame_by_frame_looks_as_painted_fresh(window, qtbot) -> 
 
 
 def test_a_wheel_gesture_is_drawn_quickly_then_as_at_rest(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    """Zoom steps in quick succession (the wheel turning) draw links and pictures without
+    """Wheel steps in quick succession (the wheel turning) draw links and pictures without
     smoothing; when the steps stop, the view draws the graph as a fresh paint at rest does.
-    A single step (a key, Fit) is drawn at rest."""
+    Any other zoom (a key, Fit, zooming back) is drawn at rest at once."""
+    from PySide6.QtCore import QPointF as Point
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
     editor = _dialogue(window, qtbot)
     editor.palette_panel.hide()
     _five_node_tree(editor)
     editor.move_nodes({node_id: (260 * n, 90 * (n % 2)) for n, node_id in enumerate(editor.scene.node_items)})
     view = editor.view
-    qtbot.wait(int(1000 * 0.2))
     view.set_zoom(0.6)
-    assert not view.zooming
     view.centerOn(500, 100)
-    view.set_zoom(0.7)  # the wheel turning: two more steps
-    view.set_zoom(0.6)
+    at_rest = _grab(editor)
+
+    def wheel(notches: int) -> None:
+        where = Point(view.viewport().rect().center())
+        QApplication.sendEvent(view.viewport(), QWheelEvent(
+            where, Point(view.viewport().mapToGlobal(where.toPoint())), QPoint(0, 0), QPoint(0, 120 * notches),
+            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False))
+
+    wheel(1)
+    assert not view.zooming  # one notch: at rest
+    wheel(1)
+    wheel(-1)
     assert view.zooming
     quick = _grab(editor)
     qtbot.waitUntil(lambda: not view.zooming, timeout=2000)
@@ -442,3 +454,10 @@ def test_a_wheel_gesture_is_drawn_quickly_then_as_at_rest(window, qtbot) -> None
     view.resetCachedContent()
     assert _grab(editor) == settled
     assert quick != settled  # the links were drawn without smoothing
+    wheel(-1)
+    wheel(-1)
+    assert view.zooming
+    view.set_zoom(0.6)  # a key or Fit: drawn at rest
+    assert not view.zooming
+    view.centerOn(500, 100)
+    assert _grab(editor) == at_rest

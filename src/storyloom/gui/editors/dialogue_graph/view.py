@@ -47,8 +47,8 @@ NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
 DOT_SPACING = 24  # scene units between the background's dots
 MIN_DOT_GAP = 12  # pixels: zoomed out, every other dot goes
-#: Seconds between zoom steps that make them one gesture (a wheel turning): drawn quickly
-#: until it ends, then once more as at rest.
+#: Seconds between the wheel's zoom steps that make them one gesture: drawn quickly until it
+#: ends, then once more as at rest.
 ZOOM_GESTURE = 0.15
 
 
@@ -132,15 +132,18 @@ class GraphView(SurfaceView):
 
     # ------------------------------------------------------------------ zoom, and the minimap following it
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
-        """Zoom to ``level``. A step that follows another within :data:`ZOOM_GESTURE` (the
-        wheel turning) draws the graph quickly (links and pictures without smoothing: a
-        scattered graph's 600 links cost twice as much smoothed); the gesture's end draws it
-        once more as at rest (:meth:`settle`). A single step (a key, Fit) is drawn at rest."""
+        """Zoom to ``level``. A wheel's step (``under_mouse``) that follows another within
+        :data:`ZOOM_GESTURE` (the wheel turning) draws the graph quickly (links and pictures
+        without smoothing: a scattered graph's 600 links cost twice as much smoothed); the
+        gesture's end draws it once more as at rest (:meth:`settle`). Any other zoom (a key,
+        Fit, a single notch) is drawn at rest."""
         now = time.monotonic()
-        if now - self._last_zoom < ZOOM_GESTURE:
+        if under_mouse and now - self._last_zoom < ZOOM_GESTURE:
             self.graph_scene.quick = True
             self._gesture_end.start()
-        self._last_zoom = now
+        else:
+            self.settle()
+        self._last_zoom = now if under_mouse else 0.0
         super().set_zoom(level, under_mouse)
         blocks = self.zoom() < LOD_SIMPLE
         self.graph_scene.set_band(band_of(self.zoom()), self.devicePixelRatioF())
