@@ -73,6 +73,8 @@ class GraphView(SurfaceView):
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        # The background (the whole graph) covers every pixel: no fill of the viewport first.
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setAcceptDrops(True)
         self._link: tuple[str, str, bool] | None = None  # node, handle, from an output
         self._link_item: DragLinkItem | None = None
@@ -139,7 +141,9 @@ class GraphView(SurfaceView):
         Fit, a single notch) is drawn at rest."""
         now = time.monotonic()
         if under_mouse and now - self._last_zoom < ZOOM_GESTURE:
-            self.graph_scene.quick = True
+            if not self.graph_scene.quick:  # every step draws it all: no cache to draw into, then copy
+                self.graph_scene.quick = True
+                self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
             self._gesture_end.start()
         else:
             self.settle()
@@ -157,6 +161,7 @@ class GraphView(SurfaceView):
         self._gesture_end.stop()
         if self.graph_scene.quick:
             self.graph_scene.quick = False
+            self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
             self.resetCachedContent()
             self.viewport().update()
 
