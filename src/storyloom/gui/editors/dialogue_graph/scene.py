@@ -242,6 +242,7 @@ class GraphScene(QGraphicsScene):
         in view, and a block's colour needs no smoothing: it costs a zoom step 2 to 4 ms) and
         while :attr:`quick`."""
         painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # as in the view's cache, whose painter has none
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.band != "block" and not self.quick)
         for item in self.items(rect, _BOUNDING_RECT, _ASCENDING):
             if type(item) is NodeItem:

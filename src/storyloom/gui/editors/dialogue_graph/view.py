@@ -141,9 +141,7 @@ class GraphView(SurfaceView):
         Fit, a single notch) is drawn at rest."""
         now = time.monotonic()
         if under_mouse and now - self._last_zoom < ZOOM_GESTURE:
-            if not self.graph_scene.quick:  # every step draws it all: no cache to draw into, then copy
-                self.graph_scene.quick = True
-                self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+            self.graph_scene.quick = True
             self._gesture_end.start()
         else:
             self.settle()
@@ -161,7 +159,6 @@ class GraphView(SurfaceView):
         self._gesture_end.stop()
         if self.graph_scene.quick:
             self.graph_scene.quick = False
-            self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
             self.resetCachedContent()
             self.viewport().update()
 
