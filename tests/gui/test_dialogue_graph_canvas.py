@@ -461,3 +461,18 @@ def test_a_wheel_gesture_is_drawn_quickly_then_as_at_rest(window, qtbot) -> None
     assert not view.zooming
     view.centerOn(500, 100)
     assert _grab(editor) == at_rest
+    # Zoomed out, the gesture draws the links in straight pieces, from port to port.
+    for link in editor.scene.edge_items.values():
+        curve = link.polyline().toSubpathPolygons()[0]
+        start, end = link.path().elementAt(0), link.path().elementAt(3)  # the cubic's ends: the two ports
+        assert (curve.first() - QPointF(start.x, start.y)).manhattanLength() < 0.01
+        assert (curve.last() - QPointF(end.x, end.y)).manhattanLength() < 0.01
+        assert 4 <= curve.size() <= 17
+    view.set_zoom(0.3)
+    view.centerOn(500, 100)
+    zoomed_out = _grab(editor)
+    wheel(1)
+    wheel(-1)
+    assert view.zooming and _grab(editor) != zoomed_out
+    view.settle()
+    assert _grab(editor) == zoomed_out

@@ -57,6 +57,7 @@ class GraphScene(QGraphicsScene):
         self.pixel_ratio = 1.0  # the view's device pixels per pixel
         self.quick = False  # drawn quickly, without smoothing (while the view's zoom gesture lasts)
         self._links_path: QPainterPath | None = None  # every link not chosen, as one path
+        self._quick_path: QPainterPath | None = None  # the same in straight pieces
         self._dirty: QRectF | None = None  # while a patch is synced: where nodes and links changed
 
     # ------------------------------------------------------------------ building
@@ -78,7 +79,7 @@ class GraphScene(QGraphicsScene):
         self.refresh_problems()
         self.grow()
         self._dirty = None
-        self._links_path = None
+        self._links_path = self._quick_path = None
         self.invalidate(QRectF(), QGraphicsScene.SceneLayer.BackgroundLayer)  # all of it
 
     def _preview(self, node: dict[str, Any]) -> list[str] | None:
@@ -197,7 +198,7 @@ class GraphScene(QGraphicsScene):
     def _links_changed(self, rect: QRectF) -> None:
         """The links drawn in ``rect`` (scene) changed."""
         if not rect.isNull():
-            self._links_path = None
+            self._links_path = self._quick_path = None
             self._redraw(rect)
 
     def _redraw(self, rect: QRectF) -> None:
@@ -213,28 +214,39 @@ class GraphScene(QGraphicsScene):
     def draw_links(self, painter: QPainter) -> None:
         """Every link, with ``painter`` in scene coordinates (the view's background, after the
         dots): the links not chosen as one path (Qt's cosmetic stroker skips the curves outside
-        the clip), then the chosen ones over them. Smoothed from :data:`LOD_SIMPLE` up (not
-        while :attr:`quick`)."""
+        the clip), then the chosen ones over them. Smoothed from :data:`LOD_SIMPLE` up, but
+        while :attr:`quick`, which zoomed out draws them in straight pieces
+        (:meth:`EdgeItem.polyline`)."""
         if not self.edge_items:
             return
-        if self._links_path is None:
-            path = QPainterPath()
-            for item in self.edge_items.values():
-                if not item.chosen:
-                    path.addPath(item.path())
-            self._links_path = path
+        zoomed_out = painter.worldTransform().m11() < LOD_SIMPLE
+        if self.quick and zoomed_out:
+            if self._quick_path is None:
+                self._quick_path = self._links_of(EdgeItem.polyline)
+            links = self._quick_path
+        else:
+            if self._links_path is None:
+                self._links_path = self._links_of(EdgeItem.path)
+            links = self._links_path
         painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing,
-                              painter.worldTransform().m11() >= LOD_SIMPLE and not self.quick)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, not zoomed_out and not self.quick)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(link_pen())
-        painter.drawPath(self._links_path)
+        painter.drawPath(links)
         for edge_id in self.chosen_edges:
             item = self.edge_items.get(edge_id)
             if item is not None:
                 painter.setPen(item.pen())
                 painter.drawPath(item.path())
         painter.restore()
+
+    def _links_of(self, shape: Callable[[EdgeItem], QPainterPath]) -> QPainterPath:
+        """The links not chosen as one path, each drawn as ``shape`` gives it."""
+        path = QPainterPath()
+        for item in self.edge_items.values():
+            if not item.chosen:
+                path.addPath(shape(item))
+        return path
 
     def draw_nodes(self, painter: QPainter, rect: QRectF) -> None:
         """The nodes in ``rect`` (scene), ``painter`` in scene coordinates, in Qt's stacking
