@@ -18,7 +18,9 @@ dialogue's tab:
   thread's own CPU time (what the frame costs on a machine busy with other work). Target: p95
   under 16 ms (one frame at 60 Hz), printed as a ratio to that budget.
 * **Zoom frames**: ``--frames`` wheel steps (x1.15) in and out between 15 % and 150 %, each
-  timed from the zoom to the viewport repainted. Target: p95 under 16 ms.
+  timed from the zoom to the viewport repainted. Target: p95 under 16 ms. The steps are one
+  wheel gesture, which the view draws quickly (without smoothing); the frame the gesture's
+  end draws as at rest is printed too (not a target).
 * Both on the graph **laid out** (placed as the editor's Auto layout places it) and
   **scattered** (the nodes where the generator dropped them over 4000x3000, links crossing the
   whole graph: a worst case); ``--layout`` (or ``--scatter``) measures one of them.
@@ -242,6 +244,12 @@ def measure_graph(app: Any, window: Any, dialogue_id: str, frames: int) -> dict[
     CPU_TIMES.clear()
     zoom = time_zoom(app, view, frames)
     zoom_cpu = CPU_TIMES[:]
+    started = time.perf_counter()
+    if hasattr(view, "settle"):  # the gesture's end: drawn once more as at rest
+        view.settle()
+    view.viewport().repaint()
+    _settle(app)
+    zoom_rest = (time.perf_counter() - started) * 1000
     geometries = {node_id: item.geometry for node_id, item in editor.scene.node_items.items()}
     started = time.perf_counter()
     layered_layout(editor.scene.graph, geometries)
@@ -258,7 +266,7 @@ def measure_graph(app: Any, window: Any, dialogue_id: str, frames: int) -> dict[
     undo_ms = (time.perf_counter() - started) * 1000
     editor.stop()
     return {"opened": opened, "pan_detail": pan_detail, "pan_overview": pan_overview, "overview_zoom": overview_zoom,
-            "zoom": zoom, "pan_cpu": pan_cpu, "zoom_cpu": zoom_cpu,
+            "zoom": zoom, "pan_cpu": pan_cpu, "zoom_cpu": zoom_cpu, "zoom_rest": zoom_rest,
             "layout_alone": layout_alone, "layout_step": layout_step, "undo": undo_ms,
             "nodes": len(editor.scene.node_items), "links": len(editor.scene.edge_items)}
 
@@ -277,6 +285,7 @@ def report(figures: dict[str, Any], layout: str = "laid out") -> list[Check]:
     pans = figures["pan_detail"] + figures["pan_overview"]
     print(line("pan, both", pans, figures.get("pan_cpu")))
     print(line("zoom steps 15%..150%", figures["zoom"], figures.get("zoom_cpu")))
+    print(f"  the zoom gesture's end, drawn at rest: {figures['zoom_rest']:.1f} ms")
     print(f"  auto layout: the layout alone {figures['layout_alone']:.0f} ms; the editor's step (layout, move "
           f"of every node, scene, fit, paint) {figures['layout_step']:.0f} ms; its undo {figures['undo']:.0f} ms")
     return [

@@ -160,11 +160,21 @@ class BoardEditor(DocumentEditor):
         self.add_tool("ph.magnifying-glass-minus", "Zoom out", "Ctrl+-", self.view.zoom_out, icon_only=True)
         self.zoom_label = QLabel("100%")
         self.zoom_label.setObjectName("zoomLevel")
-        self.zoom_label.setMinimumWidth(44)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.toolbar.addWidget(self.zoom_label)
+        self._fix_zoom_label()
         self.add_tool("ph.magnifying-glass-plus", "Zoom in", "Ctrl+=", self.view.zoom_in, icon_only=True)
         self.add_tool("ph.corners-out", "Fit", "F", self.fit, icon_only=not fit_text)
+
+    def _fix_zoom_label(self) -> None:
+        """A fixed size, room for the widest level: a label whose size may change asks the
+        layouts again at every new text, and the tab widget answers by repainting the whole
+        document (the toolbar's icons with it) at every zoom step."""
+        label = self.zoom_label
+        widest = max(label.fontMetrics().horizontalAdvance(f"{level}%")
+                     for level in (round(self.view.min_zoom * 100), round(self.view.max_zoom * 100), 100))
+        margins = label.contentsMargins()
+        label.setFixedSize(max(44, widest + 8 + margins.left() + margins.right()), label.sizeHint().height())
 
     def show_zoom(self) -> None:
         self.zoom_label.setText(f"{round(self.view.zoom() * 100)}%")

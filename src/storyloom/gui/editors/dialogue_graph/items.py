@@ -1,5 +1,6 @@
 """The dialogue graph's scene items: a node drawn in the box :func:`node_geometry` gives it,
-a link as a curve from an output to an input, and the line that follows a link being dragged.
+a link as a curve from an output to an input (drawn by the scene, not an item), and the line
+that follows a link being dragged.
 
 Nodes keep a picture per zoom band (:data:`BANDS`), each drawn once at its band's resolution
 (all of them within :data:`PICTURE_BUDGET`): a pan or a zoom step only scales pixels (a device
@@ -28,6 +29,7 @@ from PySide6.QtGui import (
     QPainterPathStroker,
     QPen,
     QPixmap,
+    QPolygonF,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem, QWidget
 
@@ -59,6 +61,8 @@ BANDS = (("block", 0.0, LOD_SIMPLE, True), ("far", LOD_SIMPLE, 0.7, False), ("de
          ("close", 1.15, 2.0, False))
 
 
+#: Scene units of a straight piece of a link drawn quickly (:meth:`EdgeItem.polyline`).
+CHORD = 120.0
 PICTURE_BUDGET = 160 * 2**20  # bytes: every node of a 500-node graph in two bands, and more
 BAND_SCALES = {name: (scale, block) for name, _start, scale, block in BANDS}
 
@@ -80,7 +84,13 @@ def kind_color(node_type: str) -> QColor:
 
 class NodeItem(QGraphicsItem):
     """One node. The scene keeps ``node`` (the stored dict) current; the view asks
-    :meth:`port_at` where a drag starts or ends."""
+    :meth:`port_at` where a drag starts or ends.
+
+    The item is what the pointer meets (selection, moving, ports, tooltips); Qt never paints it
+    (``ItemHasNoContents``): the scene draws every node's picture in the view's cached
+    background (:meth:`draw`), so a pan scrolls the nodes with the links and the dots, and
+    a zoom step draws them in one loop instead of 500 items' paints. A change of the node
+    (:meth:`update`) or a move redraws that part of the background."""
 
     def __init__(self, node: dict[str, Any], preview: list[str] | None = None) -> None:
         super().__init__()
@@ -92,7 +102,9 @@ class NodeItem(QGraphicsItem):
         self.geometry: NodeGeometry = node_geometry(node, None if preview is None else len(preview))
         self.bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges
+                      | QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        self.drawn = QRectF()  # where the scene last drew (or is to draw) it, in scene coordinates
         self.setAcceptHoverEvents(False)
         self.moved_callback: Any = None
         self.band = "detail"
@@ -114,9 +126,11 @@ class NodeItem(QGraphicsItem):
             self._pictures.clear()
 
     def update(self, *args: Any) -> None:  # type: ignore[override]
-        """Draw the pictures again (the node changed)."""
+        """Draw the pictures again (the node changed), and the node where the scene shows it."""
         self._pictures.clear()
-        super().update(*args)
+        changed = getattr(self.scene(), "node_changed", None)
+        if changed is not None:
+            changed(self)
 
     @property
     def node_id(self) -> str:
@@ -219,8 +233,11 @@ class NodeItem(QGraphicsItem):
 
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        """The band's picture (drawn first when it is not kept): as little Python as a frame of
-        500 nodes allows."""
+        """Nothing: the scene draws the node (:meth:`draw`; Qt does not call this)."""
+
+    def draw(self, painter: QPainter) -> None:
+        """The band's picture where the node stands, ``painter`` in scene coordinates (drawn
+        first when it is not kept): as little Python as a frame of 500 nodes allows."""
         picture = self._pictures.get(self.band)
         if picture is None:
             scale, block = BAND_SCALES[self.band]
@@ -228,7 +245,7 @@ class NodeItem(QGraphicsItem):
             picture.setDevicePixelRatio(scale * self.pixel_ratio)  # drawn at the node's size
             self._pictures[self.band] = picture
             _PICTURES.keep(self, self.band, picture)
-        painter.drawPixmap(self._corner, picture)
+        painter.drawPixmap(self.pos() + self._corner, picture)
 
     def picture(self, scale: float, block: bool = False) -> QPixmap:
         """The node drawn at ``scale`` pixels per scene unit, as a block or in detail."""
@@ -469,54 +486,93 @@ def link_path(start: QPointF, end: QPointF) -> QPainterPath:
     return path
 
 
-class EdgeItem(QGraphicsPathItem):
-    """A link between two node items: one path (the curve and its arrow head) that Qt strokes
-    itself (no Python per frame, no cache as large as a long link). Links are chosen by the
-    view (:meth:`set_chosen`), not by Qt's item selection, whose outline Qt would draw."""
+def link_pen(chosen: bool = False) -> QPen:
+    """How a link is stroked: cosmetic (pixels, whatever the zoom), one pixel, three and in the
+    accent when chosen. A one-pixel cosmetic pen takes the raster engine's fast path, which
+    clips a curve to what is exposed; a wider one is stroked whole (links crossing a scattered
+    graph made every frame of a pan stroke them all: 84 ms)."""
+    colors = theme.colors()
+    pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.0)
+    pen.setCosmetic(True)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+class EdgeItem:
+    """A link between two node items: its curve and arrow head (:meth:`path`), its pen and the
+    wider stroke a click lands in (:meth:`shape`). Not a scene item: the scene draws all the
+    links in the view's cached background, in one stroke (:meth:`GraphScene.draw_links`), so a
+    pan scrolls them with the dots instead of drawing 600 items at every frame. Links are
+    chosen by the view (:meth:`set_chosen`), not by Qt's item selection."""
 
     def __init__(self, edge: dict[str, Any], source: NodeItem, target: NodeItem) -> None:
-        super().__init__()
         self.edge = edge
         self.source_item = source
         self.target_item = target
         self.chosen = False
-        self.setZValue(-1)
+        self._pen = link_pen()
+        self._path = QPainterPath()
+        self._curve = QPainterPath()  # the curve without its arrow head
         self._shape: QPainterPath | None = None
-        self.set_chosen(False)
+        self.bounds = QRectF()  # the path's, in scene coordinates
         self.refresh()
 
     @property
     def edge_id(self) -> str:
         return str(self.edge["id"])
 
+    def pen(self) -> QPen:
+        return self._pen
+
+    def path(self) -> QPainterPath:
+        return self._path
+
     def set_chosen(self, chosen: bool) -> None:
-        colors = theme.colors()
         self.chosen = chosen
-        # Cosmetic (pixels, whatever the zoom): a link of one pixel takes the raster engine's
-        # fast path, which clips a curve to what is exposed; a wider one is stroked whole, and
-        # links crossing a scattered graph made every frame of a pan stroke them all (84 ms).
-        pen = QPen(QColor(colors.accent if chosen else colors.muted), 3.0 if chosen else 1.0)
-        pen.setCosmetic(True)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-        self.setPen(pen)
-        self.setZValue(-0.5 if chosen else -1)
+        self._pen = link_pen(chosen)
 
     def refresh(self) -> None:
+        """Follow the two nodes' ports (after a move or an edit)."""
         start = self.source_item.port_point(self.edge.get("sourceHandle"))
         end = self.target_item.port_point(self.edge.get("targetHandle"))
         path = link_path(start, end)
+        self._curve = QPainterPath(path)
         path.moveTo(end + QPointF(-9, -5))
         path.lineTo(end + QPointF(-1, 0))
         path.lineTo(end + QPointF(-9, 5))
+        self._path = path
         self._shape = None
-        self.setPath(path)
+        self.bounds = path.boundingRect()
+
+    def polyline(self) -> QPainterPath:
+        """The link as straight pieces of about :data:`CHORD` scene units (at most 16) and its
+        arrow head: what a wheel gesture draws zoomed out (a piece is 54 pixels at most there,
+        and the scattered graph's 600 links cost a fifth less than as curves). The pieces'
+        ends are on the curve, evenly in its parameter (``pointAtPercent`` measured the
+        curve's length at every point: half a second for 600 links)."""
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = ((e.x, e.y) for e in map(self._curve.elementAt, range(4)))
+        reach = (math.dist((x0, y0), (x1, y1)) + math.dist((x1, y1), (x2, y2)) + math.dist((x2, y2), (x3, y3))
+                 + math.dist((x0, y0), (x3, y3))) / 2  # about the curve's length
+        pieces = max(3, min(16, round(reach / CHORD)))
+        points = []
+        for n in range(pieces + 1):
+            t = n / pieces
+            u = 1 - t
+            a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+            points.append(QPointF(a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3))
+        path = QPainterPath()
+        path.addPolygon(QPolygonF(points))
+        end = QPointF(x3, y3)
+        path.addPolygon(QPolygonF([end + QPointF(-9, -5), end + QPointF(-1, 0), end + QPointF(-9, 5)]))
+        return path
 
     def shape(self) -> QPainterPath:
+        """Where a click picks the link: 6 units either side of the curve."""
         if self._shape is None:
             stroker = QPainterPathStroker()
             stroker.setWidth(12)
-            self._shape = stroker.createStroke(self.path())
+            self._shape = stroker.createStroke(self._path)
         return self._shape
 
 

@@ -9,6 +9,7 @@ the graph itself."""
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
@@ -46,6 +47,9 @@ NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
 DOT_SPACING = 24  # scene units between the background's dots
 MIN_DOT_GAP = 12  # pixels: zoomed out, every other dot goes
+#: Seconds between the wheel's zoom steps that make them one gesture: drawn quickly until it
+#: ends, then once more as at rest.
+ZOOM_GESTURE = 0.15
 
 
 class GraphView(SurfaceView):
@@ -69,6 +73,8 @@ class GraphView(SurfaceView):
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        # The background (the whole graph) covers every pixel: no fill of the viewport first.
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setAcceptDrops(True)
         self._link: tuple[str, str, bool] | None = None  # node, handle, from an output
         self._link_item: DragLinkItem | None = None
@@ -76,6 +82,11 @@ class GraphView(SurfaceView):
         self._press_positions: dict[str, QPointF] | None = None
         self.overlays: list[QWidget] = []  # panels floating over the graph (the palette)
         self.minimap = Minimap(self)
+        self._last_zoom = 0.0
+        self._gesture_end = QTimer(self)
+        self._gesture_end.setSingleShot(True)
+        self._gesture_end.setInterval(round(ZOOM_GESTURE * 1000))
+        self._gesture_end.timeout.connect(self.settle)
 
     # ------------------------------------------------------------------ the dot grid
     def apply_theme(self) -> None:
@@ -90,8 +101,15 @@ class GraphView(SurfaceView):
         """The dot grid, drawn in scene units (every :data:`DOT_SPACING`, doubled while the dots
         would be closer than :data:`MIN_DOT_GAP` pixels) at whole pixels, so any exposed strip
         draws the same dots a fresh paint would (a tiled brush scaled with the zoom drew
-        clumps of dots and gaps)."""
+        clumps of dots and gaps); then the graph over it (:meth:`GraphScene.draw_links`,
+        :meth:`GraphScene.draw_nodes`). The view caches this background: a pan scrolls it and
+        draws only the strip uncovered."""
         rect = QRectF(rect)
+        self._draw_dots(painter, rect)
+        self.graph_scene.draw_links(painter)
+        self.graph_scene.draw_nodes(painter, rect)
+
+    def _draw_dots(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, self._paper)
         transform = painter.worldTransform()
         scale, dx, dy = transform.m11(), transform.dx(), transform.dy()
@@ -116,13 +134,38 @@ class GraphView(SurfaceView):
 
     # ------------------------------------------------------------------ zoom, and the minimap following it
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
+        """Zoom to ``level``. A wheel's step (``under_mouse``) that follows another within
+        :data:`ZOOM_GESTURE` (the wheel turning) draws the graph quickly (links and pictures
+        without smoothing: a scattered graph's 600 links cost twice as much smoothed); the
+        gesture's end draws it once more as at rest (:meth:`settle`). Any other zoom (a key,
+        Fit, a single notch) is drawn at rest."""
+        now = time.monotonic()
+        if under_mouse and now - self._last_zoom < ZOOM_GESTURE:
+            self.graph_scene.quick = True
+            self._gesture_end.start()
+        else:
+            self.settle()
+        self._last_zoom = now if under_mouse else 0.0
         super().set_zoom(level, under_mouse)
         blocks = self.zoom() < LOD_SIMPLE
         self.graph_scene.set_band(band_of(self.zoom()), self.devicePixelRatioF())
-        # Zoomed out, links are drawn without smoothing: a scattered graph has hundreds across
-        # the view, and a hairline needs none (nodes smooth their own cached pictures).
+        # Zoomed out, nothing the view draws needs smoothing (nodes smooth their own cached
+        # pictures; the links choose for themselves).
         self.setRenderHint(QPainter.RenderHint.Antialiasing, not blocks)
         self.minimap.update()
+
+    def settle(self) -> None:
+        """A zoom gesture ended: draw the graph as at rest (smoothed)."""
+        self._gesture_end.stop()
+        if self.graph_scene.quick:
+            self.graph_scene.quick = False
+            self.resetCachedContent()
+            self.viewport().update()
+
+    @property
+    def zooming(self) -> bool:
+        """Whether a zoom gesture is being drawn quickly (see :meth:`set_zoom`)."""
+        return self.graph_scene.quick
 
     def covers(self) -> list[tuple[float, float, float, float]]:
         """Where the floating panels (the palette, the minimap) hide the graph, in viewport pixels."""
@@ -184,11 +227,7 @@ class GraphView(SurfaceView):
         return None
 
     def _edge_at(self, pos: QPoint) -> EdgeItem | None:
-        scene_point = self.mapToScene(pos)
-        for item in self.items(QRectF(pos.x() - 6, pos.y() - 6, 12, 12).toRect()):
-            if isinstance(item, EdgeItem) and item.shape().contains(scene_point):
-                return item
-        return None
+        return self.graph_scene.edge_at(self.mapToScene(pos))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if self.start_pan(event):
@@ -420,8 +459,10 @@ class InlineEdit(QLineEdit):
 
 
 class Minimap(QWidget):
-    """The whole graph in small, with the visible part framed. Its picture is redrawn shortly
-    after the graph changes, never while panning: a pan only moves the frame."""
+    """The whole graph in small, with the visible part framed. Its picture (the panel and the
+    graph's blocks) is redrawn shortly after the graph changes, never while panning: a frame
+    draws the picture and the visible part's frame (the panel's translucent rounded box cost
+    2 ms a frame, the view repainting under it)."""
 
     SIZE = QSize(220, 150)
 
@@ -433,6 +474,7 @@ class Minimap(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("The whole dialogue: click or drag to move the view")
         self._picture: QPixmap | None = None
+        self._look: tuple[str, str] = ("", "")  # the theme colours the picture has
         self._bounds = QRectF()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -446,10 +488,25 @@ class Minimap(QWidget):
         self.move(viewport.right() - self.width() - 12, viewport.bottom() - self.height() - 12)
 
     def render_picture(self) -> None:
+        colors = theme.colors()
+        self._look = (colors.surface, colors.border)
+        ratio = self.devicePixelRatioF()
+        picture = QPixmap(self.size() * ratio)
+        picture.setDevicePixelRatio(ratio)
+        picture.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(picture)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        background = QColor(colors.surface)
+        background.setAlpha(235)
+        painter.setPen(QPen(QColor(colors.border), 1))
+        painter.setBrush(background)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 8, 8)
+        self._picture = picture
         scene = self.view.graph_scene
         bounds = scene.graph_bounds()
         if bounds.isEmpty():
-            self._picture = None
+            self._bounds = QRectF()
+            painter.end()
             self.update()
             return
         bounds = bounds.adjusted(-40, -40, 40, 40)
@@ -457,12 +514,6 @@ class Minimap(QWidget):
         self._bounds = QRectF(bounds.center().x() - self.width() / scale / 2,
                               bounds.center().y() - self.height() / scale / 2,
                               self.width() / scale, self.height() / scale)
-        ratio = self.devicePixelRatioF()
-        picture = QPixmap(self.size() * ratio)
-        picture.setDevicePixelRatio(ratio)
-        picture.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(picture)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
         for item in scene.node_items.values():  # blocks in the type's colour: links are noise at this size
             rect = item.sceneBoundingRect()
@@ -470,7 +521,6 @@ class Minimap(QWidget):
             painter.drawRoundedRect(QRectF((rect.x() - self._bounds.x()) * scale, (rect.y() - self._bounds.y()) * scale,
                                            max(2.0, rect.width() * scale), max(2.0, rect.height() * scale)), 2, 2)
         painter.end()
-        self._picture = picture
         self.update()
 
     def _to_scene(self, point: QPointF) -> QPointF:
@@ -479,17 +529,10 @@ class Minimap(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         colors = theme.colors()
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        background = QColor(colors.surface)
-        background.setAlpha(235)
-        painter.setPen(QPen(QColor(colors.border), 1))
-        painter.setBrush(background)
-        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 8, 8)
-        if self._picture is None:
+        if self._picture is None or self._look != (colors.surface, colors.border):
             self.render_picture()
-        if self._picture is None:
-            return
+        assert self._picture is not None
+        painter = QPainter(self)
         painter.drawPixmap(0, 0, self._picture)
         if self._bounds.isEmpty():
             return
@@ -499,6 +542,7 @@ class Minimap(QWidget):
                        visible.width() * sx, visible.height() * sx)
         frame = frame.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
         accent = QColor(colors.accent)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(accent, 1.5))
         accent.setAlpha(40)
         painter.setBrush(accent)
