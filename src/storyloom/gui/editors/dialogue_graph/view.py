@@ -8,7 +8,6 @@ the graph itself."""
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -25,7 +24,6 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
-    QPolygon,
 )
 from PySide6.QtWidgets import QGraphicsView, QLineEdit, QWidget
 
@@ -39,14 +37,13 @@ from storyloom.gui.editors.dialogue_graph.items import (
     kind_color,
 )
 from storyloom.gui.editors.dialogue_graph.scene import GraphScene
+from storyloom.gui.editors.dot_grid import dot_pen, draw_dot_grid
 from storyloom.gui.editors.surface_view import SurfaceView
 from storyloom.project.dialogue_graph import kind_of
 from storyloom.project.dialogue_layout import fit_view, free_areas
 
 NODE_MIME = "application/x-storyloom-dialogue-node-type"
 MIN_ZOOM, MAX_ZOOM = 0.08, 3.0
-DOT_SPACING = 24  # scene units between the background's dots
-MIN_DOT_GAP = 12  # pixels: zoomed out, every other dot goes
 #: Seconds between the wheel's zoom steps that make them one gesture: drawn quickly until it
 #: ends, then once more as at rest.
 ZOOM_GESTURE = 0.15
@@ -92,45 +89,20 @@ class GraphView(SurfaceView):
     def apply_theme(self) -> None:
         colors = theme.colors()
         self._paper = QColor(colors.window)
-        self._dot_pen = QPen(QColor(colors.border), 2)
-        self._dot_pen.setCosmetic(True)
+        self._dot_pen = dot_pen(colors.border)
         self.setBackgroundBrush(self._paper)
         self.resetCachedContent()
 
     def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
-        """The dot grid, drawn in scene units (every :data:`DOT_SPACING`, doubled while the dots
-        would be closer than :data:`MIN_DOT_GAP` pixels) at whole pixels, so any exposed strip
-        draws the same dots a fresh paint would (a tiled brush scaled with the zoom drew
-        clumps of dots and gaps); then the graph over it (:meth:`GraphScene.draw_links`,
+        """The dot grid (:func:`~storyloom.gui.editors.dot_grid.draw_dot_grid`: scene units at
+        whole pixels, so any exposed strip draws the same dots a fresh paint would); then the
+        graph over it (:meth:`GraphScene.draw_links`,
         :meth:`GraphScene.draw_nodes`). The view caches this background: a pan scrolls it and
         draws only the strip uncovered."""
         rect = QRectF(rect)
-        self._draw_dots(painter, rect)
+        draw_dot_grid(painter, rect, self._paper, self._dot_pen)
         self.graph_scene.draw_links(painter)
         self.graph_scene.draw_nodes(painter, rect)
-
-    def _draw_dots(self, painter: QPainter, rect: QRectF) -> None:
-        painter.fillRect(rect, self._paper)
-        transform = painter.worldTransform()
-        scale, dx, dy = transform.m11(), transform.dx(), transform.dy()
-        if scale <= 0 or transform.isRotating():
-            return
-        spacing = DOT_SPACING
-        while spacing * scale < MIN_DOT_GAP:
-            spacing *= 2
-        first_x = math.floor(rect.left() / spacing) * spacing
-        first_y = math.floor(rect.top() / spacing) * spacing
-        columns = int((rect.right() - first_x) // spacing) + 1
-        rows = int((rect.bottom() - first_y) // spacing) + 1
-        row = QPolygon([QPoint(round((first_x + n * spacing) * scale + dx), 0) for n in range(columns)])
-        painter.save()
-        painter.resetTransform()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        painter.setPen(self._dot_pen)
-        for n in range(rows):
-            y = round((first_y + n * spacing) * scale + dy)
-            painter.drawPoints(row.translated(0, y))
-        painter.restore()
 
     # ------------------------------------------------------------------ zoom, and the minimap following it
     def set_zoom(self, level: float, under_mouse: bool = False) -> None:
