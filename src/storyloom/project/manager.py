@@ -26,6 +26,7 @@ from __future__ import annotations
 import builtins
 import codecs
 import contextlib
+import errno
 import json
 import re
 import shutil
@@ -482,6 +483,9 @@ class ProjectManager:
             except OutputExists as exc:  # taken while the backup was written
                 raise BackupExists(exc.path) from None
             except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise BackupError(f"cannot write the backup to {output.path}: the disk is full (nothing was "
+                                      "left behind); free space, or choose a folder on another disk") from None
                 raise BackupError(
                     f"cannot write the backup to {output.path}: {exc.strerror or exc}; choose another file or folder"
                 ) from None
