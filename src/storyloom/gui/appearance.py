@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from storyloom.app import AppOptions
 from storyloom.gui import theme
-from storyloom.gui.style import window_style
 
 # The editors and highlighters that follow the options, held weakly: they are found here, not by
 # walking QApplication.allWidgets(), which wraps every widget of the process (those of closed
@@ -105,11 +104,8 @@ def recolour_highlighters(dark: bool) -> None:
 
 
 def restyle_windows() -> None:
-    """Give the project windows the current theme's style sheet (they set theirs when built),
-    and restyle every window registered with :func:`restyle_with_theme`."""
-    for widget in QApplication.topLevelWidgets():
-        if widget.objectName() == "mainWindow":
-            widget.setStyleSheet(window_style())
+    """Restyle every window registered with :func:`restyle_with_theme` (the project windows, the
+    player): each sets its style sheet, icons and drawn colours from the current theme."""
     for window in list(_restyled):  # copied: a restyle runs handlers that may close windows
         if shiboken6.isValid(window):
             window.restyle()  # type: ignore[attr-defined]

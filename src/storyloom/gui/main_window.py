@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from storyloom.app import ApiStateChanged, DocumentChanged, ProjectSession, Workspace
 from storyloom.app.views.open_tabs import load_open_tabs, save_open_tabs, without_missing
 from storyloom.errors import StoryloomError
+from storyloom.gui.appearance import restyle_with_theme
 from storyloom.gui.bridge import SessionBridge
 from storyloom.gui.explorer import ExplorerPanel
 from storyloom.gui.host import Keys, Stoppable
@@ -104,7 +105,8 @@ class MainWindow(QMainWindow):
         self._closing = False
         self.setWindowTitle(f"{session.name} — Storyloom")
         self.resize(1440, 900)
-        self.setStyleSheet(window_style())
+        self.restyle()
+        restyle_with_theme(self)
         self.bridge = SessionBridge(session, self)
         self.sidebar = Sidebar(session.name)
         self.explorer = ExplorerPanel(session)
@@ -147,7 +149,12 @@ class MainWindow(QMainWindow):
         self.restore_tabs()
         self._show_api_status()
 
+    def restyle(self) -> None:
+        """The current theme's style sheet (at start, and at each theme change: appearance)."""
+        self.setStyleSheet(window_style())
+
     # ------------------------------------------------------------------ building
+
     def _welcome(self) -> QWidget:
         page = QWidget()
         page.setObjectName("welcome")
