@@ -28,37 +28,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+
+from tools.xvfb import virtual_display
 
 from bench.report import Check, machine, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLE = "Storyloom"
 TIMEOUT = 60.0
-
-
-@contextmanager
-def xvfb() -> Iterator[str]:
-    """A virtual display on a free number (Xvfb picks it: ``-displayfd``)."""
-    read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "1440x900x24"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    try:
-        with os.fdopen(read) as pipe:
-            number = pipe.readline().strip()
-        if not number.isdigit():
-            raise SystemExit(f"Xvfb gave no display number (exit code {server.poll()})")
-        yield f":{number}"
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(5)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -129,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             "bundle": ([str(app)], bundle_env),
             "checkout": ([sys.executable, "-m", "storyloom", "app"], checkout_env),
         }
-        with xvfb() as display:
+        with virtual_display() as display:
             first = {name: window_time(command, env, display) for name, (command, env) in commands.items()}
             best = {name: float("inf") for name in commands}
             cpu = {name: float("inf") for name in commands}

@@ -21,18 +21,17 @@ import socket
 import subprocess
 import sys
 import sysconfig
-import time
 import tomllib
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from packaging.requirements import Requirement  # pytest's own dependency
 from packaging.utils import canonicalize_name
 
 import storyloom
+from tests.support.app_api import wait_for_info
 
 # pip and the installed programs run as processes; building the wheel alone takes seconds.
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -255,19 +254,7 @@ def test_the_installed_app_opens_a_project_offscreen_and_ends_on_sigterm(install
     app = subprocess.Popen([str(installed / "storyloom-app"), str(folder)], cwd=outside, env=env,
                            stdout=log, stderr=subprocess.STDOUT)
     try:
-        body = None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and app.poll() is None:
-            try:
-                response = httpx.get(f"http://127.0.0.1:{port}/info", headers={"x-api-key": API_KEY}, timeout=2)
-            except httpx.TransportError:
-                time.sleep(0.2)
-                continue
-            assert response.status_code == 200, response.text
-            body = response.json()
-            break
-        log.seek(0)
-        assert body is not None, f"the app never answered /info (exit code {app.poll()}):\n{log.read()}"
+        body = wait_for_info(app, port, API_KEY, log)
         assert body["project"]["name"] == "Goddess"
         assert body["project"]["description"] == "installed"
         assert body["app"]["version"] == storyloom.__version__

@@ -24,6 +24,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+from tools.xvfb import virtual_display
+
 T = TypeVar("T")
 HERE = Path(__file__).resolve().parent
 SCREEN = (1600, 1000)
@@ -146,30 +149,23 @@ class Desktop:
 
 @contextmanager
 def desktop() -> Iterator[Desktop]:
-    """Xvfb on a free display (it picks the number: ``-displayfd``) with openbox running."""
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24"],
-        pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    manager: subprocess.Popen[Any] | None = None
-    try:
-        with os.fdopen(read) as pipe:
-            number = pipe.readline().strip()
-        assert number.isdigit(), f"Xvfb gave no display number (exit code {server.poll()})"
-        env = {**os.environ, "DISPLAY": f":{number}"}
+    """Xvfb on a free display (tools.xvfb) with openbox running; the test fails at once, naming
+    them, when the tools it needs are not installed."""
+    missing = missing_tools()
+    if missing:
+        pytest.fail(f"not installed: {', '.join(missing)} (scripts/test installs them: ensure_qt_runtime test)")
+    with virtual_display(*SCREEN) as display:
+        env = {**os.environ, "DISPLAY": display}
         env.pop("WAYLAND_DISPLAY", None)
         manager = subprocess.Popen(["openbox", "--sm-disable"], env=env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        screen = Desktop(f":{number}", env)
-        # openbox is up once it answers for the EWMH desktops it manages.
-        wait_for("openbox to manage the display", lambda: screen.xdotool("get_num_desktops"), 30)
-        yield screen
-    finally:
-        if manager is not None:
+        try:
+            screen = Desktop(display, env)
+            # openbox is up once it answers for the EWMH desktops it manages.
+            wait_for("openbox to manage the display", lambda: screen.xdotool("get_num_desktops"), 30)
+            yield screen
+        finally:
             _stop(manager)
-        _stop(server)
 
 
 class App:

@@ -14,10 +14,11 @@ import sys
 import time
 from collections.abc import Iterator
 
-import httpx
 import pytest
+from tools.xvfb import virtual_display
 
 from storyloom.project.manager import ProjectManager
+from tests.support.app_api import wait_for_info
 
 pytestmark = pytest.mark.integration  # the app as a process on Xvfb
 
@@ -41,27 +42,11 @@ def _port_is_free(port: int) -> bool:
 
 @pytest.fixture
 def xvfb() -> Iterator[str]:
-    """A virtual display on a free number (Xvfb picks it and writes it to -displayfd)."""
+    """A virtual display on a free number (tools.xvfb)."""
     if shutil.which("Xvfb") is None:
         pytest.fail("Xvfb is not installed: scripts/test installs it (apt package xvfb)")
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "1440x900x24"],
-        pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    try:
-        with os.fdopen(read) as pipe:
-            number = pipe.readline().strip()
-        assert number.isdigit(), f"Xvfb gave no display number (exit code {server.poll()})"
-        yield f":{number}"
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(5)
+    with virtual_display() as display:
+        yield display
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -83,19 +68,7 @@ def test_the_app_serves_the_api_and_ends_cleanly_on_a_signal(signum, xvfb, story
     app = subprocess.Popen([sys.executable, "-m", "storyloom", "app", "Goddess"], env=env,
                            stdout=log, stderr=subprocess.STDOUT)
     try:
-        body = None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and app.poll() is None:
-            try:
-                response = httpx.get(f"http://127.0.0.1:{port}/info", headers={"x-api-key": API_KEY}, timeout=2)
-            except httpx.TransportError:
-                time.sleep(0.2)
-                continue
-            assert response.status_code == 200, response.text
-            body = response.json()
-            break
-        log.seek(0)
-        assert body is not None, f"the app never answered /info (exit code {app.poll()}):\n{log.read()}"
+        body = wait_for_info(app, port, API_KEY, log)
         assert body["project"]["name"] == "Goddess"
         assert body["project"]["description"] == "served from the app"
         assert body["user"]["username"] == "process-tester"

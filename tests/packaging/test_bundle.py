@@ -30,7 +30,7 @@ import httpx
 import pytest
 from tools import bundle as bundle_tool
 
-from tests.acceptance.desktop import Desktop, desktop, missing_tools, wait_for
+from tests.acceptance.desktop import Desktop, desktop, wait_for
 from tests.support.fixtures import DRAFFT_PROJECTS
 
 # The build alone takes a minute or two on a busy machine: the module's first test carries it.
@@ -202,9 +202,6 @@ def test_the_bundle_serves_the_local_api(user):
 
 @pytest.fixture
 def screen() -> Iterator[Desktop]:
-    missing = missing_tools()
-    if missing:
-        pytest.fail(f"not installed: {', '.join(missing)} (scripts/test installs them: ensure_qt_runtime test)")
     with desktop() as shown:
         yield shown
 
