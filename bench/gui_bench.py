@@ -167,19 +167,25 @@ def time_window(app: Any, workspace: Any, name: str) -> tuple[float, Any]:
     return time.perf_counter() - started, window
 
 
-def time_keys(app: Any, editor: Any, keys: int, rng: random.Random) -> list[float]:
-    from PySide6.QtCore import Qt
+def _cursor_at_line_end(app: Any, editor: Any, line: int) -> Any:
+    """The script editor's text, focused, its cursor at the end of ``line`` (0-based) in view."""
     from PySide6.QtGui import QTextCursor
-    from PySide6.QtTest import QTest
 
     text = editor.text
     text.setFocus()
-    block = text.document().findBlockByNumber(text.document().blockCount() // 2)
-    cursor = QTextCursor(block)
+    cursor = QTextCursor(text.document().findBlockByNumber(line))
     cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
     text.setTextCursor(cursor)
     text.centerCursor()
     _settle(app)
+    return text
+
+
+def time_keys(app: Any, editor: Any, keys: int, rng: random.Random) -> list[float]:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    text = _cursor_at_line_end(app, editor, editor.text.document().blockCount() // 2)
     plan: list[Any] = []
     for _ in range(keys):
         roll = rng.random()
@@ -313,17 +319,9 @@ def time_typing(app: Any, editor: Any, keys: int, rng: random.Random) -> Typed:
     loop running between them as it does for a writer. Each key is timed from the moment it is
     due (a key due while the GUI thread is busy waits for it, as a real one does) to its repaint
     done."""
-    from PySide6.QtGui import QTextCursor
     from PySide6.QtTest import QTest
 
-    text = editor.text
-    text.setFocus()
-    block = text.document().findBlockByNumber(text.document().blockCount() // 3)
-    cursor = QTextCursor(block)
-    cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
-    text.setTextCursor(cursor)
-    text.centerCursor()
-    _settle(app)
+    text = _cursor_at_line_end(app, editor, editor.text.document().blockCount() // 3)
     plan = typing_plan(keys, rng)
     applied = [0]
 
