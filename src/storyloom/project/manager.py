@@ -150,7 +150,7 @@ class ProjectInfo:
 class Project:
     """One open project: its store (``db``), id, name, settings and editing service."""
 
-    def __init__(self, directory: Path, db: Database, project_id: str, editor: Editor | Callable[[], Editor]) -> None:
+    def __init__(self, directory: Path, db: Database, project_id: str, make_editor: Callable[[], Editor]) -> None:
         from storyloom.store.read_view import ReadView
 
         self.path = directory
@@ -161,8 +161,8 @@ class Project:
         self._id = project_id
         # The editor (its index, checks and merge code) is made at its first use: a verb that
         # only reads (``storyloom doc get``) never loads it.
-        self._editor: Editor | None = None if callable(editor) else editor
-        self._make_editor = editor if callable(editor) else None
+        self._editor: Editor | None = None
+        self._make_editor = make_editor
         self._editor_lock = threading.Lock()
 
     @property
@@ -172,7 +172,6 @@ class Project:
         if editor is None:
             with self._editor_lock:
                 if self._editor is None:
-                    assert self._make_editor is not None
                     self._editor = self._make_editor()
                 editor = self._editor
         return editor
