@@ -112,3 +112,27 @@ def test_a_verb_run_imports_no_other_verbs_module(home: Path) -> None:
     _, names = _modules(home, "doc", "get", "Saga", "ProjectSettings")
     verbs = {name.rsplit(".", 1)[-1] for name in names if name.startswith("storyloom.cli.verb_")}
     assert verbs == {"verb_doc", "verb_locks"}  # doc's module uses the locks' helpers
+
+
+
+# What a verb that reads or locks a document never needs: the script parser and expression
+# evaluator (a lock merges only line ids).
+NOT_FOR_A_LOCK = ("storyloom.script.parser", "storyloom.script.expr")
+
+
+@pytest.mark.parametrize("argv", [
+    ["list"], ["doc", "get", "Saga", "ProjectSettings"], ["lock", "Saga", "ProjectSettings"],
+    ["locks", "Saga"], ["unlock", "Saga", "ProjectSettings"],
+])
+def test_reading_and_locking_verbs_load_no_script_parser(home: Path, argv: list[str]) -> None:
+    code, names = _modules(home, *argv)
+    assert code in (0, None), f"storyloom {' '.join(argv)} exited {code}"
+    assert not names & set(NOT_FOR_A_LOCK), f"storyloom {' '.join(argv)} loaded {sorted(names & set(NOT_FOR_A_LOCK))}"
+
+
+def test_listing_projects_loads_no_platform_module(home: Path) -> None:
+    """uuid loads the platform module; listing reads project ids and makes none (a verb that
+    opens a store loads both anyway: orjson imports uuid)."""
+    code, names = _modules(home, "list")
+    assert code in (0, None)
+    assert not names & {"uuid", "platform"}

@@ -29,10 +29,8 @@ import contextlib
 import errno
 import json
 import re
-import shutil
 import stat
 import threading
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -54,7 +52,7 @@ from storyloom.project.attachment_digests import (
 from storyloom.project.collections import SETTINGS_ID
 from storyloom.project.dates import now_iso
 from storyloom.project.names import name_problem
-from storyloom.project.settings import default_settings, is_uuid
+from storyloom.project.settings import default_settings, is_uuid, new_project_id
 from storyloom.project.staging import UNFINISHED_MARKER, UnfinishedMarker, remove_abandoned
 from storyloom.project.users import os_username
 from storyloom.store.errors import Damaged, NotAStore, NotFound, StoreError
@@ -372,7 +370,7 @@ class ProjectManager:
         project directory is removed, so a failure leaves nothing behind; on success the project
         index is built and saved and the metadata file is written (the block must have written
         the ProjectSettings document)."""
-        project_id = project_id or str(uuid.uuid4())
+        project_id = project_id or new_project_id()
         if not is_uuid(project_id):
             raise ProjectError(f"a project id must be a UUID, got {project_id!r}")
         directory = self.root / project_id
@@ -405,6 +403,8 @@ class ProjectManager:
                     project.close()
             if marker is not None:
                 marker.release()
+            import shutil  # here: with its archive modules, a cost every verb would pay at start
+
             shutil.rmtree(directory, ignore_errors=True)
             raise
 
@@ -442,6 +442,8 @@ class ProjectManager:
         info, opened = self._resolve(project)
         if opened is not None:
             opened.close()
+        import shutil
+
         shutil.rmtree(info.path)
 
     # -- backup / restore --------------------------------------------------------------------
@@ -557,7 +559,7 @@ class ProjectManager:
             )
         if damaged and not accept_damaged:
             raise DamagedBackupError(str(file), damaged, verb="restore")
-        project_id = str(uuid.uuid4()) if new_id else settings["projectId"]
+        project_id = new_project_id() if new_id else settings["projectId"]
         if not new_id and (self.root / project_id).exists():
             raise ProjectExists(f"project {project_id} from this backup already exists here",
                                 fix=Fix("restore_copy"))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import re
-import uuid
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
@@ -154,7 +153,7 @@ def default_settings(
     """A new ProjectSettings document (no ``_rev``, no stamps)."""
     return {
         "_id": SETTINGS_ID,
-        "projectId": project_id or str(uuid.uuid4()),
+        "projectId": project_id or new_project_id(),
         "projectName": name,
         "projectDescription": description,
         "projectVersion": version,
@@ -280,14 +279,20 @@ def _locale_problems(doc: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     return problems
 
 
+def new_project_id() -> str:
+    """A random UUID, as text."""
+    import uuid  # here: uuid loads the platform module, which opening a project never needs
+
+    return str(uuid.uuid4())
+
+
+#: What :class:`uuid.UUID` reads: 32 hex digits, in hyphen groups or not, braced or as a URN.
+_UUID_RE = re.compile(r"(?:urn:uuid:)?(\{)?[0-9a-fA-F]{8}-?(?:[0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}(?(1)\})")
+
+
 def is_uuid(value: object) -> TypeGuard[str]:
-    if not isinstance(value, str):
-        return False
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
+    """Is ``value`` a UUID's text (checked without loading :mod:`uuid`: every open asks)."""
+    return isinstance(value, str) and _UUID_RE.fullmatch(value) is not None
 
 
 def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:

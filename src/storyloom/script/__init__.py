@@ -1,75 +1,12 @@
 """The scripting syntax: line parser, expression evaluator, export-mapping templates.
 
 See ``docs/scripting.md``. Pure Python: no Qt, no web framework.
+
+The names other layers may use are listed in ``__init__.pyi``; each is imported from its
+module at first use, so a command that only anchors line ids (a lock's merge) does not load the
+parser and the expression evaluator.
 """
 
-from storyloom.script.expr import (
-    ASSIGNMENT_OPERATORS,
-    Expression,
-    ExpressionError,
-    PathRef,
-    SetStatement,
-    SetSyntaxError,
-    UnknownPath,
-    apply_set,
-    evaluate,
-    find_interpolations,
-    format_value,
-    interpolate,
-    parse_expression,
-    parse_set,
-    truthy,
-    type_name,
-)
-from storyloom.script.lines import (
-    CommandLine,
-    CommentLine,
-    ElseLine,
-    EndIfLine,
-    IfLine,
-    Interpolation,
-    Problem,
-    ScriptLine,
-    SetLine,
-    SpeechLine,
-    TextLine,
-)
-from storyloom.script.mappings import MAPPING_VARIABLES, join_params, render_line, render_mapping
-from storyloom.script.parser import PROBLEM_CODES, ParsedScript, parse_script
+import lazy_loader
 
-__all__ = [
-    "ASSIGNMENT_OPERATORS",
-    "MAPPING_VARIABLES",
-    "PROBLEM_CODES",
-    "CommandLine",
-    "CommentLine",
-    "ElseLine",
-    "EndIfLine",
-    "Expression",
-    "ExpressionError",
-    "IfLine",
-    "Interpolation",
-    "ParsedScript",
-    "PathRef",
-    "Problem",
-    "ScriptLine",
-    "SetLine",
-    "SetStatement",
-    "SetSyntaxError",
-    "SpeechLine",
-    "TextLine",
-    "UnknownPath",
-    "apply_set",
-    "evaluate",
-    "find_interpolations",
-    "format_value",
-    "interpolate",
-    "join_params",
-    "parse_expression",
-    "parse_script",
-    "parse_set",
-    "render_line",
-    "render_mapping",
-    "truthy",
-    "type_name",
-]
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
@@ -606,6 +605,8 @@ class RemotePeer(Peer):
 
         found: list[tuple[str, dict[str, Any]]] = []
         errors: dict[tuple[str, str], tuple[str, str]] = {}
+        from concurrent.futures import ThreadPoolExecutor  # here: only a server without _bulk_get needs it
+
         with ThreadPoolExecutor(max_workers=BULK_GET_FALLBACK_CONCURRENCY) as pool:
             for doc_id, revs, reply in pool.map(run, jobs):
                 if isinstance(reply, RemoteError):

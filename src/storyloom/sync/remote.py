@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import functools
-import html
 import json
 import os
 import re
@@ -158,6 +157,8 @@ def error_from_response(response: httpx.Response, method: str, url: str) -> Remo
         reason_value = data.get("reason")
         reason = "" if reason_value is None else str(reason_value)
     elif content:
+        import html  # here: only an error page that is not JSON needs it
+
         text = content.decode("utf-8", "replace")
         match = _TITLE_RE.search(text)
         if match:
