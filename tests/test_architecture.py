@@ -23,17 +23,18 @@ ALLOWED: dict[str, set[str]] = {
     "script": set(),
     "sync": {"store"},
     "project": {"store", "script"},
-    "export": {"store", "script", "project"},
+    "l10n": {"store", "script", "project"},
+    "export": {"store", "script", "project", "l10n"},
     "drafft": {"store", "script", "project"},
-    "api": {"store", "script", "project", "export"},
+    "api": {"store", "script", "project", "l10n", "export"},
     "play": {"store", "script", "project"},
     "outputs": {"script"},
-    "app": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "outputs"},
-    "gui": {"store", "script", "sync", "project", "export", "drafft", "api", "play", "outputs", "app"},
+    "app": {"store", "script", "sync", "project", "l10n", "export", "drafft", "api", "play", "outputs"},
+    "gui": {"store", "script", "sync", "project", "l10n", "export", "drafft", "api", "play", "outputs", "app"},
     # The command line runs no workflow of its own: every verb parses its arguments, calls the
     # session layer and prints, so it imports none of store, sync or export (the errors it
     # catches come through storyloom.app.terms).
-    "cli": {"script", "project", "drafft", "api", "play", "app", "gui"},
+    "cli": {"script", "project", "l10n", "drafft", "api", "play", "app", "gui"},
     "__main__": {"cli"},
 }
 #: Why a layer may not import what it may not, where the layer table alone does not say it.
