@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         server = None
         if not args.no_server:
-            from bench.peers import CouchServer
+            from tools.peers import CouchServer
 
             server = CouchServer(Path(tempfile.mkdtemp(prefix="storyloom-cli-bench-couch-")))
             server.start()

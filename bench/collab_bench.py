@@ -42,7 +42,8 @@ from bench import paths
 
 paths.setup()
 
-from bench.peers import CouchServer, ensure_node_packages, node_binary, stop_process_group  # noqa: E402
+from tools.peers import CouchServer, ensure_node_packages, node_binary, stop_process_group  # noqa: E402
+
 from bench.report import Check, machine, storyloom_home, verdict  # noqa: E402
 
 PEER_SCRIPT = Path(__file__).with_name("collab_peer.js")

@@ -47,8 +47,9 @@ from bench import paths
 
 paths.setup()
 
+from tools.peers import CouchServer, PouchPeer, unique_db_name  # noqa: E402
+
 from bench.generate import generate  # noqa: E402
-from bench.peers import CouchServer, PouchPeer, unique_db_name  # noqa: E402
 from bench.report import Check, check_docs, machine, verdict  # noqa: E402
 from storyloom.store import Database  # noqa: E402
 from storyloom.sync import RemoteDatabase, pull, push  # noqa: E402

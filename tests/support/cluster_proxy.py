@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import httpx
-from bench.peers import free_port
+from tools.peers import free_port
 
 #: Request headers not passed on (the proxy's own connection, and a length it recomputes).
 _HOP_HEADERS = {"host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-length",

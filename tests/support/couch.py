@@ -1,7 +1,7 @@
 """pouchdb-server 4.2.0 as a CouchDB-compatible test server (docs/protocol.md section 6).
 
 The server itself (``CouchServer``, ``free_port``, ``stop_process_group``, ``unique_db_name``)
-lives in ``bench/peers.py``, which the benchmarks import without pytest; this module adds the
+lives in ``tools/peers.py``, which the benchmarks import without pytest; this module adds the
 pytest fixtures (import them into a ``conftest.py``): ``couch_server`` (one server for the
 session, restarted if a test crashed it), ``couch`` (the same, checked before each test) and
 ``fresh_couch`` (a server of its own for tests that stop or crash it).
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bench.peers import (  # noqa: F401  (re-exported for the tests)
+from tools.peers import (  # noqa: F401  (re-exported for the tests)
     ADMIN_NAME,
     ADMIN_PASSWORD,
     CouchServer,

@@ -19,7 +19,7 @@ from tests.support.couch import CouchServer, unique_db_name
 
 PASSWORD = "pw-secret"
 # Every CouchServer preloads the fix of pouchdb-server's validate_doc_update handling
-# (bench/peers.py VALIDATION_FIX); the name stays for the team tests that say which server they mean.
+# (tools/peers.py VALIDATION_FIX); the name stays for the team tests that say which server they mean.
 TeamCouch = CouchServer
 
 

@@ -21,7 +21,7 @@ from tests.support.couch import CouchServer
 
 SCRIPT = "".join(f"line {n}\n" for n in range(1, 9))
 # Every CouchServer preloads the fix of pouchdb-server's validate_doc_update handling
-# (bench/peers.py VALIDATION_FIX), so replicated writes are validated as CouchDB does.
+# (tools/peers.py VALIDATION_FIX), so replicated writes are validated as CouchDB does.
 ValidatingCouch = CouchServer
 
 

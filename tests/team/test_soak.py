@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bench.peers import PouchError
+from tools.peers import PouchError
 
 from storyloom.app import AppOptions, Workspace
 from storyloom.app.remote import RemoteAccess

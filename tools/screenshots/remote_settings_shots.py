@@ -1,5 +1,5 @@
 """Project Settings > Remote Replication, against a real pouchdb-server that this module starts
-(``bench/peers.py``'s :class:`CouchServer`, with its pre-seeded admin) and stops when the window
+(``tools/peers.py``'s :class:`CouchServer`, with its pre-seeded admin) and stops when the window
 closes: ``remote-settings`` (the settings saved, the easy set-up's steps below),
 ``server-check`` (the report of a check after the set-up: every line and what it says)
 and ``admin-login`` (the server admin's account Set up asks for, used once and never kept)."""
@@ -27,7 +27,7 @@ OWNER = "maya-owner"
 def _server() -> Any:
     """A pouchdb-server in a temporary folder, stopped (and the folder removed) at the latest
     when the process ends."""
-    from bench.peers import CouchServer  # the checkout's test server (bench/peers.py)
+    from tools.peers import CouchServer  # the checkout's test server (tools/peers.py)
 
     workdir = Path(tempfile.mkdtemp(prefix="storyloom-shot-couch-"))
     server = CouchServer(workdir)

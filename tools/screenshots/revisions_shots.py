@@ -1,5 +1,5 @@
 """Screenshots of the document info drawer (``revisions``) and the merge view (``merge-view``),
-from a real two-user situation: a pouchdb-server started here (``bench/peers.py``'s
+from a real two-user situation: a pouchdb-server started here (``tools/peers.py``'s
 :class:`CouchServer`, stopped when the window closes), Ada's project window (the Drafft garden
 sample) and Bob's machine (a store of his own, with his own account on the server). They
 replicate through the server; for the merge, both edit the same script without syncing, then
@@ -38,7 +38,7 @@ class Team:
     """The server, Ada's window and Bob's machine, each with a client of the shared database."""
 
     def __init__(self, workspace: Workspace) -> None:
-        from bench.peers import CouchServer  # the checkout's test server (bench/peers.py)
+        from tools.peers import CouchServer  # the checkout's test server (tools/peers.py)
 
         self.folder = Path(tempfile.mkdtemp(prefix="storyloom-shot-team-"))
         self.server = CouchServer(self.folder / "server")

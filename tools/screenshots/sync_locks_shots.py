@@ -1,5 +1,5 @@
 """Screenshots of sync and locks from a real two-user situation: a pouchdb-server started here
-(``bench.peers.CouchServer``, so the repository's ``bench`` folder must be importable, as it is
+(``tools.peers.CouchServer``, so the repository's ``tools`` folder must be importable, as it is
 under ``scripts/screenshots``) and stopped when the window closes, Ada's project window on the
 Drafft garden sample, and her teammate Ben working on the same project from another home.
 
@@ -81,7 +81,7 @@ class TeamScene:
     """The server, Ada (the screenshot's workspace) and Ben; :meth:`close` stops them all."""
 
     def __init__(self, workspace: Workspace) -> None:
-        from bench.peers import CouchServer  # the repository's server helper (tests and benchmarks)
+        from tools.peers import CouchServer  # the repository's server helper (tests and benchmarks)
 
         self.workspace = workspace
         self.folder = Path(tempfile.mkdtemp(prefix="storyloom-shot-team-"))
