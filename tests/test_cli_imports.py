@@ -9,8 +9,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.support.couch import couch, couch_server  # noqa: F401  (fixtures)
 
 # The web framework and server, the GUI toolkit and the progress-bar libraries.
 NEVER = ("fastapi", "starlette", "uvicorn", "anyio", "pydantic", "h11", "PySide6", "shiboken6", "tqdm")
@@ -136,3 +139,24 @@ def test_listing_projects_loads_no_platform_module(home: Path) -> None:
     code, names = _modules(home, "list")
     assert code in (0, None)
     assert not names & {"uuid", "platform"}
+
+
+@pytest.mark.integration
+def test_locking_on_a_synced_project_talks_to_the_server_without_httpx(tmp_path: Path, couch: Any) -> None:  # noqa: F811
+    """lock and unlock send their few requests on one http.client connection: httpx, httpcore
+    and h11 (about ten times a bare interpreter's start) stay unloaded."""
+    env = dict(os.environ, STORYLOOM_HOME=str(tmp_path), STORYLOOM_REMOTE_PASSWORD=couch.admin[1])
+
+    def storyloom(*argv: str) -> None:
+        subprocess.run([sys.executable, "-m", "storyloom", *argv], env=env, check=True, capture_output=True,
+                       timeout=180)
+
+    storyloom("new", "Team")
+    storyloom("remote", "set", "Team", "--server", couch.url, "--username", couch.admin[0])
+    storyloom("sync", "Team", "-q")
+    for argv in (["lock", "Team", "ProjectSettings"], ["locks", "Team"], ["unlock", "Team", "ProjectSettings"]):
+        code, names = _modules(tmp_path, *argv)
+        assert code in (0, None), f"storyloom {' '.join(argv)} exited {code}"
+        assert "storyloom.sync.one_connection" in names or argv[0] == "locks"
+        assert not {name.split(".")[0] for name in names} & set(HTTP + NEVER), \
+            f"storyloom {' '.join(argv)} loaded {sorted({n.split('.')[0] for n in names} & set(HTTP + NEVER))}"

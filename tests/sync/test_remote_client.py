@@ -253,8 +253,10 @@ def test_connection_refused_is_a_network_error() -> None:
     remote.close()
 
 
-def test_timeout_and_abort_of_a_blocked_read() -> None:
-    """A read blocked between heartbeats returns at once on abort(); a silent server times out."""
+@pytest.mark.parametrize("mode", ["pooled", "one"])
+def test_timeout_and_abort_of_a_blocked_read(mode: Any) -> None:
+    """A read blocked between heartbeats returns at once on abort(); a silent server times out
+    (the pooled client and the one-connection client alike)."""
     import socket
 
     server = socket.socket()
@@ -273,11 +275,11 @@ def test_timeout_and_abort_of_a_blocked_read() -> None:
 
     threading.Thread(target=accept, daemon=True).start()
     try:
-        remote = RemoteDatabase(f"http://127.0.0.1:{port}/db", timeout=httpx.Timeout(5.0, read=0.5))
+        remote = RemoteDatabase(f"http://127.0.0.1:{port}/db", timeout=httpx.Timeout(5.0, read=0.5), connection=mode)
         with pytest.raises(RemoteTimeout):
             remote.changes(0, feed="longpoll", read_timeout=0.5)
         remote.close()
-        remote = RemoteDatabase(f"http://127.0.0.1:{port}/db", timeout=30)
+        remote = RemoteDatabase(f"http://127.0.0.1:{port}/db", timeout=30, connection=mode)
         threading.Timer(0.3, remote.abort).start()
         started = time.monotonic()
         with pytest.raises(Cancelled):
@@ -330,10 +332,11 @@ def redirecting_server(status: int = 301) -> Iterator[tuple[int, list[str]]]:
         thread.join(5)
 
 
+@pytest.mark.parametrize("mode", ["pooled", "one"])
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
-def test_redirect_is_a_non_retryable_error_naming_the_location(status: int) -> None:
+def test_redirect_is_a_non_retryable_error_naming_the_location(status: int, mode: Any) -> None:
     with redirecting_server(status) as (port, seen):
-        remote = RemoteDatabase(f"http://127.0.0.1:{port}/story", timeout=5)
+        remote = RemoteDatabase(f"http://127.0.0.1:{port}/story", timeout=5, connection=mode)
         try:
             with pytest.raises(Redirected) as info:
                 remote.info()

@@ -86,9 +86,14 @@ class RemoteAccess:
     """The remote of ``project`` on this machine; ``passwords`` keeps its password (default: a
     :class:`PasswordStore` in the per-machine config directory)."""
 
-    def __init__(self, project: Project, passwords: PasswordStore | None = None) -> None:
+    def __init__(
+        self, project: Project, passwords: PasswordStore | None = None, *, client_options: dict[str, Any] | None = None
+    ) -> None:
         self.project = project
         self.passwords = passwords if passwords is not None else PasswordStore()
+        #: What every client :meth:`open` makes starts from (a front end's choice: the CLI's
+        #: lock verbs ask for ``connection="one"``).
+        self.client_options = dict(client_options or {})
 
     # ------------------------------------------------------------------ settings
     @property
@@ -166,7 +171,8 @@ class RemoteAccess:
         if password is None:
             raise PasswordMissing(f"no password is kept for {settings.username!r} on {settings.server}",
                                   fix=Fix("set_password", project=project))
-        return RemoteDatabase(settings.database_url, username=settings.username, password=password, **client_options)
+        return RemoteDatabase(settings.database_url, username=settings.username, password=password,
+                              **{**self.client_options, **client_options})
 
     def __repr__(self) -> str:
         return f"RemoteAccess({self.project!r})"

@@ -104,6 +104,7 @@ class ProjectSession:
         api_server_options: dict[str, Any] | None = None,
         passwords: PasswordStore | None = None,
         sync_options: dict[str, Any] | None = None,
+        remote_options: dict[str, Any] | None = None,
     ) -> None:
         self.workspace = workspace
         self.project = project
@@ -113,6 +114,7 @@ class ProjectSession:
         # a CLI verb that only reads, never needs them.
         self._passwords = passwords
         self._sync_options = dict(sync_options or {})
+        self._remote_options = dict(remote_options or {})
         self._remote: RemoteAccess | None = None
         self._locks: LockService | None = None
         self._sync: SyncService | None = None
@@ -190,7 +192,7 @@ class ProjectSession:
             if self._remote is None:
                 from storyloom.app.remote import RemoteAccess
 
-                self._remote = RemoteAccess(self.project, self._passwords)
+                self._remote = RemoteAccess(self.project, self._passwords, client_options=self._remote_options)
             return self._remote
 
     @property

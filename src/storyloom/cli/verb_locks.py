@@ -154,9 +154,11 @@ def document_name(session: ProjectSession, doc_id: str) -> str:
 
 @contextmanager
 def open_project(project: str) -> Iterator[ProjectSession]:
+    """The project's session for a verb that sends the server a request or two and exits: its
+    clients keep one connection and load no httpx (docs/sync.md, "Clients")."""
     from storyloom.cli.workspace import project_session
 
-    with project_session(project) as session:
+    with project_session(project, remote_options={"connection": "one"}) as session:
         yield session
 
 

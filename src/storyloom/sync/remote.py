@@ -1,4 +1,6 @@
-"""HTTP client for one remote CouchDB (or compatible) database, on ``httpx``.
+"""HTTP client for one remote CouchDB (or compatible) database, on ``httpx`` (pooled), or on one
+connection of the standard library's ``http.client`` for a command that sends a few requests and
+exits (:mod:`storyloom.sync.one_connection`).
 
 - ``Accept: application/json`` on every request (CouchDB would otherwise answer
   ``open_revs`` with multipart).
@@ -10,7 +12,7 @@
   and ``reason``, also when the body is not JSON (an nginx 413 page).
 - Redirects are not followed: a 3xx (typically a proxy sending ``http://`` to ``https://``)
   is a :class:`~storyloom.sync.errors.Redirected` error naming the ``Location`` to use.
-- Every ``httpx`` failure becomes a typed error: timeouts :class:`RemoteTimeout`, transport
+- Every transport failure becomes a typed error: timeouts :class:`RemoteTimeout`, transport
   and decoding failures :class:`NetworkError`.
 - :meth:`RemoteDatabase.abort` shuts down the client's sockets from another thread, so a
   blocked read (a longpoll between heartbeats) returns at once.
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import socket
 import ssl
@@ -29,12 +30,14 @@ import threading
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urljoin
 
 import lazy_loader
 import orjson
 
 import storyloom
 from storyloom.store.codec import may_hold_long_integer, stdlib_text
+from storyloom.sync import one_connection
 from storyloom.sync.errors import (
     STATUS_ERROR_NAMES,
     Cancelled,
@@ -65,6 +68,11 @@ else:
     httpx = lazy_loader.load("httpx")
 
 AuthMode = Literal["basic", "cookie"]
+#: How a client talks to its server: ``"pooled"``, httpx's connection pool (the app, a
+#: replication: many requests, from several threads); ``"one"``, one keep-alive connection on
+#: ``http.client`` (a CLI verb's few requests: no httpx to import), where it behaves as httpx
+#: would (:func:`storyloom.sync.one_connection.suits`), else pooled.
+ConnectionMode = Literal["pooled", "one"]
 
 #: Seconds, as ``httpx.Timeout`` takes them: the default of :class:`RemoteDatabase`.
 DEFAULT_TIMEOUTS = {"connect": 10.0, "read": 120.0, "write": 120.0, "pool": 30.0}
@@ -104,11 +112,7 @@ def _ssl_context(verify: bool | str) -> ssl.SSLContext:
     cost of starting a replication, and the sync service starts one per pull. A context is safe
     to share between clients and threads. A ``verify`` string names a CA bundle file or a
     directory of certificates."""
-    if isinstance(verify, str):
-        if os.path.isdir(verify):
-            return ssl.create_default_context(capath=verify)
-        return ssl.create_default_context(cafile=verify)
-    return httpx.create_ssl_context(verify=verify)
+    return one_connection.tls_context(verify)
 
 
 @functools.lru_cache(maxsize=1)
@@ -118,6 +122,16 @@ def _no_tls_context() -> ssl.SSLContext:
     cost paid at every start of a CLI verb. Should a TLS connection ever be made with it, it
     verifies as every context does, against no trusted certificate, and fails."""
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def _connect_and_read(timeout: Any) -> tuple[float | None, float | None]:
+    """The connect and read timeouts of a ``timeout`` as :class:`RemoteDatabase` takes it (None:
+    the defaults; seconds for both; an ``httpx.Timeout``), for the one-connection client."""
+    if timeout is None:
+        return DEFAULT_TIMEOUTS["connect"], DEFAULT_TIMEOUTS["read"]
+    if isinstance(timeout, (int, float)):
+        return float(timeout), float(timeout)
+    return timeout.connect, timeout.read
 
 
 def _query_value(value: Any) -> str:
@@ -140,7 +154,7 @@ def _encode_params(params: Mapping[str, Any] | None) -> dict[str, str] | None:
     return {k: _query_value(v) for k, v in params.items() if v is not None}
 
 
-def error_from_response(response: httpx.Response, method: str, url: str) -> RemoteError:
+def error_from_response(response: one_connection.Response, method: str, url: str) -> RemoteError:
     """Build the typed error for an HTTP error response, JSON body or not."""
     status = response.status_code
     error = ""
@@ -174,7 +188,7 @@ def error_from_response(response: httpx.Response, method: str, url: str) -> Remo
 
 
 def redirect_error(
-    response: httpx.Response, method: str, url: str, server_url: str, db_url: str
+    response: one_connection.Response, method: str, url: str, server_url: str, db_url: str
 ) -> Redirected:
     """The error for a 3xx answer: names the ``Location`` and the remote URL to use instead.
 
@@ -192,8 +206,8 @@ def redirect_error(
         )
         return Redirected(status, error, reason, method=method, url=url)
     try:
-        resolved = str(httpx.URL(url).join(location))
-    except (httpx.InvalidURL, ValueError):
+        resolved = urljoin(url, location)
+    except ValueError:
         resolved = location
     target = resolved.split("#", 1)[0].split("?", 1)[0]
     relative = url[len(server_url) :] if url.startswith(server_url) else ""
@@ -251,6 +265,7 @@ class RemoteDatabase:
         timeout: httpx.Timeout | float | None = None,
         transport: httpx.BaseTransport | None = None,
         verify: bool | str = True,
+        connection: ConnectionMode = "pooled",
     ) -> None:
         self.url = url if isinstance(url, RemoteURL) else parse_remote_url(url)
         self.username = username if username is not None else self.url.username
@@ -258,10 +273,7 @@ class RemoteDatabase:
         if auth not in ("basic", "cookie"):
             raise ValueError(f"auth must be 'basic' or 'cookie', not {auth!r}")
         self.auth_mode: AuthMode = auth
-        if timeout is None:
-            self._timeout = httpx.Timeout(**DEFAULT_TIMEOUTS)
-        else:
-            self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._timeout_given = timeout
         self._verify = verify
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._sockets_lock = threading.Lock()
@@ -272,12 +284,23 @@ class RemoteDatabase:
         #: Does this client's server answer ``_bulk_get``? None until the first try; False
         #: after a 404/405/501 (then ``open_revs`` is used). Per client, copied by clone().
         self.bulk_get_supported: bool | None = None
+        self.connection: ConnectionMode = connection
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        self._one: one_connection.OneConnection | None = None
+        self._shared_transport: httpx.BaseTransport | None = None
+        if connection == "one" and one_connection.suits(auth_mode=self.auth_mode, transport=transport):
+            if self.username is not None:
+                headers["Authorization"] = one_connection.basic_authorization(self.username, self._password or "")
+            connect, read = _connect_and_read(timeout)
+            self._one = one_connection.OneConnection(headers=headers, connect_timeout=connect, read_timeout=read,
+                                                     tls=lambda: _ssl_context(verify), on_connect=self._track)
+            return
         basic = None
         if self.auth_mode == "basic" and self.username is not None:
             basic = httpx.BasicAuth(self.username, self._password or "")
         self._client = httpx.Client(
             auth=basic,
-            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+            headers=headers,
             timeout=self._timeout,
             transport=transport,
             verify=_no_tls_context() if self.url.server.lower().startswith("http:") else _ssl_context(verify),
@@ -286,6 +309,14 @@ class RemoteDatabase:
         #: The caller's transport, shared by every clone but closed only by this client.
         lent = isinstance(transport, _shared_transport_class())
         self._shared_transport = getattr(transport, "transport") if lent else transport  # noqa: B009
+
+    @functools.cached_property
+    def _timeout(self) -> httpx.Timeout:
+        """The pooled client's timeouts (made at first use: httpx is not loaded for one connection)."""
+        timeout = self._timeout_given
+        if timeout is None:
+            return httpx.Timeout(**DEFAULT_TIMEOUTS)
+        return timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -317,9 +348,10 @@ class RemoteDatabase:
             username=self.username,
             password=self._password,
             auth=self.auth_mode,
-            timeout=self._timeout,
+            timeout=self._timeout_given,
             transport=None if self._shared_transport is None else _shared(self._shared_transport),
             verify=self._verify,
+            connection=self.connection,
         )
         clone.bulk_get_supported = self.bulk_get_supported
         return clone
@@ -332,9 +364,10 @@ class RemoteDatabase:
             username=username,
             password=password,
             auth=self.auth_mode,
-            timeout=self._timeout,
+            timeout=self._timeout_given,
             transport=None if self._shared_transport is None else _shared(self._shared_transport),
             verify=self._verify,
+            connection=self.connection,
         )
 
     def anonymous(self) -> RemoteDatabase:
@@ -342,15 +375,19 @@ class RemoteDatabase:
         or an anonymous visitor sends), sharing a caller's ``transport`` as :meth:`clone` does."""
         return RemoteDatabase(
             RemoteURL(self.url.server, self.url.db_name),
-            timeout=self._timeout,
+            timeout=self._timeout_given,
             transport=None if self._shared_transport is None else _shared(self._shared_transport),
             verify=self._verify,
+            connection=self.connection,
         )
 
     # -- life cycle ----------------------------------------------------------------------------
 
     def close(self) -> None:
-        self._client.close()
+        if self._one is not None:
+            self._one.close()
+        else:
+            self._client.close()
 
     def __enter__(self) -> RemoteDatabase:
         return self
@@ -383,10 +420,14 @@ class RemoteDatabase:
             stream = info.get("return_value")
             sock = stream.get_extra_info("socket") if stream is not None else None
             if sock is not None:
-                with self._sockets_lock:
-                    self._sockets.add(sock)
-                if self._aborted:
-                    self.abort()
+                self._track(sock)
+
+    def _track(self, sock: socket.socket) -> None:
+        """Keep a new connection's socket, for :meth:`abort` to shut down."""
+        with self._sockets_lock:
+            self._sockets.add(sock)
+        if self._aborted:
+            self.abort()
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -404,9 +445,9 @@ class RemoteDatabase:
         json_body: Any = None,
         content: bytes | None = None,
         headers: Mapping[str, str] | None = None,
-        timeout: httpx.Timeout | None = None,
+        read_timeout: float | None = None,
         ok_statuses: Iterable[int] = (),
-    ) -> httpx.Response:
+    ) -> one_connection.Response:
         """Send one request and return the response; raise a typed error for an error status
         (except those listed in ``ok_statuses``). ``path`` is already encoded; ``db`` says
         whether it is relative to the database or to the server root."""
@@ -419,7 +460,7 @@ class RemoteDatabase:
             hdrs.setdefault("Content-Type", "application/json")
         if self.auth_mode == "cookie" and self.username is not None and not self._logged_in:
             self.login()
-        response = self._send(method, url, params, body, hdrs, timeout)
+        response = self._send(method, url, params, body, hdrs, read_timeout)
         if (
             response.status_code == 401
             and self.auth_mode == "cookie"
@@ -429,11 +470,13 @@ class RemoteDatabase:
             # The session cookie may have expired: log in again and retry once.
             self._logged_in = False
             self.login()
-            response = self._send(method, url, params, body, hdrs, timeout)
+            response = self._send(method, url, params, body, hdrs, read_timeout)
         self._check_status(response, method, url, ok_statuses)
         return response
 
-    def _check_status(self, response: httpx.Response, method: str, url: str, ok_statuses: Iterable[int] = ()) -> None:
+    def _check_status(
+        self, response: one_connection.Response, method: str, url: str, ok_statuses: Iterable[int] = ()
+    ) -> None:
         status = response.status_code
         if status in ok_statuses:
             return
@@ -449,10 +492,21 @@ class RemoteDatabase:
         params: Mapping[str, Any] | None,
         body: bytes | None,
         headers: dict[str, str],
-        timeout: httpx.Timeout | None,
-    ) -> httpx.Response:
+        read_timeout: float | None,
+    ) -> one_connection.Response:
         if self._aborted:
             raise Cancelled("the request was cancelled")
+        if self._one is not None:
+            try:
+                return self._one.request(method, url, params=_encode_params(params), content=body, headers=headers,
+                                         read_timeout=read_timeout)
+            except NetworkError:
+                if self._aborted:
+                    raise Cancelled("the request was cancelled") from None
+                raise
+        timeout = self._timeout
+        if read_timeout is not None:
+            timeout = httpx.Timeout(connect=timeout.connect, read=read_timeout, write=timeout.write, pool=timeout.pool)
         try:
             return self._client.request(
                 method,
@@ -460,7 +514,7 @@ class RemoteDatabase:
                 params=_encode_params(params),
                 content=body,
                 headers=headers,
-                timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                timeout=timeout,
                 extensions={"trace": self._trace},
             )
         except Exception as exc:
@@ -486,7 +540,7 @@ class RemoteDatabase:
                 raise NetworkError(f"cannot reach {self.server_url}: {detail}", method=method, url=url) from None
             raise
 
-    def _json(self, response: httpx.Response) -> Any:
+    def _json(self, response: one_connection.Response) -> Any:
         if self._aborted:
             raise Cancelled("the request was cancelled")
         try:
@@ -506,12 +560,12 @@ class RemoteDatabase:
     # Where the remote's untyped JSON meets the typed API: the shape CouchDB documents for the
     # answer, taken on trust as before (a server that answers otherwise fails where it is read).
 
-    def _object(self, response: httpx.Response) -> dict[str, Any]:
+    def _object(self, response: one_connection.Response) -> dict[str, Any]:
         """``_json`` of an answer that is a JSON object."""
         answer: dict[str, Any] = self._json(response)
         return answer
 
-    def _objects(self, response: httpx.Response) -> list[dict[str, Any]]:
+    def _objects(self, response: one_connection.Response) -> list[dict[str, Any]]:
         """``_json`` of an answer that is an array of objects (``_bulk_docs``, ``open_revs``)."""
         answer: list[dict[str, Any]] = self._json(response)
         return answer
@@ -644,21 +698,13 @@ class RemoteDatabase:
         if heartbeat is not None:
             query["heartbeat"] = heartbeat
         query.update(params)
-        timeout = None
-        if read_timeout is not None:
-            timeout = httpx.Timeout(
-                connect=self._timeout.connect,
-                read=read_timeout,
-                write=self._timeout.write,
-                pool=self._timeout.pool,
-            )
         if doc_ids is not None:
             query["filter"] = "_doc_ids"
             response = self.request(
-                "POST", "_changes", params=query, json_body={"doc_ids": list(doc_ids)}, timeout=timeout
+                "POST", "_changes", params=query, json_body={"doc_ids": list(doc_ids)}, read_timeout=read_timeout
             )
         else:
-            response = self.request("GET", "_changes", params=query, timeout=timeout)
+            response = self.request("GET", "_changes", params=query, read_timeout=read_timeout)
         return self._object(response), len(response.content)
 
     def revs_diff(self, revs: Mapping[str, list[str]]) -> dict[str, Any]:
