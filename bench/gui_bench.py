@@ -549,6 +549,9 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             window.problems_panel.wait_until_checked()
             checked = time.perf_counter() - started
+            wait_read = getattr(window.conflict_marks, "wait_until_read", None)  # so is the first read of conflicts
+            if wait_read is not None:  # (an older Storyloom reads them before the window shows)
+                wait_read()
             # So is the automatic backup the opening takes (3 s after it).
             opening_backup_ms = wait_for_backup(app, window)
             backup = window.auto_backups.schedule.last

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QSize, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -21,6 +21,7 @@ from storyloom.gui import icons, theme
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.host import WindowHost
 from storyloom.gui.merge_view import MergeView, open_merge_view
+from storyloom.gui.tasks import Task
 from storyloom.gui.widgets import set_role
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,11 @@ class ConflictBar(QFrame):
 
 class ConflictMarks(QObject):
     """The window's flags and what shows them (the tree, the tabs, a bar in each editor),
-    following the session. ``changed`` after flags came or went."""
+    following the session. ``changed`` after flags came or went.
+
+    The first read of every conflict runs on a worker thread (it walks every document's
+    revision tree: a fifth of a second at 10,000 documents), so the window is usable at once and
+    the marks appear when it is done; changes that arrive meanwhile are followed after it."""
 
     changed = Signal()
 
@@ -70,11 +75,13 @@ class ConflictMarks(QObject):
         self.host = host
         self.session = host.session
         self.flags = ConflictFlags(host.session.db)
-        try:
-            self.flags.rebuild()
-        except Exception:  # the flags are a help: a broken read must not stop the window
-            log.exception("reading the project's conflicts failed")
         self._icons = {"conflict": icons.icon("warning"), "refused": icons.icon("error")}
+        #: The changes seen while the first read runs (None once it is done).
+        self._waiting: list[DocumentChanged] | None = []
+        self._task: Task | None = Task(self.flags.read, "Reading the project's conflicts", self)
+        self._task.succeeded.connect(self._read)
+        self._task.failed.connect(self._read)
+        self._task.start()
         self.views: dict[str, MergeView] = {}
         host.add_marks(self.mark)
         host.bridge.documents_changed.connect(self.apply)
@@ -89,12 +96,50 @@ class ConflictMarks(QObject):
         flag = self.flags.flag(doc_id)
         return None if flag is None else (self._icons[flag.kind], flag.text)
 
+    def _read(self, result: object) -> None:
+        """The first read is done (on the GUI thread): show it, then follow what came meanwhile."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.release()
+        waiting, self._waiting = self._waiting or [], None
+        if isinstance(result, Exception):  # the flags are a help: a broken read must not stop the window
+            log.error("reading the project's conflicts failed: %s", result)
+        elif isinstance(result, tuple) and not self.session.closed:
+            self.flags.conflicts, self.flags.refused = result
+            self.show_marks()
+            self.changed.emit()
+        if waiting:
+            self.apply(waiting)
+        self.refresh_refused()  # a push meanwhile may have recorded or cleared one
+
+    @property
+    def reading(self) -> bool:
+        """True while the first read of the project's conflicts runs."""
+        return self._task is not None
+
+    def wait_until_read(self) -> None:
+        """Block until the first read is done and shown (tests, screenshots, benchmarks)."""
+        while self._task is not None:
+            self._task.wait()
+            QCoreApplication.sendPostedEvents()
+            QCoreApplication.processEvents()
+
+    def stop(self) -> None:
+        """Before the session closes: let the first read end (it reads the store)."""
+        if self._task is not None:
+            self._task.wait()
+
     def apply(self, changes: list[DocumentChanged]) -> None:
         """Follow a batch of the session's changes."""
+        if self._waiting is not None:  # the first read runs: after it
+            self._waiting.extend(changes)
+            return
         self._update(lambda: bool(self.flags.apply(changes)), "updating the project's conflicts failed")
 
     def refresh_refused(self) -> None:
         """Read the edits the server refused again (after a push)."""
+        if self._waiting is not None:  # the first read reads them too
+            return
         self._update(lambda: bool(self.flags.refresh_refused()), "reading the refused edits failed")
 
     def _update(self, read: Callable[[], bool], failed: str) -> None:

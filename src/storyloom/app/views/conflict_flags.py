@@ -45,10 +45,14 @@ class ConflictFlags:
         self.conflicts: dict[str, Conflict] = {}
         self.refused: dict[str, RefusedEdit] = {}
 
+    def read(self) -> tuple[dict[str, Conflict], dict[str, RefusedEdit]]:
+        """Every conflict and refused edit, read without changing the flags: safe on a worker
+        thread while the flags are shown (a window's first read runs there)."""
+        return {c.doc_id: c for c in list_conflicts(self.db)}, {r.doc_id: r for r in list_refused(self.db)}
+
     def rebuild(self) -> None:
         """Read every conflict and refused edit again."""
-        self.conflicts = {c.doc_id: c for c in list_conflicts(self.db)}
-        self.refused = {r.doc_id: r for r in list_refused(self.db)}
+        self.conflicts, self.refused = self.read()
 
     def apply(self, changes: Iterable[DocumentChanged]) -> set[str]:
         """Follow a batch of changes; returns the ids whose flag changed."""
