@@ -43,6 +43,7 @@ SAMPLES: dict[str, Any] = {
     "holder": "bea",
     "doc_id": "a1b2",
     "admin_user": "admin",
+    "locale": "pt-BR",
 }
 
 

@@ -180,6 +180,10 @@ SAY: dict[str, Callable[[Fix], str]] = {
     "break_lock": lambda f: (f"ask {f.text('holder', 'them')} to unlock it, or break the lock "
                              f"(`storyloom unlock {_project(f)} {_q(f.text('doc_id', 'DOC_ID'))} --break`) if it is "
                              "stale"),
+    "add_target_locale": lambda f: (f"add it to the project's target locales, listing those it has too: "
+                                    f"`storyloom doc set {_project(f)} ProjectSettings "
+                                    f"{_q('targetLocales=[' + chr(34) + f.text('locale') + chr(34) + ']')}`"),
+    "give_locale": lambda f: f"give the file's locale with --locale {f.text('locale')}",
 }
 
 
