@@ -25,6 +25,7 @@ INTRO = """// Ann has just woken up.
 def test_a_catalog_holds_every_speech_line_and_choice_option_in_tree_order(project: Project) -> None:
     editor = project.editor
     editor.create("Actor", "Ann Reyes", alias="Ann")
+    script(project, "Early", "::Bob:: Early.\n")  # before the folder, but the explorer lists folders first
     act = editor.create("Folder", "Act 1", collection="Script").id
     later = script(project, "Zulu", "::Bob:: Last.\n")  # top level, after the folder
     intro = script(project, "Intro", INTRO, parent=act, comments="Keep it short.")
@@ -42,6 +43,7 @@ def test_a_catalog_holds_every_speech_line_and_choice_option_in_tree_order(proje
         ("Act 1/Intro", "3", "Ann Reyes", "Where am I?", "speech"),  # the actor's name, by alias
         ("Act 1/Intro", "6", "Bob", "Hi!", "speech"),
         ("Act 1/Intro", "7", "Nobody Known", "Who said that?", "speech"),  # the name as written
+        ("Early", "1", "Bob", "Early.", "speech"),
         ("Zulu", "1", "Bob", "Last.", "speech"),
         ("Talk", option_place, None, "Yes, gladly", "option"),  # the empty option is left out
     ]
@@ -50,7 +52,7 @@ def test_a_catalog_holds_every_speech_line_and_choice_option_in_tree_order(proje
     assert found.entries[0].notes == ("Ann has just woken up.", "She is cross.", "Keep it short.")
     assert found.entries[1].notes == ("Keep it short.",)  # a blank line is not a comment
     option = editor.get(talk)["content"]["tree"]["nodes"][0]["data"]["handles"][1]
-    assert found.entries[-1].line_id == option["lineId"] and found.entries[3].document_id == later
+    assert found.entries[-1].line_id == option["lineId"] and found.entries[4].document_id == later
     assert all(e.target is None and not e.needs_review for e in found.entries)
 
 

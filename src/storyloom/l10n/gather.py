@@ -10,7 +10,7 @@ What is gathered (docs/localization.md, "What a catalog holds"):
 - every **choice option** of every Dialogue: its label, at ``"<node id>/<handle id>"``.
 
 Documents come in the project's tree order (Scripts, then Dialogues; each tree depth first, in
-the explorer's order), each named by its path in the tree (``"Act 1/Intro"``), with the
+the explorer's order: folders first, then documents, each by sort key), each named by its path in the tree (``"Act 1/Intro"``), with the
 translation held for the locale and whether it is to be reviewed (its source changed since, or it
 was marked so). The documents are read a chunk at a time: a project of 100,000 documents is never
 held in memory, only its lines.
@@ -64,7 +64,7 @@ def places(index: Any) -> list[Place]:
         parent = summary.parent if summary.parent in ids and summary.parent != summary.id else None
         children.setdefault(parent, []).append(summary)
     for group in children.values():
-        group.sort(key=lambda s: s.order)
+        group.sort(key=lambda s: (s.type != FOLDER_TYPE, s.order))  # the explorer's: folders first
     found: list[Place] = []
     seen: set[str] = set()
     for collection in TRANSLATED:
