@@ -43,7 +43,7 @@ def test_a_translation_is_a_document_the_gate_checks(project: Project) -> None:
     with pytest.raises(ValidationError, match="locale"):
         project.editor.update(bad)
     broken = dict(stored, content={"entries": {"x": {"source": "Hi"}}})
-    with pytest.raises(ValidationError, match="content.entries.x.text"):
+    with pytest.raises(ValidationError, match=r"content\.entries\.x\.text"):
         project.editor.update(broken)
     orphan = dict(stored, _id="l10n.fr.gone", document="gone")
     orphan.pop("_rev")

@@ -10,10 +10,10 @@ What is gathered (docs/localization.md, "What a catalog holds"):
 - every **choice option** of every Dialogue: its label, at ``"<node id>/<handle id>"``.
 
 Documents come in the project's tree order (Scripts, then Dialogues; each tree depth first, in
-the explorer's order: folders first, then documents, each by sort key), each named by its path in the tree (``"Act 1/Intro"``), with the
-translation held for the locale and whether it is to be reviewed (its source changed since, or it
-was marked so). The documents are read a chunk at a time: a project of 100,000 documents is never
-held in memory, only its lines.
+the explorer's order: folders first, then documents, each by sort key), each named by its path
+in the tree (``"Act 1/Intro"``), with the translation held for the locale and whether it is to
+be reviewed (its source changed since, or it was marked so). The documents are read a chunk at
+a time: a project of 100,000 documents is never held in memory, only its lines.
 """
 
 from __future__ import annotations

@@ -226,7 +226,8 @@ def _import_document(editor: Any, locale: str, doc_id: str, path: str,
             outcome.tell(report)
             return
         doc = dict(current) if current is not None else new_translation(locale, doc_id, path.rsplit("/", 1)[-1])
-        doc["content"] = {**(doc.get("content") if isinstance(doc.get("content"), dict) else {}), "entries": entries}
+        content = doc.get("content")
+        doc["content"] = {**(content if isinstance(content, dict) else {}), "entries": entries}
         try:
             if current is None:
                 editor.create_document(doc)

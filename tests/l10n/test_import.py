@@ -1,0 +1,117 @@
+"""The import of a read translation file and its report (docs/localization.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from storyloom.l10n.catalog import ReadEntry
+from storyloom.l10n.gather import catalog
+from storyloom.l10n.importing import (
+    LocaleMismatch,
+    LocaleNotGiven,
+    NotATargetLocale,
+    import_translations,
+)
+from storyloom.l10n.translations import entries_of, translation_id
+from storyloom.project import TeamLocks, WriteIntent, locked_fields
+from storyloom.project.manager import Project
+from tests.l10n.conftest import read_file, script
+
+TEXT = "::Ann:: Good morning.\n::Bob:: Is it?\n::Ann:: It was.\n"
+
+
+def _lines(project: Project, doc_id: str) -> list[tuple[str, str]]:
+    return [(e.line_id, e.source) for e in catalog(project, "fr").entries if e.document_id == doc_id]
+
+
+def test_the_report_sorts_every_entry_and_the_source_is_never_touched(project: Project) -> None:
+    doc_id = script(project, "Intro", TEXT)
+    (a, a_src), (b, b_src), (c, c_src) = _lines(project, doc_id)
+    first = import_translations(project, read_file("fr", (a, a_src, "Bonjour."), (b, b_src, "Ah bon ?")), locale="fr")
+    assert (first.new, first.changed, first.documents, first.refused) == ([a, b], [], 1, False)
+    source_rev = project.editor.get(doc_id)["_rev"]
+
+    second = import_translations(project, read_file(
+        "fr", (a, a_src, "Bonjour."), (b, b_src, "Vraiment ?"), (c, c_src, ""), ("gone_1", "Farewell.", "Adieu.")),
+        locale="fr")
+    assert second.counts() == {"new": 0, "changed": 1, "unchanged": 1, "empty": 1, "source_changed": 0,
+                               "unknown": 1, "locked": 0}
+    assert (second.changed, second.unchanged, second.empty) == ([b], [a], [c])
+    assert [(r.line_id, r.source) for r in second.unknown] == [("gone_1", "Farewell.")] and second.refused
+    assert project.editor.get(doc_id)["_rev"] == source_rev  # the Script was not written
+    stored = entries_of(project.editor.get(translation_id("fr", doc_id)))
+    assert {k: v.text for k, v in stored.items()} == {a: "Bonjour.", b: "Vraiment ?"}  # empty deletes nothing
+
+
+def test_a_translation_of_a_source_changed_since_the_export_is_stored_and_flagged(project: Project) -> None:
+    doc_id = script(project, "Intro", TEXT)
+    (a, _), (b, b_src), _ = _lines(project, doc_id)
+    report = import_translations(project, read_file(
+        "fr", (a, "Good mornin'.", "Salut."), ReadEntry(b, b_src, "Ah bon ?", needs_review=True)), locale="fr")
+    assert report.source_changed == [a] and report.new == [a, b]
+    entries = {e.line_id: e for e in catalog(project, "fr").entries}
+    assert (entries[a].target, entries[a].needs_review, entries[a].previous_source) == ("Salut.", True, "Good mornin'.")
+    assert (entries[b].needs_review, entries[b].previous_source) == (True, None)  # the file said to review it
+
+
+def test_a_dry_run_reports_and_writes_nothing(project: Project) -> None:
+    doc_id = script(project, "Intro", TEXT)
+    (a, a_src), _, _ = _lines(project, doc_id)
+    seq = project.store.update_seq
+    report = import_translations(project, read_file("fr", (a, a_src, "Bonjour.")), locale="fr", dry_run=True)
+    assert (report.new, report.documents, report.dry_run) == ([a], 1, True)
+    assert project.editor.index.get(translation_id("fr", doc_id)) is None
+    assert project.store.update_seq == seq
+
+
+def test_a_locale_the_project_does_not_translate_into_is_refused_with_the_fix(project: Project) -> None:
+    doc_id = script(project, "Intro", TEXT)
+    (a, a_src), _, _ = _lines(project, doc_id)
+    with pytest.raises(NotATargetLocale) as caught:
+        import_translations(project, read_file("de", (a, a_src, "Guten Morgen.")), locale=None)
+    assert caught.value.fix is not None and caught.value.fix.action == "add_target_locale"
+    assert "'de' is not one of the project's target locales (fr, pt-BR)" in str(caught.value)
+    with pytest.raises(LocaleMismatch, match="holds 'fr' translations, not 'pt-BR'"):
+        import_translations(project, read_file("fr", (a, a_src, "Bonjour.")), locale="pt-BR")
+    with pytest.raises(LocaleNotGiven):
+        import_translations(project, read_file(None, (a, a_src, "Bonjour.")), locale=None)
+    # the file's locale, or the one asked, in any case, is the project's spelling
+    assert import_translations(project, read_file(None, (a, a_src, "Olá.")), locale="PT-br").locale == "pt-BR"
+    assert import_translations(project, read_file("FR", (a, a_src, "Bonjour.")), locale=None).locale == "fr"
+    project.editor.update_settings({"targetLocales": ["fr"]})
+    assert import_translations(project, read_file(None, (a, a_src, "Bonjour.")), locale=None).locale == "fr"
+
+
+def test_a_translation_locked_by_another_translator_is_refused_and_nothing_else_is_lost(project: Project) -> None:
+    locked_doc = script(project, "Intro", TEXT)
+    free_doc = script(project, "Outro", "::Ann:: Bye.\n")
+    (a, a_src), _, _ = _lines(project, locked_doc)
+    [(z, z_src)] = _lines(project, free_doc)
+    import_translations(project, read_file("fr", (a, a_src, "Bonjour.")), locale="fr")
+    editor = project.editor
+    editor.lock_policy = TeamLocks(lambda: "bea", lambda: True)  # Bea takes the lock of the French Intro
+    held = editor.get(translation_id("fr", locked_doc))
+    editor.update(held | locked_fields("bea", "2026-11-28T10:00:00.000Z"), intent=WriteIntent.LOCK)
+
+    editor.lock_policy = TeamLocks(lambda: "ana", lambda: True)  # Ana imports, in a team project
+    file = read_file("fr", (a, a_src, "Salut."), (z, z_src, "Au revoir."))
+    dry = import_translations(project, file, locale="fr", dry_run=True)
+    report = import_translations(project, file, locale="fr")
+    for said in (dry, report):
+        assert [(r.line_id, r.holder, r.document) for r in said.locked] == [(a, "bea", "Intro")]
+        assert said.new == [z] and said.refused
+    assert entries_of(editor.get(translation_id("fr", locked_doc)))[a].text == "Bonjour."
+    outro = editor.get(translation_id("fr", free_doc))
+    assert entries_of(outro)[z].text == "Au revoir."
+    # the import took no lock: Bea may import the Outro next
+    assert outro.get("locked") is not True
+    again = import_translations(project, read_file("fr", (z, z_src, "Salut.")), locale="fr")
+    assert again.changed == [z] and editor.get(translation_id("fr", free_doc)).get("locked") is not True
+
+
+def test_a_line_id_two_documents_share_is_imported_into_both(project: Project) -> None:
+    one = script(project, "One", "[#greet]::Ann:: Hello.\n")
+    two = script(project, "Two", "[#greet]::Ann:: Hello.\n")
+    report = import_translations(project, read_file("fr", ("greet", "Hello.", "Bonjour.")), locale="fr")
+    assert report.new == ["greet", "greet"] and report.documents == 2
+    assert all(entries_of(project.editor.get(translation_id("fr", d)))["greet"].text == "Bonjour." for d in (one, two))
