@@ -44,6 +44,7 @@ SAMPLES: dict[str, Any] = {
     "doc_id": "a1b2",
     "admin_user": "admin",
     "locale": "pt-BR",
+    "locales": ("fr", "pt-BR"),
 }
 
 

@@ -58,7 +58,7 @@ class NotATargetLocale(LocaleError):
         self.targets = targets
         have = ", ".join(targets) if targets else "none yet"
         super().__init__(f"{locale!r} is not one of the project's target locales ({have})",
-                         fix=Fix("add_target_locale", locale=locale))
+                         fix=Fix("add_target_locale", locale=locale, locales=(*targets, locale)))
 
 
 class LocaleMismatch(LocaleError):
@@ -82,9 +82,9 @@ class LocaleNotGiven(LocaleError):
 
     def __init__(self, targets: list[str]) -> None:
         self.targets = targets
-        super().__init__("the file does not say which locale it holds, and the project has "
-                         f"{len(targets)} target locales ({', '.join(targets)})",
-                         fix=Fix("give_locale", locale=" or ".join(targets)))
+        has = f"{len(targets)} target locales ({', '.join(targets)})" if targets else "no target locale yet"
+        super().__init__(f"the file does not say which locale it holds, and the project has {has}",
+                         fix=Fix("give_locale", locale=" or ".join(targets) or None))
 
 
 def match_locale(asked: str, targets: list[str]) -> str:
@@ -110,8 +110,6 @@ def choose_locale(project: Any, read_file: ReadFile | None, asked: str | None) -
         return match_locale(said, targets)
     if len(targets) == 1:
         return targets[0]
-    if not targets:
-        raise NotATargetLocale("(none given)", targets)
     raise LocaleNotGiven(targets)
 
 
