@@ -9,6 +9,7 @@ import json
 import pytest
 
 from storyloom.app.views.outline import build_outline
+from storyloom.app.views.search import ProjectSearch, SearchOptions
 from storyloom.export.stream import write_game_export
 from storyloom.l10n.gather import catalog
 from storyloom.l10n.importing import import_translations
@@ -73,6 +74,10 @@ def test_translations_are_in_no_tree_and_leave_the_game_export_unchanged(project
         shown.add(node.id)
         stack.extend(node.children)
     assert doc_id in shown and translation_id("fr", doc_id) not in shown
+    search = ProjectSearch(project.db)
+    search.rebuild()
+    assert search.search(SearchOptions("Bonjour")).groups == []  # a translation is no document to open
+    assert [g.doc_id for g in search.search(SearchOptions("Good morning")).groups] == [doc_id]
 
 
 def test_a_translated_line_whose_source_changes_is_kept_and_needs_review(project: Project) -> None:
@@ -104,3 +109,23 @@ def test_translations_of_each_locale_are_apart(project: Project) -> None:
     ids = _translate(project, doc_id, (0, "Bonjour."))
     assert {e.line_id: e.target for e in catalog(project, "pt-BR").entries}[ids[0]] is None
     assert {e.line_id: e.target for e in catalog(project, "fr").entries}[ids[0]] == "Bonjour."
+
+
+def test_two_translators_lines_of_one_document_merge_without_conflict(project: Project) -> None:
+    """Two replicas import different lines of the same document and locale: the same document
+    (the id is derived), merged field by field when sync meets both revisions."""
+    from storyloom.project.merge import merge_documents
+
+    doc_id = script(project, "Intro", TEXT)
+    ids = _translate(project, doc_id, (0, "Bonjour."))
+    base = project.editor.get(translation_id("fr", doc_id))
+    ours = json.loads(json.dumps(base))
+    theirs = json.loads(json.dumps(base))
+    ours["content"]["entries"][ids[1]] = {"text": "Ah bon ?", "source": "Is it?", "review": False, "by": "ana",
+                                          "at": "2026-11-28T10:00:00.000Z"}
+    theirs["content"]["entries"][ids[2]] = {"text": "C'était.", "source": "It was.", "review": False, "by": "bea",
+                                            "at": "2026-11-28T10:01:00.000Z"}
+    merged = merge_documents(base, ours, theirs)
+    assert merged.conflicts == [] and merged.merged is not None
+    assert {k: v["text"] for k, v in merged.merged["content"]["entries"].items()} == {
+        ids[0]: "Bonjour.", ids[1]: "Ah bon ?", ids[2]: "C'était."}
