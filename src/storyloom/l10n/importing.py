@@ -168,9 +168,11 @@ def import_translations(project: Any, read_file: ReadFile, *, locale: str | None
     total)`` is told after each translated document."""
     chosen = choose_locale(project, read_file, locale)
     report = ImportReport(chosen, dry_run)
-    lines: dict[str, list[CatalogEntry]] = {}
+    wanted = {read.line_id for read in read_file.entries}
+    lines: dict[str, list[CatalogEntry]] = {}  # only the file's lines: the project's may be many more
     for entry in catalog_entries(project, chosen):
-        lines.setdefault(entry.line_id, []).append(entry)
+        if entry.line_id in wanted:
+            lines.setdefault(entry.line_id, []).append(entry)
     # document id -> [(read entry, the line it translates)], in the order the project lists them
     plan: dict[str, list[tuple[ReadEntry, CatalogEntry]]] = {}
     names: dict[str, str] = {}
