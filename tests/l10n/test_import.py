@@ -14,7 +14,7 @@ from storyloom.l10n.importing import (
 )
 from storyloom.l10n.translations import entries_of, translation_id
 from storyloom.project import TeamLocks, WriteIntent, locked_fields
-from storyloom.project.manager import Project
+from storyloom.project.manager import Project, ProjectManager
 from tests.l10n.conftest import read_file, script
 
 TEXT = "::Ann:: Good morning.\n::Bob:: Is it?\n::Ann:: It was.\n"
@@ -115,3 +115,40 @@ def test_a_line_id_two_documents_share_is_imported_into_both(project: Project) -
     report = import_translations(project, read_file("fr", ("greet", "Hello.", "Bonjour.")), locale="fr")
     assert report.new == ["greet", "greet"] and report.documents == 2
     assert all(entries_of(project.editor.get(translation_id("fr", d)))["greet"].text == "Bonjour." for d in (one, two))
+
+
+def test_a_drafft_projects_translations_follow_a_drafft_teammates_edit(manager: ProjectManager) -> None:
+    """one-bullet (Drafft 1), read in place: every line translated, then a teammate on Drafft
+    edits one tagged line (a replicated write: no gate, no line table) and Storyloom edits an
+    untagged one: only those two read as to be reviewed."""
+    from storyloom.drafft import import_backup
+    from tests.support.fixtures import DRAFFT_PROJECTS
+
+    project, _ = import_backup(manager, DRAFFT_PROJECTS / "v1" / "one-bullet.json")
+    try:
+        project.editor.update_settings({"targetLocales": ["es"]})
+        lines = catalog(project, "es").entries
+        report = import_translations(project, read_file("es", *((e.line_id, e.source, f"ES {e.source}")
+                                                                for e in lines)), locale="es")
+        assert len(report.new) == len(lines) and not report.refused
+        tagged = next(e for e in lines if e.kind == "speech" and len(e.line_id) != 12)
+        untagged = next(e for e in lines if e.kind == "speech" and len(e.line_id) == 12
+                        and e.document_id != tagged.document_id)
+
+        doc = project.store.get(tagged.document_id)  # Drafft's write, as replication brings it
+        text = doc["content"]["script"] if isinstance(doc["content"], dict) else doc["content"]
+        edited = text.replace(tagged.source, tagged.source + " (rewritten)", 1)
+        assert edited != text
+        doc["content"] = {**doc["content"], "script": edited} if isinstance(doc["content"], dict) else edited
+        project.store.put(doc)
+        script_doc = project.editor.get(untagged.document_id)
+        script_doc["content"]["script"] = script_doc["content"]["script"].replace(
+            untagged.source, untagged.source + " Again.", 1)
+        project.editor.update(script_doc)
+
+        after = catalog(project, "es").entries
+        review = {(e.document_id, e.line_id) for e in after if e.needs_review}
+        assert review == {(tagged.document_id, tagged.line_id), (untagged.document_id, untagged.line_id)}
+        assert all(e.target == f"ES {e.previous_source or e.source}" for e in after)
+    finally:
+        project.close()
