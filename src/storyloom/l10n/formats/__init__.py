@@ -40,9 +40,13 @@ def catalog_bytes(catalog: Catalog, fmt: str, *, csv_dialect: CsvDialect = "godo
         from storyloom.l10n.formats.po import po_bytes
 
         return po_bytes(catalog)
-    from storyloom.l10n.formats.xliff import xliff_bytes
+    if kind == ".xlf":
+        from storyloom.l10n.formats.xliff import xliff_bytes
 
-    return xliff_bytes(catalog)
+        return xliff_bytes(catalog)
+    from storyloom.l10n.formats.csv_table import csv_bytes
+
+    return csv_bytes(catalog, csv_dialect)
 
 
 def write_catalog(catalog: Catalog, path: Path, *, csv_dialect: CsvDialect = "godot") -> None:
@@ -63,9 +67,13 @@ def read_translation_bytes(data: bytes, fmt: str, *, csv_dialect: CsvDialect | N
         from storyloom.l10n.formats.po import read_po_bytes
 
         return read_po_bytes(data, name)
-    from storyloom.l10n.formats.xliff import read_xliff_bytes
+    if kind == ".xlf":
+        from storyloom.l10n.formats.xliff import read_xliff_bytes
 
-    return read_xliff_bytes(data, name)
+        return read_xliff_bytes(data, name)
+    from storyloom.l10n.formats.csv_table import read_csv_bytes
+
+    return read_csv_bytes(data, name, dialect=csv_dialect, target_locale=target_locale)
 
 
 def read_translation_file(path: Path, *, csv_dialect: CsvDialect | None = None,
