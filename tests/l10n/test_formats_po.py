@@ -36,6 +36,8 @@ def test_a_catalog_written_as_po_reads_back_the_same(tmp_path: Path) -> None:
 
 def test_po_entries_carry_the_id_as_context_the_notes_and_the_review_flag() -> None:
     text = catalog_bytes(CATALOG, "po").decode("utf-8")
+    assert text.startswith("# Saga: its lines in en, to translate into pt-BR. The msgctxt of each entry is the "
+                           "line's id: keep it.\n")
     assert '"Language: pt_BR\\n"' in text
     assert '"X-Source-Language: en\\n"' in text
     assert '"Project-Id-Version: Saga\\n"' in text

@@ -60,6 +60,8 @@ def po_text(catalog: Catalog) -> str:
     # No wrapping: a wrapped reference would split a document's name at its spaces, and an
     # unwrapped msgid is as valid (gettext's tools wrap only for looks).
     po = polib.POFile(wrapwidth=0)
+    po.header = (f"{catalog.project}: its lines in {catalog.source_locale}, to translate into "
+                 f"{catalog.target_locale}. The msgctxt of each entry is the line's id: keep it.")
     po.metadata = {
         "Project-Id-Version": catalog.project,
         "Language": underscored(catalog.target_locale),
