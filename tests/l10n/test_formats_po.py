@@ -170,3 +170,8 @@ def test_a_quote_inside_a_string_must_be_escaped() -> None:
     with pytest.raises(TranslationFileError) as caught:
         read_translation_bytes(data, "po")
     assert caught.value.line == 2
+
+
+def test_a_po_saved_with_windows_line_ends_and_a_byte_order_mark_reads_the_same() -> None:
+    data = b"\xef\xbb\xbf" + catalog_bytes(CATALOG, ".po").replace(b"\n", b"\r\n")
+    assert read_translation_bytes(data, ".po").entries == expected_entries()

@@ -99,7 +99,8 @@ def _decoded(data: bytes, path: Path | str) -> str:
     if charset.upper() == "CHARSET":  # a template's placeholder
         charset = "utf-8"
     try:
-        return data.decode(charset)
+        # A byte order mark (some editors write one) is not part of the first line.
+        return data.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset)
     except LookupError:
         raise TranslationFileError(f"the header names the charset {charset!r}, which is unknown; expected UTF-8",
                                    path=path) from None
