@@ -36,6 +36,8 @@ def test_a_catalog_written_as_po_reads_back_the_same(tmp_path: Path) -> None:
 
 def test_po_entries_carry_the_id_as_context_the_notes_and_the_review_flag() -> None:
     text = catalog_bytes(CATALOG, "po").decode("utf-8")
+    assert text.startswith("# Saga: its lines in en, to translate into pt-BR. The msgctxt of each entry is the "
+                           "line's id: keep it.\n")
     assert '"Language: pt_BR\\n"' in text
     assert '"X-Source-Language: en\\n"' in text
     assert '"Project-Id-Version: Saga\\n"' in text
@@ -168,3 +170,8 @@ def test_a_quote_inside_a_string_must_be_escaped() -> None:
     with pytest.raises(TranslationFileError) as caught:
         read_translation_bytes(data, "po")
     assert caught.value.line == 2
+
+
+def test_a_po_saved_with_windows_line_ends_and_a_byte_order_mark_reads_the_same() -> None:
+    data = b"\xef\xbb\xbf" + catalog_bytes(CATALOG, ".po").replace(b"\n", b"\r\n")
+    assert read_translation_bytes(data, ".po").entries == expected_entries()

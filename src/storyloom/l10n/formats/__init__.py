@@ -36,10 +36,17 @@ def catalog_bytes(catalog: Catalog, fmt: str, *, csv_dialect: CsvDialect = "godo
     line id, or a line id given twice."""
     kind = format_of(fmt, writing=True)
     check_catalog(catalog)
-    assert kind == ".po"
-    from storyloom.l10n.formats.po import po_bytes
+    if kind == ".po":
+        from storyloom.l10n.formats.po import po_bytes
 
-    return po_bytes(catalog)
+        return po_bytes(catalog)
+    if kind == ".xlf":
+        from storyloom.l10n.formats.xliff import xliff_bytes
+
+        return xliff_bytes(catalog)
+    from storyloom.l10n.formats.csv_table import csv_bytes
+
+    return csv_bytes(catalog, csv_dialect)
 
 
 def write_catalog(catalog: Catalog, path: Path, *, csv_dialect: CsvDialect = "godot") -> None:
@@ -56,10 +63,17 @@ def read_translation_bytes(data: bytes, fmt: str, *, csv_dialect: CsvDialect | N
     """A translation file's content read as the format ``fmt`` (a suffix) says; ``name`` is the
     file's name in errors. See :func:`read_translation_file`."""
     kind = format_of(fmt, path=name)
-    assert kind == ".po"
-    from storyloom.l10n.formats.po import read_po_bytes
+    if kind == ".po":
+        from storyloom.l10n.formats.po import read_po_bytes
 
-    return read_po_bytes(data, name)
+        return read_po_bytes(data, name)
+    if kind == ".xlf":
+        from storyloom.l10n.formats.xliff import read_xliff_bytes
+
+        return read_xliff_bytes(data, name)
+    from storyloom.l10n.formats.csv_table import read_csv_bytes
+
+    return read_csv_bytes(data, name, dialect=csv_dialect, target_locale=target_locale)
 
 
 def read_translation_file(path: Path, *, csv_dialect: CsvDialect | None = None,

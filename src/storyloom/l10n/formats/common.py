@@ -10,7 +10,7 @@ from storyloom.errors import Fix, StoryloomError
 from storyloom.l10n.catalog import Catalog, ReadEntry
 
 #: The file name suffixes a translation file may have, each naming its format.
-TRANSLATION_EXTENSIONS: tuple[str, ...] = (".po",)
+TRANSLATION_EXTENSIONS = (".po", ".xlf", ".xliff", ".csv")
 
 
 class TranslationFileError(StoryloomError):

@@ -60,6 +60,8 @@ def po_text(catalog: Catalog) -> str:
     # No wrapping: a wrapped reference would split a document's name at its spaces, and an
     # unwrapped msgid is as valid (gettext's tools wrap only for looks).
     po = polib.POFile(wrapwidth=0)
+    po.header = (f"{catalog.project}: its lines in {catalog.source_locale}, to translate into "
+                 f"{catalog.target_locale}. The msgctxt of each entry is the line's id: keep it.")
     po.metadata = {
         "Project-Id-Version": catalog.project,
         "Language": underscored(catalog.target_locale),
@@ -97,7 +99,8 @@ def _decoded(data: bytes, path: Path | str) -> str:
     if charset.upper() == "CHARSET":  # a template's placeholder
         charset = "utf-8"
     try:
-        return data.decode(charset)
+        # A byte order mark (some editors write one) is not part of the first line.
+        return data.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset)
     except LookupError:
         raise TranslationFileError(f"the header names the charset {charset!r}, which is unknown; expected UTF-8",
                                    path=path) from None
