@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from storyloom.l10n.catalog import ReadEntry
@@ -152,3 +154,28 @@ def test_a_drafft_projects_translations_follow_a_drafft_teammates_edit(manager: 
         assert all(e.target == f"ES {e.previous_source or e.source}" for e in after)
     finally:
         project.close()
+
+
+@pytest.mark.parametrize(("name", "dialect"), [("t.po", "godot"), ("t.xlf", "godot"), ("godot.csv", "godot"),
+                                               ("unity.csv", "unity")])
+def test_a_file_exported_and_imported_untouched_changes_nothing(project: Project, tmp_path: Path, name: str,
+                                                                dialect: str) -> None:
+    """Every format through the app's workflow: a translator who sends the file back untouched
+    leaves every translation, review flag and previous source as it was."""
+    from storyloom.app.l10n_files import export_catalog, import_file
+    from tests.l10n.conftest import set_text
+
+    doc_id = script(project, "Intro", TEXT)
+    (a, a_src), (b, b_src), _ = _lines(project, doc_id)
+    import_translations(project, read_file("pt-BR", (a, a_src, "Bom dia."), (b, b_src, "É?")), locale="pt-BR")
+    set_text(project, doc_id, "::Ann:: Good morning!\n::Bob:: Is it?\n::Ann:: It was.\n")
+    before = catalog(project, "pt-BR").entries
+    assert [e.needs_review for e in before] == [True, False, False]
+
+    exported = export_catalog(project, "pt-br", tmp_path / name, csv_dialect=dialect)
+    assert (exported.locale, exported.lines, exported.translated, exported.to_review) == ("pt-BR", 3, 2, 1)
+    rev = project.editor.get(translation_id("pt-BR", doc_id))["_rev"]
+    report = import_file(project, tmp_path / name, locale="pt-BR", csv_dialect=dialect)
+    assert (report.unchanged, report.new, report.changed, report.refused) == ([a, b], [], [], False)
+    assert catalog(project, "pt-BR").entries == before
+    assert project.editor.get(translation_id("pt-BR", doc_id))["_rev"] == rev  # nothing written

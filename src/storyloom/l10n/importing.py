@@ -31,7 +31,14 @@ from typing import Any
 from storyloom.errors import Fix, StoryloomError
 from storyloom.l10n.catalog import CatalogEntry, ReadEntry, ReadFile
 from storyloom.l10n.gather import entries as catalog_entries
-from storyloom.l10n.translations import StoredEntry, entries_of, new_translation, same_source, translation_id
+from storyloom.l10n.translations import (
+    StoredEntry,
+    entries_of,
+    needs_review,
+    new_translation,
+    same_source,
+    translation_id,
+)
 from storyloom.project import (
     LockRefused,
     WriteIntent,
@@ -293,6 +300,8 @@ def _merged_entries(current: dict[str, Any] | None, pairs: list[tuple[ReadEntry,
             outcome.unchanged.append(read.line_id)
             if same_source(held.source, source) and held.review == read.needs_review:
                 continue  # nothing to write for this line
+            if read.needs_review and needs_review(held, line.source):
+                continue  # still to review, as held: keep the source it was made from (the file's previous text)
         entries[read.line_id] = wanted.to_json()
         outcome.writes = True
     return entries
