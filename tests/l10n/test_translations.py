@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,7 @@ from storyloom.l10n.gather import catalog
 from storyloom.l10n.importing import import_translations
 from storyloom.l10n.translations import entries_of, translation_id
 from storyloom.project import COLLECTIONS, TRANSLATION_TYPE, check_document
-from storyloom.project.manager import Project
+from storyloom.project.manager import Project, ProjectManager
 from storyloom.project.validation import ValidationError
 from tests.l10n.conftest import read_file, script, set_text
 
@@ -129,3 +130,15 @@ def test_two_translators_lines_of_one_document_merge_without_conflict(project: P
     assert merged.conflicts == [] and merged.merged is not None
     assert {k: v["text"] for k, v in merged.merged["content"]["entries"].items()} == {
         ids[0]: "Bonjour.", ids[1]: "Ah bon ?", ids[2]: "C'était."}
+
+
+def test_a_backup_restored_keeps_its_translations(project: Project, manager: ProjectManager, tmp_path: Path) -> None:
+    doc_id = script(project, "Intro", TEXT)
+    ids = _translate(project, doc_id, (0, "Bonjour."))
+    file = manager.backup(project, tmp_path / "saga.json")
+    copy = manager.restore(file, "Saga copy", new_id=True)
+    try:
+        entries = {e.line_id: e for e in catalog(copy, "fr").entries}
+        assert (entries[ids[0]].target, entries[ids[0]].needs_review) == ("Bonjour.", False)
+    finally:
+        copy.close()
