@@ -68,3 +68,16 @@ def test_a_translators_round_trip_through_a_po_file(tmp_path: Path) -> None:
     po.save(str(translated))
     clean = storyloom("l10n", "import", "Lamp", str(translated))
     assert clean.returncode == 0 and "     1  unchanged" in clean.stdout, clean.stdout + clean.stderr
+
+
+def test_the_l10n_verbs_load_no_web_stack_no_http_client_and_no_game_export(tmp_path: Path) -> None:
+    from tests.test_cli_imports import HTTP, NEVER, _modules
+
+    home = Path(os.environ["STORYLOOM_HOME"])
+    assert storyloom("new", "Saga").returncode == 0
+    assert storyloom("doc", "set", "Saga", "ProjectSettings", 'targetLocales=["fr"]').returncode == 0
+    code, names = _modules(home, "l10n", "export", "Saga", "--locale", "fr", "-o", str(tmp_path / "s.xlf"))
+    assert code == 0
+    top = {name.split(".")[0] for name in names}
+    assert not top & set(NEVER + HTTP), sorted(top & set(NEVER + HTTP))
+    assert not {name for name in names if name.startswith("storyloom.export")}
