@@ -23,7 +23,8 @@ ensure_venv() {
 # platform plugin's (libqxcb.so), from Debian's apt. With "test", also Xvfb (the app tests run the
 # real process on a virtual display), and for the writer's acceptance test (tests/acceptance) a
 # window manager (openbox: small, starts in a fraction of a second) and xdotool, which types and
-# clicks as real X events. One dpkg-query call checks them all, so a machine that has everything
+# clicks as real X events, and GNU gettext (the translation file tests check a written .po with its
+# msgfmt). One dpkg-query call checks them all, so a machine that has everything
 # skips apt in a few milliseconds.
 QT_APT_PACKAGES=(
     libegl1 libgl1 libopengl0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0
@@ -33,7 +34,7 @@ QT_APT_PACKAGES=(
 )
 ensure_qt_runtime() {
     local wanted=("${QT_APT_PACKAGES[@]}")
-    [ "${1:-}" = "test" ] && wanted+=(xvfb xauth xdotool openbox)
+    [ "${1:-}" = "test" ] && wanted+=(xvfb xauth xdotool openbox gettext)
     command -v dpkg-query >/dev/null 2>&1 || return 0  # not Debian: the README lists the libraries
     local missing=()
     local pkg status

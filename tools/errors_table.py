@@ -43,6 +43,8 @@ SAMPLES: dict[str, Any] = {
     "holder": "bea",
     "doc_id": "a1b2",
     "admin_user": "admin",
+    "locale": "pt-BR",
+    "locales": ("fr", "pt-BR"),
 }
 
 

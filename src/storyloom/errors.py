@@ -121,6 +121,9 @@ FIX_ACTIONS: dict[str, FixAction] = _actions(
     FixAction("see_log", ("project",), "see the log and try again"),
     FixAction("break_lock", ("project", "doc_id", "holder"),
               "ask {holder} to unlock it, or break the lock if it is stale"),
+    FixAction("add_target_locale", ("project", "locale", "locales"),
+              "add {locale} to the project's target locales in its settings"),
+    FixAction("give_locale", ("locale",), "import it as {locale}"),
 )
 
 

@@ -115,6 +115,15 @@ def _use_owner_user(fix: Fix) -> str:
             "for and not kept)")
 
 
+def _json_list(fix: Fix) -> str:
+    """The project's target locales with the one to add, as ``doc set`` takes a JSON list."""
+    import json
+
+    locales = fix.get("locales")
+    listed = list(locales) if isinstance(locales, tuple) and locales else [fix.text("locale")]
+    return json.dumps(listed, ensure_ascii=False, separators=(",", ":"))
+
+
 #: Each fix action in the command line's words (the neutral ones say the same everywhere).
 SAY: dict[str, Callable[[Fix], str]] = {
     "advice": Fix.own_words,
@@ -180,6 +189,9 @@ SAY: dict[str, Callable[[Fix], str]] = {
     "break_lock": lambda f: (f"ask {f.text('holder', 'them')} to unlock it, or break the lock "
                              f"(`storyloom unlock {_project(f)} {_q(f.text('doc_id', 'DOC_ID'))} --break`) if it is "
                              "stale"),
+    "add_target_locale": lambda f: ("add it to the project's target locales: `storyloom doc set "
+                                    f"{_project(f)} ProjectSettings {_q('targetLocales=' + _json_list(f))}`"),
+    "give_locale": lambda f: f"give the file's locale with --locale {f.text('locale')}",
 }
 
 

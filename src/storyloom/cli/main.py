@@ -41,7 +41,8 @@ class CliError(StoryloomError):
 VERB_MODULES: dict[str, str] = {
     "app": "verb_app", "backups": "verb_backups", "check": "verb_check", "clone": "verb_clone",
     "conflicts": "verb_conflicts", "resolve": "verb_conflicts", "doc": "verb_doc",
-    "export": "verb_export", "schema": "verb_export", "dump": "verb_export", "lines": "verb_lines",
+    "export": "verb_export", "schema": "verb_export", "dump": "verb_export", "l10n": "verb_l10n",
+    "lines": "verb_lines",
     "lock": "verb_locks", "unlock": "verb_locks", "locks": "verb_locks", "options": "verb_options",
     "print": "verb_print", "new": "verb_project", "list": "verb_project", "rename": "verb_project",
     "delete": "verb_project", "backup": "verb_project", "restore": "verb_project", "import": "verb_project",

@@ -37,6 +37,7 @@ from .collections import (
     EXPORT_NAMES as EXPORT_NAMES,
     FOLDER_TYPE as FOLDER_TYPE,
     SETTINGS_ID as SETTINGS_ID,
+    TRANSLATION_TYPE as TRANSLATION_TYPE,
     USER_TYPE as USER_TYPE,
 )
 from .conflicts import (

@@ -49,6 +49,9 @@ EXPORT_NAMES: tuple[str, ...] = tuple(c.export_name for c in COLLECTIONS)
 FOLDER_TYPE = "Folder"
 ATTACHMENT_TYPE = "Attachment"
 USER_TYPE = "User"
+# A translation of one document's lines into one target locale (docs/localization.md): a
+# document like any other (replicated, locked, validated), in no tree and in no export.
+TRANSLATION_TYPE = "Translation"
 SETTINGS_ID = "ProjectSettings"
 DIALOGUE_FOLDER_ID = "DialogueFolder"
 

@@ -18,6 +18,7 @@ from storyloom.project.collections import (
     DIALOGUE_FOLDER_ID,
     FOLDER_TYPE,
     SETTINGS_ID,
+    TRANSLATION_TYPE,
     USER_TYPE,
 )
 from storyloom.project.dates import DateFormatError, is_iso_utc, normalise_date
@@ -27,7 +28,7 @@ TREE_COLLECTIONS: tuple[str, ...] = tuple(name for name in BY_APP_NAME if name !
 
 # Every ``type`` a stored document may have.
 CONTENT_TYPES: tuple[str, ...] = TREE_COLLECTIONS
-KNOWN_TYPES: tuple[str, ...] = (*TREE_COLLECTIONS, FOLDER_TYPE, ATTACHMENT_TYPE, USER_TYPE)
+KNOWN_TYPES: tuple[str, ...] = (*TREE_COLLECTIONS, FOLDER_TYPE, ATTACHMENT_TYPE, USER_TYPE, TRANSLATION_TYPE)
 
 # Fields the tree derives; a stored document must not carry them.
 DERIVED_FIELDS: tuple[str, ...] = ("children", "path")

@@ -70,6 +70,10 @@ class WriteIntent(StrEnum):
     UNLOCK = "unlock"
     BREAK_LOCK = "break-lock"
     RESOLVE = "resolve"
+    #: Translations imported from a file (storyloom.l10n): refused by another's lock like an
+    #: edit, but never takes the lock itself (an import is one write; holding every translation
+    #: it touched would stop the other translators until each lock is released).
+    TRANSLATE = "translate"
 
 
 # Intents that bring documents in from elsewhere: no stamping, cross-document uniqueness

@@ -37,6 +37,7 @@ from storyloom.project.collections import (
     ATTACHMENT_TYPE,
     FOLDER_TYPE,
     SETTINGS_ID,
+    TRANSLATION_TYPE,
     USER_TYPE,
 )
 from storyloom.project.dates import is_iso_utc
@@ -53,7 +54,7 @@ from storyloom.project.documents import (
     TREE_COLLECTIONS,
     permalink_target,
 )
-from storyloom.project.settings import MISSING, settings_problems
+from storyloom.project.settings import MISSING, locale_problem, settings_problems
 from storyloom.project.tree import is_valid_key
 
 # The vocabulary lives in ``checking``; it is offered here too, beside the rules that use it.
@@ -370,6 +371,37 @@ def _check_attachment(ck: Checker, doc: dict[str, Any], context: Context) -> Non
 def _check_user(ck: Checker, doc: dict[str, Any], context: Context) -> None:
     ck.string(doc, "userName", "userName")
     ck.string(doc, "email", "email")
+
+
+def _check_translation(ck: Checker, doc: dict[str, Any], context: Context) -> None:
+    """A Translation (docs/localization.md): ``locale`` (a BCP 47 tag), ``document`` (the id of
+    the document translated), ``content.entries`` (``{line id: entry}``). A source document that
+    is gone is a warning: its translations stay until someone deletes them."""
+    locale = doc.get("locale", MISSING)
+    problem = locale_problem(locale) if locale is not MISSING else "missing"
+    if problem is not None:
+        ck.error("locale", 'a BCP 47 language tag such as "fr" or "pt-BR"', locale,
+                 "missing-field" if locale is MISSING else "wrong-type")
+    if ck.string(doc, "document", "document", required=True, non_empty=True) and context.knows_documents \
+            and context.get(doc["document"]) is None:
+        ck.warn("document", "an existing document", doc["document"], "dangling-reference",
+                detail=f"the translated document {doc['document']!r} does not exist (any more)")
+    content = _content(ck, doc)
+    if content is None:
+        return
+    entries = ck.mapping(content, "entries", "content.entries")
+    for line_id, entry in (entries or {}).items():
+        path = f"content.entries.{line_id}"
+        if not isinstance(entry, dict):
+            ck.error(path, 'an object {"text", "source", "review", "by", "at"}', entry, "wrong-type")
+            continue
+        ck.string(entry, "text", f"{path}.text", required=True)
+        ck.string(entry, "source", f"{path}.source", required=True)
+        ck.boolean(entry, "review", f"{path}.review")
+        ck.string(entry, "by", f"{path}.by", nullable=True)
+        at = entry.get("at")
+        if at is not None and not is_iso_utc(at):
+            ck.error(f"{path}.at", "an ISO-8601 UTC timestamp such as 2021-03-30T23:08:49.000Z", at, "bad-date")
 
 
 # -- Dialogues ----------------------------------------------------------------------------
@@ -700,6 +732,7 @@ _TYPE_CHECKS: dict[str, Callable[[Checker, dict[str, Any], Context], None]] = {
     "Map": _check_map,
     ATTACHMENT_TYPE: _check_attachment,
     USER_TYPE: _check_user,
+    TRANSLATION_TYPE: _check_translation,
 }
 
 

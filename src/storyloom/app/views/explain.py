@@ -171,6 +171,9 @@ SAY: dict[str, Callable[[Fix, bool], str]] = {
     "see_log": lambda f, _p: "see the log; Sync now tries again",
     "break_lock": lambda f, _p: (f"ask {f.text('holder', 'them')} to unlock it, or break the lock (Break lock…) if "
                                  "it is stale"),
+    "add_target_locale": lambda f, _p: (f"add {f.text('locale')} to the target locales in Project Settings > "
+                                        "Localization and Save"),
+    "give_locale": lambda f, _p: f"choose {f.text('locale')} as the language of the import",
 }
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
-from storyloom.project import COLLECTIONS, FOLDER_TYPE
+from storyloom.project import COLLECTIONS, FOLDER_TYPE, TRANSLATION_TYPE
 from storyloom.words import counted
 
 LIMIT = 2000
@@ -224,8 +224,9 @@ def _entry(doc: Mapping[str, Any]) -> _Entry:
 
 
 def _searched(doc: Mapping[str, Any]) -> bool:
-    """Folders are found in the tree, not opened from a search."""
-    return not doc.get("_deleted") and doc.get("type") != FOLDER_TYPE
+    """Folders are found in the tree, not opened from a search; translations are not documents a
+    writer opens (their lines are found through the translated document)."""
+    return not doc.get("_deleted") and doc.get("type") not in (FOLDER_TYPE, TRANSLATION_TYPE)
 
 
 def _searched_id(doc_id: str) -> bool:
