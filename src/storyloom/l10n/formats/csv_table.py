@@ -49,7 +49,9 @@ def unity_column(tag: str) -> str:
     """A locale's column as Unity names it: its English name and its code (``French(fr)``)."""
     try:
         name = langcodes.Language.get(tag).display_name()
-    except (LookupError, ValueError, ImportError):  # a tag langcodes cannot name: the code alone
+        if name.startswith("Unknown language"):  # langcodes' words for a code it has no name for
+            name = tag
+    except (LookupError, ValueError, ImportError, OSError):  # no name (or no name data): the code alone
         name = tag
     return f"{name}({tag})"
 
