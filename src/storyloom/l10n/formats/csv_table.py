@@ -100,7 +100,10 @@ def csv_text(catalog: Catalog, dialect: Dialect = "godot") -> str:
     if dialect not in ("godot", "unity"):
         raise TranslationFileError(f"no CSV dialect {dialect!r}; the dialects are godot and unity")
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    # Records end with CRLF (RFC 4180): Python's writer quotes a cell holding a character of the
+    # record's end, so a carriage return inside a line is quoted too (with "\n" alone, it would
+    # end the record). Godot drops every carriage return it reads; spreadsheets expect CRLF.
+    writer = csv.writer(out, lineterminator="\r\n")
     writer.writerows(_godot_rows(catalog) if dialect == "godot" else _unity_rows(catalog))
     return out.getvalue()
 
