@@ -18,6 +18,7 @@ from storyloom.l10n.formats import (
     read_translation_file,
     write_catalog,
 )
+from storyloom.l10n.formats.csv_table import unity_column
 from tests.l10n.formats_samples import CATALOG, expected_entries
 
 
@@ -60,6 +61,17 @@ def test_unity_s_table_has_its_export_s_columns() -> None:
                        'Hello, "friend"!', 'Olá, "amigo"!', ""]
     assert rows[5][2] == "Location: Market:n3/h1\nA choice option the player picks\nFriendly tone\nMax 30 characters"
     assert rows[5][-1] == "needs review"
+
+
+@pytest.mark.parametrize(("tag", "column"), [
+    ("en", "English(en)"), ("pt-BR", "Portuguese (Brazil)(pt-BR)"), ("zh-Hans", "Chinese (Simplified)(zh-Hans)"),
+    ("qaa", "qaa(qaa)"),  # a private-use code has no name
+])
+def test_unity_s_locale_columns_are_named_as_unity_names_its_locales(tag: str, column: str) -> None:
+    assert unity_column(tag) == column
+    catalog = Catalog("Saga", "fr", tag, (CatalogEntry("a", "A", "B"),))
+    read = read_translation_bytes(catalog_bytes(catalog, ".csv", csv_dialect="unity"), ".csv")
+    assert (read.source_locale, read.target_locale) == ("fr", tag)
 
 
 def test_a_table_unity_exported_with_comments_is_read() -> None:

@@ -4,13 +4,14 @@ read back by Storyloom with the same ids, texts and review flags."""
 from __future__ import annotations
 
 import gettext
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from storyloom.l10n.catalog import Catalog, CatalogEntry
+from storyloom.l10n.catalog import Catalog, CatalogEntry, ReadEntry
 from storyloom.l10n.formats import (
     TranslationFileError,
     catalog_bytes,
@@ -46,7 +47,7 @@ def test_po_entries_carry_the_id_as_context_the_notes_and_the_review_flag() -> N
     assert first.splitlines() == [
         "#. Speaker: Mara",
         "#. Said with a grin.",
-        "#: \u2068Act 1/Intro\u2069:3",
+        "#: \u2068Act 1/Intro:3\u2069",
         'msgctxt "flax_PDba"',
         'msgid "Hello, \\"friend\\"!"',
         'msgstr "Olá, \\"amigo\\"!"',
@@ -175,3 +176,18 @@ def test_a_quote_inside_a_string_must_be_escaped() -> None:
 def test_a_po_saved_with_windows_line_ends_and_a_byte_order_mark_reads_the_same() -> None:
     data = b"\xef\xbb\xbf" + catalog_bytes(CATALOG, ".po").replace(b"\n", b"\r\n")
     assert read_translation_bytes(data, ".po").entries == expected_entries()
+
+
+@needs_msgfmt
+def test_control_characters_pass_msgfmt_and_the_one_it_refuses_is_refused_first(tmp_path: Path) -> None:
+    controls = "".join(chr(code) for code in range(1, 32) if code != 4) + "\x7f\x85\u2028\u2029"
+    catalog = Catalog("Saga", "en", "fr", (CatalogEntry("ctl", f"a{controls}b", f"c{controls}d"),))
+    path = tmp_path / "controls.po"
+    write_catalog(catalog, path)
+    done = subprocess.run([MSGFMT or "msgfmt", "--check-format", "-o", os.devnull, str(path)], capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    assert read_translation_file(path).entries == (ReadEntry("ctl", f"a{controls}b", f"c{controls}d"),)
+    separator = Catalog("Saga", "en", "fr", (CatalogEntry("eot", "a\x04b"),))
+    with pytest.raises(TranslationFileError, match="'eot' holds the control character U\\+0004"):
+        write_catalog(separator, tmp_path / "eot.po")

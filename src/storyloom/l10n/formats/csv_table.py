@@ -49,7 +49,9 @@ def unity_column(tag: str) -> str:
     """A locale's column as Unity names it: its English name and its code (``French(fr)``)."""
     try:
         name = langcodes.Language.get(tag).display_name()
-    except (LookupError, ValueError, ImportError):  # a tag langcodes cannot name: the code alone
+        if name.startswith("Unknown language"):  # langcodes' words for a code it has no name for
+            name = tag
+    except (LookupError, ValueError, ImportError, OSError):  # no name (or no name data): the code alone
         name = tag
     return f"{name}({tag})"
 
@@ -98,7 +100,10 @@ def csv_text(catalog: Catalog, dialect: Dialect = "godot") -> str:
     if dialect not in ("godot", "unity"):
         raise TranslationFileError(f"no CSV dialect {dialect!r}; the dialects are godot and unity")
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    # Records end with CRLF (RFC 4180): Python's writer quotes a cell holding a character of the
+    # record's end, so a carriage return inside a line is quoted too (with "\n" alone, it would
+    # end the record). Godot drops every carriage return it reads; spreadsheets expect CRLF.
+    writer = csv.writer(out, lineterminator="\r\n")
     writer.writerows(_godot_rows(catalog) if dialect == "godot" else _unity_rows(catalog))
     return out.getvalue()
 

@@ -36,14 +36,15 @@ _ISOLATE = ("\u2068", "\u2069")
 _STRING_LINE = re.compile(r'^\s*(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+)?"(?:[^"\\]|\\.)*"\s*$')
 
 
-def reference(entry: CatalogEntry) -> tuple[str, str] | None:
-    """The ``#:`` reference of an entry: (its document, the place in it), or None without one."""
+def reference(entry: CatalogEntry) -> str | None:
+    """The ``#:`` reference of an entry, ``document:place``, or None without a document. A
+    reference is one word on one line: every run of white space is one space, and a reference
+    with a space goes between Unicode's isolates."""
     document = entry.document or entry.document_id
     if not document:
         return None
-    if any(char.isspace() for char in document):
-        document = f"{_ISOLATE[0]}{document}{_ISOLATE[1]}"
-    return document, entry.location
+    words = " ".join(f"{document}:{entry.location}".split() if entry.location else document.split())
+    return f"{_ISOLATE[0]}{words}{_ISOLATE[1]}" if " " in words else words
 
 
 def comments(entry: CatalogEntry) -> str:
@@ -72,13 +73,18 @@ def po_text(catalog: Catalog) -> str:
         "X-Generator": f"Storyloom {__version__}",
     }
     for entry in catalog.entries:
+        for text in (entry.line_id, entry.source, entry.target or "", entry.previous_source or ""):
+            if _CONTEXT_SEPARATOR in text:
+                raise TranslationFileError(
+                    f"the line {entry.line_id!r} holds the control character U+0004, which gettext keeps to "
+                    "separate an entry's context from its text: a PO file cannot hold it (XLIFF and CSV can)")
         ref = reference(entry)
         item = polib.POEntry(
             msgctxt=entry.line_id,
             msgid=entry.source,
             msgstr=entry.target or "",
             comment=comments(entry),
-            occurrences=[ref] if ref is not None else [],
+            occurrences=[(ref, "")] if ref is not None else [],
             flags=["fuzzy"] if entry.needs_review else [],
         )
         if entry.needs_review and entry.previous_source is not None and entry.previous_source != entry.source:
@@ -90,6 +96,24 @@ def po_text(catalog: Catalog) -> str:
 
 def po_bytes(catalog: Catalog) -> bytes:
     return po_text(catalog).encode("utf-8")
+
+
+# gettext joins an entry's msgctxt and msgid with it in a compiled catalog: msgfmt refuses it in a string.
+_CONTEXT_SEPARATOR = "\x04"
+
+
+class _Lines(str):
+    """A PO file's text whose lines end at line feeds only: polib splits a text with
+    ``str.splitlines``, which also ends a line at U+2028, U+0085, a form feed..., characters a
+    PO string may hold as they are (msgfmt, and polib reading a file, split at line feeds)."""
+
+    __slots__ = ()
+
+    def splitlines(self, keepends: bool = False) -> list[str]:
+        lines = self.split("\n")
+        if keepends:
+            lines = [line + "\n" for line in lines[:-1]] + [lines[-1]]
+        return lines if lines[-1] else lines[:-1]
 
 
 def _decoded(data: bytes, path: Path | str) -> str:
@@ -116,7 +140,7 @@ def read_po_bytes(data: bytes, path: Path | str = "<memory>") -> ReadFile:
     if not text.strip():
         raise TranslationFileError("the file is empty; expected a PO file (a header, then msgctxt/msgid/msgstr "
                                    "entries)", path=path)
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith("#") and not _STRING_LINE.match(line):
             shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
@@ -124,7 +148,8 @@ def read_po_bytes(data: bytes, path: Path | str = "<memory>") -> ReadFile:
                 f"expected a keyword (msgctxt, msgid, msgstr) and a string in double quotes, or a quoted string "
                 f"continuing the one above; got {shown!r}", path=path, line=number)
     try:
-        po = polib.pofile(text, wrapwidth=0)
+        # The text always holds a line feed, so polib never takes it for a file's path.
+        po = polib.pofile(_Lines(text if "\n" in text else text + "\n"), wrapwidth=0)
     except (OSError, ValueError) as exc:
         match = _LINE.search(str(exc))
         detail = str(exc).split(": ", 1)[1] if ": " in str(exc) else "a syntax error"
