@@ -130,8 +130,9 @@ class LinesModel(QAbstractTableModel):
         column = index.column()
         draft = self.state.draft(row)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            if column == WHERE:
-                return f"{row.document}:{row.location}" if row.line else row.document
+            if column == WHERE:  # the document's name (its folders in the tooltip) and line
+                name = row.document.rsplit("/", 1)[-1]
+                return f"{name}:{row.location}" if row.line else f"{name} (choice)"
             if column == SPEAKER:
                 return row.speaker or ("choice" if row.kind == "option" else "")
             if column == SOURCE:
@@ -255,9 +256,10 @@ class LocalizationView(QDockWidget):
         self.filter_buttons: dict[str, QToolButton] = {}
         self.search = QLineEdit()
         self.search.setObjectName("localizationSearch")
-        self.search.setPlaceholderText("Search lines, translations, speakers, documents")
+        self.search.setPlaceholderText("Search lines, speakers, documents")
         self.search.setClearButtonEnabled(True)
         self.search.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.search.setMinimumWidth(280)
         self.search.setMaximumWidth(360)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -308,7 +310,7 @@ class LocalizationView(QDockWidget):
         header.setSectionResizeMode(SPEAKER, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(SOURCE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TRANSLATION, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(WHERE, 200)
+        header.resizeSection(WHERE, 180)
         header.resizeSection(SPEAKER, 110)
         self.delegate = TranslationDelegate(self._tab_to_next, self.view)
         self.view.setItemDelegateForColumn(TRANSLATION, self.delegate)
@@ -523,10 +525,11 @@ class LocalizationView(QDockWidget):
             self.locale_box.setCurrentIndex(state.locales.index(state.locale))
         self.locale_box.blockSignals(False)
         if not state.locales:
-            self.bar.setEnabled(False)
+            self.bar.setVisible(False)  # nothing to pick or filter: the empty state says what to do
             self.pages.setCurrentWidget(self.empty_page)
             self.setWindowTitle("Localization")
             return
+        self.bar.setVisible(True)
         self.bar.setEnabled(True)
         self._show_progress()
         self._fill(reset=reset)
