@@ -49,7 +49,8 @@ def localization_view(workspace: Workspace, out_dir: Path) -> QWidget:
     view = window.localization_view
     editor = window.session.editor
     words = ["La lampe de Gullrock est éteinte depuis une nuit et un jour.",
-             "Bureau des phares. Je viens pour la lampe.", "Vous êtes en retard.", "Le gardien est parti.", "Montez. L'escalier est raide."]
+             "Bureau des phares. Je viens pour la lampe.", "Vous êtes en retard.",
+             "Le gardien est parti.", "Montez. L'escalier est raide."]
     rows = list(view.model.rows)
     for row, text in zip(rows, words, strict=False):
         view.translate(row, text)
