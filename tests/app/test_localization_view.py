@@ -104,7 +104,7 @@ def test_a_source_edit_flips_the_row_to_review_and_mark_reviewed_clears_it(sessi
     session.editor.update(doc)
     affected = state.affected(changes.take())
     assert affected.doc_ids == {row.document_id} and not affected.everything
-    state.take(load(session.project, affected.doc_ids))
+    state.take(state.reader(session.project, affected.doc_ids)())
     flipped = next(r for r in state.rows() if r.line_id == row.line_id)
     assert (flipped.state, flipped.previous_source, flipped.source, flipped.translation) == (
         REVIEW, row.source, row.source + " Edited.", "Bonjour.")
@@ -125,14 +125,14 @@ def test_a_teammates_translation_and_a_folder_rename_show_after_the_changes(sess
     write_entry(session.editor, "de", row.document_id, "x", row.line_id, "Guten Morgen.", row.source)
     affected = state.affected(changes.take())
     assert affected.doc_ids == {row.document_id}
-    state.take(load(session.project, affected.doc_ids))
+    state.take(state.reader(session.project, affected.doc_ids)())
     assert [r.translation for r in state.all_rows("de") if r.line_id == row.line_id] == ["Guten Morgen."]
     assert state.rows()[0].translation is None  # fr unchanged
     parent = session.index.get(row.document_id).parent
     if parent:  # the sample's scripts sit in a folder: renaming it changes every path under it
         session.editor.rename(parent, "Renamed act")
         affected = state.affected(changes.take())
-        state.take(load(session.project, affected.doc_ids))
+        state.take(state.reader(session.project, affected.doc_ids)())
         assert state.rows()[0].document.startswith("Renamed act/")
     session.editor.update_settings({"targetLocales": ["fr"]})
     assert state.affected(changes.take()).everything
@@ -186,3 +186,23 @@ def test_the_import_and_export_summaries_read_as_sentences(session, tmp_path: Pa
     assert text.splitlines()[0] == "2 new translations, 0 changed translations, 0 unchanged."
     assert "gone_1 (“A deleted line”)" in text and "no line of the project has its id" in text
     assert text.splitlines()[-1] == "1 translation document written."
+
+
+def test_a_line_edited_is_read_again_without_walking_the_tree(session) -> None:  # type: ignore[no-untyped-def]
+    """A change that leaves the tree as it was keeps the last read's places (the walk of the
+    whole tree is most of a partial read's time on a big project); a new document walks it."""
+    state = _state(session)
+    row = next(r for r in state.rows() if r.doc_type == "Script")
+    changes = Changes(session)
+    doc = session.editor.get(row.document_id)
+    doc["content"] = {**doc["content"], "script": doc["content"]["script"].replace(row.source, "Changed.", 1)}
+    session.editor.update(doc)
+    partial = state.reader(session.project, state.affected(changes.take()).doc_ids)()
+    assert partial.places is state.last.places and partial.shapes is state.last.shapes
+    state.take(partial)
+    assert next(r for r in state.rows() if r.line_id == row.line_id).source == "Changed."
+    made = session.editor.create("Script", "Epilogue", content={"script": "::Narrator:: The end.\n"}).id
+    partial = state.reader(session.project, state.affected(changes.take()).doc_ids)()
+    assert partial.places is not state.last.places
+    state.take(partial)
+    assert [r.source for r in state.rows() if r.document_id == made] == ["The end."]

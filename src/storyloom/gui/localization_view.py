@@ -433,8 +433,7 @@ class LocalizationView(QDockWidget):
             return
         if not self.state.loaded:
             self.pages.setCurrentWidget(self.busy_page)
-        project = self.session.project
-        self._start(lambda: lv.load(project), "Reading the lines to translate")
+        self._start(self.state.reader(self.session.project), "Reading the lines to translate")
 
     def _start(self, work: Callable[[], object], label: str) -> None:
         self._task = Task(work, label, self)
@@ -481,8 +480,7 @@ class LocalizationView(QDockWidget):
             self.reload()
         elif self._queued:
             ids, self._queued = frozenset(self._queued), set()
-            project = self.session.project
-            self._start(lambda: lv.load(project, ids), "Reading the changed lines")
+            self._start(self.state.reader(self.session.project, ids), "Reading the changed lines")
 
     def apply(self, changes: list[DocumentChanged]) -> None:
         """Follow a batch of the session's changes (the bridge's ``documents_changed``)."""
@@ -501,9 +499,7 @@ class LocalizationView(QDockWidget):
         if self._task is not None:
             self._queued.update(affected.doc_ids)
             return
-        project = self.session.project
-        ids = affected.doc_ids
-        self._start(lambda: lv.load(project, ids), "Reading the changed lines")
+        self._start(self.state.reader(self.session.project, affected.doc_ids), "Reading the changed lines")
 
     def stop(self) -> None:
         """Before the session closes: wait for the work in progress, follow nothing more."""
