@@ -84,8 +84,15 @@ def _type(qtbot, view, at: int, text: str, key=Qt.Key.Key_Return) -> None:  # ty
 
 def test_progress_filters_and_a_translation_typed_in_place(qtbot, l10n_window) -> None:  # type: ignore[no-untyped-def]
     win = l10n_window
-    view = _view(win)
-    assert view.pages.currentWidget() is view.table_page
+    view = win.localization_view
+    assert not view.isVisible() and not view.reading  # nothing is read until the view is shown
+    entry = next(a for a in win.menu("&View").actions() if a.text() == "Localization")
+    assert entry.shortcut().toString() == "Ctrl+Alt+L"
+    entry.trigger()
+    assert view.isVisible() and view.reading
+    assert view.pages.currentWidget() is view.busy_page and not view.bar.isEnabled()  # busy while it reads
+    view.wait_until_read()
+    assert view.pages.currentWidget() is view.table_page and view.bar.isEnabled()
     lines = view.model.rowCount()
     assert lines > 10
     assert [view.locale_box.itemText(i) for i in range(view.locale_box.count())] == [
@@ -119,6 +126,11 @@ def test_progress_filters_and_a_translation_typed_in_place(qtbot, l10n_window) -
     assert second.line_id not in [r.line_id for r in view.model.rows]
 
     view.set_filter(lv.ALL)
+    view.select_line(third.line_id)
+    view.open_button.click()  # Open Line: its document, at the line
+    editor = win.tabs.current_editor()
+    assert editor is not None and editor.doc_id == third.document_id
+    assert editor.text.textCursor().blockNumber() + 1 == third.line
     view.set_search("bonjour")
     assert [r.line_id for r in view.model.rows] == [first.line_id]
     view.set_search("no such words anywhere")
