@@ -234,3 +234,21 @@ def test_a_project_without_target_locales_says_where_to_add_them(qtbot, workspac
         assert view.locale_box.itemText(0).startswith("fr — 0/")
     finally:
         win.close()
+
+
+def test_a_change_arriving_while_a_translation_is_typed_keeps_the_editor_and_its_text(qtbot, l10n_window) -> None:  # type: ignore[no-untyped-def]
+    win = l10n_window
+    view = _view(win)
+    first = view.model.rows[0]
+    view.edit_row(0)
+    editor = _editor(view)
+    qtbot.keyClicks(editor, "En cours")
+    made = win.session.editor.create("Script", "Epilogue", content={"script": "::Narrator:: The end.\n"}).id
+    _settle(qtbot, win, view, lambda: any(r.document_id == made for r in view.state.all_rows()))
+    assert _editor(view) is editor and editor.text() == "En cours"  # not closed, nothing lost
+    assert view.selected_row().line_id == first.line_id
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: any(r.document_id == made for r in view.model.rows))  # shown once it closed
+    assert entries_of(win.session.editor.get(translation_id("fr", first.document_id)))[first.line_id].text == \
+        "En cours"
+    assert view.model.rows[0].line_id == first.line_id

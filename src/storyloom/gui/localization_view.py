@@ -113,15 +113,16 @@ class LinesModel(QAbstractTableModel):
         return base | Qt.ItemFlag.ItemIsEditable if index.column() == TRANSLATION else base
 
     def _icon(self, state: str) -> Any:
-        if state not in self._icons:
-            c = theme.colors()
-            self._icons[state] = {
+        c = theme.colors()
+        key = f"{state}-{c.dark}"  # the theme may change while the view is open
+        if key not in self._icons:
+            self._icons[key] = {
                 lv.UNTRANSLATED: qta.icon("ph.circle-dashed", color=c.muted),
                 lv.REVIEW: qta.icon("ph.warning", color=c.warning),
                 lv.TRANSLATED: qta.icon("ph.check-circle", color=c.success),
                 "draft": qta.icon("ph.lock-simple", color=c.danger),
             }[state]
-        return self._icons[state]
+        return self._icons[key]
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self.rows):
@@ -314,6 +315,8 @@ class LocalizationView(QDockWidget):
         header.resizeSection(SPEAKER, 110)
         self.delegate = TranslationDelegate(self._tab_to_next, self.view)
         self.view.setItemDelegateForColumn(TRANSLATION, self.delegate)
+        self._fill_wanted: str | None = None  # rows to show again once the editor closes
+        self.delegate.closeEditor.connect(lambda *_args: QTimer.singleShot(0, self._editor_closed))
         self.view.activated.connect(self._activated)
         self.view.doubleClicked.connect(self._double_clicked)
         self.view.selectionModel().currentRowChanged.connect(lambda *_args: self._show_detail())
@@ -542,6 +545,11 @@ class LocalizationView(QDockWidget):
         self.setWindowTitle(f"Localization ({progress.locale} {progress.percent}%)")
 
     def _fill(self, *, reset: bool) -> None:
+        if self.view.state() == QAbstractItemView.State.EditingState:
+            # a translation being typed: the rows change when its editor closes (a reset now would
+            # close it and lose the text)
+            self._fill_wanted = self._fill_wanted or ("reset" if reset else "keep")
+            return
         key_of = self._key
         if reset:
             rows = self.state.rows()
@@ -664,6 +672,11 @@ class LocalizationView(QDockWidget):
         self._show_progress()
         self._fill(reset=False)
         self.select_line(row.line_id)
+
+    def _editor_closed(self) -> None:
+        wanted, self._fill_wanted = self._fill_wanted, None
+        if wanted is not None and self.view.state() != QAbstractItemView.State.EditingState:
+            self._fill(reset=wanted == "reset")
 
     def _tab_to_next(self) -> None:
         current = self.view.currentIndex().row()
