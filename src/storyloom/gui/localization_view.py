@@ -89,12 +89,15 @@ class LinesModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def update_rows(self, rows: list[lv.Row]) -> None:
-        """Same rows (by line id), newer values: repainted without a reset (selection and
-        scroll stay)."""
-        self.rows = rows
-        if rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, TRANSLATION))
+    def update_rows(self, rows: list[lv.Row], editing: int = -1) -> None:
+        """Same rows (by line id), newer values: the rows that changed are repainted without a
+        reset (selection and scroll stay). Row ``editing``'s translation cell is left alone: Qt
+        puts the model's value back into an open editor of a cell that changed."""
+        old, self.rows = self.rows, rows
+        for at, (before, after) in enumerate(zip(old, rows, strict=False)):
+            if before != after:
+                last = SOURCE if at == editing else TRANSLATION
+                self.dataChanged.emit(self.index(at, 0), self.index(at, last))
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
@@ -545,12 +548,19 @@ class LocalizationView(QDockWidget):
         self.setWindowTitle(f"Localization ({progress.locale} {progress.percent}%)")
 
     def _fill(self, *, reset: bool) -> None:
-        if self.view.state() == QAbstractItemView.State.EditingState:
+        key_of = self._key
+        editing = self.view.state() == QAbstractItemView.State.EditingState
+        if editing and not reset:
+            same = [r for r in self.state.all_rows() if key_of(r) in self._shown_keys]
+            if [key_of(r) for r in same] == [key_of(r) for r in self.model.rows]:
+                self.model.update_rows(same, self.view.currentIndex().row())  # the editor stays open
+                self._show_detail()
+                return
+        if editing:
             # a translation being typed: the rows change when its editor closes (a reset now would
             # close it and lose the text)
-            self._fill_wanted = self._fill_wanted or ("reset" if reset else "keep")
+            self._fill_wanted = "reset" if reset or self._fill_wanted == "reset" else "keep"
             return
-        key_of = self._key
         if reset:
             rows = self.state.rows()
             self._shown_keys = {key_of(r) for r in rows}
@@ -679,6 +689,7 @@ class LocalizationView(QDockWidget):
             self._fill(reset=wanted == "reset")
 
     def _tab_to_next(self) -> None:
+        self._editor_closed()  # the rows as they are now, before the next editor opens
         current = self.view.currentIndex().row()
         at = self.state.next_untranslated(self.model.rows, current if current >= 0 else -1)
         if at is not None:
