@@ -230,6 +230,8 @@ def test_not_navigable_reasons_name_what_the_document_is(api):
     user = _first(api.project, lambda d: d.get("type") == "User")
     db.put({"_id": "odd-one", "type": "Blueprint"})
     db.put({"_id": "untyped-one", "name": "no type"})
+    db.put({"_id": "l10n.fr.x", "type": "Translation", "collection": "Translation", "locale": "fr",
+            "document": "x", "content": {"entries": {}}})
     prefix = "only documents can be navigated to: "
     expected = {
         "ProjectSettings": "'ProjectSettings' is the project settings, which are edited in the settings "
@@ -241,6 +243,8 @@ def test_not_navigable_reasons_name_what_the_document_is(api):
         "odd-one": "'odd-one' is a document of type 'Blueprint', which does not open in a tab",
         "untyped-one": "'untyped-one' is a document without a type or collection, which does not open in a tab",
         "_design/idx": "'_design/idx' is a design document",
+        "l10n.fr.x": "'l10n.fr.x' is a translation (its lines show in the Localization view; navigate to "
+                     "the translated document 'x' instead), which does not open in a tab",
     }
     for doc_id, reason in expected.items():
         body = api.get("/navigate", params={"id": doc_id}).json()

@@ -247,3 +247,27 @@ def test_an_expression_written_in_the_speaker_s_place_says_where_it_goes(session
     assert [(p.line, p.fix is None) for p in rows] == [(1, True), (2, False)]
     assert rows[0].message.endswith("an expression goes at the end of the line, ::Mara:: … [angry]")
     assert rows[1].fix is not None and rows[1].fix.name == "Bo (tired)"
+
+
+def test_translation_documents_are_not_listed_a_writer_cannot_open_them(session) -> None:  # type: ignore[no-untyped-def]
+    """A Translation whose document is gone warns at the gate (dangling reference), but it is no
+    document a writer opens or fixes from the Problems list: the Localization view shows its
+    lines. Neither the whole check nor the changes list it."""
+    from storyloom.l10n.translations import translation_id, write_entry
+
+    editor = session.editor
+    editor.update_settings({"targetLocales": ["fr"]})
+    editor.create("Actor", "A")
+    doc_id = editor.create("Script", "S", content={"script": "::A:: fine\n"}).id
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    write_entry(editor, "fr", "gone", "Gone", "line_1", "Bonjour.", "Hello.")  # its document does not exist
+    problems.apply(changes.take())
+    assert [p.doc_id for p in problems.problems()] == []
+    problems.rebuild()
+    assert [p.doc_id for p in problems.problems()] == []
+    assert translation_id("fr", "gone") in {s.id for s in session.index.summaries()}
+    editor.patch(doc_id, {"content": {"script": "@if v.a\n"}})
+    problems.apply(changes.take())
+    assert [p.doc_id for p in problems.problems()] == [doc_id]

@@ -327,7 +327,7 @@ def test_the_panels_are_built_from_the_list_against_the_host(window) -> None:  #
             entry.trigger()
             assert dock.isVisible()
     # Tabbed with the Problems dock; the entry of a dock comes before what its part adds itself.
-    assert window.tabifiedDockWidgets(window.problems_panel) == [window.search_panel]
+    assert set(window.tabifiedDockWidgets(window.problems_panel)) == {window.search_panel, window.localization_view}
     team = [a.text() for a in window.menu("&Team").actions() if a.text()]
     assert team == ["Remote Replication…", "Lock / Unlock Document", "My Locks…", "Sync Panel", "Sync Now"]
     menus = [a.text() for a in window.menuBar().actions()]

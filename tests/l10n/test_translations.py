@@ -142,3 +142,35 @@ def test_a_backup_restored_keeps_its_translations(project: Project, manager: Pro
         assert (entries[ids[0]].target, entries[ids[0]].needs_review) == ("Bonjour.", False)
     finally:
         copy.close()
+
+
+def test_one_line_written_in_place_passes_the_gate_and_another_users_lock_refuses_it(project: Project) -> None:
+    """write_entry (the Localization view's edit in place): creates the document, then sets one
+    entry of it, keeps the others, clears a review flag, and is refused by a teammate's lock."""
+    from storyloom.l10n.translations import write_entry
+    from storyloom.project import LockRefused, TeamLocks, WriteIntent, locked_fields
+
+    doc_id = script(project, "Intro", TEXT)
+    lines = [e for e in catalog(project, "fr").entries if e.document_id == doc_id]
+    written = write_entry(project.editor, "fr", doc_id, "Intro", lines[0].line_id, "Bonjour.", lines[0].source)
+    assert written["_id"] == translation_id("fr", doc_id) and written["name"] == "fr: Intro"
+    write_entry(project.editor, "fr", doc_id, "Intro", lines[1].line_id, "Ah bon ?", lines[1].source)
+    stored = entries_of(project.editor.get(translation_id("fr", doc_id)))
+    assert {k: (v.text, v.source, v.by) for k, v in stored.items()} == {
+        lines[0].line_id: ("Bonjour.", "Good morning.", "ana"), lines[1].line_id: ("Ah bon ?", "Is it?", "ana")}
+    assert project.editor.get(translation_id("fr", doc_id)).get("locked") is not True  # no lock taken
+
+    set_text(project, doc_id, "::Ann:: Good morning!\n::Bob:: Is it?\n::Ann:: It was.\n")
+    assert {e.line_id: e for e in catalog(project, "fr").entries}[lines[0].line_id].needs_review
+    write_entry(project.editor, "fr", doc_id, "Intro", lines[0].line_id, "Bonjour !", "Good morning!")
+    assert not {e.line_id: e for e in catalog(project, "fr").entries}[lines[0].line_id].needs_review
+
+    editor = project.editor
+    editor.lock_policy = TeamLocks(lambda: "bea", lambda: True)
+    held = editor.get(translation_id("fr", doc_id))
+    editor.update(held | locked_fields("bea", "2026-11-28T10:00:00.000Z"), intent=WriteIntent.LOCK)
+    editor.lock_policy = TeamLocks(lambda: "ana", lambda: True)
+    with pytest.raises(LockRefused) as refused:
+        write_entry(editor, "fr", doc_id, "Intro", lines[2].line_id, "C'était.", lines[2].source)
+    assert refused.value.holder == "bea"
+    assert lines[2].line_id not in entries_of(editor.get(translation_id("fr", doc_id)))

@@ -53,7 +53,8 @@ SHOT_MODULES = ("tools.screenshots.project_manager_shots", "tools.screenshots.ma
                 "tools.screenshots.sync_locks_shots", "tools.screenshots.revisions_shots",
                 "tools.screenshots.print_dialog_shots", "tools.screenshots.everyday_shots",
                 "tools.screenshots.graph_panel_shots", "tools.screenshots.actors_shots",
-                "tools.screenshots.layout_shots")
+                "tools.screenshots.layout_shots",
+                "tools.screenshots.localization_shots")
 
 _REGISTRY: dict[str, Shot] = {}
 

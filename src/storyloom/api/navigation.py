@@ -19,11 +19,13 @@ from storyloom.project import (
     BY_APP_NAME,
     FOLDER_TYPE,
     SETTINGS_ID,
+    TRANSLATION_TYPE,
     USER_TYPE,
 )
 
 NOT_NAVIGABLE_REASON = "only documents can be navigated to"
-_NOT_NAVIGABLE_TYPES = frozenset({FOLDER_TYPE, ATTACHMENT_TYPE, USER_TYPE})
+# A Translation opens nowhere: its source line does (the Localization view shows it).
+_NOT_NAVIGABLE_TYPES = frozenset({FOLDER_TYPE, ATTACHMENT_TYPE, USER_TYPE, TRANSLATION_TYPE})
 # ProjectSettings is edited in the settings dialog, not opened as a document tab.
 _NOT_NAVIGABLE_COLLECTIONS = frozenset({SETTINGS_ID})
 
@@ -102,6 +104,9 @@ def describe_not_navigable(doc: dict[str, Any]) -> str:
         return f"{doc_id!r} is the project settings, which are edited in the settings dialog, not in a tab"
     doc_type = doc.get("type")
     kind = _KIND_BY_TYPE.get(doc_type) if isinstance(doc_type, str) else None
+    if doc_type == TRANSLATION_TYPE:
+        kind = (f"a translation (its lines show in the Localization view; navigate to the translated "
+                f"document {doc.get('document')!r} instead)")
     if kind is None:
         label = doc_type or doc.get("collection")
         if isinstance(label, str) and label:

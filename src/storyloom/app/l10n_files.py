@@ -1,5 +1,5 @@
-"""Translation files of a project: the one export and import of ``storyloom l10n`` (and, later,
-of the app's Localization view and the local API).
+"""Translation files of a project: the one export and import of ``storyloom l10n`` and of the
+app's File ▸ Export Translations… and Import Translations… (later, of the local API too).
 
 - :func:`export_catalog` gathers the project's lines for a target locale
   (:func:`storyloom.l10n.gather.catalog`: every speech line and choice option, with the

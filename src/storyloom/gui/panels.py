@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 
-from storyloom.gui import problems_panel, search_panel
+from storyloom.gui import localization_view, problems_panel, search_panel
 from storyloom.gui.backup_status import AutoBackupController
 from storyloom.gui.command_palette import command_palette_action
 from storyloom.gui.conflict_marks import ConflictMarks
@@ -78,6 +78,11 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("search_panel", search_panel.SearchPanel, "Search in Project…", icon="ph.magnifying-glass",
               shortcut=search_panel.SHORTCUT, area=BOTTOM, tab_with="problems_panel",
               entry=lambda panel: panel.focus_query()),
+    # a bottom dock beside Problems and Search (the window's width: source and translation side
+    # by side); File ▸ Export Translations… and Import Translations…
+    PanelSpec("localization_view", localization_view.LocalizationView, "Localization", icon="ph.translate",
+              shortcut=localization_view.SHORTCUT, area=BOTTOM, tab_with="problems_panel",
+              entry=lambda view: view.reveal()),
     PanelSpec("conflict_marks", ConflictMarks),  # conflicts flagged in the tree, the tabs, the editors
     PanelSpec("info_drawer", _info_drawer, "Document Info", shortcut=INFO_SHORTCUT),
     PanelSpec("remote_settings_action", remote_settings_action),  # Team > Remote Replication…

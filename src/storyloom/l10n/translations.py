@@ -103,3 +103,38 @@ def translation_docs(db: Any, locale: str, document_ids: list[str], chunk: int =
         for doc_id, key in zip(part, keys, strict=True):
             doc = by_id.get(key)
             yield doc_id, doc if doc is not None and not doc.get("_deleted") else None
+
+
+def write_entry(editor: Any, locale: str, document_id: str, document_name: str, line_id: str, text: str,
+                source: str, *, review: bool = False) -> dict[str, Any]:
+    """Set the translation of one line (the app's Localization view, edited in place): the
+    Translation document of ``document_id`` into ``locale`` gets ``line_id``'s entry (made from
+    ``source``, by the editor's user, now), created when there is none yet. Written through the
+    editor's gate with the intent ``translate``: validation applies, another user's lock refuses
+    it (:class:`~storyloom.project.LockRefused`, with the holder) and no lock is taken. Retried
+    once when another writer wrote the document between the read and the write. Returns the
+    document written."""
+    from storyloom.project import WriteIntent, now_iso
+    from storyloom.store import Conflict, NotFound
+
+    for attempt in (1, 2):
+        try:
+            current: dict[str, Any] | None = editor.get(translation_id(locale, document_id))
+        except NotFound:
+            current = None
+        if current is not None and current.get("_deleted"):
+            current = None
+        doc = dict(current) if current is not None else new_translation(locale, document_id, document_name)
+        content = doc.get("content")
+        held = content.get("entries") if isinstance(content, dict) else None
+        entries = dict(held) if isinstance(held, dict) else {}
+        entries[line_id] = StoredEntry(text, source, review, editor.username, now_iso()).to_json()
+        doc["content"] = {**(content if isinstance(content, dict) else {}), "entries": entries}
+        try:
+            if current is None:
+                return dict(editor.create_document(doc).doc)
+            return dict(editor.update(doc, intent=WriteIntent.TRANSLATE).doc)
+        except Conflict:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")

@@ -52,6 +52,9 @@ USER_TYPE = "User"
 # A translation of one document's lines into one target locale (docs/localization.md): a
 # document like any other (replicated, locked, validated), in no tree and in no export.
 TRANSLATION_TYPE = "Translation"
+#: The types a document link (a kanban card's, a grid cell's, a canvas node's) never points at:
+#: none is a document a writer opens in a tab (an attachment is linked as an image instead).
+NOT_LINKABLE_TYPES = frozenset({FOLDER_TYPE, ATTACHMENT_TYPE, USER_TYPE, TRANSLATION_TYPE})
 SETTINGS_ID = "ProjectSettings"
 DIALOGUE_FOLDER_ID = "DialogueFolder"
 

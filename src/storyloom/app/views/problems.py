@@ -35,7 +35,15 @@ from typing import Any
 from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
-from storyloom.project import SETTINGS_ID, StoreContext, actor_keys, check_document, speaker_column, speaker_key
+from storyloom.project import (
+    SETTINGS_ID,
+    TRANSLATION_TYPE,
+    StoreContext,
+    actor_keys,
+    check_document,
+    speaker_column,
+    speaker_key,
+)
 from storyloom.project.content import LANGUAGES, ContentError, parse_text
 from storyloom.script import SpeechLine, parse_script
 from storyloom.store.documents import PROBE_PREFIX
@@ -421,6 +429,10 @@ class ProjectProblems:
         for doc in docs:
             doc_id = doc["_id"]
             self._forget(doc_id)
+            if doc.get("type") == TRANSLATION_TYPE:
+                # no document a writer opens or fixes here: the Localization view shows its lines
+                self._types[doc_id] = TRANSLATION_TYPE
+                continue
             self._by_doc[doc_id], said, script = _document_problems(doc, context, states, language, actors)
             speakers = frozenset(speaker_key(line.actor) for line in said)
             if said:

@@ -52,13 +52,13 @@ from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.editors.preview_images import decode_image
 from storyloom.gui.widgets import add_stretch, tool_strip
 from storyloom.output_files import OutputError, write_chunks
+from storyloom.project import NOT_LINKABLE_TYPES
 from storyloom.project import grids as g
 from storyloom.words import counted
 
 ROW_HEIGHT = 28
 FILTER_MS = 200
 _ATTACHMENT = "Attachment"
-_NOT_LINKABLE = {"Folder", "User", _ATTACHMENT}
 
 
 def _tool(icon: str, tip: str, slot: Any, text: str = "") -> QToolButton:
@@ -647,7 +647,7 @@ class GridEditor(DocumentEditor):
         for summary in self.session.index.summaries():
             if kind == "image" and summary.type != _ATTACHMENT:
                 continue
-            if kind == "document" and (summary.type in _NOT_LINKABLE or summary.type is None):
+            if kind == "document" and (summary.type in NOT_LINKABLE_TYPES or summary.type is None):
                 continue
             label = str(summary.name or summary.id)
             found.append((label if kind == "image" else f"{label}  ·  {summary.type}", summary.id))

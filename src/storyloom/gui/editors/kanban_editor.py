@@ -49,10 +49,10 @@ from storyloom.gui.editors.base import DocumentEditor
 from storyloom.gui.editors.kanban_board import BoardView
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.widgets import add_stretch, tool_strip
+from storyloom.project import NOT_LINKABLE_TYPES
 from storyloom.project import kanban as k
 
 TEXT_MS = 600
-_NOT_LINKABLE = {"Folder", "User", "Attachment"}
 _ANYONE, _NOBODY = "", "-"
 
 
@@ -554,7 +554,7 @@ class KanbanEditor(DocumentEditor):
 
     def linkable_documents(self) -> list[tuple[str, str]]:
         found = [(f"{s.name or s.id}  ·  {s.type}", s.id) for s in self.session.index.summaries()
-                 if s.type not in _NOT_LINKABLE and s.type is not None and s.id != self.doc_id]
+                 if s.type not in NOT_LINKABLE_TYPES and s.type is not None and s.id != self.doc_id]
         return sorted(found, key=lambda item: item[0].casefold())
 
     def board_template(self) -> dict[str, Any] | None:

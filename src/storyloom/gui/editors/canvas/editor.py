@@ -27,6 +27,7 @@ from storyloom.gui.editors.canvas.items import EdgeItem, NodeItem, pixmap_from
 from storyloom.gui.editors.canvas.scene import CanvasScene, CanvasView
 from storyloom.gui.editors.markdown_pane import open_document
 from storyloom.gui.sidebar import collection_label
+from storyloom.project import ATTACHMENT_TYPE, NOT_LINKABLE_TYPES
 from storyloom.project import canvas as cv
 from storyloom.words import counted
 
@@ -120,7 +121,8 @@ class CanvasEditor(ContentBoardEditor):
 
     def _load_documents(self) -> None:
         try:
-            summaries = [s for s in self.session.index.summaries() if s.type not in ("Folder", "User")
+            summaries = [s for s in self.session.index.summaries()
+                         if (s.type not in NOT_LINKABLE_TYPES or s.type == ATTACHMENT_TYPE)
                          and s.id != self.doc_id and isinstance(s.type, str)]
         except Exception:  # noqa: BLE001 - without the index, the inspector offers no documents
             summaries = []
