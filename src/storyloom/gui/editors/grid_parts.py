@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPainterPath, QPaintEvent, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QStyle,
+    QStyleFactory,
     QTableView,
     QWidget,
 )
@@ -24,6 +26,7 @@ from storyloom.gui import theme
 from storyloom.gui.editors.grid_model import GridTableModel, type_icon
 from storyloom.project import grids as g
 
+FRAME_RADIUS = 6  # the item views' frame in the theme's style sheet (border-radius)
 
 class GridOwner(Protocol):
     """What the parts ask of the Grid editor (:class:`~storyloom.gui.editors.grid_editor.GridEditor`)."""
@@ -102,6 +105,54 @@ class GridView(QTableView):
     def __init__(self, editor: GridOwner) -> None:
         super().__init__()
         self.editor = editor
+        # The style sheet's rounded frame leaves the viewport see-through, and Qt repaints a
+        # see-through widget whole when it scrolls: a wheel step painted every visible cell. The
+        # view paints its own background (paintEvent), so the viewport is opaque and a scroll
+        # moves the pixels already drawn and paints only the rows scrolled in.
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        self._fusion: QStyle | None = None
+        self._pick_style()
+
+    def _pick_style(self) -> None:
+        """The app's style is Fusion behind a Python proxy (:class:`storyloom.gui.theme.ThemeStyle`)
+        that Qt calls for every cell's background, row and check box; in the light theme the
+        proxy draws exactly what Fusion draws, so the grid paints with Fusion itself (no Python
+        per primitive). In the dark theme the proxy's indicator colours are needed: the app's."""
+        if theme.colors().dark:
+            if self.testAttribute(Qt.WidgetAttribute.WA_SetStyle):
+                self.setStyle(None)  # type: ignore[arg-type]  # back to the application's
+            return
+        if self._fusion is None:
+            self._fusion = QStyleFactory.create("Fusion")
+            self._fusion.setParent(self)
+        if not self.testAttribute(Qt.WidgetAttribute.WA_SetStyle):
+            self.setStyle(self._fusion)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the theme changed
+            self._pick_style()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self.viewport())
+        corner = self._frame_corner()
+        if corner is not None:  # the frame's rounded corners stay round where the viewport meets them
+            painter.setClipPath(corner)
+        painter.fillRect(event.rect(), self.palette().base())
+        painter.end()
+        super().paintEvent(event)
+
+    def _frame_corner(self) -> QPainterPath | None:
+        """The frame's rounded outline in viewport coordinates when the viewport reaches one of
+        its corners (no scroll bar or header between them); None otherwise."""
+        viewport = self.viewport()
+        area = QRect(viewport.mapTo(self, QPoint(0, 0)), viewport.size())
+        inside = self.rect().adjusted(FRAME_RADIUS, FRAME_RADIUS, -FRAME_RADIUS, -FRAME_RADIUS)
+        if inside.contains(area.topLeft()) and inside.contains(area.bottomRight()):
+            return None
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(self.rect()).translated(-area.x(), -area.y()), FRAME_RADIUS, FRAME_RADIUS)
+        return path
 
     def undo(self) -> None:
         self.editor.undo()
