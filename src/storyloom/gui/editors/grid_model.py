@@ -64,6 +64,10 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 # Check states as ints (what multiData hands Qt); data() gives Python callers the enum.
 _CHECKED, _UNCHECKED = int(Qt.CheckState.Checked.value), int(Qt.CheckState.Unchecked.value)
 _CHECK_STATES = {_CHECKED: Qt.CheckState.Checked, _UNCHECKED: Qt.CheckState.Unchecked}
+# Types whose cell shows its value as it is stored, and types with a picture.
+_PLAIN_TYPES = frozenset({"text", "number", "dropdown", "calendar", "color", "hidden"})
+_DECORATED_TYPES = frozenset({"color", "radio", "image"})
+_BOLD = ("bold", "600", "700")
 # Types whose cells can be wrong (a text cell never is).
 _CHECKED_TYPES = frozenset({"number", "dropdown", "checkbox", "radio", "calendar", "color", "image", "document"})
 
@@ -276,14 +280,38 @@ class GridTableModel(QAbstractTableModel):
 
     def multiData(self, index: _Index, roleDataSpan: Any) -> None:
         """Every role a painted cell asks for, in one call from Qt (its delegate asks for seven)."""
-        row, col = index.row(), index.column()
-        cell_data = self.cell_data
-        for role_data in roleDataSpan:
-            value = cell_data(row, col, role_data.role())
-            if value is None:
+        self.fill_roles(index.row(), index.column(), roleDataSpan)
+
+    def fill_roles(self, row: int, col: int, span: Any) -> None:
+        """Set the roles of ``span`` for a data cell: the seven a painted cell asks for from one
+        look at the cell (its type, value and style read once), any other from :meth:`cell_data`."""
+        kind = self._kinds[col]
+        value = self.grid.rows[row][col]
+        style = self._style(row, col) if self.grid.style else None
+        for role_data in span:
+            role = role_data.role()
+            if role == _DISPLAY:
+                shown: Any = value if type(value) is str and kind in _PLAIN_TYPES else self.display_text(row, col)
+            elif role == _FONT:
+                shown = self._bold if style and style.get("font-weight") in _BOLD else None
+            elif role == _ALIGNMENT:
+                align = _ALIGN.get(style.get("text-align", "")) if style else None
+                shown = (_RIGHT if kind == "number" else _LEFT) if align is None else \
+                    int(align | Qt.AlignmentFlag.AlignVCenter)
+            elif role == _CHECK:
+                shown = (_CHECKED if value is True else _UNCHECKED) if kind == "checkbox" else None
+            elif role == _DECORATION:
+                shown = self.cell_data(row, col, role) if kind in _DECORATED_TYPES else None
+            elif role == _FOREGROUND:
+                shown = self.cell_data(row, col, role) if style or kind in _CHECKED_TYPES else None
+            elif role == _BACKGROUND:
+                shown = self.cell_data(row, col, role) if style else None
+            else:
+                shown = self.cell_data(row, col, role)
+            if shown is None:
                 role_data.clearData()
             else:
-                role_data.setData(value)
+                role_data.setData(shown)
 
     def cell_data(self, row: int, col: int, role: int) -> Any:
         """The value of ``role`` for a data cell (the check state as an int: Qt reads either)."""
@@ -324,7 +352,7 @@ class GridTableModel(QAbstractTableModel):
             if not style:
                 return None
             if role == _FONT:
-                return self._bold if style.get("font-weight") in ("bold", "600", "700") else None
+                return self._bold if style.get("font-weight") in _BOLD else None
             colour = style.get("background-color")
             return QBrush(QColor(colour)) if colour and QColor(colour).isValid() else None
         if role == _EDIT:
@@ -607,14 +635,7 @@ class GridProxy(QAbstractProxyModel):
         return self.grid_model.data(self.mapToSource(index), role)
 
     def multiData(self, index: _Index, roleDataSpan: Any) -> None:
-        row, col = self._rows[index.row()], index.column()
-        cell_data = self.grid_model.cell_data
-        for role_data in roleDataSpan:
-            value = cell_data(row, col, role_data.role())
-            if value is None:
-                role_data.clearData()
-            else:
-                role_data.setData(value)
+        self.grid_model.fill_roles(self._rows[index.row()], index.column(), roleDataSpan)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         return self.grid_model.flags(index) if index.isValid() else Qt.ItemFlag.NoItemFlags
