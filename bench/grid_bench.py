@@ -13,7 +13,8 @@ temporary ``STORYLOOM_HOME``; its window opens (Qt offscreen) at 1440x900 and th
   p95 and max of the wall time, and the GUI thread's CPU time per frame (which other processes
   on a busy machine cannot inflate). Targets: wall-time p95 under 12 ms both ways (a frame at
   60 Hz is 16 ms: the rest is the margin for the machine's other work); the GUI thread's CPU
-  time per frame, p50 of both kinds, under 8 ms.
+  time per frame under 8 ms (p50 of each kind: the two kinds together make two humps, whose
+  median says little).
 * **Sort** by the numeric column (descending), timed to the view painted. Target: under 200 ms.
 * Filtering by text, pasting 1,000 rows and undoing it, saving: printed.
 
@@ -157,7 +158,6 @@ def report(figures: dict[str, Any]) -> list[Check]:
               f"p95 {_percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms; the GUI thread's own CPU time "
               f"(what other processes cannot inflate): p50 {statistics.median(cpu):.1f} ms, "
               f"p95 {_percentile(cpu, 0.95):.1f} ms")
-    cpu = figures["wheel_cpu"] + figures["jump_cpu"]
     print(f"sort by a numeric column {figures['sort']:.0f} ms (the GUI thread's CPU time {figures['sort_cpu']:.0f} ms; "
           f"back to the data's order {figures['unsort']:.0f} ms); "
           f"filter by text {figures['filter']:.0f} ms (cleared {figures['unfilter']:.0f} ms)")
@@ -167,7 +167,10 @@ def report(figures: dict[str, Any]) -> list[Check]:
           f"({os.cpu_count()} CPUs)")
     return [_check("grid scroll p95, wheel (ms)", _percentile(wheel, 0.95), FRAME_TARGET_MS),
             _check("grid scroll p95, jumps (ms)", _percentile(jumps, 0.95), FRAME_TARGET_MS),
-            _check("grid GUI-thread CPU per frame p50 (ms)", statistics.median(cpu), FRAME_CPU_TARGET_MS),
+            _check("grid GUI-thread CPU per frame p50, wheel (ms)", statistics.median(figures["wheel_cpu"]),
+                   FRAME_CPU_TARGET_MS),
+            _check("grid GUI-thread CPU per frame p50, jumps (ms)", statistics.median(figures["jump_cpu"]),
+                   FRAME_CPU_TARGET_MS),
             _check("grid sort by a numeric column (ms)", figures["sort"], SORT_TARGET_MS),
             _check("grid tab open (ms)", figures["open"], OPEN_TARGET_MS)]
 

@@ -242,3 +242,24 @@ def test_a_wheel_step_paints_only_the_rows_it_scrolls_in(grid_window, qtbot) -> 
     assert on_screen.size() == viewport.size()
     whole = viewport.grab().toImage().convertToFormat(on_screen.format())
     assert on_screen == whole
+
+
+def test_the_grid_paints_with_fusion_itself_only_in_the_light_theme(grid_window, qapp) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.gui import theme
+
+    window, grid_id = grid_window
+    editor = window.tabs.open(grid_id)
+    assert isinstance(editor, GridEditor)
+    view = editor.view
+    was_dark = theme.colors().dark
+    try:
+        theme.apply_theme(qapp, dark=False)
+        qapp.processEvents()
+        assert view.testAttribute(Qt.WidgetAttribute.WA_SetStyle)  # Fusion, no Python proxy per cell
+        theme.apply_theme(qapp, dark=True)  # the dark indicators are the app's style's
+        qapp.processEvents()
+        assert not view.testAttribute(Qt.WidgetAttribute.WA_SetStyle)
+    finally:
+        theme.apply_theme(qapp, dark=was_dark)
+        qapp.processEvents()
+    assert view.testAttribute(Qt.WidgetAttribute.WA_SetStyle) != was_dark

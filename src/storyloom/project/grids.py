@@ -252,9 +252,11 @@ class Grid:
         content = content if isinstance(content, dict) else {}
         columns = [dict(c) for c in content.get("columns") or [] if isinstance(c, dict)]
         rows = []
+        width = len(columns)
         for raw in content.get("data") or []:
             row = list(raw) if isinstance(raw, list) else []
-            row.extend(empty_value(c) for c in columns[len(row):])
+            if len(row) < width:  # most rows are full: no padding to build
+                row.extend(empty_value(c) for c in columns[len(row):])
             rows.append(row)
         style = content.get("style")
         comments = content.get("comments")
