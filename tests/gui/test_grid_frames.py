@@ -263,3 +263,18 @@ def test_the_grid_paints_with_fusion_itself_only_in_the_light_theme(grid_window,
         theme.apply_theme(qapp, dark=was_dark)
         qapp.processEvents()
     assert view.testAttribute(Qt.WidgetAttribute.WA_SetStyle) != was_dark
+
+
+def test_a_grid_that_fits_keeps_the_frames_rounded_corner(grid_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window, grid_id = grid_window
+    editor = window.tabs.open(grid_id)
+    assert isinstance(editor, GridEditor)
+    view = editor.view
+    opaque = Qt.WidgetAttribute.WA_OpaquePaintEvent
+    qtbot.waitUntil(lambda: view.verticalScrollBar().isVisible())
+    assert view.viewport().testAttribute(opaque)  # it scrolls: pixels move, rows paint in
+    editor.commit(g.RemoveRows(3, 397), "Delete rows")
+    qtbot.waitUntil(lambda: not view.verticalScrollBar().isVisible() and not view.horizontalScrollBar().isVisible())
+    assert not view.viewport().testAttribute(opaque)  # nothing to scroll: the frame shows through
+    editor.undo()
+    qtbot.waitUntil(lambda: view.viewport().testAttribute(opaque))

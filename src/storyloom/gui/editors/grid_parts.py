@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPainterPath, QPaintEvent, QUndoCommand
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QResizeEvent, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,6 +27,7 @@ from storyloom.gui.editors.grid_model import GridTableModel, type_icon
 from storyloom.project import grids as g
 
 FRAME_RADIUS = 6  # the item views' frame in the theme's style sheet (border-radius)
+
 
 class GridOwner(Protocol):
     """What the parts ask of the Grid editor (:class:`~storyloom.gui.editors.grid_editor.GridEditor`)."""
@@ -106,10 +107,10 @@ class GridView(QTableView):
         super().__init__()
         self.editor = editor
         # The style sheet's rounded frame leaves the viewport see-through, and Qt repaints a
-        # see-through widget whole when it scrolls: a wheel step painted every visible cell. The
-        # view paints its own background (paintEvent), so the viewport is opaque and a scroll
-        # moves the pixels already drawn and paints only the rows scrolled in.
-        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        # see-through widget whole when it scrolls: a wheel step painted every visible cell. While
+        # the grid can scroll, the view paints its own background (paintEvent) and its viewport is
+        # opaque, so a scroll moves the pixels already drawn and paints only the rows scrolled in.
+        self._opaque = False
         self._fusion: QStyle | None = None
         self._pick_style()
 
@@ -134,25 +135,31 @@ class GridView(QTableView):
             self._pick_style()
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self.viewport())
-        corner = self._frame_corner()
-        if corner is not None:  # the frame's rounded corners stay round where the viewport meets them
-            painter.setClipPath(corner)
-        painter.fillRect(event.rect(), self.palette().base())
-        painter.end()
+        if self._opaque:
+            painter = QPainter(self.viewport())
+            painter.fillRect(event.rect(), self.palette().base())
+            painter.end()
         super().paintEvent(event)
 
-    def _frame_corner(self) -> QPainterPath | None:
-        """The frame's rounded outline in viewport coordinates when the viewport reaches one of
-        its corners (no scroll bar or header between them); None otherwise."""
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)  # the view's, and its viewport's (a scroll bar shown or hidden)
+        self._update_opaque()
+
+    def _update_opaque(self) -> None:
+        """Opaque unless the viewport reaches a rounded corner of the frame (no scroll bar nor
+        header between them: a grid that fits, with nothing to scroll), where the frame's corner
+        shows through as before."""
         viewport = self.viewport()
         area = QRect(viewport.mapTo(self, QPoint(0, 0)), viewport.size())
-        inside = self.rect().adjusted(FRAME_RADIUS, FRAME_RADIUS, -FRAME_RADIUS, -FRAME_RADIUS)
-        if inside.contains(area.topLeft()) and inside.contains(area.bottomRight()):
-            return None
-        path = QPainterPath()
-        path.addRoundedRect(QRectF(self.rect()).translated(-area.x(), -area.y()), FRAME_RADIUS, FRAME_RADIUS)
-        return path
+        frame, side = self.rect(), FRAME_RADIUS
+        left, top = frame.left(), frame.top()
+        right, bottom = frame.right() - side + 1, frame.bottom() - side + 1
+        corners = [QRect(x, y, side, side) for x in (left, right) for y in (top, bottom)]
+        opaque = not any(area.intersects(corner) for corner in corners)
+        if opaque != self._opaque:
+            self._opaque = opaque
+            viewport.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, opaque)
+            viewport.update()
 
     def undo(self) -> None:
         self.editor.undo()
