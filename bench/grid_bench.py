@@ -6,13 +6,20 @@ A project with one Grid of ``--rows`` rows and ten columns of every cell type (t
 dropdown, checkbox, radio, date, colour, document links, a hidden column) is created under a
 temporary ``STORYLOOM_HOME``; its window opens (Qt offscreen) at 1440x900 and the grid's tab:
 
-* **Open**: from asking for the tab to the grid painted (printed; not a target).
+* **Open**: from asking for the tab to the grid painted. Target: under 300 ms.
 * **Scroll frames**: ``--frames`` frames scrolling down as a mouse wheel does (three rows a frame:
   the scroll and the paint it causes), then as many jumps to random places (the scroll bar
   dragged: the whole viewport repainted), each timed from the scroll to the paint done. p50,
   p95 and max of the wall time, and the GUI thread's CPU time per frame (which other processes
-  on a busy machine cannot inflate). Target: wall-time p95 under 16 ms (one frame at 60 Hz).
-* Sorting by the numeric column, filtering by text, pasting 1,000 rows and undoing it: printed.
+  on a busy machine cannot inflate). Targets: wall-time p95 under 12 ms both ways (a frame at
+  60 Hz is 16 ms: the rest is the margin for the machine's other work); the GUI thread's CPU
+  time per frame under 8 ms (p50 of each kind: the two kinds together make two humps, whose
+  median says little).
+* **Sort** by the numeric column (descending), timed to the view painted. Target: under 200 ms.
+* Filtering by text, pasting 1,000 rows and undoing it, saving: printed.
+
+Each target is printed as the figure, its target and their ratio; the load average beside them
+(the machine is shared: wall times grow with its load, the CPU time per frame much less).
 
 :func:`measure_grid` is what ``bench/gui_bench.py`` can call on its own window. Exit status 1
 when a target is missed.
@@ -39,7 +46,10 @@ paths.setup()
 
 from bench.report import Check, machine, storyloom_home, verdict  # noqa: E402
 
-FRAME_TARGET_MS = 16.0
+FRAME_TARGET_MS = 12.0
+FRAME_CPU_TARGET_MS = 8.0
+SORT_TARGET_MS = 200.0
+OPEN_TARGET_MS = 300.0
 WORDS = ("tide", "lantern", "storm", "harbour", "light", "stone", "salt", "bell", "gull", "rope", "keeper")
 
 
@@ -78,10 +88,13 @@ def _settle(app: Any) -> None:
     app.processEvents()
 
 
-def _timed(app: Any, action: Any) -> float:
-    started = time.perf_counter()
+def _timed(app: Any, action: Any, cpu: list[float] | None = None) -> float:
+    """Wall ms of ``action`` and the events it posts; its GUI-thread CPU ms appended to ``cpu``."""
+    started, thread = time.perf_counter(), time.thread_time()
     action()
     _settle(app)
+    if cpu is not None:
+        cpu.append((time.thread_time() - thread) * 1000)
     return (time.perf_counter() - started) * 1000
 
 
@@ -89,33 +102,32 @@ def measure_grid(app: Any, window: Any, grid_id: str, frames: int, rng: random.R
     """Open ``grid_id`` in ``window`` and time scrolling and the whole-grid steps."""
     from PySide6.QtCore import Qt
 
-    started = time.perf_counter()
-    window.open_document(grid_id)
+    steps_cpu: list[float] = []  # the GUI thread's CPU ms of opening, then of sorting
+    opened = _timed(app, lambda: (window.open_document(grid_id),
+                                  window.tabs.current_editor().view.viewport().repaint()), steps_cpu)
     editor = window.tabs.current_editor()
-    editor.view.viewport().repaint()
-    _settle(app)
-    opened = (time.perf_counter() - started) * 1000
     view = editor.view
     bar = view.verticalScrollBar()
     viewport = view.viewport()
     wheel: list[float] = []
-    cpu: list[float] = []
+    wheel_cpu: list[float] = []
     step = 3 * view.verticalHeader().defaultSectionSize()
     for frame in range(frames):
         started, thread = time.perf_counter(), time.thread_time()
         bar.setValue((frame + 1) * step % max(1, bar.maximum()))
         _settle(app)  # the view scrolls and paints what it must, as a wheel event does
         wheel.append((time.perf_counter() - started) * 1000)
-        cpu.append((time.thread_time() - thread) * 1000)
+        wheel_cpu.append((time.thread_time() - thread) * 1000)
     jumps: list[float] = []
+    jump_cpu: list[float] = []
     for _ in range(frames):
         started, thread = time.perf_counter(), time.thread_time()
         bar.setValue(rng.randrange(max(1, bar.maximum())))
         viewport.repaint()  # the whole viewport, now
         _settle(app)
         jumps.append((time.perf_counter() - started) * 1000)
-        cpu.append((time.thread_time() - thread) * 1000)
-    sort_ms = _timed(app, lambda: editor.sort_by(2, Qt.SortOrder.DescendingOrder))
+        jump_cpu.append((time.thread_time() - thread) * 1000)
+    sort_ms = _timed(app, lambda: (editor.sort_by(2, Qt.SortOrder.DescendingOrder), viewport.repaint()), steps_cpu)
     unsort_ms = _timed(app, editor.clear_sort)
     filter_ms = _timed(app, lambda: editor.set_filter("harbour storm"))
     unfilter_ms = _timed(app, lambda: editor.set_filter(""))
@@ -124,26 +136,43 @@ def measure_grid(app: Any, window: Any, grid_id: str, frames: int, rng: random.R
     paste_ms = _timed(app, lambda: editor.paste(block))
     undo_ms = _timed(app, editor.undo_stack.undo)
     save_ms = _timed(app, lambda: (editor.mark_dirty(), editor.save()))
-    return {"open": opened, "wheel": wheel, "jumps": jumps, "cpu": cpu, "sort": sort_ms, "unsort": unsort_ms,
+    return {"open": opened, "wheel": wheel, "jumps": jumps, "wheel_cpu": wheel_cpu, "jump_cpu": jump_cpu,
+            "load": os.getloadavg(), "sort": sort_ms, "open_cpu": steps_cpu[0], "sort_cpu": steps_cpu[1],
+            "unsort": unsort_ms,
             "filter": filter_ms, "unfilter": unfilter_ms, "paste": paste_ms, "undo": undo_ms, "save": save_ms,
             "rows": editor.model.grid.row_count}
 
 
+def _check(name: str, value: float, target: float) -> Check:
+    return Check(name, value, target, unit=" ms", note=f"{value / target:.2f}x the target")
+
+
 def report(figures: dict[str, Any]) -> list[Check]:
+    """Print the figures; the targets checked (each with its ratio to the target)."""
     wheel, jumps = figures["wheel"], figures["jumps"]
-    print(f"opening the {figures['rows']:,}-row grid's tab: {figures['open']:.0f} ms")
-    for name, values in (("scroll, wheel (3 rows a frame)", wheel), ("scroll, jumps (scroll bar dragged)", jumps)):
+    print(f"opening the {figures['rows']:,}-row grid's tab: {figures['open']:.0f} ms "
+          f"(the GUI thread's CPU time {figures['open_cpu']:.0f} ms)")
+    for name, values, cpu in (("scroll, wheel (3 rows a frame)", wheel, figures["wheel_cpu"]),
+                              ("scroll, jumps (scroll bar dragged)", jumps, figures["jump_cpu"])):
         print(f"{name} ({len(values)} frames): p50 {statistics.median(values):.1f} ms, "
-              f"p95 {_percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms")
-    cpu = figures["cpu"]
-    print(f"  the GUI thread's own CPU time per frame (what other processes cannot inflate): "
-          f"p50 {statistics.median(cpu):.1f} ms, p95 {_percentile(cpu, 0.95):.1f} ms")
-    print(f"sort by a numeric column {figures['sort']:.0f} ms (back to the data's order {figures['unsort']:.0f} ms); "
+              f"p95 {_percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms; the GUI thread's own CPU time "
+              f"(what other processes cannot inflate): p50 {statistics.median(cpu):.1f} ms, "
+              f"p95 {_percentile(cpu, 0.95):.1f} ms")
+    print(f"sort by a numeric column {figures['sort']:.0f} ms (the GUI thread's CPU time {figures['sort_cpu']:.0f} ms; "
+          f"back to the data's order {figures['unsort']:.0f} ms); "
           f"filter by text {figures['filter']:.0f} ms (cleared {figures['unfilter']:.0f} ms)")
     print(f"paste 1,000 rows x 3 cells {figures['paste']:.0f} ms, its undo {figures['undo']:.0f} ms; "
           f"save through the gate {figures['save']:.0f} ms")
-    return [Check("grid scroll p95, wheel (ms)", _percentile(wheel, 0.95), FRAME_TARGET_MS, unit=" ms"),
-            Check("grid scroll p95, jumps (ms)", _percentile(jumps, 0.95), FRAME_TARGET_MS, unit=" ms")]
+    print(f"load average during the run {' '.join(f'{value:.2f}' for value in figures['load'])} "
+          f"({os.cpu_count()} CPUs)")
+    return [_check("grid scroll p95, wheel (ms)", _percentile(wheel, 0.95), FRAME_TARGET_MS),
+            _check("grid scroll p95, jumps (ms)", _percentile(jumps, 0.95), FRAME_TARGET_MS),
+            _check("grid GUI-thread CPU per frame p50, wheel (ms)", statistics.median(figures["wheel_cpu"]),
+                   FRAME_CPU_TARGET_MS),
+            _check("grid GUI-thread CPU per frame p50, jumps (ms)", statistics.median(figures["jump_cpu"]),
+                   FRAME_CPU_TARGET_MS),
+            _check("grid sort by a numeric column (ms)", figures["sort"], SORT_TARGET_MS),
+            _check("grid tab open (ms)", figures["open"], OPEN_TARGET_MS)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
             window.resize(1440, 900)
             window.show()
             _settle(app)
+            # The first check of the whole project runs on a worker thread after the window opens
+            # (as bench/gui_bench.py does, the grid is measured once it is done).
+            window.problems_panel.wait_until_checked()
             print(f"grid: a {args.rows:,}-row grid, {machine()}; Qt platform {app.platformName()}")
             figures = measure_grid(app, window, grid_id, args.frames, rng)
             window.close()

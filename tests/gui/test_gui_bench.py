@@ -17,7 +17,9 @@ def test_gui_bench_runs_on_a_tiny_project(tmp_path, capsys, qapp) -> None:  # ty
     assert code in (0, 1), out
     assert "gui: " in out and " targets met" in out
     for figure in ("window usable", "keystroke to repaint p95", "tab switch p95", "grid scroll p95, wheel",
-                   "grid scroll p95, jumps", "typing continuously: keystroke to repaint p95 (frames)",
+                   "grid scroll p95, jumps", "grid GUI-thread CPU per frame p50, wheel",
+                   "grid GUI-thread CPU per frame p50, jumps", "grid sort by a numeric column",
+                   "grid tab open", "x the target", "typing continuously: keystroke to repaint p95 (frames)",
                    "typing continuously: longest GUI thread stall (frames)", "GUI thread stalls longer than a frame"):
         assert figure in out
     assert "pytest" not in gui_bench.__dict__

@@ -252,9 +252,11 @@ class Grid:
         content = content if isinstance(content, dict) else {}
         columns = [dict(c) for c in content.get("columns") or [] if isinstance(c, dict)]
         rows = []
+        width = len(columns)
         for raw in content.get("data") or []:
             row = list(raw) if isinstance(raw, list) else []
-            row.extend(empty_value(c) for c in columns[len(row):])
+            if len(row) < width:  # most rows are full: no padding to build
+                row.extend(empty_value(c) for c in columns[len(row):])
             rows.append(row)
         style = content.get("style")
         comments = content.get("comments")
@@ -698,15 +700,50 @@ def row_matches(grid: Grid, row: int, query: str, text_of: Callable[[int, int], 
     return False
 
 
+def matching_rows(grid: Grid, query: str, text_of: Callable[[int, int], str] | None = None) -> list[int]:
+    """The rows :func:`row_matches` keeps, in the data's order (the columns looked at once)."""
+    needle = query.strip().casefold()
+    if not needle:
+        return list(range(grid.row_count))
+    columns = [col for col, column in enumerate(grid.columns) if column_type(column) != "hidden"]
+    text = text_of if text_of is not None else grid.text
+    return [row for row in range(grid.row_count) if any(needle in text(row, col).casefold() for col in columns)]
+
+
 def view_order(grid: Grid, sort_column: int | None = None, descending: bool = False, query: str = "",
                text_of: Callable[[int, int], str] | None = None) -> list[int]:
     """The rows a sorted and filtered view shows, in its order (a stable sort: equal cells keep
     the data's order)."""
-    rows = [r for r in range(grid.row_count) if row_matches(grid, r, query, text_of)]
+    rows = matching_rows(grid, query, text_of)
     if sort_column is not None and 0 <= sort_column < grid.column_count:
-        column = grid.columns[sort_column]
-        keyed = [(sort_key(column, grid.value(r, sort_column)), r) for r in rows]
-        empties = [r for k, r in keyed if k[0] == 2]
-        filled = sorted(((k, r) for k, r in keyed if k[0] != 2), key=lambda kr: kr[0], reverse=descending)
-        rows = [r for _k, r in filled] + empties  # empty cells last either way
+        rows = sort_rows(grid, rows, sort_column, descending)
     return rows
+
+
+def sort_rows(grid: Grid, rows: Sequence[int], column: int, descending: bool = False) -> list[int]:
+    """``rows`` ordered by their cells in ``column`` (:func:`sort_key`; empty cells last either
+    way). The sort is stable: equal cells keep their order in ``rows`` (a view sorted by one
+    column, then by another, keeps the first order among the second's equal cells). One key per
+    distinct value, computed once (a column repeats its values: choices, numbers, dates)."""
+    spec = grid.columns[column]
+    empty = empty_value(spec)
+    data = grid.rows
+    known: dict[tuple[type, Any], tuple[int, Any]] = {}  # by type too: True == 1 but sorts apart
+    keyed = []
+    for r in rows:
+        cells = data[r]
+        value = cells[column] if column < len(cells) else empty
+        try:
+            key = known.get((value.__class__, value))
+            if key is None:
+                key = known[(value.__class__, value)] = sort_key(spec, value)
+        except TypeError:  # a list or dict in a cell: not hashable
+            key = sort_key(spec, value)
+        keyed.append((key, r))
+    filled = [kr for kr in keyed if kr[0][0] != 2]
+    filled.sort(key=_first, reverse=descending)
+    return [r for _k, r in filled] + [r for k, r in keyed if k[0] == 2]
+
+
+def _first(pair: tuple[tuple[int, Any], int]) -> tuple[int, Any]:
+    return pair[0]

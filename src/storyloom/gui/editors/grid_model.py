@@ -15,6 +15,7 @@ from typing import Any
 
 import qtawesome as qta
 from PySide6.QtCore import (
+    QAbstractProxyModel,
     QAbstractTableModel,
     QDate,
     QEvent,
@@ -22,7 +23,6 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QRect,
     QRegularExpression,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -61,7 +61,13 @@ _FONT = int(Qt.ItemDataRole.FontRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-_CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
+# Check states as ints (what multiData hands Qt); data() gives Python callers the enum.
+_CHECKED, _UNCHECKED = int(Qt.CheckState.Checked.value), int(Qt.CheckState.Unchecked.value)
+_CHECK_STATES = {_CHECKED: Qt.CheckState.Checked, _UNCHECKED: Qt.CheckState.Unchecked}
+# Types whose cell shows its value as it is stored, and types with a picture.
+_PLAIN_TYPES = frozenset({"text", "number", "dropdown", "calendar", "color", "hidden"})
+_DECORATED_TYPES = frozenset({"color", "radio", "image"})
+_BOLD = ("bold", "600", "700")
 # Types whose cells can be wrong (a text cell never is).
 _CHECKED_TYPES = frozenset({"number", "dropdown", "checkbox", "radio", "calendar", "color", "image", "document"})
 
@@ -103,6 +109,9 @@ class GridTableModel(QAbstractTableModel):
         self.exists: Callable[[str], bool] | None = None
         self.thumbnail: Callable[[str], QIcon | None] = lambda _id: None
         self._names: dict[str, str | None] = {}
+        # What is wrong with each painted cell (a date or number parsed once, not per paint);
+        # forgotten on every change and with the names.
+        self._problems: dict[tuple[int, int], str] = {}
         self._styles: dict[tuple[int, int], dict[str, str]] | None = None
         self._kinds: list[str] = []
         self._flags: list[Qt.ItemFlag] = []
@@ -123,6 +132,7 @@ class GridTableModel(QAbstractTableModel):
         self._flags = [base | Qt.ItemFlag.ItemIsUserCheckable if k == "checkbox" else
                        base if k == "radio" else base | Qt.ItemFlag.ItemIsEditable for k in self._kinds]
         self._styles = None
+        self._problems.clear()
 
     def set_grid(self, grid: g.Grid) -> None:
         self.beginResetModel()
@@ -135,6 +145,7 @@ class GridTableModel(QAbstractTableModel):
     def forget_names(self) -> None:
         """Document names are cached while painting; forget them (a document may be renamed)."""
         self._names.clear()
+        self._problems.clear()
 
     def apply(self, change: g.Change) -> g.Change:
         """Perform ``change`` with the signals the views need; returns its inverse."""
@@ -142,6 +153,7 @@ class GridTableModel(QAbstractTableModel):
         root = QModelIndex()
         if isinstance(change, g.Batch):
             return g.Batch(tuple(self.apply(c) for c in change.changes)[::-1])
+        self._problems.clear()
         if isinstance(change, g.SetCells):
             inverse = g.apply(grid, change)
             if change.cells:
@@ -202,6 +214,12 @@ class GridTableModel(QAbstractTableModel):
         return inverse
 
     # ------------------------------------------------------------------ Qt model
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
+        """One call from Qt per cell (the base class asks rowCount and columnCount: two)."""
+        if 0 <= row < self._rows and 0 <= column < self._cols and not parent.isValid():
+            return self.createIndex(row, column)
+        return QModelIndex()
+
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else self._rows
 
@@ -257,7 +275,46 @@ class GridTableModel(QAbstractTableModel):
         return self._radio_icons
 
     def data(self, index: _Index, role: int = _DISPLAY) -> Any:
-        row, col = index.row(), index.column()
+        value = self.cell_data(index.row(), index.column(), role)
+        return _CHECK_STATES[value] if role == _CHECK and value is not None else value
+
+    def multiData(self, index: _Index, roleDataSpan: Any) -> None:
+        """Every role a painted cell asks for, in one call from Qt (its delegate asks for seven)."""
+        self.fill_roles(index.row(), index.column(), roleDataSpan)
+
+    def fill_roles(self, row: int, col: int, span: Any) -> None:
+        """Set the roles of ``span`` for a data cell: the seven a painted cell asks for from one
+        look at the cell (its type, value and style read once), any other from :meth:`cell_data`."""
+        kind = self._kinds[col]
+        value = self.grid.rows[row][col]
+        style = self._style(row, col) if self.grid.style else None
+        for role_data in span:
+            role = role_data.role()
+            if role == _DISPLAY:
+                shown: Any = value if type(value) is str and kind in _PLAIN_TYPES else self.display_text(row, col)
+            elif role == _FONT:
+                shown = self._bold if style and style.get("font-weight") in _BOLD else None
+            elif role == _ALIGNMENT:
+                align = _ALIGN.get(style.get("text-align", "")) if style else None
+                shown = (_RIGHT if kind == "number" else _LEFT) if align is None else \
+                    int(align | Qt.AlignmentFlag.AlignVCenter)
+            elif role == _CHECK:
+                shown = (_CHECKED if value is True else _UNCHECKED) if kind == "checkbox" else None
+            elif role == _DECORATION:
+                shown = self.cell_data(row, col, role) if kind in _DECORATED_TYPES else None
+            elif role == _FOREGROUND:
+                shown = self.cell_data(row, col, role) if style or kind in _CHECKED_TYPES else None
+            elif role == _BACKGROUND:
+                shown = self.cell_data(row, col, role) if style else None
+            else:
+                shown = self.cell_data(row, col, role)
+            if shown is None:
+                role_data.clearData()
+            else:
+                role_data.setData(shown)
+
+    def cell_data(self, row: int, col: int, role: int) -> Any:
+        """The value of ``role`` for a data cell (the check state as an int: Qt reads either)."""
         if role == _DISPLAY:
             return self.display_text(row, col)
         kind = self._kinds[col]
@@ -295,7 +352,7 @@ class GridTableModel(QAbstractTableModel):
             if not style:
                 return None
             if role == _FONT:
-                return self._bold if style.get("font-weight") in ("bold", "600", "700") else None
+                return self._bold if style.get("font-weight") in _BOLD else None
             colour = style.get("background-color")
             return QBrush(QColor(colour)) if colour and QColor(colour).isValid() else None
         if role == _EDIT:
@@ -313,7 +370,10 @@ class GridTableModel(QAbstractTableModel):
         value = self.grid.rows[row][col]
         if value == "" or value is None or value is True or value is False:
             return ""
-        return g.cell_problem(self.grid.columns[col], value, self._exists)
+        problem = self._problems.get((row, col))
+        if problem is None:
+            problem = self._problems[(row, col)] = g.cell_problem(self.grid.columns[col], value, self._exists)
+        return problem
 
     def _exists(self, doc_id: str) -> bool:
         name = self._names.get(doc_id, False)
@@ -358,9 +418,14 @@ class GridTableModel(QAbstractTableModel):
         return None
 
 
-class GridProxy(QSortFilterProxyModel):
+class GridProxy(QAbstractProxyModel):
     """Sorts (numbers as numbers, dates as dates, empty cells last) and filters by text; the
-    order lasts until the next sort, so an edited row does not jump away under the cursor."""
+    order lasts until the next sort, so an edited row does not jump away under the cursor.
+
+    The order is a list of data rows (:func:`storyloom.project.grids.sort_rows`, one key per
+    distinct value): sorting 10,000 rows is one Python sort, not Python called from Qt for each
+    of some 140,000 comparisons. A painted cell reads the grid's model directly (one call, as
+    unsorted)."""
 
     def __init__(self, source: GridTableModel, parent: Any = None) -> None:
         super().__init__(parent)
@@ -368,54 +433,223 @@ class GridProxy(QSortFilterProxyModel):
         self.query = ""
         self.sort_column = -1
         self.descending = False
-        self._keys: list[tuple[int, Any]] | None = None
-        self.setDynamicSortFilter(False)  # the editor sets the grid as source while it sorts or filters
+        self._rows: list[int] = []  # view row -> data row
+        self._where: list[int] = []  # data row -> view row (-1: filtered out)
+        self._links: list[tuple[Any, Any]] = []
 
     @property
     def active(self) -> bool:
         """Whether the view is sorted or filtered (rows are then not in the data's order)."""
         return self.sort_column >= 0 or bool(self.query.strip())
 
-    def set_query(self, text: str) -> None:
-        if not hasattr(self, "beginFilterChange"):  # Qt < 6.9
-            self.query = text
-            self.invalidateRowsFilter()
-            return
-        self.beginFilterChange()
-        self.query = text
-        self.grid_model.forget_names()
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+    # ------------------------------------------------------------------ the order
+    def _matching(self) -> list[int]:
+        """The data rows the filter keeps, in the data's order."""
+        return g.matching_rows(self.grid_model.grid, self.query, self.grid_model.display_text)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
-        if not self.query:
-            return True
-        model = self.grid_model
-        return g.row_matches(model.grid, source_row, self.query, model.display_text)
+    def _sorted(self, rows: list[int]) -> list[int]:
+        grid = self.grid_model.grid
+        if 0 <= self.sort_column < grid.column_count:
+            return g.sort_rows(grid, rows, self.sort_column, self.descending)
+        return sorted(rows, reverse=self.descending)
+
+    def _set_rows(self, rows: list[int]) -> None:
+        self._rows = rows
+        where = [-1] * self.grid_model.grid.row_count
+        for view_row, row in enumerate(rows):
+            where[row] = view_row
+        self._where = where
+
+    def _relayout(self, rows: list[int]) -> None:
+        """Show ``rows``; the selection and the cursor follow their data rows."""
+        self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        old = self._rows
+        self._set_rows(rows)
+        after = []
+        for index in before:
+            view_row = self._where[old[index.row()]] if 0 <= index.row() < len(old) else -1
+            after.append(self.createIndex(view_row, index.column()) if view_row >= 0 else QModelIndex())
+        self.changePersistentIndexList(before, after)
+        self.layoutChanged.emit()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Order the rows shown by ``column`` (-1: the data's order); equal cells keep the order
+        they had."""
         self.sort_column = column
         self.descending = order == Qt.SortOrder.DescendingOrder
-        grid = self.grid_model.grid
-        if 0 <= column < grid.column_count:
-            spec = grid.columns[column]
-            self._keys = [g.sort_key(spec, grid.value(r, column)) for r in range(grid.row_count)]
-        try:
-            super().sort(column, order)
-        finally:
-            self._keys = None
+        self._relayout(self._sorted(self._rows))
 
-    def lessThan(self, left: _Index, right: _Index) -> bool:
-        keys = self._keys
-        if keys is None:
-            grid = self.grid_model.grid
-            spec = grid.columns[left.column()]
-            a, b = g.sort_key(spec, grid.value(left.row(), left.column())), \
-                g.sort_key(spec, grid.value(right.row(), right.column()))
+    def set_query(self, text: str) -> None:
+        """Show the rows with a cell containing ``text`` (sorted as the view is)."""
+        self.query = text
+        self.grid_model.forget_names()
+        self._relayout(self._sorted(self._matching()))
+
+    # ------------------------------------------------------------------ the source's changes
+    def setSourceModel(self, source: Any) -> None:
+        """The grid's model (the rows in the data's order, filtered), or None."""
+        old = self.sourceModel()
+        if old is not None:
+            for signal, slot in self._links:
+                signal.disconnect(slot)
+            self._links = []
+        self.beginResetModel()
+        super().setSourceModel(source)
+        if source is not None:
+            self._links = [
+                (source.dataChanged, self._data_changed),
+                (source.headerDataChanged, self._header_changed),
+                (source.rowsInserted, self._rows_inserted),
+                (source.rowsAboutToBeRemoved, self._rows_removing),
+                (source.rowsRemoved, self._rows_removed),
+                (source.rowsMoved, self._rows_moved),
+                (source.columnsAboutToBeInserted, self._columns_inserting),
+                (source.columnsInserted, self.endInsertColumns),
+                (source.columnsAboutToBeRemoved, self._columns_removing),
+                (source.columnsRemoved, self.endRemoveColumns),
+                (source.columnsAboutToBeMoved, self._columns_moving),
+                (source.columnsMoved, self.endMoveColumns),
+                (source.modelAboutToBeReset, self.beginResetModel),
+                (source.modelReset, self._reset),
+            ]
+            for signal, slot in self._links:
+                signal.connect(slot)
+            self._set_rows(self._matching())
         else:
-            a, b = keys[left.row()], keys[right.row()]
-        if (a[0] == 2) != (b[0] == 2):  # empty cells last in both directions
-            return (b[0] == 2) != self.descending
-        return a < b
+            self._set_rows([])
+        self.endResetModel()
+
+    def _reset(self) -> None:
+        self._set_rows(self._sorted(self._matching()))
+        self.endResetModel()
+
+    def _data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
+        where = self._where
+        shown = [where[r] for r in range(top_left.row(), bottom_right.row() + 1) if r < len(where) and where[r] >= 0]
+        if shown:
+            self.dataChanged.emit(self.index(min(shown), top_left.column()),
+                                  self.index(max(shown), bottom_right.column()))
+
+    def _header_changed(self, orientation: Qt.Orientation, first: int, last: int) -> None:
+        if orientation == Qt.Orientation.Horizontal:
+            self.headerDataChanged.emit(orientation, first, last)
+
+    def _rows_inserted(self, _parent: QModelIndex, first: int, last: int) -> None:
+        """New data rows the filter keeps appear where their data-row number would sort among
+        the rows shown (as Qt's sort-and-filter model places rows it does not sort again)."""
+        count = last - first + 1
+        rows = [r + count if r >= first else r for r in self._rows]
+        model = self.grid_model
+        query = self.query
+        new = [r for r in range(first, last + 1)
+               if not query.strip() or g.row_matches(model.grid, r, query, model.display_text)]
+        low, high = 0, len(rows) - 1
+        while low <= high:
+            middle = (low + high) // 2
+            if first < rows[middle]:
+                high = middle - 1
+            else:
+                low = middle + 1
+        if new:
+            self.beginInsertRows(QModelIndex(), low, low + len(new) - 1)
+        self._set_rows(rows[:low] + new + rows[low:])
+        if new:
+            self.endInsertRows()
+
+    def _rows_removing(self, _parent: QModelIndex, first: int, last: int) -> None:
+        where = self._where
+        gone = sorted(where[r] for r in range(first, last + 1) if r < len(where) and where[r] >= 0)
+        while gone:  # contiguous runs of view rows, the last first
+            end = gone.pop()
+            start = end
+            while gone and gone[-1] == start - 1:
+                start = gone.pop()
+            self.beginRemoveRows(QModelIndex(), start, end)
+            del self._rows[start:end + 1]
+            self.endRemoveRows()
+
+    def _rows_removed(self, _parent: QModelIndex, first: int, last: int) -> None:
+        count = last - first + 1
+        self._set_rows([r - count if r > last else r for r in self._rows if not first <= r <= last])
+
+    def _rows_moved(self, _parent: QModelIndex, start: int, end: int, _destination: QModelIndex, to: int) -> None:
+        """The same rows shown in the same places: only their data-row numbers change."""
+        count = end - start + 1
+        order = list(range(self.grid_model.grid.row_count))
+        block = order[start:end + 1]
+        rest = order[:start] + order[end + 1:]
+        at = to if to <= start else to - count
+        moved = rest[:at] + block + rest[at:]  # new data row -> old data row
+        renumber = [0] * len(moved)
+        for new_row, old_row in enumerate(moved):
+            renumber[old_row] = new_row
+        self.layoutAboutToBeChanged.emit()
+        self._set_rows([renumber[r] for r in self._rows])
+        self.layoutChanged.emit()
+
+    def _columns_inserting(self, _parent: QModelIndex, first: int, last: int) -> None:
+        self.beginInsertColumns(QModelIndex(), first, last)
+
+    def _columns_removing(self, _parent: QModelIndex, first: int, last: int) -> None:
+        self.beginRemoveColumns(QModelIndex(), first, last)
+
+    def _columns_moving(self, _parent: QModelIndex, start: int, end: int, _destination: QModelIndex,
+                        to: int) -> None:
+        self.beginMoveColumns(QModelIndex(), start, end, QModelIndex(), to)
+
+    # ------------------------------------------------------------------ Qt model
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
+        if 0 <= row < len(self._rows) and 0 <= column < self.grid_model._cols and not parent.isValid():
+            return self.createIndex(row, column)
+        return QModelIndex()
+
+    def parent(self, child: Any = None) -> Any:  # type: ignore[override]
+        if child is None:  # QObject.parent()
+            return super().parent()
+        return QModelIndex()
+
+    def sibling(self, row: int, column: int, _index: _Index) -> QModelIndex:
+        return self.index(row, column)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.grid_model._cols
+
+    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:
+        return not parent.isValid() and bool(self._rows) and self.grid_model._cols > 0
+
+    def mapToSource(self, proxyIndex: _Index) -> QModelIndex:
+        if not proxyIndex.isValid() or not 0 <= proxyIndex.row() < len(self._rows):
+            return QModelIndex()
+        return self.grid_model.index(self._rows[proxyIndex.row()], proxyIndex.column())
+
+    def mapFromSource(self, sourceIndex: _Index) -> QModelIndex:
+        if not sourceIndex.isValid() or not 0 <= sourceIndex.row() < len(self._where):
+            return QModelIndex()
+        view_row = self._where[sourceIndex.row()]
+        return self.createIndex(view_row, sourceIndex.column()) if view_row >= 0 else QModelIndex()
+
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        return self.grid_model.data(self.mapToSource(index), role)
+
+    def multiData(self, index: _Index, roleDataSpan: Any) -> None:
+        self.grid_model.fill_roles(self._rows[index.row()], index.column(), roleDataSpan)
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        return self.grid_model.flags(index) if index.isValid() else Qt.ItemFlag.NoItemFlags
+
+    def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        return self.grid_model.setData(self.mapToSource(index), value, role)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Vertical:  # the data row's number
+            if not 0 <= section < len(self._rows):
+                return None
+            section = self._rows[section]
+        return self.grid_model.headerData(section, orientation, role)
 
 
 class GridDelegate(QStyledItemDelegate):

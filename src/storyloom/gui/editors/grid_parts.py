@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoCommand
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QResizeEvent, QUndoCommand
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QStyle,
+    QStyleFactory,
     QTableView,
     QWidget,
 )
@@ -23,6 +25,8 @@ from PySide6.QtWidgets import (
 from storyloom.gui import theme
 from storyloom.gui.editors.grid_model import GridTableModel, type_icon
 from storyloom.project import grids as g
+
+FRAME_RADIUS = 6  # the item views' frame in the theme's style sheet (border-radius)
 
 
 class GridOwner(Protocol):
@@ -102,6 +106,60 @@ class GridView(QTableView):
     def __init__(self, editor: GridOwner) -> None:
         super().__init__()
         self.editor = editor
+        # The style sheet's rounded frame leaves the viewport see-through, and Qt repaints a
+        # see-through widget whole when it scrolls: a wheel step painted every visible cell. While
+        # the grid can scroll, the view paints its own background (paintEvent) and its viewport is
+        # opaque, so a scroll moves the pixels already drawn and paints only the rows scrolled in.
+        self._opaque = False
+        self._fusion: QStyle | None = None
+        self._pick_style()
+
+    def _pick_style(self) -> None:
+        """The app's style is Fusion behind a Python proxy (:class:`storyloom.gui.theme.ThemeStyle`)
+        that Qt calls for every cell's background, row and check box; in the light theme the
+        proxy draws exactly what Fusion draws, so the grid paints with Fusion itself (no Python
+        per primitive). In the dark theme the proxy's indicator colours are needed: the app's."""
+        if theme.colors().dark:
+            if self.testAttribute(Qt.WidgetAttribute.WA_SetStyle):
+                self.setStyle(None)  # type: ignore[arg-type]  # back to the application's
+            return
+        if self._fusion is None:
+            self._fusion = QStyleFactory.create("Fusion")
+            self._fusion.setParent(self)
+        if not self.testAttribute(Qt.WidgetAttribute.WA_SetStyle):
+            self.setStyle(self._fusion)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the theme changed
+            self._pick_style()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self._opaque:
+            painter = QPainter(self.viewport())
+            painter.fillRect(event.rect(), self.palette().base())
+            painter.end()
+        super().paintEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)  # the view's, and its viewport's (a scroll bar shown or hidden)
+        self._update_opaque()
+
+    def _update_opaque(self) -> None:
+        """Opaque unless the viewport reaches a rounded corner of the frame (no scroll bar nor
+        header between them: a grid that fits, with nothing to scroll), where the frame's corner
+        shows through as before."""
+        viewport = self.viewport()
+        area = QRect(viewport.mapTo(self, QPoint(0, 0)), viewport.size())
+        frame, side = self.rect(), FRAME_RADIUS
+        left, top = frame.left(), frame.top()
+        right, bottom = frame.right() - side + 1, frame.bottom() - side + 1
+        corners = [QRect(x, y, side, side) for x in (left, right) for y in (top, bottom)]
+        opaque = not any(area.intersects(corner) for corner in corners)
+        if opaque != self._opaque:
+            self._opaque = opaque
+            viewport.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, opaque)
+            viewport.update()
 
     def undo(self) -> None:
         self.editor.undo()
