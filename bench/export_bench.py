@@ -24,8 +24,9 @@ runs made under the same load on a shared machine):
 Exports run cold (the in-memory per-revision memo of ``storyloom.export.cache.memo`` emptied before
 each run: the first export after opening a project, as ``storyloom export`` runs, with the
 results an earlier export kept on disk, ``export-cache.sqlite3``) and warm (repeated exports of
-an open project, as the API serves them). For information, the first export of a project ever
-(nothing kept on disk either: every script rendered, every property text parsed). Each ratio
+an open project, as the API serves them), and as the first export of a project ever (nothing kept
+on disk either, ``export-cache.sqlite3`` emptied: every script rendered, every property text
+parsed, every result kept; a build server's export of a fresh clone). Each ratio
 is the median over the rounds of (phase time / reference time in the same round). Shown for
 information, not as a target: the reference read with the collector on, as a caller that does
 not pause it would read.
@@ -34,7 +35,8 @@ Then ``storyloom export``, ``storyloom schema`` and ``storyloom dump`` of the pr
 each as separate processes: their wall time and peak RSS.
 
 Targets (issue 16): cold game export <= 2x the reference, cold export + writing the file <= 3x;
-schema export and warm exports <= 3x; the export's ``_meta.warningCount`` equal to the problems
+schema export and warm exports <= 3x; (issue 28) the first export ever <= 3x, with writing the
+file <= 4x; the export's ``_meta.warningCount`` equal to the problems
 planted; the ``export``, ``schema`` and ``dump`` processes under 300 MB peak RSS. Exit status 1
 when one is missed.
 """
@@ -65,6 +67,8 @@ from bench.report import Check, check_docs, machine, storyloom_home, verdict  # 
 
 COLD_TARGET = 2.0
 COLD_SERIALISE_TARGET = 3.0
+FIRST_TARGET = 3.0
+FIRST_SERIALISE_TARGET = 4.0
 OTHER_TARGET = 3.0
 RSS_TARGET_MB = 300
 
@@ -73,6 +77,18 @@ def make_docs(count: int, seed: int = 11) -> list[dict[str, Any]]:
     """``count`` generated documents (kept for benchmarks written against the old generator:
     use :func:`bench.generate.generate`, which also sets the export mappings and counts problems)."""
     return list(generate(count, seed=seed).docs())
+
+
+def forget_script_memos() -> None:
+    """Empty the script layer's memos of lines and expressions, as a new process has them: an
+    earlier round's first export must not leave the next one's parse half done."""
+    from storyloom.script import line_ids, mappings, parser
+
+    parser._expression_memo.clear()
+    parser._set_memo.clear()
+    parser._remembered.clear()
+    line_ids._lines.clear()
+    mappings._compiled.clear()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,6 +172,7 @@ def _measure(args: argparse.Namespace, project: Any) -> int:
     def first(fn: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
             cache.clear(disk=True)  # nor any result kept on disk: the project's first export ever
+            forget_script_memos()  # as in a new process (a build server's `storyloom export`)
             return fn()
 
         return run
@@ -163,7 +180,8 @@ def _measure(args: argparse.Namespace, project: Any) -> int:
     phases: list[tuple[str, Callable[[], Any], float | None]] = [
         ("reference: read + decode, GC paused", reference, None),
         ("info: read + decode, GC on", read_gc_on, None),
-        ("info: first export ever, nothing on disk", first(export), None),
+        ("first export ever, nothing on disk", first(export), FIRST_TARGET),
+        ("first export ever + writing the file", first(export_and_write), FIRST_SERIALISE_TARGET),
         ("game export, cold", cold(export), COLD_TARGET),
         ("game export + writing the file, cold", cold(export_and_write), COLD_SERIALISE_TARGET),
         ("schema export, cold", cold(schema), OTHER_TARGET),
