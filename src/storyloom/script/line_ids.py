@@ -115,7 +115,9 @@ def new_line_id(doc_id: str, key: str, occurrence: int, used: Iterable[str] | se
     while True:
         seed = f"{doc_id}\x00{key}\x00{occurrence}\x00{bump}" if bump else f"{doc_id}\x00{key}\x00{occurrence}"
         digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()
-        candidate = base64.b32encode(digest).decode("ascii").lower()[:LINE_ID_LENGTH]
+        # The first 12 characters of the digest's base32 are those of its first 10 bytes (base32
+        # writes each 5 bytes as 8 characters on their own): a fifth of the encoding.
+        candidate = base64.b32encode(digest[:10]).decode("ascii").lower()[:LINE_ID_LENGTH]
         if candidate not in taken:
             return candidate
         bump += 1

@@ -59,6 +59,7 @@ _EXPRESSION_RE = re.compile(r"\[(\w[\w .\-]*)\]")
 _COMMAND_START_RE = re.compile(r"<\s*([^\W\d][\w.]*)\s*\(")
 _DIRECTIVE_RE = re.compile(r"@(\w*)")
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+_PARAM_MARKS = re.compile(r"[\"'(\[{]")  # what makes the walk of _split_params other than a split
 
 # Memos of the expression checks, keyed by the expression text (scripts repeat their
 # conditions, interpolations and ``@set`` bodies). Only immutable results are kept: an error's
@@ -271,8 +272,9 @@ class _ScriptParser:
             self.text(number, raw)
 
     def text(self, number: int, raw: str) -> None:
-        self.add(TextLine(number, raw.rstrip()))
-        self.interpolations(number, raw)
+        self.result.lines.append(TextLine(number, raw.rstrip()))
+        if "${" in raw:
+            self.interpolations(number, raw)
 
     def directive(self, number: int, raw: str, stripped: str, indent: int) -> None:
         match = _DIRECTIVE_RE.match(stripped)
@@ -281,7 +283,7 @@ class _ScriptParser:
         column = indent + 1
         if word == "if":
             condition = rest.strip()
-            self.add(IfLine(number, condition))
+            self.result.lines.append(IfLine(number, condition))
             self.nest(number, column, word)
             if not condition:
                 self.problem(number, column + 3, "bad-expression", "@if needs a condition")
@@ -296,7 +298,7 @@ class _ScriptParser:
                     number, column + len(word) + 1 + lead, "trailing-text",
                     f"unexpected text after @{word} (only a // comment may follow)",
                 )  # fmt: skip
-            self.add(ElseLine(number) if word == "else" else EndIfLine(number))
+            self.result.lines.append(ElseLine(number) if word == "else" else EndIfLine(number))
             self.nest(number, column, word)
         elif word == "set":
             self.set(number, raw, rest, column)
@@ -321,7 +323,7 @@ class _ScriptParser:
             self.add(_set_line_from_text(number, rest))
             return
         _, path, operator, value_text, value_column, value_paths = found
-        self.add(SetLine(number, path.text, operator, value_text))
+        self.result.lines.append(SetLine(number, path.text, operator, value_text))
         if self.known is not None:
             # "=" may create a property (a warning); a compound operator reads it first (an error)
             self.check_paths(number, base, [path], target=operator == "=")
@@ -356,9 +358,10 @@ class _ScriptParser:
             return
         content = body[close + 2 :].rstrip()
         content_offset = offset + close + 2
-        masked = _mask_interpolations(content)
+        # Most speech is plain text: each helper below is called only when its mark is there.
+        masked = _mask_interpolations(content) if "${" in content else content
         data: dict[str, Any] | None = None
-        start = _trailing_object_start(masked)
+        start = _trailing_object_start(masked) if masked.endswith("}") else None
         if start is not None:
             loaded, error = _load_object(content[start:])
             if error is None:
@@ -376,8 +379,9 @@ class _ScriptParser:
         if found:
             expression = found.group(1).strip()
             content = content[: found.start()].rstrip()
-        self.add(SpeechLine(number, actor, content.strip(), tag, expression, data))
-        self.interpolations(number, raw)
+        self.result.lines.append(SpeechLine(number, actor, content.strip(), tag, expression, data))
+        if "${" in raw:
+            self.interpolations(number, raw)
 
     def command(self, number: int, raw: str, stripped: str, indent: int) -> None:
         match = _COMMAND_START_RE.match(stripped)
@@ -425,8 +429,9 @@ class _ScriptParser:
                 number, rest_column, "bad-command",
                 "unexpected text after the command (only {json} and a // comment may follow)",
             )  # fmt: skip
-        self.add(CommandLine(number, name, params, data, comment))
-        self.interpolations(number, raw)
+        self.result.lines.append(CommandLine(number, name, params, data, comment))
+        if "${" in raw:
+            self.interpolations(number, raw)
 
 
 def _set_line_from_text(number: int, rest: str) -> SetLine:
@@ -598,7 +603,13 @@ def _load_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
 
 def _split_params(text: str, start: int) -> tuple[list[str], int, tuple[int, str] | None]:
     """Split the params after ``(`` at ``start``: (params, index of the closing ``)``, error)."""
-    params: list[str] = []
+    close = text.find(")", start)
+    if close >= 0 and _PARAM_MARKS.search(text, start, close) is None:
+        # No quote and no bracket before the first ")": it closes the params, commas split them
+        # (what the walk below finds, without walking).
+        params = [piece.strip() for piece in text[start:close].split(",")]
+        return ([] if len(params) == 1 and not params[0] else params), close, None
+    params = []
     stack: list[str] = []
     quote = ""
     opened_quote = 0
