@@ -8,6 +8,7 @@ See ``docs/scripting.md`` for the grammar, the precedence table and the type rul
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -287,6 +288,9 @@ def interpolate(text: str, live: Mapping[str, Any], defaults: Mapping[str, Any] 
     return "".join(out)
 
 
+_QUOTES = re.compile("[\"']")
+
+
 def find_interpolations(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, inner)`` for each ``${...}``: ``end`` is past the ``}``, or -1 when unclosed.
 
@@ -295,6 +299,12 @@ def find_interpolations(text: str) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
     i = text.find("${")
     while i >= 0:
+        close = text.find("}", i + 2)
+        if close >= 0 and _QUOTES.search(text, i + 2, close) is None:
+            # no quote before the first "}": it closes this one (what the walk below finds)
+            found.append((i, close + 1, text[i + 2 : close]))
+            i = text.find("${", close + 1)
+            continue
         j = i + 2
         quote = ""
         n = len(text)
