@@ -234,6 +234,8 @@ def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str]
     """Ids for the lines ``fps`` from ``tables`` (the first one primary), in four passes:
     aligned runs of each table, then fingerprints anywhere in each table (a line moved), then
     lines of a replaced run of the primary table paired in order (edited lines), then new ids."""
+    if not any(tables):  # no table to keep ids from (a Drafft teammate's script, an import): all new
+        return _new_ids([None] * len(fps), fps, doc_id, set(tags))
     given = _Ids(len(fps), tags)
     all_codes = [_opcodes([fp for _, fp in table], fps) for table in tables]
     ids, used = given.ids, given.used
@@ -255,6 +257,11 @@ def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str]
                 news = [j for j in range(j1, j2) if given.ids[j] is None]
                 for j, line_id in zip(news, olds, strict=False):
                     given.give(j, line_id)
+    return _new_ids(ids, fps, doc_id, used)
+
+
+def _new_ids(ids: list[str | None], fps: list[str], doc_id: str, used: set[str]) -> LineTable:
+    """The table of lines ``fps`` whose kept ids are ``ids``, a new id for each line without one."""
     if None not in ids:
         return [[line_id, fp] for line_id, fp in zip(ids, fps, strict=True)]  # type: ignore[list-item]
     seen: dict[str, int] = {}
