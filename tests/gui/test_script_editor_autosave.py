@@ -126,3 +126,18 @@ def test_an_autosave_refused_on_the_worker_shows_why_and_keeps_the_text(window, 
     assert _stored_script(window, editor) == "::Man:: Theirs.\n"
     editor.load_theirs()  # the banner's way out: their text shown, nothing left unsaved
     assert editor.text.toPlainText() == "::Man:: Theirs.\n" and not editor.dirty
+
+
+def test_closing_the_tab_while_its_autosave_is_written_keeps_everything_typed(window, qtbot,
+                                                                              monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, qtbot, "::Woman:: One.\n")
+    doc_id = editor.doc_id
+    writes = _HeldWrites(monkeypatch, window.session.editor, "before")
+    qtbot.keyClicks(editor.text, "Written")
+    editor.autosave()
+    assert writes.reached.wait(10)
+    qtbot.keyClicks(editor.text, " and closed")
+    threading.Timer(0.2, writes.release.set).start()
+    assert window.tabs.close_tab(window.tabs.indexOf(editor))  # waits for the write, then saves the rest
+    assert window.session.db.get(doc_id)["content"]["script"] == "::Woman:: One.\nWritten and closed"
+    assert len(writes.threads) == 2  # the autosave's write, then the closing save's
