@@ -405,9 +405,10 @@ def time_pause_work(app: Any, editor: Any) -> tuple[float, float, float]:
 def time_saves(app: Any, editor: Any, saves: int) -> tuple[list[float], list[float]]:
     """The GUI thread's CPU time of one autosave (as its timer runs it) and of what its events
     ask for on that thread (the explorer's tree, the Problems dock's check of the saved script,
-    the marks...), ``saves`` times, each after a one-letter edit whose parse is done. In ms: CPU time, which the machine's
-    load leaves alone, unlike a stall's length. Also the same 0.6 s of the event loop without a
-    save, as many times (the loop's own polling: what a save's figure includes anyway)."""
+    the marks...), ``saves`` times, each after a one-letter edit whose parse is done. In ms: CPU
+    time, which the machine's load leaves alone, unlike a stall's length. Also the same 0.6 s of
+    the event loop without a save, as many times (the loop's own polling: what a save's figure
+    includes anyway)."""
     from PySide6.QtGui import QTextCursor
 
     cpu: list[float] = []
