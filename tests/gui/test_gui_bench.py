@@ -36,6 +36,7 @@ def test_gui_bench_measures_typing_alone_when_asked(tmp_path, capsys, qapp) -> N
     assert code in (0, 1), out
     assert out.count("typing continuously (") == 2 and "run 2, typing continuously: longest GUI thread stall" in out
     assert "the most CPU time the process spent in one stall" in out and "full garbage collections meanwhile" in out
+    assert out.count("the most CPU time the GUI thread spent in one stall") == 2
     assert "tab switch" not in out and "grid scroll" not in out
     assert gc.get_freeze_count() == 0  # the app's collection policy, installed as run() does, stopped
 

@@ -69,7 +69,7 @@ class DocumentEditor(QWidget):
         self._elsewhere: dict[str, Any] | None = None  # a newer revision kept aside while typing
         self._set_aside: dict[str, Any] | None = None  # the text "Take theirs" replaced, to put back
         self._loading = False
-        self._autosave = qdebounced(self.save, timeout=AUTOSAVE_MS, parent=self)
+        self._autosave = qdebounced(self.autosave, timeout=AUTOSAVE_MS, parent=self)
         self._retry_when_space = QTimer(self)
         self._retry_when_space.setSingleShot(True)
         self._retry_when_space.setInterval(DISK_FULL_RETRY_MS)
@@ -166,28 +166,33 @@ class DocumentEditor(QWidget):
             return not self.dirty
         try:
             result = self.session.editor.patch(self.doc_id, self.changes(), rev=self.base.get("_rev"))
-        except ValidationError as exc:
+        except StoryloomError as exc:
+            return self._not_saved(exc)
+        return self._saved(result)
+
+    def autosave(self) -> None:
+        """What the autosave's timer calls after a pause in typing: :meth:`save` (an editor may
+        write in the background instead)."""
+        self.save()
+
+    def _not_saved(self, exc: StoryloomError) -> bool:
+        """The gate refused the write with ``exc``: say why; the text stays, unsaved. False."""
+        if isinstance(exc, ValidationError):
             details = "; ".join(p.message for p in exc.problems[:3])
             self._refused(f"Not saved: {details}. Fix it and the text saves by itself; what you typed is kept.")
-            return False
-        except LockRefused as exc:
+        elif isinstance(exc, LockRefused):
             self._refused(f"Not saved: {exc}. Your text is kept here.")
-            return False
-        except Conflict:
+        elif isinstance(exc, Conflict):
             self._changed_elsewhere(self._read())
-            return False
-        except NotFound:
+        elif isinstance(exc, NotFound):
             self._deleted_elsewhere()
-            return False
-        except DiskFull as exc:
+        elif isinstance(exc, DiskFull):
             self._refused(f"Not saved: {exc}. What you typed is kept here and saves by itself once there "
                           "is space.")
             self._retry_when_space.start()
-            return False
-        except StoryloomError as exc:
+        else:
             self._refused(f"Not saved: {exc}")
-            return False
-        return self._saved(result)
+        return False
 
     def _retry_save(self) -> None:
         """A save the full disk refused, tried again (and again, until it goes through)."""
