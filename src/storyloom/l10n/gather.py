@@ -43,7 +43,7 @@ TRANSLATED = (SCRIPT, DIALOGUE)
 CHUNK = 200
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Place:
     """A translated document in the tree: its id, type, name and path ("Act 1/Intro")."""
 
@@ -115,7 +115,7 @@ def entries(project: Any, target_locale: str) -> Iterator[CatalogEntry]:
                 yield _entry(line, place, stored.get(line.line_id))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Line:
     """A translatable line of a document, before the translation is looked up."""
 

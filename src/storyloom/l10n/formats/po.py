@@ -57,6 +57,15 @@ def comments(entry: CatalogEntry) -> str:
 
 def po_text(catalog: Catalog) -> str:
     """The PO file of a catalog, as text."""
+    return po_bytes(catalog).decode("utf-8")
+
+
+def po_bytes(catalog: Catalog) -> bytes:
+    """The PO file of a catalog, as UTF-8 bytes.
+
+    What ``str(polib.POFile)`` writes (the header and metadata, then each entry after a blank
+    line), made one entry at a time: a file of 100,000 lines never holds 100,000 ``POEntry``
+    objects, only their bytes (docs/benchmarks.md, "Localization")."""
     # No wrapping: a wrapped reference would split a document's name at its spaces, and an
     # unwrapped msgid is as valid (gettext's tools wrap only for looks).
     po = polib.POFile(wrapwidth=0)
@@ -71,6 +80,7 @@ def po_text(catalog: Catalog) -> str:
         "X-Source-Language": underscored(catalog.source_locale),
         "X-Generator": f"Storyloom {__version__}",
     }
+    chunks = [str(po).encode("utf-8")]
     for entry in catalog.entries:
         ref = reference(entry)
         item = polib.POEntry(
@@ -84,12 +94,8 @@ def po_text(catalog: Catalog) -> str:
         if entry.needs_review and entry.previous_source is not None and entry.previous_source != entry.source:
             item.previous_msgctxt = entry.line_id
             item.previous_msgid = entry.previous_source
-        po.append(item)
-    return str(po)
-
-
-def po_bytes(catalog: Catalog) -> bytes:
-    return po_text(catalog).encode("utf-8")
+        chunks.append(("\n" + item.__unicode__(po.wrapwidth)).encode("utf-8"))
+    return b"".join(chunks)
 
 
 def _decoded(data: bytes, path: Path | str) -> str:
