@@ -61,7 +61,7 @@ class UnknownActor(StoryloomError):
         super().__init__(f"no actor named {actor!r} speaks in the project; the actors who speak are: {listed}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VoLine:
     """One row of a recording script."""
 
