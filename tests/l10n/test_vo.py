@@ -219,3 +219,16 @@ def test_storyloom_l10n_vo_writes_the_recording_script(tmp_path: Path) -> None:
     with out.open(newline="", encoding="utf-8") as f:
         assert all(r["audio_file"] == f"fr/{r['line_id']}.wav" and r["text_from"] == FROM_FALLBACK
                    for r in csv.DictReader(f))
+
+
+@pytest.mark.integration  # the storyloom CLI in a subprocess
+def test_storyloom_l10n_vo_loads_no_web_stack_no_http_client_and_no_game_export(tmp_path: Path) -> None:
+    from tests.test_cli_imports import HTTP, NEVER, _modules
+
+    home = Path(os.environ["STORYLOOM_HOME"])
+    assert storyloom("new", "Saga", "--sample").returncode == 0
+    code, names = _modules(home, "l10n", "vo", "Saga", "-o", str(tmp_path / "vo.csv"))
+    assert code == 0 and (tmp_path / "vo.csv").exists()
+    top = {name.split(".")[0] for name in names}
+    assert not top & set(NEVER + HTTP), sorted(top & set(NEVER + HTTP))
+    assert not {name for name in names if name.startswith("storyloom.export")}
