@@ -22,7 +22,9 @@ process (:func:`bench.memory_bench._measure`) and its wall time:
   every run writes every Translation document);
 * ``storyloom l10n export`` again, now that every line is translated (a bigger file: each entry
   carries its translation), in the format asked and in XLIFF (the format that builds the most
-  per line) when another was asked.
+  per line) when another was asked;
+* ``storyloom l10n vo --locale fr``: the voice-over recording script of every speech line, in
+  French (CSV).
 
 Targets (issue 25): each l10n process peaks under 300 MB RSS (an export measured before and
 after the import); the file holds at least 100,000
@@ -152,6 +154,14 @@ def run(args: argparse.Namespace, home: Path) -> int:
         checks.append(Check(f"l10n export ({fmt}, translated): peak RSS", peak if code == 0 else float("inf"),
                             RSS_TARGET_MB, "<=", " MB", note=f"{elapsed:.1f}s"))
         ratios.append((f"l10n export ({fmt}, translated)", elapsed))
+    vo = home / "l10n-bench.vo.fr.csv"
+    code, out, peak, elapsed = _measure(["l10n", "vo", name, "--locale", "fr", "-o", str(vo)])
+    print(f"storyloom l10n vo --locale fr: {elapsed:.1f}s, {_mb(vo):.1f} MB file, peak RSS {peak:.0f} MB"
+          + ("" if code == 0 else f", FAILED (exit {code})"))
+    checks.append(Check("l10n vo (translated): peak RSS", peak if code == 0 else float("inf"), RSS_TARGET_MB, "<=",
+                        " MB", note=f"{elapsed:.1f}s"))
+    ratios.append(("l10n vo --locale fr", elapsed))
+
     # The plain export again, last: with the results the first one kept on disk
     # (export-cache.sqlite3), as every later export of a project runs.
     code, _out, peak, again_time = _measure(["export", name, "-o", str(game)])
