@@ -94,3 +94,12 @@ def test_every_speaker_of_a_generated_script_is_an_actor(count: int) -> None:
     speakers = {speaker_key(line.actor) for d in docs if d["type"] == "Script"
                 for line in parse_script(d["content"]["script"]).lines if isinstance(line, SpeechLine)}
     assert speakers and speakers <= actors
+
+
+def test_l10n_bench(tmp_path, capsys) -> None:
+    from bench import l10n_bench
+
+    code = l10n_bench.main(["--docs", "100", "--dir", str(tmp_path)])
+    out = _ran(capsys, code, "l10n")
+    assert code == 0, out
+    assert "l10n import: lines stored = lines exported" in out and "time as a ratio to the plain export" in out

@@ -10,6 +10,9 @@ app's File ▸ Export Translations… and Import Translations… (later, of the 
   and imports it (:func:`storyloom.l10n.importing.import_translations`), or with ``dry_run``
   only reports what it would do. The project's lock policy applies: in a team project, a
   Translation document another translator holds is refused and listed.
+- :func:`export_recording_script` writes the voice-over recording script of the project (one
+  actor's lines, or everyone's; the text in a target locale or the source) as CSV, atomically
+  (:mod:`storyloom.l10n.vo`).
 
 See docs/localization.md.
 """
@@ -59,6 +62,32 @@ def export_catalog(project: Any, locale: str, path: Path | str, *, csv_dialect: 
         target, found.target_locale, len(found.entries),
         sum(1 for e in found.entries if e.target), sum(1 for e in found.entries if e.target and e.needs_review),
     )
+
+
+@dataclass(frozen=True)
+class ExportedRecordingScript:
+    """What :func:`export_recording_script` wrote: the file, the locale (None: the source), the
+    rows, the actors they are for, and how many rows fell back to the source text."""
+
+    path: Path
+    locale: str | None
+    lines: int
+    actors: int
+    untranslated: int
+
+
+def export_recording_script(project: Any, path: Path | str, *, actor: str | None = None,
+                            locale: str | None = None) -> ExportedRecordingScript:
+    """Write ``project``'s recording script to ``path`` (CSV): ``actor``'s lines only when given,
+    the text in ``locale`` (one of the project's target locales, in any case) when given."""
+    from storyloom.l10n.vo import FROM_FALLBACK, recording_script, write_recording_csv
+
+    chosen = match_locale(locale, target_locales(project.editor.settings())) if locale else None
+    rows = recording_script(project, actor=actor, locale=chosen)
+    target = Path(path)
+    write_recording_csv(rows, target)
+    return ExportedRecordingScript(target, chosen, len(rows), len({row.actor for row in rows}),
+                                   sum(1 for row in rows if row.text_from == FROM_FALLBACK))
 
 
 def import_file(project: Any, path: Path | str, *, locale: str | None = None, csv_dialect: str | None = None,

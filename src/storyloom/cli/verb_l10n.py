@@ -9,6 +9,9 @@
   the unknown ids and the locked lines listed. Exit status 0 when every line was imported (or
   left empty by the translator), 1 when some were refused (unknown ids, translations locked by
   another translator), and the error's status when nothing could be imported.
+- ``l10n vo PROJECT [--actor NAME] [--locale TAG] -o FILE.csv``: the voice-over recording
+  script: one CSV row per speech line with its id, actor, expression, text, context (the
+  previous line) and the audio file a game loads (the project's ``voiceOverPath``).
 
 The work is the app's (:mod:`storyloom.app.l10n_files`).
 """
@@ -27,7 +30,7 @@ _DIALECT_HELP = ("the CSV string table's kind: godot (Godot's translation CSV) o
 def register(subparsers: Any) -> None:
     l10n = subparsers.add_parser(
         "l10n",
-        help="export and import a project's translation files (.po, .xlf, .csv)",
+        help="export and import a project's translation files (.po, .xlf, .csv) and voice-over scripts",
         description="Export a project's lines for translators, and import their translations.",
     )
     verbs = l10n.add_subparsers(dest="l10n_verb", metavar="ACTION", required=True)
@@ -56,6 +59,19 @@ def register(subparsers: Any) -> None:
     imported.add_argument("--dry-run", action="store_true", help="report what the import would do; write nothing")
     imported.set_defaults(func=run_import)
 
+    vo = verbs.add_parser(
+        "vo", help="write the voice-over recording script (CSV)",
+        description="Write one CSV row per speech line of PROJECT: its line id, actor, expression, text, "
+        "the previous line of the script (context), and the audio file a game loads (the project's "
+        "voiceOverPath, {actor}/{lineId}.ogg by default).",
+    )
+    vo.add_argument("project", metavar="PROJECT", help="project name or id")
+    vo.add_argument("--actor", metavar="NAME", help="only this actor's lines (a name or alias)")
+    vo.add_argument("--locale", metavar="TAG",
+                    help="the text in this target locale (the source where a line is not translated)")
+    vo.add_argument("-o", "--output", required=True, metavar="FILE", help="the CSV file to write (replaced)")
+    vo.set_defaults(func=run_vo)
+
 
 def run_export(args: argparse.Namespace) -> int:
     from storyloom.app.l10n_files import export_catalog
@@ -64,6 +80,18 @@ def run_export(args: argparse.Namespace) -> int:
         done = export_catalog(session.project, args.locale, args.output, csv_dialect=args.csv_dialect)
     print(f"{done.path}: {done.lines} lines for {done.locale} ({done.translated} translated, "
           f"{done.to_review} to review)")
+    return 0
+
+
+def run_vo(args: argparse.Namespace) -> int:
+    from storyloom.app.l10n_files import export_recording_script
+
+    with project_session(args.project) as session:
+        done = export_recording_script(session.project, args.output, actor=args.actor, locale=args.locale)
+    language = f"in {done.locale}" if done.locale else "in the source language"
+    fallback = f", {done.untranslated} untranslated (source text)" if done.locale else ""
+    print(f"{done.path}: {done.lines} lines for {done.actors} actor{'s' if done.actors != 1 else ''} "
+          f"{language}{fallback}")
     return 0
 
 

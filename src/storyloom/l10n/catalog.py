@@ -15,7 +15,7 @@ from typing import Literal
 LineKind = Literal["speech", "option"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One translatable line, as a translator sees it."""
 
@@ -42,7 +42,7 @@ class CatalogEntry:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Catalog:
     """A project's translatable lines for one target locale, in the project's order."""
 
@@ -52,7 +52,7 @@ class Catalog:
     entries: tuple[CatalogEntry, ...] = field(default_factory=tuple)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReadEntry:
     """One entry read back from a translation file."""
 
@@ -66,7 +66,7 @@ class ReadEntry:
     needs_review: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReadFile:
     """A translation file as read: its locales (when the format says them) and its entries."""
 

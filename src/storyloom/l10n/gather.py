@@ -43,7 +43,7 @@ TRANSLATED = (SCRIPT, DIALOGUE)
 CHUNK = 200
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Place:
     """A translated document in the tree: its id, type, name and path ("Act 1/Intro")."""
 
@@ -115,7 +115,7 @@ def entries(project: Any, target_locale: str) -> Iterator[CatalogEntry]:
                 yield _entry(line, place, stored.get(line.line_id))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Line:
     """A translatable line of a document, before the translation is looked up."""
 
@@ -125,6 +125,8 @@ class Line:
     kind: str
     speaker: str | None = None
     notes: tuple[str, ...] = ()
+    #: A speech line's actor expression (``[happy]``), for a voice actor; not translated.
+    expression: str | None = None
 
 
 def _entry(line: Line, place: Place, stored: StoredEntry | None) -> CatalogEntry:
@@ -161,7 +163,7 @@ def script_lines(doc: Mapping[str, Any], speakers: Mapping[str, str] | None = No
             continue
         speaker = (speakers or {}).get(speaker_key(line.actor), line.actor.strip())
         found.append(Line(line_id, line.text, str(line.line), "speech", speaker,
-                          (*comments_above(raw, line.line), *doc_notes)))
+                          (*comments_above(raw, line.line), *doc_notes), line.expression))
     return found
 
 

@@ -37,7 +37,7 @@ def translation_id(locale: str, document_id: str) -> str:
     return f"{ID_PREFIX}{locale}.{document_id}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredEntry:
     """One translated line as a Translation document holds it."""
 

@@ -187,6 +187,11 @@ from .settings import (
     stale_lock_minutes as stale_lock_minutes,
     TARGET_LOCALES as TARGET_LOCALES,
     target_locales as target_locales,
+    DEFAULT_VOICE_OVER_PATH as DEFAULT_VOICE_OVER_PATH,
+    VOICE_OVER_PATH as VOICE_OVER_PATH,
+    VOICE_OVER_PLACEHOLDERS as VOICE_OVER_PLACEHOLDERS,
+    voice_over_path as voice_over_path,
+    voice_over_path_problem as voice_over_path_problem,
 )
 from .spool import (
     FileSpool as FileSpool,

@@ -73,6 +73,16 @@ _LANGTAG = re.compile(
     r"|[Xx](?:-[A-Za-z0-9]{1,8})+)"
 )
 
+# ``voiceOverPath``: where a game finds a recorded line, relative to its audio folder: a pattern
+# of the placeholders {actor}, {lineId}, {locale}, {document} (docs/localization.md, "Voice-over
+# recording scripts"). Absent: ``{actor}/{lineId}.ogg``.
+VOICE_OVER_PATH = "voiceOverPath"
+DEFAULT_VOICE_OVER_PATH = "{actor}/{lineId}.ogg"
+VOICE_OVER_PLACEHOLDERS: tuple[str, ...] = ("actor", "lineId", "locale", "document")
+# What a file name may not hold on Windows, macOS or Linux (the placeholders' values are made
+# safe; the pattern's own text must be).
+_NOT_IN_FILE_NAMES = re.compile(r'[<>:"|?*\\\x00-\x1f]')
+
 DEFAULT_SCREENPLAY: dict[str, str] = {
     "locationCommand": "CutTo",
     "fadeInCommand": "FadeIn",
@@ -253,6 +263,48 @@ def target_locales(settings: Mapping[str, Any]) -> list[str]:
     return [tag for tag in value if isinstance(tag, str) and locale_problem(tag) is None]
 
 
+def voice_over_path_problem(pattern: object) -> str | None:
+    """Why ``pattern`` is not a usable ``voiceOverPath``, or ``None`` when it is one: a relative
+    path, folders separated by ``/``, naming ``{lineId}`` (so no two lines share a file), with no
+    placeholder but {actor}, {lineId}, {locale}, {document}, and no character a file name may not
+    hold."""
+    import string
+
+    if not isinstance(pattern, str) or not pattern.strip():
+        return "the pattern is empty"
+    try:
+        parts = list(string.Formatter().parse(pattern))
+    except ValueError as error:
+        return f"{pattern!r} has an unmatched brace ({error}); write {{{{ or }}}} for a brace itself"
+    names: list[str] = []
+    for literal, name, spec, conversion in parts:
+        bad = _NOT_IN_FILE_NAMES.search(literal)
+        if bad is not None:
+            return f"{pattern!r} holds {bad.group()!r}, which a file name may not hold"
+        if name is None:
+            continue
+        if spec or conversion:
+            return f"{pattern!r} gives {{{name}}} a format or conversion; a placeholder is its name alone"
+        if name not in VOICE_OVER_PLACEHOLDERS:
+            known = ", ".join(f"{{{n}}}" for n in VOICE_OVER_PLACEHOLDERS)
+            return f"{pattern!r} names an unknown placeholder {{{name}}}; the placeholders are {known}"
+        names.append(name)
+    if "lineId" not in names:
+        return f"{pattern!r} does not name {{lineId}}: every line needs a file of its own"
+    if pattern.startswith("/") or re.match(r"[A-Za-z]:", pattern):
+        return f"{pattern!r} is an absolute path; the path is relative to the game's audio folder"
+    if any(segment in ("", ".", "..") for segment in pattern.split("/")):
+        return f"{pattern!r} has an empty, '.' or '..' folder"
+    return None
+
+
+def voice_over_path(settings: Mapping[str, Any]) -> str:
+    """The project's voice-over file pattern: ``voiceOverPath`` when valid, else
+    ``{actor}/{lineId}.ogg``."""
+    value = settings.get(VOICE_OVER_PATH)
+    return value if isinstance(value, str) and voice_over_path_problem(value) is None else DEFAULT_VOICE_OVER_PATH
+
+
 def _locale_problems(doc: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     problems: list[tuple[str, str, Any]] = []
     expected = f"a BCP 47 language tag such as {LOCALE_EXAMPLES}"
@@ -370,6 +422,12 @@ def settings_problems(doc: dict[str, Any]) -> list[tuple[str, str, Any]]:
     kanban = get("kanban")
     need("kanban", kanban is MISSING or kanban is None or isinstance(kanban, dict), "an object", kanban)
     problems.extend(_locale_problems(doc))
+    voice_over = get(VOICE_OVER_PATH)
+    if voice_over is not MISSING:
+        problem = voice_over_path_problem(voice_over)
+        if problem is not None:
+            problems.append((VOICE_OVER_PATH, "a relative file path pattern of {actor}, {lineId}, {locale}, {document} "
+                             f'such as "{DEFAULT_VOICE_OVER_PATH}" ({problem})', voice_over))
     return problems
 
 

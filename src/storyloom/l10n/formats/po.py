@@ -58,6 +58,15 @@ def comments(entry: CatalogEntry) -> str:
 
 def po_text(catalog: Catalog) -> str:
     """The PO file of a catalog, as text."""
+    return po_bytes(catalog).decode("utf-8")
+
+
+def po_bytes(catalog: Catalog) -> bytes:
+    """The PO file of a catalog, as UTF-8 bytes.
+
+    What ``str(polib.POFile)`` writes (the header and metadata, then each entry after a blank
+    line), made one entry at a time: a file of 100,000 lines never holds 100,000 ``POEntry``
+    objects, only their bytes (docs/benchmarks.md, "Localization")."""
     # No wrapping: a wrapped reference would split a document's name at its spaces, and an
     # unwrapped msgid is as valid (gettext's tools wrap only for looks).
     po = polib.POFile(wrapwidth=0)
@@ -72,6 +81,7 @@ def po_text(catalog: Catalog) -> str:
         "X-Source-Language": underscored(catalog.source_locale),
         "X-Generator": f"Storyloom {__version__}",
     }
+    chunks = [str(po).encode("utf-8")]
     for entry in catalog.entries:
         for text in (entry.line_id, entry.source, entry.target or "", entry.previous_source or ""):
             if _CONTEXT_SEPARATOR in text:
@@ -90,12 +100,8 @@ def po_text(catalog: Catalog) -> str:
         if entry.needs_review and entry.previous_source is not None and entry.previous_source != entry.source:
             item.previous_msgctxt = entry.line_id
             item.previous_msgid = entry.previous_source
-        po.append(item)
-    return str(po)
-
-
-def po_bytes(catalog: Catalog) -> bytes:
-    return po_text(catalog).encode("utf-8")
+        chunks.append(("\n" + item.__unicode__(po.wrapwidth)).encode("utf-8"))
+    return b"".join(chunks)
 
 
 # gettext joins an entry's msgctxt and msgid with it in a compiled catalog: msgfmt refuses it in a string.

@@ -121,30 +121,54 @@ def _indent(element: ET.Element, level: int = 0) -> None:
 
 def xliff_text(catalog: Catalog) -> str:
     """The XLIFF 2.0 document of a catalog, as text."""
-    root = ET.Element("xliff", {"version": "2.0", "srcLang": catalog.source_locale,
-                                    "trgLang": catalog.target_locale})
-    files: dict[str, ET.Element] = {}
-    for entry in catalog.entries:
-        file = files.get(entry.document_id)
-        if file is None:
-            # An entry without a document goes to the file "-" (no document id encodes to it).
-            attributes = {"id": encode_id(entry.document_id) or "-", XML_SPACE: "preserve"}
-            if entry.document:
-                attributes["original"] = _plain(entry.document)
-            file = files[entry.document_id] = ET.SubElement(root, "file", attributes)
-        _unit(file, entry)
-    _indent(root)
-    # The elements are built without their namespace and it is declared once, on the root:
-    # ElementTree's default_namespace refuses the unqualified attributes XLIFF uses.
-    body = ET.tostring(root, encoding="unicode").replace("<xliff ", f'<xliff xmlns="{NS}" ', 1)
-    # A carriage return in a text would be read back as a line feed (XML normalizes line ends);
-    # a character reference keeps it. ElementTree writes one in an attribute already, and the
-    # indentation has none, so every raw one left is in a text.
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body.replace("\r", "&#13;") + "\n"
+    return xliff_bytes(catalog).decode("utf-8")
 
 
 def xliff_bytes(catalog: Catalog) -> bytes:
-    return xliff_text(catalog).encode("utf-8")
+    """The XLIFF 2.0 document of a catalog, as UTF-8 bytes: a ``<file>`` per document (in the
+    order the documents first come), each built and written by itself, so a catalog of 100,000
+    lines is never one tree of a million elements (docs/benchmarks.md, "Localization")."""
+    grouped: dict[str, list[CatalogEntry]] = {}
+    for entry in catalog.entries:
+        grouped.setdefault(entry.document_id, []).append(entry)
+    root = ET.Element("xliff", {"version": "2.0", "srcLang": catalog.source_locale,
+                                    "trgLang": catalog.target_locale})
+    if not grouped:
+        return _document(ET.tostring(root, encoding="unicode")).encode("utf-8")
+    root.text = _SPLIT
+    opening, closing = ET.tostring(root, encoding="unicode").split(_SPLIT)
+    chunks = [_document(opening).encode("utf-8")]
+    for document_id, entries in grouped.items():
+        # An entry without a document goes to the file "-" (no document id encodes to it).
+        attributes = {"id": encode_id(document_id) or "-", XML_SPACE: "preserve"}
+        if entries[0].document:
+            attributes["original"] = _plain(entries[0].document)
+        file = ET.Element("file", attributes)
+        for entry in entries:
+            _unit(file, entry)
+        _indent(file, 1)
+        chunks.append(_texts("\n  " + ET.tostring(file, encoding="unicode")).encode("utf-8"))
+    chunks.append(f"\n{closing}\n".encode())
+    return b"".join(chunks)
+
+
+# Splits the root's serialization into its opening and closing tags (a text no attribute holds).
+_SPLIT = "@@files@@"
+
+
+def _document(opening: str) -> str:
+    """The XML declaration and the root's opening tag (or the empty root), its namespace
+    declared: the elements are built without it, as ElementTree's ``default_namespace`` refuses
+    the unqualified attributes XLIFF uses."""
+    declared = _texts(opening.replace("<xliff ", f'<xliff xmlns="{NS}" ', 1))
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + declared + ("\n" if opening.endswith("/>") else "")
+
+
+def _texts(xml: str) -> str:
+    """A carriage return in a text would be read back as a line feed (XML normalizes line
+    ends); a character reference keeps it. ElementTree writes one in an attribute already, and
+    the indentation has none, so every raw one left is in a text."""
+    return xml.replace("\r", "&#13;")
 
 
 def _text_of(element: etree._Element) -> str:
