@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -209,14 +210,18 @@ def test_a_taken_name_creates_nothing_and_the_images_are_pngs() -> None:
 def test_a_write_with_a_warning_fails_the_sample(monkeypatch: pytest.MonkeyPatch) -> None:
     """A warning is a bug of the sample: the build stops and leaves no project behind."""
     manager = ProjectManager(username="tester")
-    monkeypatch.setattr("storyloom.project.sample_content.PLAYER_VARIABLES", "_sid: [\n")
-    with pytest.raises(SampleError, match="written with warnings"):
-        create_sample_project(manager)
-    monkeypatch.undo()
+    # Each fault in a context of its own: monkeypatch.undo() would also undo the suite's
+    # STORYLOOM_HOME (the same monkeypatch), and the manager would then list the real home.
+    with monkeypatch.context() as patch:
+        patch.setattr("storyloom.project.sample_content.PLAYER_VARIABLES", "_sid: [\n")
+        with pytest.raises(SampleError, match="written with warnings"):
+            create_sample_project(manager)
     # A script problem (the write gate does not parse scripts) fails the build too.
-    monkeypatch.setattr("storyloom.project.sample_content.SCRIPT_WICK", "@if v.island.storm\n")
-    with pytest.raises(SampleError, match="unclosed-if"):
-        create_sample_project(manager)
+    with monkeypatch.context() as patch:
+        patch.setattr("storyloom.project.sample_content.SCRIPT_WICK", "@if v.island.storm\n")
+        with pytest.raises(SampleError, match="unclosed-if"):
+            create_sample_project(manager)
+    assert manager.root.is_relative_to(os.environ["STORYLOOM_HOME"])
     assert manager.list() == []
 
 

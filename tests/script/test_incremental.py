@@ -100,15 +100,15 @@ def test_an_edit_parses_only_its_lines(monkeypatch) -> None:  # type: ignore[no-
         parsed.append(number)
         line(self, number, raw)
 
-    monkeypatch.setattr(parser_module._ScriptParser, "line", counting)
-    lines[1000] += " typed"
-    typed = parser.parse("\n".join(lines), KNOWN)
-    assert parsed == [1001]
-    parsed.clear()
-    lines.insert(500, "@if v.player.courage")  # a new line: the lines after it move down
-    moved = parser.parse("\n".join(lines), KNOWN)
-    assert parsed == [501]
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:  # (monkeypatch.undo() would undo the suite's home too)
+        patch.setattr(parser_module._ScriptParser, "line", counting)
+        lines[1000] += " typed"
+        typed = parser.parse("\n".join(lines), KNOWN)
+        assert parsed == [1001]
+        parsed.clear()
+        lines.insert(500, "@if v.player.courage")  # a new line: the lines after it move down
+        moved = parser.parse("\n".join(lines), KNOWN)
+        assert parsed == [501]
     assert moved == _fresh("\n".join(lines), KNOWN)
     del lines[500]
     assert typed == _fresh("\n".join(lines), KNOWN)

@@ -121,16 +121,18 @@ def test_locking_an_up_to_date_document_reads_once_and_writes_once(
         sent.append(f"{request.method} {request.url.path.rsplit('/', 1)[-1]}")
         return real(transport, request)
 
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", counted)
-    alice.locks.lock(doc_id)
-    assert sent == [f"GET {doc_id}", f"PUT {doc_id}"]
-    local, server = alice.store.get(doc_id, revs=True), couch.get_doc(db, doc_id, revs=True).json()
-    assert local == server  # the same revision, body and history as the server's
-    sent.clear()
-    alice.locks.unlock(doc_id)
-    assert sent == [f"GET {doc_id}", f"PUT {doc_id}"]
-    assert alice.store.get(doc_id, revs=True) == couch.get_doc(db, doc_id, revs=True).json()
-    monkeypatch.undo()
+    # A context of its own: monkeypatch.undo() would also undo the suite's STORYLOOM_HOME and
+    # password store (the same monkeypatch).
+    with monkeypatch.context() as patch:
+        patch.setattr(httpx.HTTPTransport, "handle_request", counted)
+        alice.locks.lock(doc_id)
+        assert sent == [f"GET {doc_id}", f"PUT {doc_id}"]
+        local, server = alice.store.get(doc_id, revs=True), couch.get_doc(db, doc_id, revs=True).json()
+        assert local == server  # the same revision, body and history as the server's
+        sent.clear()
+        alice.locks.unlock(doc_id)
+        assert sent == [f"GET {doc_id}", f"PUT {doc_id}"]
+        assert alice.store.get(doc_id, revs=True) == couch.get_doc(db, doc_id, revs=True).json()
     assert alice.push().docs_written == 0  # nothing local the server lacks
 
 
