@@ -7,10 +7,12 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from storyloom.cli.main import main
 from storyloom.export.game_export import build_game_export, dumps_export
 from storyloom.export.localized import UnknownExportLocale
 from storyloom.export.stream import stream_game_export
@@ -138,3 +140,60 @@ def test_an_unknown_locale_is_refused_naming_the_projects_locales(project: Proje
     assert error.code == "unknown_export_locale"
     assert "'de' is not one of the project's locales (source en; targets fr, pt-BR)" in str(error)
     assert error.fix is not None and error.fix.action == "add_target_locale"
+
+
+# ------------------------------------------------------------------------------ the command line
+
+
+@pytest.fixture
+def closed_project(project: Project) -> dict[str, Any]:
+    """The project set up and closed, for the command line to open."""
+    made = _setup(project)
+    project.close()
+    return made
+
+
+def test_cli_export_locale(closed_project: dict[str, Any], tmp_path: Path,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "game.json"
+    assert main(["export", "Saga", "--locale", "fr", "-o", str(out)]) == 0
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    assert _speech(exported)[0]["text"] == "Bonjour."
+    assert exported["_meta"]["localization"]["needsReview"] == 1
+    assert "text in fr: 4 of 5 lines translated, 1 to review, 1 in the source language" in capsys.readouterr().err
+    assert main(["export", "Saga", "--collections", "Scripts", "--locale", "fr"]) == 0  # to stdout
+    assert _speech(json.loads(capsys.readouterr().out))[1]["text"] == "Tu as 20 pièces."
+
+
+def test_cli_export_unknown_locale_exits_2_naming_the_locales(closed_project: dict[str, Any], tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "game.json"
+    assert main(["export", "Saga", "--locale", "de", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "'de' is not one of the project's locales (source en; targets fr, pt-BR)" in err
+    assert """storyloom doc set Saga ProjectSettings 'targetLocales=["fr","pt-BR","de"]'""" in err
+    assert not out.exists() and not list(tmp_path.iterdir())
+    assert main(["export", "Saga", "--all-locales"]) == 2
+    assert "--all-locales needs -o" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["export", "Saga", "--all-locales", "--locale", "fr", "-o", str(out)])
+    assert exited.value.code == 2
+
+
+def test_cli_export_all_locales_writes_a_string_table_per_locale(closed_project: dict[str, Any], tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "game.json"
+    assert main(["export", "Saga", "--all-locales", "-o", str(out)]) == 0
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    assert "localization" not in exported["_meta"]
+    assert _speech(exported)[0]["text"] == "Good morning."  # the export holds the source text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.fr.json", "game.json", "game.pt-BR.json"]
+    french = json.loads((tmp_path / "game.fr.json").read_text(encoding="utf-8"))
+    ids, yes = closed_project["ids"], closed_project["yes"]
+    assert french["strings"] == {ids[0]: "Bonjour.", ids[1]: "Tu as ${variables.player.gold} pièces.",
+                                 ids[2]: "Salut.", yes: "Oui, volontiers"}
+    assert french["_meta"]["localization"] == {"locale": "fr", "sourceLocale": "en", "lines": 5, "translated": 4,
+                                               "needsReview": 1, "untranslated": 1}
+    portuguese = json.loads((tmp_path / "game.pt-BR.json").read_text(encoding="utf-8"))
+    assert portuguese["strings"] == {} and portuguese["_meta"]["localization"]["untranslated"] == 5
+    assert "game.fr.json" in capsys.readouterr().err
