@@ -197,3 +197,18 @@ def test_cli_export_all_locales_writes_a_string_table_per_locale(closed_project:
     portuguese = json.loads((tmp_path / "game.pt-BR.json").read_text(encoding="utf-8"))
     assert portuguese["strings"] == {} and portuguese["_meta"]["localization"]["untranslated"] == 5
     assert "game.fr.json" in capsys.readouterr().err
+
+
+def test_the_schema_describes_a_localized_export(project: Project) -> None:
+    from storyloom.export.stream import stream_schema
+    from tests.export import validators
+
+    _setup(project)
+    schema = stream_schema(project, ["Scripts", "Dialogues", "Variables"])
+    validators.check_schema(schema)
+    for locale in (None, "fr"):
+        exported = _export(project, locale)[0]
+        assert validators.messages(schema, exported) == []
+    broken = _export(project, "fr")[0]
+    broken["_meta"]["localization"]["translated"] = "4"
+    assert validators.messages(schema, broken) != []
