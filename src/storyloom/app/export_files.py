@@ -151,6 +151,15 @@ class ExportChoices:
                    locale=locale if isinstance(locale, str) and locale else None)
 
 
+def language_choices(settings: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """The export dialog's Language: ``(label, locale)``, the source text first (``None``), then
+    each target locale of the project in its settings' order."""
+    from storyloom.project import source_locale, target_locales
+
+    return [(f"Source text ({source_locale(settings)})", None),
+            *((tag, tag) for tag in target_locales(settings))]
+
+
 def slug(name: str) -> str:
     """A file name's stem from a project's name: ``The Goddess of Fate`` -> ``the-goddess-of-fate``."""
     text = re.sub(r"[^\w]+", "-", name.strip().lower(), flags=re.UNICODE).strip("-")

@@ -50,6 +50,7 @@ from storyloom.app.export_files import (
     export_game_content,
     export_schema,
     format_warning,
+    language_choices,
     load_choices,
     save_choices,
     selection,
@@ -192,6 +193,19 @@ class ExportDialog(QDialog):
             self.compat.addItem(text, value)
         compat_row.addWidget(self.compat, 1)
         layout.addLayout(compat_row)
+        self.language_row = QWidget()
+        language_row = QHBoxLayout(self.language_row)
+        language_row.setContentsMargins(0, 0, 0, 0)
+        language_row.setSpacing(theme.S)
+        language_row.addWidget(QLabel("Language"))
+        self.language = QComboBox()
+        self.language.setToolTip("The text of the export: the source, or a target locale's translations in place "
+                                 "(untranslated lines keep the source; _meta.localization counts them)")
+        for text, value in language_choices(self.session.settings() or {}):
+            self.language.addItem(text, value)
+        language_row.addWidget(self.language, 1)
+        self.language_row.setVisible(self.kind == GAME and self.language.count() > 1)
+        layout.addWidget(self.language_row)
         layout.addSpacing(theme.M)
         layout.addWidget(self._section("Save to"))
         path_row = QHBoxLayout()
@@ -260,6 +274,7 @@ class ExportDialog(QDialog):
             self.sidecar.setChecked(saved.schema_sidecar)
             self.pretty.setChecked(saved.pretty)
             self.compat.setCurrentIndex(max(self.compat.findData(saved.compat), 0))
+            self.language.setCurrentIndex(max(self.language.findData(saved.locale), 0))
         self._validate()
 
     # ------------------------------------------------------------------ the form
@@ -285,7 +300,8 @@ class ExportDialog(QDialog):
         """The choices the form shows (raises the export's errors for an impossible one)."""
         return ExportChoices(output=self.output.text().strip(), collections=selection(self.checked(), self.defaults),
                              schema_sidecar=self.kind == GAME and self.sidecar.isChecked(),
-                             compat=self.compat.currentData(), pretty=self.pretty.isChecked())
+                             compat=self.compat.currentData(), pretty=self.pretty.isChecked(),
+                             locale=self.language.currentData() if self.kind == GAME else None)
 
     def _validate(self) -> bool:
         problem = ""
