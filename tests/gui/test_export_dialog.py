@@ -185,7 +185,7 @@ def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path
     first = script_line_ids(script)[0]
     write_entry(editor, "fr", script["_id"], script["name"], first, "Bonjour, jardin.", "whatever it was")
     dialog = window.show_export()
-    assert dialog.language_row.isVisibleTo(dialog)
+    assert dialog.language.isVisibleTo(dialog)
     assert [dialog.language.itemText(i) for i in range(dialog.language.count())] == [
         "Source text (en)", "fr", "pt-BR"]
     out = tmp_path / "garden.fr.json"

@@ -182,30 +182,30 @@ class ExportDialog(QDialog):
         layout.addWidget(self.sidecar)
         self.pretty = QCheckBox("Indent the JSON (easier to read, larger)")
         layout.addWidget(self.pretty)
-        compat_row = QHBoxLayout()
-        compat_row.setSpacing(theme.S)
-        compat_row.addWidget(QLabel("Compatibility"))
+        # Compatibility and Language share a grid, so their boxes line up whatever the labels' widths.
+        choices = QGridLayout()
+        choices.setHorizontalSpacing(theme.S)
+        choices.setColumnStretch(1, 1)
+        choices.addWidget(QLabel("Compatibility"), 0, 0)
         self.compat = QComboBox()
         for text, value in _COMPAT:
             if value is None:
                 mode = (self.session.settings() or {}).get(EXPORT_COMPAT)
                 text += f" ({'Drafft' if mode == 'drafft' else 'plain'})"
             self.compat.addItem(text, value)
-        compat_row.addWidget(self.compat, 1)
-        layout.addLayout(compat_row)
-        self.language_row = QWidget()
-        language_row = QHBoxLayout(self.language_row)
-        language_row.setContentsMargins(0, 0, 0, 0)
-        language_row.setSpacing(theme.S)
-        language_row.addWidget(QLabel("Language"))
+        choices.addWidget(self.compat, 0, 1)
+        self.language_label = QLabel("Language")
         self.language = QComboBox()
         self.language.setToolTip("The text of the export: the source, or a target locale's translations in place "
                                  "(untranslated lines keep the source; _meta.localization counts them)")
         for text, value in language_choices(self.session.settings() or {}):
             self.language.addItem(text, value)
-        language_row.addWidget(self.language, 1)
-        self.language_row.setVisible(self.kind == GAME and self.language.count() > 1)
-        layout.addWidget(self.language_row)
+        choices.addWidget(self.language_label, 1, 0)
+        choices.addWidget(self.language, 1, 1)
+        shown = self.kind == GAME and self.language.count() > 1  # a project without target locales: no choice
+        self.language_label.setVisible(shown)
+        self.language.setVisible(shown)
+        layout.addLayout(choices)
         layout.addSpacing(theme.M)
         layout.addWidget(self._section("Save to"))
         path_row = QHBoxLayout()
