@@ -1,10 +1,13 @@
 """``storyloom export``, ``storyloom schema`` and ``storyloom dump``.
 
-- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty] [-q]``:
+- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty]
+  [--locale TAG | --all-locales] [-q]``:
   the game export (``docs/export-format.md``); with ``--schema-sidecar`` also
   ``<FILE>.schema.json`` (``game.json`` -> ``game.schema.json``), the JSON Schema of that very
   export. ``--compat drafft`` adds what Drafft's engine importers check (``none``: the plain
-  export even when the project's settings name a mode).
+  export even when the project's settings name a mode). ``--locale TAG``: the text of that target
+  locale in place (``_meta.localization`` counts the lines); ``--all-locales``: the source-text
+  export and beside it a string table per target locale (``game.fr.json``).
 - ``schema PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--pretty] [-q]``: the JSON Schema
   alone (``docs/schema.md``).
 - ``dump PROJECT [-o FILE]``: the raw ``all_docs`` dump with ``include_docs`` and
