@@ -130,6 +130,11 @@ def test_counts_and_text_stay_right_across_repeated_exports(project: Project) ->
     third = _export(project, "fr")[0]
     assert _speech(third)[2]["text"] == "Au revoir."
     assert third["_meta"]["localization"]["needsReview"] == 0
+    # a translation its file marked to review (a fuzzy PO entry) is exported and counted too
+    write_entry(project.editor, "fr", made["script"], "Intro", made["ids"][0], "Bonjour ?", "Good morning.",
+                review=True)
+    fourth = _export(project, "fr")[0]
+    assert _speech(fourth)[0]["text"] == "Bonjour ?" and fourth["_meta"]["localization"]["needsReview"] == 1
     assert _export(project)[0]["scripts"] == plain["scripts"]
 
 
