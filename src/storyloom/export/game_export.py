@@ -598,7 +598,11 @@ class ExportPlan:
 
     ``variable_docs`` are the Variable documents (read before any is transformed: their ``_rev``
     keys the memo), ``attachment_docs`` the Attachment documents by ``_id``, ``tree`` the derived
-    tree of every document (:func:`storyloom.project.tree.derive_tree`).
+    tree of every document (:func:`storyloom.project.tree.derive_tree`). ``locale`` asks for the
+    localized export (:mod:`storyloom.export.localized`; ``None`` or the source locale: the plain
+    one, byte for byte; another tag raises
+    :class:`~storyloom.export.localized.UnknownExportLocale`), whose texts come from
+    ``translation_docs``, that locale's Translation documents.
     """
 
     def __init__(
@@ -828,7 +832,8 @@ def build_game_export(
     """The game export of ``project`` for ``collections`` (export names; default: the
     project's export sections). ``exported_by`` is the name written in ``_meta.exportedBy`` (the
     caller knows the user). ``compat`` is a compatibility mode (``"drafft"``, or ``"none"`` for
-    the plain export; ``None``: the project's ``exportCompat`` setting, off when unset). Raises
+    the plain export; ``None``: the project's ``exportCompat`` setting, off when unset); ``locale``
+    a target locale for the localized export (:mod:`storyloom.export.localized`). Raises
     :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name and
     :class:`~storyloom.export.compat.UnknownCompat` on a bad mode.
 
