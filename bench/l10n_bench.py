@@ -24,7 +24,9 @@ process (:func:`bench.memory_bench._measure`) and its wall time:
   carries its translation), in the format asked and in XLIFF (the format that builds the most
   per line) when another was asked;
 * ``storyloom l10n vo --locale fr``: the voice-over recording script of every speech line, in
-  French (CSV).
+  French (CSV);
+* ``storyloom export --locale fr``: the localized game export, every line translated (its Scripts
+  and Dialogues transformed afresh: the memos hold no translations).
 
 Targets (issue 25): each l10n process peaks under 300 MB RSS (an export measured before and
 after the import); the file holds at least 100,000
@@ -161,6 +163,13 @@ def run(args: argparse.Namespace, home: Path) -> int:
     checks.append(Check("l10n vo (translated): peak RSS", peak if code == 0 else float("inf"), RSS_TARGET_MB, "<=",
                         " MB", note=f"{elapsed:.1f}s"))
     ratios.append(("l10n vo --locale fr", elapsed))
+    localized = home / "l10n-bench-game.fr.json"
+    code, out, peak, elapsed = _measure(["export", name, "--locale", "fr", "-o", str(localized)])
+    print(f"storyloom export --locale fr: {elapsed:.1f}s, {_mb(localized):.1f} MB file, peak RSS {peak:.0f} MB"
+          + ("" if code == 0 else f", FAILED (exit {code})"))
+    checks.append(Check("export --locale fr (translated): peak RSS", peak if code == 0 else float("inf"),
+                        RSS_TARGET_MB, "<=", " MB", note=f"{elapsed:.1f}s"))
+    ratios.append(("export --locale fr", elapsed))
 
     # The plain export again, last: with the results the first one kept on disk
     # (export-cache.sqlite3), as every later export of a project runs.

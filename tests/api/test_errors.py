@@ -233,7 +233,7 @@ def test_every_navigate_error_has_success_false(garden):
 
 def test_a_bug_is_a_500_with_the_error_body(garden):
     class Broken:
-        def game_export(self, project, collections, exported_by, *, compat=None):
+        def game_export(self, project, collections, exported_by, *, compat=None, locale=None):
             raise RuntimeError("boom")
 
         def schema_export(self, project, collections, *, compat=None):

@@ -131,13 +131,36 @@ def test_where_an_export_cannot_go(tmp_path: Path) -> None:
 def test_the_last_choices_are_remembered_per_project(session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert ex.load_choices(session.db, ex.GAME) is None
     chosen = ex.ExportChoices(output=str(tmp_path / "g.json"), collections=["Scripts"], schema_sidecar=True,
-                              compat="none", pretty=True)
+                              compat="none", pretty=True, locale="fr")
     ex.save_choices(session.editor, ex.GAME, chosen)
     ex.save_choices(session.editor, ex.SCHEMA, ex.ExportChoices(output="s.json"))
     assert ex.load_choices(session.db, ex.GAME) == chosen
     assert ex.load_choices(session.db, ex.SCHEMA) == ex.ExportChoices(output="s.json")
-    broken = ex.ExportChoices.from_dict({"output": 3, "collections": ["Weapons"], "compat": "x", "pretty": "yes"})
+    broken = ex.ExportChoices.from_dict({"output": 3, "collections": ["Weapons"], "compat": "x", "pretty": "yes",
+                                         "locale": 4})
     assert broken == ex.ExportChoices()
+
+
+def test_the_language_choices_and_the_string_tables_names(tmp_path: Path) -> None:
+    assert ex.language_choices({}) == [("Source text (en)", None)]
+    assert ex.language_choices({"sourceLocale": "de", "targetLocales": ["fr", "pt-BR", "bad_tag"]}) == [
+        ("Source text (de)", None), ("fr", "fr"), ("pt-BR", "pt-BR")]
+    assert ex.string_table_path(tmp_path / "game.json", "fr") == tmp_path / "game.fr.json"
+    assert ex.string_table_path(tmp_path / "Game.JSON", "pt-BR") == tmp_path / "Game.pt-BR.json"
+    assert ex.string_table_path(tmp_path / "story", "fr") == tmp_path / "story.fr.json"
+
+
+def test_string_tables_need_a_file_and_exclude_a_locale(session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    with pytest.raises(ex.ExportError, match="beside the export"):
+        ex.write_game_export(session.project, io.BytesIO(), all_locales=True)
+    with pytest.raises(ex.ExportError, match="not both"):
+        ex.write_game_export(session.project, tmp_path / "g.json", all_locales=True, locale="fr")
+    assert list(tmp_path.iterdir()) == []
+    # a project without target locales: the export alone, no table
+    result = ex.write_game_export(session.project, tmp_path / "g.json", collections=["Scripts"], all_locales=True)
+    assert [Path(path).name for path, _ in result.files] == ["g.json"] and result.tables == {}
 
 
 def test_warnings_for_people(session) -> None:  # type: ignore[no-untyped-def]

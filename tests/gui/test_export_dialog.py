@@ -172,3 +172,34 @@ def test_closing_the_window_during_an_export_stops_it_first(window, qtbot, tmp_p
     window.close()
     assert window.session.closed and not task.isRunning()
     assert not out.exists()
+
+
+def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.l10n.translations import write_entry
+    from storyloom.project import script_line_ids
+
+    editor = window.session.editor
+    editor.update_settings({"targetLocales": ["fr", "pt-BR"]})
+    script = next(d for d in (editor.get(s.id) for s in editor.index.summaries() if s.type == "Script")
+                  if script_line_ids(d))
+    first = script_line_ids(script)[0]
+    write_entry(editor, "fr", script["_id"], script["name"], first, "Bonjour, jardin.", "whatever it was")
+    dialog = window.show_export()
+    assert dialog.language.isVisibleTo(dialog)
+    assert [dialog.language.itemText(i) for i in range(dialog.language.count())] == [
+        "Source text (en)", "fr", "pt-BR"]
+    out = tmp_path / "garden.fr.json"
+    _choose(dialog, ["Scripts"], out)
+    dialog.language.setCurrentIndex(dialog.language.findData("fr"))
+    with qtbot.waitSignal(dialog.finished_export, timeout=20_000):
+        dialog.export_button.click()
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    localization = exported["_meta"]["localization"]
+    assert localization["locale"] == "fr" and localization["translated"] == 1 and localization["needsReview"] == 1
+    [doc] = [d for d in exported["scripts"] if d["_id"] == script["_id"]]
+    speech = [line for line in doc["content"]["lines"] if line["type"] == "speech"]
+    assert speech[0]["lineId"] == first and speech[0]["text"] == "Bonjour, jardin."
+    assert "Text in fr: 1 of" in dialog.headline.text() and "1 to review" in dialog.headline.text()
+    again = window.show_export()  # the language is remembered with the other choices
+    assert again.language.currentData() == "fr"
+    again.reject()

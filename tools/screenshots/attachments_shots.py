@@ -43,10 +43,12 @@ def attachments(workspace: Workspace, out_dir: Path) -> QWidget:
     return window
 
 
-def _dialog(workspace: Workspace, kind: str = "game") -> tuple[MainWindow, QWidget]:
+def _dialog(workspace: Workspace, kind: str = "game", *, locales: bool = False) -> tuple[MainWindow, QWidget]:
     window = _window(workspace)
     from storyloom.gui.export_dialog import ExportDialog
 
+    if locales:  # the Language choice shows when the project has target locales
+        window.session.editor.update_settings({"targetLocales": ["fr", "pt-BR"]})
     dialog = ExportDialog(window.session, workspace.user, kind)
     dialog.output.setText(str(Path.home() / "games" / "the-garden-of-fading-memories.json"))
     dialog.sidecar.setChecked(True)
@@ -58,7 +60,7 @@ def _dialog(workspace: Workspace, kind: str = "game") -> tuple[MainWindow, QWidg
 
 @register("export-dialog")
 def export_dialog(workspace: Workspace, out_dir: Path) -> QWidget:
-    window, _dialog_widget = _dialog(workspace)
+    window, _dialog_widget = _dialog(workspace, locales=True)
     return window
 
 

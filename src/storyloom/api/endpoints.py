@@ -27,7 +27,16 @@ from storyloom.api.openapi import (
 )
 from storyloom.api.responses import JsonResponse, no_body
 from storyloom.api.state import ApiState, State, reject_unknown, route, single
-from storyloom.export import COMPAT_VALUES, DRAFFT_VERSION, ExportAnswer, UnknownCompat, parse_compat, read_snapshot
+from storyloom.export import (
+    COMPAT_VALUES,
+    DRAFFT_VERSION,
+    ExportAnswer,
+    UnknownCompat,
+    UnknownExportLocale,
+    export_locale,
+    parse_compat,
+    read_snapshot,
+)
 from storyloom.project import EXPORT_NAMES, ProjectLike, public_settings
 
 API_VERSION = "1.0"
@@ -131,16 +140,27 @@ def _compat_query() -> Any:
     )
 
 
-def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str] | None, str | None]:
-    """What both exports check, in this order: the parameters, ``collections``, ``compat``, the
-    project."""
-    reject_unknown(request, "collections", "compat")
+def _export_input(request: Request, state: State, *more: str) -> tuple[ProjectLike, list[str] | None, str | None]:
+    """What both exports check, in this order: the parameters (``collections``, ``compat`` and
+    ``more``), ``collections``, ``compat``, the project."""
+    reject_unknown(request, "collections", "compat", *more)
     names = state.collections(request)
     try:
         compat = parse_compat(single(request, "compat"))
     except UnknownCompat as exc:
         raise E.bad_parameter("compat", str(exc)) from None
     return state.project(), names, compat
+
+
+def _locale_query() -> Any:
+    return Query(
+        None,
+        description=(
+            "The language of the text: a target locale of the project (`targetLocales`; case aside). "
+            "Translated speech lines and choice options hold their translation, the others the source "
+            "text; `_meta.localization` counts them. The source locale, or no `locale`: the source text."
+        ),
+    )
 
 
 @route(
@@ -153,10 +173,14 @@ def _export_input(request: Request, state: State) -> tuple[ProjectLike, list[str
 )
 def game_export(
     request: Request, state: State, collections: str | None = _collections_query(),
-    compat: str | None = _compat_query(),
+    compat: str | None = _compat_query(), locale: str | None = _locale_query(),
 ) -> Response:
-    project, names, mode = _export_input(request, state)
-    return _sent(request, state.exports.game_export(project, names, state.username(), compat=mode))
+    project, names, mode = _export_input(request, state, "locale")
+    try:
+        tag = export_locale(project.settings() or {}, single(request, "locale"))
+    except UnknownExportLocale as exc:
+        raise E.bad_parameter("locale", str(exc)) from None
+    return _sent(request, state.exports.game_export(project, names, state.username(), compat=mode, locale=tag))
 
 
 def _sent(request: Request, answer: ExportAnswer) -> Response:

@@ -120,6 +120,8 @@ ANSWERS: dict[str, tuple[int, str]] = {
     "damaged": (500, DAMAGED),
     "disk_full": (507, DISK_FULL),
     "unknown_collections": (400, UNKNOWN_COLLECTIONS),
+    # /game-export checks ?locale= itself and names the parameter; this is the answer anywhere else.
+    "unknown_export_locale": (400, BAD_REQUEST),
 }
 #: Whose fix the reason says (the others' reason is the cause alone: a damaged store's way back
 #: is the app's or the command line's, not a client's).

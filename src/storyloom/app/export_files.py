@@ -125,10 +125,12 @@ class ExportChoices:
     schema_sidecar: bool = False
     compat: str | None = None
     pretty: bool = False
+    #: The language of the text (``None``: the source; else a target locale of the project).
+    locale: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"output": self.output, "collections": self.collections, "schemaSidecar": self.schema_sidecar,
-                "compat": self.compat, "pretty": self.pretty}
+                "compat": self.compat, "pretty": self.pretty, "locale": self.locale}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ExportChoices:
@@ -143,8 +145,19 @@ class ExportChoices:
         except StoryloomError:
             compat = None
         output = data.get("output")
+        locale = data.get("locale")
         return cls(output=output if isinstance(output, str) else "", collections=chosen,
-                   schema_sidecar=data.get("schemaSidecar") is True, compat=compat, pretty=data.get("pretty") is True)
+                   schema_sidecar=data.get("schemaSidecar") is True, compat=compat, pretty=data.get("pretty") is True,
+                   locale=locale if isinstance(locale, str) and locale else None)
+
+
+def language_choices(settings: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """The export dialog's Language: ``(label, locale)``, the source text first (``None``), then
+    each target locale of the project in its settings' order."""
+    from storyloom.project import source_locale, target_locales
+
+    return [(f"Source text ({source_locale(settings)})", None),
+            *((tag, tag) for tag in target_locales(settings))]
 
 
 def slug(name: str) -> str:
@@ -202,6 +215,10 @@ class ExportResult:
     warnings: list[dict[str, Any]] = field(default_factory=list)
     #: ``_meta.warningCount``: every warning, where ``warnings`` holds the first ones only.
     warning_count: int | None = None
+    #: ``_meta.localization`` of a localized export (else ``None``).
+    localization: dict[str, Any] | None = None
+    #: ``{locale: counts}`` of the string tables written beside the export (``all_locales``).
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def headline(self) -> str:
         """One sentence: what was exported (the files are listed apart)."""
@@ -209,8 +226,15 @@ class ExportResult:
         if self.kind == SCHEMA:
             return f"Wrote the JSON Schema of {what}."
         docs = counted(self.documents, "document")
-        schema = ", with its JSON Schema beside it" if len(self.files) > 1 else ""
-        return f"Exported {docs} in {what}{schema}."
+        schema = ", with its JSON Schema beside it" if len(self.files) > 1 + len(self.tables) else ""
+        text = f"Exported {docs} in {what}{schema}."
+        if self.localization is not None:
+            counts = self.localization
+            text += (f" Text in {counts['locale']}: {counts['translated']} of {counted(counts['lines'], 'line')}"
+                     f" translated ({counts['needsReview']} to review; the rest in the source language).")
+        if self.tables:
+            text += f" String tables: {', '.join(self.tables)}."
+        return text
 
     def warnings_title(self) -> str:
         count = len(self.warnings)
@@ -326,14 +350,16 @@ def export_game_content(project: Any, choices: ExportChoices, *, exported_by: st
     target = check_output(choices.output, default_file_name(project.name, GAME))
     return write_game_export(project, target, collections=choices.collections, exported_by=exported_by,
                              compat=choices.compat, pretty=choices.pretty, schema_sidecar=choices.schema_sidecar,
-                             progress=progress, cancelled=cancelled, on_progress=on_progress)
+                             progress=progress, cancelled=cancelled, on_progress=on_progress,
+                             locale=choices.locale)
 
 
 def write_game_export(project: Any, target: Target, *, collections: str | Sequence[str] | None = None,
                       exported_by: str | None = None, compat: str | None = None, pretty: bool = False,
                       schema_sidecar: bool = False, progress: Progress | None = None,
                       cancelled: Callable[[], bool] | None = None,
-                      on_progress: ProgressCallback | None = None) -> ExportResult:
+                      on_progress: ProgressCallback | None = None, locale: str | None = None,
+                      all_locales: bool = False) -> ExportResult:
     """The game export of ``project`` written to ``target`` (a file, atomically, or a stream),
     with its JSON Schema beside the file (``<name>.schema.json``) when ``schema_sidecar``:
     ``storyloom export`` and File > Export. ``collections``: export names (a list, or text
@@ -343,14 +369,23 @@ def write_game_export(project: Any, target: Target, *, collections: str | Sequen
     one reading of the store for both); ``progress`` gets the steps in words, ``on_progress``
     the documents done of the total (:class:`storyloom.progress.Progress`, phase ``"export"``).
     Raises :class:`ExportCancelled` when ``cancelled()`` turned true before the writing, and the
-    export's own errors (``UnknownCollections``, ``UnknownCompat``)."""
+    export's own errors (``UnknownCollections``, ``UnknownCompat``, ``UnknownExportLocale``).
+
+    ``locale``: the text in that language (a target locale of the project; the source locale or
+    ``None``: the source text). ``all_locales``: the export in the source text, and beside the
+    file a string table per target locale (:func:`string_table_path`, :func:`write_string_tables`)."""
     if schema_sidecar and not isinstance(target, Path):
         raise ExportError("The schema sidecar is written beside the export: choose a file to write it to.")
+    if all_locales and not isinstance(target, Path):
+        raise ExportError("The string tables are written beside the export: choose a file to write it to.")
+    if all_locales and locale is not None:
+        raise ExportError("Export one language, or the source text with a string table per language: not both.")
     _step(progress, cancelled, "Reading the project and building the export…")
     indent = 2 if pretty else None
     try:
         export = stream_game_export(project, collections, exported_by, compat=compat, indent=indent,
-                                    with_schema=schema_sidecar, progress=on_progress, cancelled=cancelled)
+                                    with_schema=schema_sidecar, progress=on_progress, cancelled=cancelled,
+                                    locale=locale)
     except ExportStopped:
         raise ExportCancelled() from None
     with export:
@@ -360,9 +395,56 @@ def write_game_export(project: Any, target: Target, *, collections: str | Sequen
             side = Path(sidecar_path(str(target)))
             files.append((str(side), write_text(side, dumps_export(export.schema, indent))))
         meta = export.meta
+        tables: dict[str, dict[str, Any]] = {}
+        if all_locales and isinstance(target, Path):
+            tables = write_string_tables(project, target, list(meta.get("collections") or []), files,
+                                         pretty=pretty, progress=progress, cancelled=cancelled)
         warnings = list(meta.get("warnings") or [])
         return ExportResult(GAME, files, list(meta.get("collections") or []), export.documents, warnings,
-                            meta.get("warningCount", len(warnings)))
+                            meta.get("warningCount", len(warnings)), meta.get("localization"), tables)
+
+
+#: The collections whose lines a string table holds (export names).
+TRANSLATED_SECTIONS = ("Scripts", "Dialogues")
+
+
+def string_table_path(target: Path, locale: str) -> Path:
+    """The string table of ``locale`` beside the export ``target``: ``game.json`` ->
+    ``game.fr.json`` (a name not ending in ``.json`` gets ``.<locale>.json`` added)."""
+    name = target.name
+    stem = name[:-len(".json")] if name.lower().endswith(".json") and len(name) > len(".json") else name
+    return target.with_name(f"{stem}.{locale}.json")
+
+
+def write_string_tables(project: Any, target: Path, collections: list[str], files: list[tuple[str, int]], *,
+                        pretty: bool = False, progress: Progress | None = None,
+                        cancelled: Callable[[], bool] | None = None) -> dict[str, dict[str, Any]]:
+    """A string table per target locale of ``project`` beside the export ``target``
+    (:func:`string_table_path`), each written atomically and added to ``files``: ``{"_meta":
+    {"localization": counts}, "strings": {line id: translation}}`` for the translated lines of
+    the Scripts and Dialogues among ``collections``, the counts those of ``_meta.localization``
+    of the export in that locale. Returns ``{locale: counts}``. Each table is a localized export
+    of those two collections (their lines transformed afresh: no memo holds translations)."""
+    from storyloom.project import source_locale, target_locales
+
+    settings = project.settings() or {}
+    sections = [name for name in collections if name in TRANSLATED_SECTIONS]
+    tables: dict[str, dict[str, Any]] = {}
+    for tag in target_locales(settings):
+        path = string_table_path(target, tag)
+        _step(progress, cancelled, f"Writing {path.name}…")
+        if sections:
+            with stream_game_export(project, sections, locale=tag) as localized:
+                counts = dict(localized.meta["localization"])
+                strings = dict(localized.strings)
+        else:
+            counts = {"locale": tag, "sourceLocale": source_locale(settings), "lines": 0, "translated": 0,
+                      "needsReview": 0, "untranslated": 0}
+            strings = {}
+        table = {"_meta": {"localization": counts}, "strings": strings}
+        files.append((str(path), write_text(path, dumps_export(table, 2 if pretty else None))))
+        tables[tag] = counts
+    return tables
 
 
 def export_schema(project: Any, choices: ExportChoices, *, progress: Progress | None = None,

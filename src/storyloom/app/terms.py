@@ -15,7 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from storyloom.export import COMPAT_VALUES, UnknownCollections
+    from storyloom.export import COMPAT_VALUES, UnknownCollections, UnknownExportLocale
     from storyloom.store.errors import Conflict, Damaged, NotFound, StoreError
     from storyloom.sync.errors import InvalidRemote
     from storyloom.sync.identity import ProjectMismatch
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 _MODULES = {
     "COMPAT_VALUES": "storyloom.export.compat",
     "UnknownCollections": "storyloom.export.collections_filter",
+    "UnknownExportLocale": "storyloom.export.localized",
     "Conflict": "storyloom.store.errors",
     "Damaged": "storyloom.store.errors",
     "NotFound": "storyloom.store.errors",
@@ -43,6 +44,7 @@ __all__ = [
     "ProjectMismatch",
     "StoreError",
     "UnknownCollections",
+    "UnknownExportLocale",
     "check_username",
     "parse_remote_url",
 ]

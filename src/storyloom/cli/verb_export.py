@@ -1,10 +1,13 @@
 """``storyloom export``, ``storyloom schema`` and ``storyloom dump``.
 
-- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty] [-q]``:
+- ``export PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--schema-sidecar] [--pretty]
+  [--locale TAG | --all-locales] [-q]``:
   the game export (``docs/export-format.md``); with ``--schema-sidecar`` also
   ``<FILE>.schema.json`` (``game.json`` -> ``game.schema.json``), the JSON Schema of that very
   export. ``--compat drafft`` adds what Drafft's engine importers check (``none``: the plain
-  export even when the project's settings name a mode).
+  export even when the project's settings name a mode). ``--locale TAG``: the text of that target
+  locale in place (``_meta.localization`` counts the lines); ``--all-locales``: the source-text
+  export and beside it a string table per target locale (``game.fr.json``).
 - ``schema PROJECT [--collections A,B] [--compat MODE] [-o FILE] [--pretty] [-q]``: the JSON Schema
   alone (``docs/schema.md``).
 - ``dump PROJECT [-o FILE]``: the raw ``all_docs`` dump with ``include_docs`` and
@@ -54,6 +57,13 @@ def register(subparsers: Any) -> None:
         help="also write the JSON Schema of the export beside it (FILE.json -> FILE.schema.json); needs -o",
     )
     export.add_argument("--pretty", action="store_true", help="indent the JSON (2 spaces)")
+    languages = export.add_mutually_exclusive_group()
+    languages.add_argument("--locale", metavar="TAG",
+                           help="the text in this language: a target locale of the project (untranslated lines "
+                           "keep the source text; _meta.localization counts them)")
+    languages.add_argument("--all-locales", action="store_true",
+                           help="the source text, and beside FILE a string table per target locale "
+                           "(FILE.json -> FILE.<locale>.json); needs -o")
     add_quiet_option(export)
     export.set_defaults(func=run_export)
 
@@ -157,10 +167,12 @@ class _Stdout:
 
 def run_export(args: argparse.Namespace) -> int:
     from storyloom.app.export_files import write_game_export
-    from storyloom.app.terms import UnknownCollections
+    from storyloom.app.terms import UnknownCollections, UnknownExportLocale
 
     if args.schema_sidecar and not args.output:
         raise CliError("--schema-sidecar needs -o FILE (the schema is written beside the export)")
+    if args.all_locales and not args.output:
+        raise CliError("--all-locales needs -o FILE (the string tables are written beside the export)")
     # Streamed: the documents are read, transformed and spooled one at a time, so memory stays
     # bounded whatever the project's size; with the sidecar, one reading of the store for both.
     with progress_bars(args) as progress, project_session(args.project) as session:
@@ -168,9 +180,18 @@ def run_export(args: argparse.Namespace) -> int:
         try:
             result = write_game_export(session.project, target, collections=args.collections,
                                        exported_by=session.workspace.user, compat=args.compat, pretty=args.pretty,
-                                       schema_sidecar=args.schema_sidecar, on_progress=progress)
-        except UnknownCollections as exc:
+                                       schema_sidecar=args.schema_sidecar, on_progress=progress,
+                                       locale=args.locale, all_locales=args.all_locales)
+        except (UnknownCollections, UnknownExportLocale) as exc:
             raise CliError(exc) from exc
+    localization = result.localization
+    if localization is not None and not args.quiet:
+        print(f"storyloom: text in {localization['locale']}: {localization['translated']} of "
+              f"{counted(localization['lines'], 'line')} translated, {localization['needsReview']} to review, "
+              f"{localization['untranslated']} in the source language (_meta.localization)", file=sys.stderr)
+    for path, _size in result.files[1:]:
+        if not args.quiet and path.endswith(tuple(f".{tag}.json" for tag in result.tables)):
+            print(f"storyloom: wrote {path}", file=sys.stderr)
     warnings = result.warnings
     count = result.warning_count
     if count:

@@ -23,6 +23,10 @@ from .compat import (
     parse_compat as parse_compat,
     UnknownCompat as UnknownCompat,
 )
+from .localized import (
+    UnknownExportLocale as UnknownExportLocale,
+    export_locale as export_locale,
+)
 from .game_export import (
     default_collections as default_collections,
     dumps_export as dumps_export,

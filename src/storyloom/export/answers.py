@@ -164,7 +164,7 @@ class ExportCache:
 
     def game_export(
         self, project: ProjectLike, collections: Sequence[str] | None = None, exported_by: str | None = None,
-        *, compat: str | None = None,
+        *, compat: str | None = None, locale: str | None = None,
     ) -> ExportAnswer:
         """The game export's bytes, exactly those of
         :func:`~storyloom.export.stream.stream_game_export` (same arguments, same errors) with a
@@ -174,10 +174,11 @@ class ExportCache:
 
         with read_snapshot(project):
             if self._answers is None or exported_by is None:
-                export = stream_game_export(project, collections, exported_by, compat=compat)
+                export = stream_game_export(project, collections, exported_by, compat=compat, locale=locale)
                 return _answer(export, None, export.close)
             # The settings' exportCompat is a document: the update seq covers it; the request's mode is keyed.
-            key = ("game", *_state(project), _names(collections), compat, exported_by)
+            # So is the locale: its Translation documents are documents too (the update seq covers them).
+            key = ("game", *_state(project), _names(collections), compat, exported_by, locale)
             shared = self._large_export(key)
             if shared is not None:
                 return _answer(shared.export, now_iso(), shared.release)
@@ -186,7 +187,7 @@ class ExportCache:
                 shared = self._large_export(key)  # built meanwhile by the request this one waited for
                 if shared is not None:
                     return shared, _NEVER_KEPT
-                export = stream_game_export(project, collections, exported_by, compat=compat)
+                export = stream_game_export(project, collections, exported_by, compat=compat, locale=locale)
                 if export.size(meta=False) <= self.max_bytes:
                     held = HeldExport.of(export)
                     if held is not None:

@@ -34,6 +34,7 @@ from storyloom.export.attachments import (
 from storyloom.export.cache import MISS, ContentCache, cache_for, fingerprint
 from storyloom.export.collections_filter import UnknownCollections, canonical_order, parse_collections
 from storyloom.export.compat import apply_to_export, resolve_compat
+from storyloom.export.localized import Localizer, export_locale, is_translation_of
 from storyloom.project import (
     BY_APP_NAME,
     BY_EXPORT_NAME,
@@ -47,6 +48,7 @@ from storyloom.project import (
     dialogue_option_ids,
     public_settings,
     script_line_ids,
+    source_locale,
 )
 from storyloom.project.content import (
     LANGUAGES,
@@ -106,6 +108,9 @@ TYPED_CONTENT_KEYS: dict[str, tuple[str, ...]] = {
     "Map": MAP_CONTENT_KEYS,
 }
 
+
+# Collections whose exported form a localized export changes (their translatable lines).
+LOCALIZED_COLLECTIONS: frozenset[str] = frozenset({"Script", "Dialogue"})
 
 # Collections whose content the exporter transforms (Variables are handled apart: a variable's
 # fate depends on the other variable documents).
@@ -273,18 +278,30 @@ def render_script(
     command_template: str | None,
     known_state: Mapping[str, Any] | None = None,
     interpolate_variables: bool = False,
+    *,
+    translate: Callable[[int, str], str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(lines, problems)`` of a script as JSON-ready dicts; each speech or command line gets
     ``mapped`` when its template is non-empty. ``known_state`` (``{_sid: state}``, the authored
     defaults) turns on the check of variable paths; with ``interpolate_variables`` (the
     project's ``exportMappings.interpolateVariablesOnExport``) every ``${...}`` in speech and
-    text lines and in command params is replaced by its value in those defaults."""
-    from storyloom.script import parse_script, render_line
+    text lines and in command params is replaced by its value in those defaults. ``translate``
+    (a localized export) gives each speech line's text from its index among the speech lines and
+    its source text: it replaces the source before the interpolation and the mapping."""
+    import dataclasses
+
+    from storyloom.script import SpeechLine, parse_script, render_line
 
     parsed = parse_script(text, known_state)
     problems = [problem.to_dict() for problem in parsed.problems]
     lines: list[dict[str, Any]] = []
+    speech_index = 0
     for line in parsed.lines:
+        if translate is not None and isinstance(line, SpeechLine):
+            translated = translate(speech_index, line.text)
+            speech_index += 1
+            if translated != line.text:
+                line = dataclasses.replace(line, text=translated)
         if interpolate_variables:
             line = _interpolated(line, known_state or {}, problems)
         item = line.to_dict()
@@ -295,14 +312,18 @@ def render_script(
     return lines, problems
 
 
-def _dialogue_line_ids(doc: dict[str, Any]) -> None:
+def _dialogue_line_ids(doc: dict[str, Any], localizer: Localizer | None = None) -> None:
     """Every choice option of an exported Dialogue carries its ``lineId`` (the stored one, else
-    the one the next edit stores: a Drafft teammate's dialogue has none yet)."""
+    the one the next edit stores: a Drafft teammate's dialogue has none yet); a localized export
+    puts each option's translation in its ``label``."""
     ids = dialogue_option_ids(doc)
     if ids:
         content = doc["content"]
         for place, handle in choice_options(content.get("tree")):
             handle["lineId"] = ids[place]
+            label = handle.get("label")
+            if localizer is not None and isinstance(label, str):
+                handle["label"] = localizer.text(str(doc["_id"]), ids[place], label)
 
 
 def _mapping_templates(settings: Mapping[str, Any], mode: str) -> tuple[str | None, str | None]:
@@ -329,8 +350,10 @@ class _Exporter:
         settings: Mapping[str, Any],
         render: ScriptRenderer,
         states: Mapping[str, Mapping[str, Any]] | None = None,
+        localizer: Localizer | None = None,
     ) -> None:
         self.settings = settings
+        self.localizer = localizer
         self.render = render
         self.states = states
         self.warnings: list[dict[str, Any]] = []
@@ -417,10 +440,21 @@ class _Exporter:
         if mode not in self._templates:
             self._templates[mode] = _mapping_templates(self.settings, mode)
         speech, command = self._templates[mode]
-        lines, problems = self.render(content["script"], speech, command, self.states, self.interpolate)
         # every speech line carries its stable id (its tag, else the side table's entry, anchored
         # here when the text changed without the editor gate); the table itself stays inside
-        ids = iter(script_line_ids(doc))
+        line_ids = script_line_ids(doc)
+        localizer = self.localizer
+        if localizer is None:
+            lines, problems = self.render(content["script"], speech, command, self.states, self.interpolate)
+        else:
+            doc_id = str(doc.get("_id"))
+
+            def translate(index: int, source: str) -> str:
+                return localizer.text(doc_id, line_ids[index] if index < len(line_ids) else None, source)
+
+            lines, problems = self.render(content["script"], speech, command, self.states, self.interpolate,
+                                          translate=translate)  # type: ignore[call-arg]
+        ids = iter(line_ids)
         for item in lines:
             if item.get("type") == "speech":
                 item["lineId"] = next(ids, None)
@@ -564,7 +598,11 @@ class ExportPlan:
 
     ``variable_docs`` are the Variable documents (read before any is transformed: their ``_rev``
     keys the memo), ``attachment_docs`` the Attachment documents by ``_id``, ``tree`` the derived
-    tree of every document (:func:`storyloom.project.tree.derive_tree`).
+    tree of every document (:func:`storyloom.project.tree.derive_tree`). ``locale`` asks for the
+    localized export (:mod:`storyloom.export.localized`; ``None`` or the source locale: the plain
+    one, byte for byte; another tag raises
+    :class:`~storyloom.export.localized.UnknownExportLocale`), whose texts come from
+    ``translation_docs``, that locale's Translation documents.
     """
 
     def __init__(
@@ -578,8 +616,12 @@ class ExportPlan:
         render: ScriptRenderer | None = None,
         cache: ContentCache | None = None,
         compat: str | None = None,
+        locale: str | None = None,
+        translation_docs: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         pre_warnings: list[dict[str, Any]] = []
+        tag = export_locale(settings, locale)  # refuses an unknown locale before any work
+        localizer = Localizer(tag, source_locale(settings), translation_docs) if tag is not None else None
         self.mode, compat_problem = resolve_compat(compat, settings)
         self.selected = parse_collections(collections, default_collections(settings, pre_warnings))
         if compat_problem is not None:
@@ -595,7 +637,11 @@ class ExportPlan:
             states, self.by_doc, self.failures = analyse_variables(variable_docs, cache)
         else:
             states, self.by_doc, self.failures = {}, {}, {}
-        self.exporter = _Exporter(settings, render or render_script, states)
+        self.localizer = localizer
+        """The translations of a localized export (``None``: the plain export). Its Scripts and
+        Dialogues bypass the memos: their exported form depends on the Translation documents and
+        the counts are taken on every run."""
+        self.exporter = _Exporter(settings, render or render_script, states, localizer)
         self.exporter.warnings.extend(pre_warnings)
         if render is not None and render is not render_script:
             cache = None  # a custom renderer's results are not the memo's
@@ -639,7 +685,7 @@ class ExportPlan:
             exporter.variable(doc, self.by_doc.get(doc["_id"]), self.failures.get(doc["_id"]))
             unusual = has_unusual_float(doc.get("content"))
         elif collection in _TRANSFORMED:
-            if memo and self.cache is not None and isinstance(rev, str):
+            if memo and self.cache is not None and isinstance(rev, str) and not self.localized(collection):
                 unusual = exporter.cached_transform(doc, collection, self.cache,
                                                     ("export", collection, doc["_id"], rev, self.context))
             else:
@@ -650,10 +696,15 @@ class ExportPlan:
         elif collection == "Gdd":
             referenced = referenced_attachments(doc, collection, self.attachment_docs)
         elif collection == "Dialogue":
-            _dialogue_line_ids(doc)
+            _dialogue_line_ids(doc, self.localizer)
         if referenced:
             self.referenced |= referenced
         return unusual, referenced
+
+    def localized(self, collection: str) -> bool:
+        """Whether the documents of ``collection`` (app name) are localized in this export (and
+        so never served from a memo)."""
+        return self.localizer is not None and collection in LOCALIZED_COLLECTIONS
 
     def document_key(self, doc_id: str, rev: str, collection: str) -> tuple[Any, ...]:
         """A key naming everything the exported form of revision ``rev`` of ``doc_id`` (of the chosen
@@ -694,7 +745,7 @@ class ExportPlan:
         (with what the compatibility mode adds)."""
         moment = now or _dt.datetime.now(_dt.UTC)
         warnings = self.exporter.warnings
-        meta = {
+        meta: dict[str, Any] = {
             "exportedAt": moment.astimezone(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "exportedBy": exported_by,
             "appVersion": storyloom.__version__,
@@ -708,6 +759,8 @@ class ExportPlan:
                 attachment_entry(self.attachment_docs[doc_id]) for doc_id in sorted(self.referenced)
             ],
         }
+        if self.localizer is not None:
+            meta["localization"] = self.localizer.meta()
         holder = {"_meta": meta}
         apply_to_export(holder, self.mode)
         return holder["_meta"]
@@ -725,13 +778,15 @@ def export_from_docs(
     render: ScriptRenderer | None = None,
     cache: ContentCache | None = None,
     compat: str | None = None,
+    locale: str | None = None,
 ) -> dict[str, Any]:
     """The game export of ``docs`` (freshly read document dicts; they are modified in place).
 
     ``render`` turns script text into lines (default: :func:`render_script`); ``now`` fixes
     ``_meta.exportedAt`` (tests); ``cache`` memoises per-revision results (documents without
     a ``_rev`` are never cached); ``compat`` is the requested compatibility mode
-    (:mod:`storyloom.export.compat`; ``None``: the settings' ``exportCompat``).
+    (:mod:`storyloom.export.compat`; ``None``: the settings' ``exportCompat``); ``locale`` asks
+    for the localized export (:mod:`storyloom.export.localized`).
     """
     apps = [collection_of(doc) for doc in docs]  # before the documents are changed
     plan = ExportPlan(
@@ -743,6 +798,8 @@ def export_from_docs(
         render=render,
         cache=cache,
         compat=compat,
+        locale=locale,
+        translation_docs=translation_documents(docs, settings, locale),
     )
     buckets: dict[str, list[dict[str, Any]]] = {c.app_name: [] for c in plan.chosen}
     for doc, collection in zip(docs, apps, strict=True):
@@ -770,11 +827,13 @@ def build_game_export(
     settings: Mapping[str, Any] | None = None,
     project_name: str | None = None,
     compat: str | None = None,
+    locale: str | None = None,
 ) -> dict[str, Any]:
     """The game export of ``project`` for ``collections`` (export names; default: the
     project's export sections). ``exported_by`` is the name written in ``_meta.exportedBy`` (the
     caller knows the user). ``compat`` is a compatibility mode (``"drafft"``, or ``"none"`` for
-    the plain export; ``None``: the project's ``exportCompat`` setting, off when unset). Raises
+    the plain export; ``None``: the project's ``exportCompat`` setting, off when unset); ``locale``
+    a target locale for the localized export (:mod:`storyloom.export.localized`). Raises
     :class:`~storyloom.export.collections_filter.UnknownCollections` on a bad name and
     :class:`~storyloom.export.compat.UnknownCompat` on a bad mode.
 
@@ -797,7 +856,16 @@ def build_game_export(
             project_name=project_name,
             cache=cache_for(project.db),
             compat=compat,
+            locale=locale,
         )
+
+
+def translation_documents(docs: Iterable[Mapping[str, Any]], settings: Mapping[str, Any],
+                          locale: str | None) -> list[Mapping[str, Any]]:
+    """The Translation documents among ``docs`` that an export asked for ``locale`` reads (none
+    for the plain export)."""
+    tag = export_locale(settings, locale)
+    return [] if tag is None else [doc for doc in docs if is_translation_of(doc, tag)]
 
 
 def _project_attr(project: Any, name: str) -> str | None:

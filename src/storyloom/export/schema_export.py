@@ -80,6 +80,21 @@ _SCRIPT_LINE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+
+_COUNT = {"type": "integer", "minimum": 0}
+# ``_meta.localization``: only in an export asked for a locale (storyloom.export.localized).
+_LOCALIZATION: dict[str, Any] = {
+    "type": "object",
+    "description": "Only in a localized export (`--locale`, `?locale=`): its language and how many "
+    "translatable lines (speech lines, choice options) have their translation in place. `translated` "
+    "includes `needsReview` (translations made from an older source, or marked to review: exported all "
+    "the same); `untranslated` lines hold the source text.",
+    "required": ["locale", "sourceLocale", "lines", "translated", "needsReview", "untranslated"],
+    "additionalProperties": False,
+    "properties": {"locale": {"type": "string"}, "sourceLocale": {"type": "string"}, "lines": _COUNT,
+                   "translated": _COUNT, "needsReview": _COUNT, "untranslated": _COUNT},
+}
+
 def _never() -> dict[str, Any]:
     """A field that must be absent. (``{"not": {}}`` rather than ``false``: validators report
     it at the field's own path.)"""
@@ -707,6 +722,7 @@ def schema_from_facts(
                              "description": "How many warnings the export has (warnings lists the first ones)."},
             "warnings": {"type": "array", "items": _ref("Warning"), "maxItems": META_WARNINGS_LIMIT},
             META_ATTACHMENTS_KEY: attachments,
+            "localization": _LOCALIZATION,
         },
     }
     if not any(c.app_name == "Script" for c in chosen):

@@ -40,6 +40,7 @@ from storyloom.export.game_export import (
     export_json_text,
     read_documents,
 )
+from storyloom.export.localized import export_locale, is_translation_of
 from storyloom.export.schema_export import SchemaFacts, schema_from_facts
 from storyloom.progress import ProgressCallback, ProgressReporter
 from storyloom.project import FOLDER_TYPE, ProjectLike, derive_tree
@@ -338,6 +339,8 @@ class StreamedExport:
         self.meta = meta
         self.documents = documents
         self.schema = schema
+        #: ``{line id: translation}`` of a localized export's translated lines (else empty).
+        self.strings: dict[str, str] = {}
         self._spools = spools
         self.indent = indent
 
@@ -436,13 +439,17 @@ def stream_game_export(
     with_schema: bool = False,
     progress: ProgressCallback | None = None,
     cancelled: Callable[[], bool] | None = None,
+    locale: str | None = None,
 ) -> StreamedExport:
     """The game export of ``project`` as :func:`~storyloom.export.game_export.build_game_export`
     builds it (same arguments, same errors), spooled: memory bounded whatever the project's size.
     ``indent`` as for ``dumps_export``; ``with_schema`` also builds the schema of this very export
     from the same reading (``export --schema-sidecar``). Reports phase ``"export"`` to
     ``progress`` (documents done of the total); ``cancelled()`` is asked between documents and
-    stops the work with :class:`ExportStopped`."""
+    stops the work with :class:`ExportStopped`. ``locale`` asks for the localized export
+    (:mod:`storyloom.export.localized`): that locale's Translation documents are read with the
+    Variables, and the Scripts and Dialogues are transformed afresh (never from a memo);
+    ``strings`` of the result is then its string table."""
     report = ProgressReporter(progress, "export")
     spools: dict[str, _Spool] = {}
     try:
@@ -456,21 +463,24 @@ def stream_game_export(
             if with_schema:  # as build_export_and_schema names it
                 name = settings.get("projectName")
                 project_name = name if isinstance(name, str) and name else project_name
+            tag = export_locale(settings, locale)
             apps = {doc["_id"]: collection_of(doc) for doc in light}
             folders = {doc["_id"] for doc in light if doc["type"] == FOLDER_TYPE}
             attachment_ids = [doc["_id"] for doc in light if is_attachment_document(doc)]
             variable_ids = [doc_id for doc_id, app in apps.items() if app == "Variable"]
-            wanted = reading.whole(sorted({*variable_ids, *attachment_ids}))  # one read of both
+            translation_ids = [doc["_id"] for doc in light if tag is not None and is_translation_of(doc, tag)]
+            wanted = reading.whole(sorted({*variable_ids, *attachment_ids, *translation_ids}))  # one read
             by_id = {doc["_id"]: doc for doc in wanted}
+            translations = [by_id[doc_id] for doc_id in translation_ids if doc_id in by_id]
             variables = [by_id[doc_id] for doc_id in variable_ids if doc_id in by_id]
             attachment_docs = {doc_id: by_id[doc_id] for doc_id in attachment_ids if doc_id in by_id}
             del wanted, by_id
             plan = ExportPlan(
                 settings, collections, variable_docs=variables, attachment_docs=attachment_docs,
-                tree=derive_tree(light), cache=cache, compat=compat,
+                tree=derive_tree(light), cache=cache, compat=compat, locale=tag, translation_docs=translations,
             )
             facts = SchemaFacts(set(attachment_ids), cache) if with_schema else None
-            del light, variables, variable_ids
+            del light, variables, variable_ids, translations
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
             if cache is not None and facts is None and indent is None and reading.snap is not None \
@@ -493,7 +503,10 @@ def stream_game_export(
                 schema = schema_from_facts(facts, settings, collections, project_id=_project_attr(project, "id"),
                                            project_name=project_name, cache=cache, compat=compat)
         report.finish()
-        return StreamedExport(meta, spools, indent, documents, schema)
+        result = StreamedExport(meta, spools, indent, documents, schema)
+        if plan.localizer is not None:
+            result.strings = plan.localizer.strings
+        return result
     except BaseException:
         for spool in spools.values():
             spool.close()
@@ -543,6 +556,16 @@ def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders:
                 ahead.advance(doc_id)
             if cancelled is not None and cancelled():
                 raise ExportStopped()
+            if plan.localized(app):  # its form depends on the translations: never kept
+                found = reading.document(doc_id, rev)
+                if found is None:  # pragma: no cover - the snapshot listed this revision
+                    continue
+                doc, plain = found
+                unusual = plan.export_document(doc, app)
+                spool.add(encode_value(doc, plain=plain and not unusual))
+                if doc_id not in folders:
+                    documents += 1
+                continue
             key = plan.document_key(doc_id, rev, app)
             kept = cache.get(key)
             if kept is MISS:

@@ -50,6 +50,7 @@ from storyloom.app.export_files import (
     export_game_content,
     export_schema,
     format_warning,
+    language_choices,
     load_choices,
     save_choices,
     selection,
@@ -181,17 +182,30 @@ class ExportDialog(QDialog):
         layout.addWidget(self.sidecar)
         self.pretty = QCheckBox("Indent the JSON (easier to read, larger)")
         layout.addWidget(self.pretty)
-        compat_row = QHBoxLayout()
-        compat_row.setSpacing(theme.S)
-        compat_row.addWidget(QLabel("Compatibility"))
+        # Compatibility and Language share a grid, so their boxes line up whatever the labels' widths.
+        choices = QGridLayout()
+        choices.setHorizontalSpacing(theme.S)
+        choices.setColumnStretch(1, 1)
+        choices.addWidget(QLabel("Compatibility"), 0, 0)
         self.compat = QComboBox()
         for text, value in _COMPAT:
             if value is None:
                 mode = (self.session.settings() or {}).get(EXPORT_COMPAT)
                 text += f" ({'Drafft' if mode == 'drafft' else 'plain'})"
             self.compat.addItem(text, value)
-        compat_row.addWidget(self.compat, 1)
-        layout.addLayout(compat_row)
+        choices.addWidget(self.compat, 0, 1)
+        self.language_label = QLabel("Language")
+        self.language = QComboBox()
+        self.language.setToolTip("The text of the export: the source, or a target locale's translations in place "
+                                 "(untranslated lines keep the source; _meta.localization counts them)")
+        for text, value in language_choices(self.session.settings() or {}):
+            self.language.addItem(text, value)
+        choices.addWidget(self.language_label, 1, 0)
+        choices.addWidget(self.language, 1, 1)
+        shown = self.kind == GAME and self.language.count() > 1  # a project without target locales: no choice
+        self.language_label.setVisible(shown)
+        self.language.setVisible(shown)
+        layout.addLayout(choices)
         layout.addSpacing(theme.M)
         layout.addWidget(self._section("Save to"))
         path_row = QHBoxLayout()
@@ -260,6 +274,7 @@ class ExportDialog(QDialog):
             self.sidecar.setChecked(saved.schema_sidecar)
             self.pretty.setChecked(saved.pretty)
             self.compat.setCurrentIndex(max(self.compat.findData(saved.compat), 0))
+            self.language.setCurrentIndex(max(self.language.findData(saved.locale), 0))
         self._validate()
 
     # ------------------------------------------------------------------ the form
@@ -285,7 +300,8 @@ class ExportDialog(QDialog):
         """The choices the form shows (raises the export's errors for an impossible one)."""
         return ExportChoices(output=self.output.text().strip(), collections=selection(self.checked(), self.defaults),
                              schema_sidecar=self.kind == GAME and self.sidecar.isChecked(),
-                             compat=self.compat.currentData(), pretty=self.pretty.isChecked())
+                             compat=self.compat.currentData(), pretty=self.pretty.isChecked(),
+                             locale=self.language.currentData() if self.kind == GAME else None)
 
     def _validate(self) -> bool:
         problem = ""
