@@ -20,7 +20,7 @@ from storyloom.errors import Fix, combine, joined
 
 #: Exit codes by error code; any other error exits 1 (a verb's ``CliError`` carries its own).
 EXIT_CODES: dict[str, int] = {"document_locked": 3, "lock_break_refused": 3,
-                              "unknown_export_locale": 2}  # bad input, as an unknown --collections name
+                              "unknown_collections": 2, "unknown_export_locale": 2}  # 2: bad input
 #: Where the docs tell a Drafft teammate's owner about CORS.
 DRAFFT_DOCS = 'see docs/sync.md, "A mixed Storyloom and Drafft team"'
 
