@@ -103,7 +103,7 @@ def entries(project: Any, target_locale: str) -> Iterator[CatalogEntry]:
     found = places(index)
     for start in range(0, len(found), CHUNK):
         part = found[start:start + CHUNK]
-        docs = _read(db, [p.id for p in part])
+        docs = read_documents(db, [p.id for p in part])
         held = dict(translation_docs(db, target_locale, [p.id for p in part]))
         for place in part:
             doc = docs.get(place.id)
@@ -200,7 +200,7 @@ def actor_names(db: Any, actor_ids: Iterable[str]) -> dict[str, str]:
     names: dict[str, str] = {}
     ids = list(actor_ids)
     for start in range(0, len(ids), 500):
-        for doc in _read(db, ids[start:start + 500]).values():
+        for doc in read_documents(db, ids[start:start + 500]).values():
             name = doc.get("name")
             if doc.get("type") != ACTOR or not isinstance(name, str) or not name.strip():
                 continue
@@ -209,7 +209,8 @@ def actor_names(db: Any, actor_ids: Iterable[str]) -> dict[str, str]:
     return names
 
 
-def _read(db: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+def read_documents(db: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The live documents of ``ids`` (one read; a deleted, missing or damaged one is left out)."""
     if not ids:
         return {}
     rows = db.all_docs(keys=ids, include_docs=True, skip_damaged=True)["rows"]

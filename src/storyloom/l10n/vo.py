@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.errors import StoryloomError
-from storyloom.l10n.gather import CHUNK, SCRIPT, _read, actor_names, places, script_lines
+from storyloom.l10n.gather import CHUNK, SCRIPT, actor_names, places, read_documents, script_lines
 from storyloom.l10n.translations import entries_of, needs_review, translation_docs
 from storyloom.project import source_locale, speaker_key, voice_over_path
 
@@ -133,7 +133,7 @@ def lines(project: Any, *, locale: str | None = None) -> Iterator[VoLine]:
     found = [p for p in places(index) if p.type == SCRIPT]
     for start in range(0, len(found), CHUNK):
         part = found[start:start + CHUNK]
-        docs = _read(db, [p.id for p in part])
+        docs = read_documents(db, [p.id for p in part])
         held = dict(translation_docs(db, locale, [p.id for p in part])) if locale else {}
         for place in part:
             doc = docs.get(place.id)

@@ -153,7 +153,15 @@ def load(project: Any, doc_ids: Iterable[str] | None = None, previous: Loaded | 
     edited: no walk of the whole tree, a fifth of a second at 10,000 documents), and
     ``speakers`` (:func:`storyloom.l10n.gather.actor_names`) saves reading the actors. A pure
     read, safe on a worker thread."""
-    from storyloom.l10n.gather import SCRIPT, Place, actor_names, option_lines, places, script_lines
+    from storyloom.l10n.gather import (
+        SCRIPT,
+        Place,
+        actor_names,
+        option_lines,
+        places,
+        read_documents,
+        script_lines,
+    )
 
     settings = project.editor.settings()
     locales = tuple(target_locales(settings))
@@ -173,7 +181,7 @@ def load(project: Any, doc_ids: Iterable[str] | None = None, previous: Loaded | 
     rows: dict[str, dict[str, list[Row]]] = {locale: {} for locale in locales}
     for start in range(0, len(wanted), CHUNK):
         part = wanted[start:start + CHUNK]
-        docs = _read(project.db, [p.id for p in part])
+        docs = read_documents(project.db, [p.id for p in part])
         lines = {p.id: (script_lines(docs[p.id], speakers) if p.type == SCRIPT else option_lines(docs[p.id]))
                  for p in part if p.id in docs}
         for locale in locales:
@@ -195,14 +203,6 @@ def _row(line: Any, doc_id: str, path: str, doc_type: str, stored: Any) -> Row:
         previous = stored.source if not same_source(stored.source, line.source) else None
     return Row(line.line_id, doc_id, path, line.location, line.source, stored.text if stored is not None else None,
                state, line.speaker, previous, line.kind, line.notes, doc_type)
-
-
-def _read(db: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
-    if not ids:
-        return {}
-    rows = db.all_docs(keys=ids, include_docs=True, skip_damaged=True)["rows"]
-    return {row["id"]: row["doc"] for row in rows
-            if isinstance(row.get("doc"), dict) and not row["doc"].get("_deleted")}
 
 
 @dataclass(frozen=True)
