@@ -5,8 +5,9 @@ The tiers (docs/architecture.md, "Quality gates"): ``integration`` marks a test 
 server or another process (pouchdb-server, nginx, the API server, a CLI in a subprocess, Xvfb, a
 tmpfs mount), ``slow`` one that takes seconds on its own; ``scripts/test --fast`` runs neither.
 Where a test lives marks it: every test of the folders in :data:`INTEGRATION_FOLDERS`, and every
-test anywhere that uses a fixture of :data:`INTEGRATION_FIXTURES`; elsewhere a module says so with
-``pytestmark`` (or one test with a decorator)."""
+test anywhere that uses a fixture of :data:`INTEGRATION_FIXTURES`, and as slow every test that
+opens a project window (:data:`SLOW_FIXTURES`); elsewhere a module says so with ``pytestmark`` (or
+one test with a decorator)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ INTEGRATION_FOLDERS = frozenset({"api", "examples", "sync", "team"})
 #: The shared fixtures that start a real server (tests/support): a test using one, directly or
 #: through another fixture, is an integration test whatever folder it is in.
 INTEGRATION_FIXTURES = frozenset({"couch_server", "fresh_couch", "nginx_proxy"})
+#: The fixtures that open a whole project window (tests/gui/conftest.py: the garden sample's, the
+#: sample project's): a test using one takes a second or more, so it is slow wherever it is.
+SLOW_FIXTURES = frozenset({"window", "sample_window"})
 
 
 #: The fast tier's selection, as ``scripts/test --fast`` passes it to ``-m``.
@@ -42,8 +46,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             folder = item.path.resolve().relative_to(TESTS).parts[0]
         except ValueError:  # not under tests/
             folder = ""
-        if folder in INTEGRATION_FOLDERS or INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        fixtures = getattr(item, "fixturenames", ())
+        if folder in INTEGRATION_FOLDERS or INTEGRATION_FIXTURES.intersection(fixtures):
             item.add_marker(pytest.mark.integration)
+        if SLOW_FIXTURES.intersection(fixtures):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
