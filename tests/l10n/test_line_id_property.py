@@ -79,8 +79,8 @@ def _write(project: Project, doc_id: str, lines: list[str]) -> None:
 
 
 # The same examples on every run (a CI that is red by chance lands nothing). A random search
-# found a pasted copy of a line whose id a merge does not keep (see docs/localization.md, "Known
-# gaps"); run with derandomize off to search further.
+# of a few hundred examples finds a merge that gives two lines one id (docs/localization.md,
+# "Known gaps"): run with derandomize off and more examples to look for it.
 PROPERTY_SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
                              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -169,14 +169,18 @@ def test_two_replicas_that_edit_then_sync_and_merge_keep_every_sides_ids(
     assert a.editor.get(doc_id)["content"] == b.editor.get(doc_id)["content"]
     ids = [line_id for _, line_id in merged]
     assert len(set(ids)) == len(ids)
-    # Every line either side has that the merge keeps has that side's id, unless both sides hold
-    # one id for two lines (one edited a line the other kept, and the merge holds both): then
-    # one of those lines has it.
-    claims: dict[str, set[str]] = {}
+    # Every line either side has that the merge keeps keeps a side's id: for each text, as many of
+    # the ids the sides gave it survive as the merge has lines of that text to hold them (one
+    # line both sides hold under two ids, one side having pasted a copy and deleted the
+    # original, can keep only one of them), and no such line gets an id neither side gave it.
+    claimed: dict[str, set[str]] = {}
     for side in sides:
         for line, line_id in side:
-            if any(text == line for text, _ in merged):
-                claims.setdefault(line_id, set()).add(line)
-    for line_id, claimed in claims.items():
-        holders = {line for line, i in merged if i == line_id}
-        assert holders & claimed, f"{sorted(claimed)!r} lost id {line_id}"
+            claimed.setdefault(line, set()).add(line_id)
+    for text, ids_given in claimed.items():
+        kept = [line_id for line, line_id in merged if line == text]
+        if not kept:
+            continue
+        assert set(kept) <= ids_given or len(kept) > len(ids_given), f"{text!r} got an id no side gave it: {kept}"
+        assert len(set(kept) & ids_given) >= min(len(kept), len(ids_given)), \
+            f"{text!r} lost its ids {sorted(ids_given - set(kept))} (merged: {kept})"
