@@ -174,8 +174,7 @@ class OneConnection:
         else:
             connection = http.client.HTTPConnection(netloc, timeout=self._connect_timeout)
         connection.connect()
-        if connection.sock is not None:
-            connection.sock.settimeout(self._read_timeout)
+        if connection.sock is not None:  # its read timeout is set by each request
             self._on_connect(connection.sock)
         self._connection, self._origin = connection, (scheme, netloc)
         return connection
@@ -209,18 +208,15 @@ class OneConnection:
                     connection.request(method, target, body=content, headers=sent_headers)
                     response = connection.getresponse()
                     body = response.read()
-                except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
-                    self._drop()
-                    if reused and attempt == 1:
-                        continue  # the server closed the idle connection: the request never arrived
-                    raise NetworkError(f"cannot reach {parts.scheme}://{parts.netloc}: {exc or type(exc).__name__}",
-                                       method=method, url=url) from None
                 except TimeoutError as exc:
                     self._drop()
                     raise RemoteTimeout(f"{method} {url}: no answer from the server in time ({type(exc).__name__})",
                                         method=method, url=url) from None
                 except (OSError, http.client.HTTPException) as exc:
                     self._drop()
+                    # RemoteDisconnected is a ConnectionResetError: the server closed the idle connection
+                    if reused and attempt == 1 and isinstance(exc, ConnectionResetError | BrokenPipeError):
+                        continue  # the request never arrived: once more, on a new connection
                     raise NetworkError(f"cannot reach {parts.scheme}://{parts.netloc}: {exc or type(exc).__name__}",
                                        method=method, url=url) from None
                 if response.will_close:
