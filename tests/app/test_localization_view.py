@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storyloom.app import AppOptions, DocumentChanged, Workspace
+from storyloom.app import AppOptions, Workspace
 from storyloom.app.l10n_files import export_catalog, import_file
 from storyloom.app.views.localization import (
     ALL,
@@ -24,6 +24,7 @@ from storyloom.l10n.gather import catalog
 from storyloom.l10n.translations import entries_of, translation_id
 from storyloom.project import TeamLocks, WriteIntent, locked_fields
 from storyloom.project.sample import create_sample_project
+from tests.support.session_changes import Changes
 
 
 @pytest.fixture
@@ -36,18 +37,6 @@ def session():  # type: ignore[no-untyped-def]
     with ws.open_session(name) as opened:
         yield opened
     ws.close()
-
-
-class Changes:
-    def __init__(self, session) -> None:  # type: ignore[no-untyped-def]
-        self.session = session
-        self.events: list[DocumentChanged] = []
-        session.subscribe(lambda e: self.events.append(e) if isinstance(e, DocumentChanged) else None)
-
-    def take(self) -> list[DocumentChanged]:
-        self.session.wait_for_events()
-        events, self.events = self.events, []
-        return events
 
 
 def _state(session) -> LocalizationState:  # type: ignore[no-untyped-def]

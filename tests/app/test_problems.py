@@ -9,6 +9,7 @@ from storyloom.app import AppOptions, DocumentChanged, Workspace
 from storyloom.app.views.problems import SCRIPT, UNKNOWN_ACTOR, VALIDATION, ProjectProblems, apply_quick_fix
 from storyloom.drafft import import_backup
 from tests.support.fixtures import DRAFFT_PROJECTS
+from tests.support.session_changes import Changes
 
 GARDEN = DRAFFT_PROJECTS / "v2" / "the-garden-of-fading-memories.json"
 
@@ -25,20 +26,6 @@ def session(workspace):  # type: ignore[no-untyped-def]
     workspace.manager.create("Problems").close()
     with workspace.open_session("Problems") as opened:
         yield opened
-
-
-class Changes:
-    """The session's DocumentChanged events, collected on its event thread."""
-
-    def __init__(self, session) -> None:  # type: ignore[no-untyped-def]
-        self.session = session
-        self.events: list[DocumentChanged] = []
-        session.subscribe(lambda e: self.events.append(e) if isinstance(e, DocumentChanged) else None)
-
-    def take(self) -> list[DocumentChanged]:
-        self.session.wait_for_events()
-        events, self.events = self.events, []
-        return events
 
 
 def test_the_garden_sample_lists_its_script_problems_with_names_and_lines(workspace) -> None:  # type: ignore[no-untyped-def]
