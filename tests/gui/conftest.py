@@ -16,7 +16,7 @@ import pytest
 from storyloom.app import AppOptions, Workspace
 from storyloom.drafft import import_backup
 from storyloom.project import ProjectManager
-from tests.gui.support import GARDEN
+from tests.gui.support import GARDEN, open_sample_window
 
 
 @pytest.fixture(scope="session")
@@ -74,17 +74,7 @@ def window(qtbot, workspace: Workspace, garden: str):  # type: ignore[no-untyped
 @pytest.fixture
 def sample_window(qtbot, workspace: Workspace):  # type: ignore[no-untyped-def]
     """The built-in sample's project window at 1440x900, shown, closed afterwards."""
-    from storyloom.gui.main_window import open_project_window
-    from storyloom.project.sample import create_sample_project
-
-    project = create_sample_project(workspace.manager)
-    name = project.name
-    project.close()
-    win = open_project_window(workspace, name)
-    qtbot.addWidget(win)
-    win.resize(1440, 900)
-    win.show()
-    qtbot.waitExposed(win)
+    win = open_sample_window(qtbot, workspace)
     yield win
     if not win.session.closed:
         win.close()

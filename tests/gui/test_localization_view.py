@@ -16,23 +16,11 @@ from storyloom.app import Workspace
 from storyloom.app.views import localization as lv
 from storyloom.l10n.translations import entries_of, translation_id
 from storyloom.project import TeamLocks, WriteIntent, locked_fields
-from storyloom.project.sample import create_sample_project
+from tests.gui.support import open_sample_window
 
 
 def _open(qtbot, workspace: Workspace, locales: list[str]):  # type: ignore[no-untyped-def]
-    from storyloom.gui.main_window import open_project_window
-
-    project = create_sample_project(workspace.manager)
-    if locales:
-        project.editor.update_settings({"targetLocales": locales})
-    name = project.name
-    project.close()
-    win = open_project_window(workspace, name)
-    qtbot.addWidget(win)
-    win.resize(1440, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return open_sample_window(qtbot, workspace, {"targetLocales": locales} if locales else None)
 
 
 @pytest.fixture
