@@ -100,19 +100,30 @@ def entries(project: Any, target_locale: str) -> Iterator[CatalogEntry]:
     db = project.db
     index = project.editor.index
     speakers = actor_names(db, index.ids_of_type(ACTOR))
-    found = places(index)
+    for place, doc, held in placed_documents(db, places(index), (target_locale,)):
+        stored = held[target_locale]
+        lines = script_lines(doc, speakers) if place.type == SCRIPT else option_lines(doc)
+        for line in lines:
+            yield _entry(line, place, stored.get(line.line_id))
+
+
+def placed_documents(db: Any, found: list[Place], locales: Iterable[str] = ()
+                     ) -> Iterator[tuple[Place, dict[str, Any], dict[str, dict[str, StoredEntry]]]]:
+    """``(place, its document, {locale: its stored translations})`` for each of ``found`` that
+    still exists, reading :data:`CHUNK` documents (and their Translation documents of each of
+    ``locales``) at a time: the walk the catalog, the voice-over script and the Localization view
+    share."""
+    locales = tuple(locales)
     for start in range(0, len(found), CHUNK):
         part = found[start:start + CHUNK]
-        docs = read_documents(db, [p.id for p in part])
-        held = dict(translation_docs(db, target_locale, [p.id for p in part]))
+        ids = [p.id for p in part]
+        docs = read_documents(db, ids)
+        held = {locale: dict(translation_docs(db, locale, ids)) for locale in locales}
         for place in part:
             doc = docs.get(place.id)
             if doc is None:
                 continue  # deleted since the index was read
-            stored = entries_of(held.get(place.id))
-            lines = script_lines(doc, speakers) if place.type == SCRIPT else option_lines(doc)
-            for line in lines:
-                yield _entry(line, place, stored.get(line.line_id))
+            yield place, doc, {locale: entries_of(held[locale].get(place.id)) for locale in locales}
 
 
 @dataclass(frozen=True, slots=True)

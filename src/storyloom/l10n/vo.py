@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from storyloom.errors import StoryloomError
-from storyloom.l10n.gather import CHUNK, SCRIPT, actor_names, places, read_documents, script_lines
-from storyloom.l10n.translations import entries_of, needs_review, translation_docs
+from storyloom.l10n.gather import SCRIPT, actor_names, placed_documents, places, script_lines
+from storyloom.l10n.translations import needs_review
 from storyloom.project import source_locale, speaker_key, voice_over_path
 
 #: What a row's text is (the ``text_from`` column).
@@ -131,32 +131,25 @@ def lines(project: Any, *, locale: str | None = None) -> Iterator[VoLine]:
     index = project.editor.index
     speakers = actor_names(db, index.ids_of_type("Actor"))
     found = [p for p in places(index) if p.type == SCRIPT]
-    for start in range(0, len(found), CHUNK):
-        part = found[start:start + CHUNK]
-        docs = read_documents(db, [p.id for p in part])
-        held = dict(translation_docs(db, locale, [p.id for p in part])) if locale else {}
-        for place in part:
-            doc = docs.get(place.id)
-            if doc is None:
-                continue  # deleted since the index was read
-            stored = entries_of(held.get(place.id))
-            previous: tuple[str, str] = ("", "")
-            for line in script_lines(doc, speakers):
-                text, text_from = line.source, FROM_SOURCE
-                if locale:
-                    entry = stored.get(line.line_id)
-                    if entry is not None and entry.text.strip():
-                        text = entry.text
-                        text_from = FROM_REVIEW if needs_review(entry, line.source) else FROM_TRANSLATION
-                    else:
-                        text_from = FROM_FALLBACK
-                speaker = line.speaker or ""
-                yield VoLine(
-                    line.line_id, speaker, line.expression or "", text, text_from, previous[0], previous[1],
-                    audio_file(pattern, actor=speaker, line_id=line.line_id, locale=file_locale, document=place.path),
-                    place.path, place.id, int(line.location),
-                )
-                previous = (speaker, text)
+    for place, doc, held in placed_documents(db, found, (locale,) if locale else ()):
+        stored = held.get(locale or "", {})
+        previous: tuple[str, str] = ("", "")
+        for line in script_lines(doc, speakers):
+            text, text_from = line.source, FROM_SOURCE
+            if locale:
+                entry = stored.get(line.line_id)
+                if entry is not None and entry.text.strip():
+                    text = entry.text
+                    text_from = FROM_REVIEW if needs_review(entry, line.source) else FROM_TRANSLATION
+                else:
+                    text_from = FROM_FALLBACK
+            speaker = line.speaker or ""
+            yield VoLine(
+                line.line_id, speaker, line.expression or "", text, text_from, previous[0], previous[1],
+                audio_file(pattern, actor=speaker, line_id=line.line_id, locale=file_locale, document=place.path),
+                place.path, place.id, int(line.location),
+            )
+            previous = (speaker, text)
 
 
 def recording_csv(rows: list[VoLine]) -> bytes:

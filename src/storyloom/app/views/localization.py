@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storyloom.app.events import DocumentChanged
-from storyloom.l10n.translations import ID_PREFIX, entries_of, needs_review, same_source, translation_docs
+from storyloom.l10n.translations import ID_PREFIX, needs_review, same_source
 from storyloom.project import SETTINGS_ID, LockRefused, source_locale, target_locales
 from storyloom.words import counted
 
@@ -43,8 +43,6 @@ ALL = "all"
 FILTERS = (ALL, UNTRANSLATED, REVIEW)
 FILTER_LABELS = {ALL: "All", UNTRANSLATED: "Untranslated", REVIEW: "Needs review"}
 STATE_LABELS = {UNTRANSLATED: "Untranslated", REVIEW: "To review", TRANSLATED: "Translated"}
-#: Documents read from the store at a time.
-CHUNK = 200
 
 
 @dataclass(frozen=True)
@@ -158,8 +156,8 @@ def load(project: Any, doc_ids: Iterable[str] | None = None, previous: Loaded | 
         Place,
         actor_names,
         option_lines,
+        placed_documents,
         places,
-        read_documents,
         script_lines,
     )
 
@@ -179,19 +177,12 @@ def load(project: Any, doc_ids: Iterable[str] | None = None, previous: Loaded | 
     if speakers is None:
         speakers = actor_names(project.db, index.ids_of_type("Actor"))
     rows: dict[str, dict[str, list[Row]]] = {locale: {} for locale in locales}
-    for start in range(0, len(wanted), CHUNK):
-        part = wanted[start:start + CHUNK]
-        docs = read_documents(project.db, [p.id for p in part])
-        lines = {p.id: (script_lines(docs[p.id], speakers) if p.type == SCRIPT else option_lines(docs[p.id]))
-                 for p in part if p.id in docs}
+    for place, doc, held in placed_documents(project.db, wanted, locales):
+        lines = script_lines(doc, speakers) if place.type == SCRIPT else option_lines(doc)
         for locale in locales:
-            held = dict(translation_docs(project.db, locale, list(lines)))
-            for place in part:
-                if place.id not in lines:
-                    continue
-                stored = entries_of(held.get(place.id))
-                rows[locale][place.id] = [_row(line, place.id, place.path, place.type, stored.get(line.line_id))
-                                          for line in lines[place.id]]
+            stored = held[locale]
+            rows[locale][place.id] = [_row(line, place.id, place.path, place.type, stored.get(line.line_id))
+                                      for line in lines]
     return Loaded(source_locale(settings), locales, kept, rows, asked, shapes, speakers)
 
 
