@@ -15,6 +15,7 @@ The examples are bounded so the file runs in a few seconds.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -78,10 +79,11 @@ def _write(project: Project, doc_id: str, lines: list[str]) -> None:
     project.editor.update(doc)
 
 
-# The same examples on every run (a CI that is red by chance lands nothing). A random search
-# of a few hundred examples finds a merge that gives two lines one id (docs/localization.md,
-# "Known gaps"): run with derandomize off and more examples to look for it.
-PROPERTY_SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
+# The same examples on every run (a CI that is red by chance lands nothing); a wider random search
+# runs with STORYLOOM_PROPERTY_SEARCH=N (N examples, new ones each run), e.g. before changing the
+# merge or the line ids.
+_SEARCH = int(os.environ.get("STORYLOOM_PROPERTY_SEARCH", "0"))
+PROPERTY_SETTINGS = settings(max_examples=_SEARCH or 150, deadline=None, derandomize=not _SEARCH, database=None,
                              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
@@ -174,12 +176,18 @@ def test_two_replicas_that_edit_then_sync_and_merge_keep_every_sides_ids(
     # line both sides hold under two ids, one side having pasted a copy and deleted the
     # original, can keep only one of them), and no such line gets an id neither side gave it.
     claimed: dict[str, set[str]] = {}
+    texts_of: dict[str, set[str]] = {}
     for side in sides:
         for line, line_id in side:
             claimed.setdefault(line, set()).add(line_id)
+            texts_of.setdefault(line_id, set()).add(line)
+    # An id the two sides gave to different lines (both pasted a copy of one line: a new id is a
+    # function of the document, the text and its occurrence, so both copies got the same one) can
+    # stay with one of them only: the other takes an id of its own.
+    contested = {line_id for line_id, texts in texts_of.items() if len(texts) > 1}
     for text, ids_given in claimed.items():
         kept = [line_id for line, line_id in merged if line == text]
-        if not kept:
+        if not kept or ids_given & contested:
             continue
         assert set(kept) <= ids_given or len(kept) > len(ids_given), f"{text!r} got an id no side gave it: {kept}"
         assert len(set(kept) & ids_given) >= min(len(kept), len(ids_given)), \

@@ -219,6 +219,84 @@ def test_a_merge_keeps_the_ids_of_both_sides_and_never_conflicts_on_the_table() 
     assert outcome.merged["content"]["lineIds"][7][0] == base_table[6][0]  # "Line 6?" edited on theirs
 
 
+def _merge(base: list[str], ours: list[list[str]], theirs: list[list[str]]) -> tuple[Any, list[Any], Any]:
+    """Merge two replicas' edit histories of a script of lines ``base``: each side a list of
+    texts (lists of lines) written one after another through the gate's rule. Returns the base
+    document, the two sides' documents and the outcome."""
+    from storyloom.project.merge import merge_documents
+
+    def text(lines: list[str]) -> str:
+        return "".join(f"{line}\n" for line in lines)
+
+    base_doc = _script_doc(text(base), anchor(None, text(base), "doc-m"), "2030-01-01T00:00:00.000Z")
+    sides = []
+    for steps, modified in ((ours, "2030-01-03T00:00:00.000Z"), (theirs, "2030-01-02T00:00:00.000Z")):
+        table = base_doc["content"]["lineIds"]
+        for lines in steps:
+            table = anchor(table, text(lines), "doc-m")
+        sides.append(_script_doc(text(steps[-1]), table, modified))
+    return base_doc, sides, merge_documents(base_doc, sides[0], sides[1])
+
+
+_L = [f"::Bob:: line {n}." for n in range(9)]
+
+
+def test_each_merged_line_keeps_the_id_its_side_gave_it() -> None:
+    # Theirs pasted a copy of line 0 above it and edited the copy (their editor kept line 0's id
+    # on the first of the two equal lines, so on the copy); ours edited the last line.
+    _, (ours, theirs), outcome = _merge(_L[:6], [[*_L[:5], "::Bob:: line 5 changed."]],
+                                        [[_L[0], *_L[:6]], ["::Bob:: line 0 edited.", *_L[:6]]])
+    assert outcome.clean and outcome.merged is not None
+    table = outcome.merged["content"]["lineIds"]
+    assert table[:6] == theirs["content"]["lineIds"][:6]  # theirs' region: theirs' ids, as theirs has them
+    assert table[6] == ours["content"]["lineIds"][5]  # ours' edit
+    assert len({line_id for line_id, _ in table}) == 7
+
+
+def test_an_edited_line_keeps_its_id_against_a_copy_the_other_side_pasted() -> None:
+    # Ours deleted line 0 and pasted a copy of line 6 above the tagged lines: ours' editor, which
+    # cannot tell a copy from its original, gave line 6's id to the copy. Theirs edited line 6
+    # in place. The edit keeps the id; ours' copy takes ours' other id.
+    tags = ["[#t_1]::Ann:: One.", "[#t_2]::Ann:: Two."]
+    base = [*_L[:6], *tags, *_L[6:]]
+    pasted = [*_L[1:6], _L[6], *tags, *_L[6:]]
+    edited = [*_L[:6], *tags, "::Bob:: line 6 edited.", *_L[7:]]
+    _, (ours, theirs), outcome = _merge(base, [[*_L[1:6], *tags, *_L[6:]], pasted], [edited])
+    assert _ids(ours)["::Bob:: line 6."][0] == _ids(theirs)["::Bob:: line 6 edited."][0]  # the case
+    assert outcome.clean and outcome.merged is not None
+    merged = _ids(outcome.merged)
+    assert merged["::Bob:: line 6 edited."] == _ids(theirs)["::Bob:: line 6 edited."]
+    assert merged["::Bob:: line 6."] == _ids(ours)["::Bob:: line 6."][1:]
+    assert len(outcome.merged["content"]["lineIds"]) == len(set(map(tuple, outcome.merged["content"]["lineIds"])))
+
+
+def test_a_line_both_sides_moved_to_different_places_is_left_to_a_person() -> None:
+    # Ours moved line 0 below line 3; theirs moved it below line 2, then edited it (two writes:
+    # the edit keeps the id). The three-way text merge alone would keep both (one shared
+    # deletion, two insertions): one line twice, under one id.
+    ours = [*_L[1:4], _L[0], *_L[4:]]
+    moved = [*_L[1:3], _L[0], *_L[3:]]
+    theirs = [*_L[1:3], "::Bob:: line 0 edited.", *_L[3:]]
+    _, sides, outcome = _merge(_L, [ours], [moved, theirs])
+    assert not outcome.clean and outcome.merged is None
+    assert [c.path for c in outcome.conflicts] == ["content.script"]
+    conflict = outcome.conflicts[0]
+    assert (conflict.ours, conflict.theirs) == (sides[0]["content"]["script"], sides[1]["content"]["script"])
+    assert outcome.partial is not None and outcome.partial["content"] == sides[0]["content"]  # the winner's, whole
+    # Moved to the same place, it merges.
+    assert _merge(_L, [ours], [ours])[2].clean
+
+
+def test_a_tagged_line_both_sides_moved_to_different_places_is_left_to_a_person() -> None:
+    tagged = "[#intro_1]::Ann:: Hello."
+    base = [tagged, *_L[:5]]
+    ours = [*_L[:3], tagged, *_L[3:5]]
+    theirs = [*_L[:1], "[#intro_1]::Ann:: Hello there.", *_L[2:5]]  # moved, edited, line 1 gone
+    outcome = _merge(base, [ours], [theirs])[2]
+    assert outcome.merged is None
+    assert not outcome.clean and [c.path for c in outcome.conflicts] == ["content.script"]
+
+
 _merge_counter = iter(range(10**9))
 
 

@@ -4,13 +4,15 @@ properties over random documents."""
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
+import merge3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from storyloom.project.merge import MergeOutcome, merge_documents, merge_text
+from storyloom.project.merge import MergeOutcome, merge_documents, merge_lines, merge_text
 
 pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples a test
 
@@ -117,6 +119,17 @@ def test_merge_text_follows_diff3() -> None:
     assert merge_text("x", "x", "y") == "y" and merge_text("", "a\n", "b\n") is None
 
 
+def test_a_line_both_sides_moved_to_different_places_is_not_copied() -> None:
+    base = "a\nb\nc\nd\ne\n"
+    ours, theirs = "b\nc\na\nd\ne\n", "b\nc\nd\ne\na\n"
+    diff3 = "".join(merge3.Merge3(*(t.splitlines(True) for t in (base, ours, theirs))).merge_lines())
+    assert diff3.count("a\n") == 2  # what diff3 alone does
+    assert merge_text(base, ours, theirs) is None
+    assert merge_text(base, ours, ours) == ours  # moved to the same place
+    # Copies each side pasted (the original kept) are not moves: all three stay.
+    assert merge_text(base, "a\nb\nc\na\nd\ne\n", "a\nb\nc\nd\ne\na\n") == "a\nb\nc\na\nd\ne\na\n"
+
+
 # -- properties ------------------------------------------------------------------------------
 
 _keys = st.sampled_from(["name", "color", "alias", "tags", "n", "extra"])
@@ -156,6 +169,28 @@ def _triples(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], dict[str,
 
 def _same(a: MergeOutcome, b: MergeOutcome) -> bool:
     return a.merged == b.merged and {c.path for c in a.conflicts} == {c.path for c in b.conflicts}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_lines, _lines, _lines)
+def test_merge_lines_is_diff3_with_where_each_line_comes_from(base: str, ours: str, theirs: str) -> None:
+    sides = [text.splitlines(True) for text in (base, ours, theirs)]
+    lines = merge_lines(*sides)
+    groups = list(merge3.Merge3(*sides).merge_groups())
+    if any(group[0] == "conflict" for group in groups):
+        assert lines is None
+        return
+    diff3 = [line for group in groups for line in group[1]]
+    if lines is None:  # a line diff3 would hold more often than the sides and their changes add up to
+        counts = [Counter(side) for side in sides]
+        assert any(n > max(counts[1][line], counts[2][line], counts[1][line] + counts[2][line] - counts[0][line])
+                   for line, n in Counter(diff3).items())
+        return
+    assert [line for line, *_ in lines] == diff3
+    for line, in_ours, in_theirs, _ in lines:
+        assert in_ours is not None or in_theirs is not None
+        assert in_ours is None or sides[1][in_ours] == line
+        assert in_theirs is None or sides[2][in_theirs] == line
 
 
 @settings(max_examples=300, deadline=None)

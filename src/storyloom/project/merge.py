@@ -27,6 +27,7 @@ has no ``merged`` body.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,7 @@ import merge3
 
 from storyloom.project.line_ids import LINE_IDS
 from storyloom.project.locks import lock_info
-from storyloom.script.line_ids import anchor, anchor_merged
+from storyloom.script.line_ids import MergeOrigins, anchor, anchor_merged, moved_apart
 
 #: Text fields per document type, as paths into the body: merged line by line.
 TEXT_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -107,18 +108,58 @@ def body(doc: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def merge_text(base: str, ours: str, theirs: str) -> str | None:
-    """The line-by-line three-way merge of three texts, or ``None`` when hunks conflict."""
+    """The line-by-line three-way merge of three texts, or ``None`` when they do not merge
+    (:func:`merge_lines`)."""
     if ours == theirs or theirs == base:
         return ours
     if ours == base:
         return theirs
-    merger = merge3.Merge3(base.splitlines(True), ours.splitlines(True), theirs.splitlines(True))
-    out: list[str] = []
-    for group in merger.merge_groups():
-        if group[0] == "conflict":
-            return None
-        out.extend(group[1])
-    return "".join(out)
+    lines = merge_lines(base.splitlines(True), ours.splitlines(True), theirs.splitlines(True))
+    return None if lines is None else "".join(line[0] for line in lines)
+
+
+#: A merged line and where it comes from: its index among ours' lines and among theirs' (``None``
+#: for a side it does not come from: a region only the other side changed), and whether its
+#: region replaced lines of the base (an edit, rather than lines inserted).
+MergedLine = tuple[str, int | None, int | None, bool]
+
+
+def merge_lines(base: list[str], ours: list[str], theirs: list[str]) -> list[MergedLine] | None:
+    """The three-way merge of three texts' lines (merge3's diff3 regions), each merged line with
+    its origin; ``None`` when hunks touch or overlap, or when the merge would hold a line more
+    often than either side does and than both sides' changes add up to: both sides moved that
+    line, to different places (diff3 keeps both insertions and the one shared deletion), and a
+    person says where it goes rather than the merge copying it."""
+    out: list[MergedLine] = []
+    ia = ib = iz = 0
+    for zmatch, zend, amatch, aend, bmatch, bend in merge3.Merge3(base, ours, theirs).find_sync_regions():
+        if amatch > ia or bmatch > ib:
+            ours_part, theirs_part, base_part = ours[ia:amatch], theirs[ib:bmatch], base[iz:zmatch]
+            replaces = zmatch > iz
+            if ours_part == theirs_part:
+                out.extend((line, ia + k, ib + k, replaces) for k, line in enumerate(ours_part))
+            elif ours_part == base_part:
+                out.extend((line, None, ib + k, replaces) for k, line in enumerate(theirs_part))
+            elif theirs_part == base_part:
+                out.extend((line, ia + k, None, replaces) for k, line in enumerate(ours_part))
+            else:
+                return None
+        out.extend((ours[amatch + k], amatch + k, bmatch + k, False) for k in range(zend - zmatch))
+        ia, ib, iz = aend, bend, zend
+    return None if _copies_lines(base, ours, theirs, [line[0] for line in out]) else out
+
+
+def _copies_lines(base: list[str], ours: list[str], theirs: list[str], merged: list[str]) -> bool:
+    """Whether ``merged`` holds a (non-blank) line more often than ours, than theirs and than
+    ``ours + theirs - base``: a clean diff3 merge adds both sides' changes, except that a change
+    both sides made counts once, so only a shared deletion with separate insertions (one line
+    moved two ways) goes over."""
+    counts = [Counter(line.strip() for line in lines) for lines in (base, ours, theirs)]
+    in_base, in_ours, in_theirs = counts
+    for line, count in Counter(line.strip() for line in merged).items():
+        if line and count > max(in_ours[line], in_theirs[line], in_ours[line] + in_theirs[line] - in_base[line]):
+            return True
+    return False
 
 
 def merge_documents(base: dict[str, Any] | None, ours: dict[str, Any] | None,
@@ -137,16 +178,19 @@ def merge_documents(base: dict[str, Any] | None, ours: dict[str, Any] | None,
     merged = _merge_dicts(base_body, ours_body, theirs_body, (), texts, conflicts, skip=LOCK_FIELDS + STAMP_FIELDS)
     _merge_group(merged, LOCK_FIELDS, base_body, ours_body, theirs_body, state=_lock_state)
     _take_stamps(merged, ours_body, theirs_body)
-    if tables is not None:
-        _merged_line_table(merged, tables, doc_id)
+    if tables is not None and not _merged_line_table(merged, tables, doc_id, (base_body, ours_body, theirs_body)):
+        scripts = (_script_of(side) for side in (base_body, ours_body, theirs_body))
+        conflicts.append(FieldConflict("content.script", *scripts))
+        merged["content"]["script"] = ours_body["content"]["script"]
+        merged["content"][LINE_IDS] = copy.deepcopy(tables[1])
     if conflicts:
         return MergeOutcome(None, conflicts, merged)
     return MergeOutcome(merged, [], merged)
 
 
 def _line_tables(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], doc_id: str
-                 ) -> tuple[tuple[Any, Any] | None, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
-    """Each side's line table anchored to its own text (a side a Drafft teammate wrote may hold a
+                 ) -> tuple[tuple[Any, Any, Any] | None, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """The base's and each side's line table anchored to its own text (a side a Drafft teammate wrote may hold a
     stale one), ``None`` when no side has a table; and the three bodies without the tables (the
     bodies given are not changed)."""
     found = []
@@ -161,16 +205,42 @@ def _line_tables(base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, A
         else:
             found.append(None)
         stripped.append(side)
-    tables = None if found[1] is None and found[2] is None else (found[1], found[2])
+    tables = None if found[1] is None and found[2] is None else (found[0], found[1], found[2])
     return tables, (stripped[0], stripped[1], stripped[2])
 
 
-def _merged_line_table(merged: dict[str, Any], tables: tuple[Any, Any], doc_id: str) -> None:
+def _merged_line_table(merged: dict[str, Any], tables: tuple[Any, Any, Any], doc_id: str,
+                       sides: tuple[dict[str, Any], dict[str, Any], dict[str, Any]]) -> bool:
+    """Give the merged script its line table: each line keeps the id its side gave it, found
+    through the text merge's regions (a line only one side changed has that side's id first).
+    False, with no table given, when the merge would put one id on two lines (both sides moved a
+    line, to different places: :func:`storyloom.script.line_ids.moved_apart`)."""
     content = merged.get("content")
-    if isinstance(content, dict) and isinstance(content.get("script"), str):
-        content[LINE_IDS] = anchor_merged(tables[0], tables[1], content["script"], doc_id)
+    if not isinstance(content, dict) or not isinstance(content.get("script"), str):
+        return True
+    text = content["script"]
+    base, ours, theirs = (_script_of(side) for side in sides)
+    origins: MergeOrigins | None = None
+    if ours is not None and theirs is not None:
+        lines: list[MergedLine] | None
+        if text == ours and (ours == theirs or theirs == base):
+            lines = [(line, i, i if ours == theirs else None, False) for i, line in enumerate(ours.splitlines(True))]
+        elif text == theirs and ours == base:
+            lines = [(line, None, i, False) for i, line in enumerate(theirs.splitlines(True))]
+        else:
+            lines = merge_lines((base or "").splitlines(True), ours.splitlines(True), theirs.splitlines(True))
+        if lines is not None and "".join(line[0] for line in lines) == text:
+            origins = (ours, theirs, [(i, j, replaces) for _, i, j, replaces in lines])
+            if moved_apart((base or "", tables[0]), tables[1], tables[2], text, doc_id, origins):
+                return False
+    content[LINE_IDS] = anchor_merged(tables[1], tables[2], text, doc_id, origins)
+    return True
 
 
+def _script_of(side: dict[str, Any]) -> str | None:
+    content = side.get("content")
+    script = content.get("script") if isinstance(content, dict) else None
+    return script if isinstance(script, str) else None
 
 
 def _merge_deletion(base: dict[str, Any] | None, ours: dict[str, Any] | None,

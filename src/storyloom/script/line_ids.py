@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 from typing import Any
@@ -29,10 +30,12 @@ from typing import Any
 __all__ = [
     "LINE_ID_LENGTH",
     "LineTable",
+    "MergeOrigins",
     "anchor",
     "anchor_merged",
     "fingerprint",
     "is_current",
+    "moved_apart",
     "new_line_id",
     "normalise_table",
     "speech_line_ids",
@@ -41,6 +44,11 @@ __all__ = [
 
 #: ``[[id, fingerprint], ...]``: one entry per untagged speech line, in speech-line order.
 LineTable = list[list[str]]
+
+#: Where a merged text's lines come from: ours' text, theirs' text, and for each merged line its
+#: index among ours' lines and among theirs' (``None`` for a side it does not come from) and
+#: whether it replaced lines of the base (an edit) rather than being inserted.
+MergeOrigins = tuple[str, str, Sequence[tuple[int | None, int | None, bool]]]
 
 #: The length of a generated id: 12 base32 characters (60 bits), lowercase.
 LINE_ID_LENGTH = 12
@@ -64,13 +72,21 @@ def _scan(text: str) -> list[tuple[str | None, str, str]]:
     for raw in text.splitlines():
         info = memo.get(raw)
         if info is None:
-            info = _classify(raw)
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[raw] = info
+            info = _classify_memo(raw)
         if info is not _NOT_SPEECH:
             found.append(info)
     return found
+
+
+def _classify_memo(raw: str) -> tuple[str | None, str, str]:
+    """:func:`_classify`, remembered."""
+    info = _lines.get(raw)
+    if info is None:
+        info = _classify(raw)
+        if len(_lines) >= _MEMO_LIMIT:
+            _lines.clear()
+        _lines[raw] = info
+    return info
 
 
 def _classify(raw: str) -> tuple[str | None, str, str]:
@@ -170,14 +186,85 @@ def anchor(previous: Any, text: str, doc_id: str) -> LineTable:
     return _assign([normalise_table(previous)], fps, doc_id, tags)
 
 
-def anchor_merged(ours: Any, theirs: Any, text: str, doc_id: str) -> LineTable:
-    """The line table of a merged ``text``: a line whose fingerprint one side's table holds keeps
-    that side's id (ours first), an edited line aligns with ours, new lines get new ids.
-    ``ours`` and ``theirs`` are each side's table, already anchored to its own text."""
+def anchor_merged(ours: Any, theirs: Any, text: str, doc_id: str, origins: MergeOrigins | None = None) -> LineTable:
+    """The line table of a merged ``text``. ``ours`` and ``theirs`` are each side's table,
+    already anchored to its own text. With ``origins`` (the text merge's regions), a line takes
+    the id its side gave it: first the lines of a region one side edited (an edited line keeps
+    its id, as in the editor), then lines one side inserted (a pasted copy may carry the id the
+    other side's edit keeps), then lines both sides hold (ours' id, else theirs'). Lines still
+    without an id (or without ``origins``, as in a merge a person wrote) take a side's id by
+    fingerprint (ours first), an edited line aligns with ours, and new lines get new ids."""
     lines = _scan(text)
     fps = [fp for tag, _, fp in lines if tag is None]
     tags = {tag for tag, _, _ in lines if tag is not None}
-    return _assign([normalise_table(ours), normalise_table(theirs)], fps, doc_id, tags)
+    tables = [normalise_table(ours), normalise_table(theirs)]
+    preferred = None
+    if origins is not None:
+        ours_text, theirs_text, where = origins
+        by_line = (_ids_by_line(ours_text, tables[0], doc_id), _ids_by_line(theirs_text, tables[1], doc_id))
+        preferred = []
+        for raw, (in_ours, in_theirs, replaces) in zip(text.splitlines(), where, strict=True):
+            info = _classify_memo(raw)
+            if info is _NOT_SPEECH or info[0] is not None:
+                continue
+            candidates = tuple(line_id for side, at in zip(by_line, (in_ours, in_theirs), strict=True)
+                               if at is not None and (line_id := side[at]) is not None)
+            rank = (0 if replaces else 1) if in_ours is None or in_theirs is None else 2
+            preferred.append((rank, candidates))
+    return _assign(tables, fps, doc_id, tags, preferred)
+
+
+def _ids_by_line(text: str, table: LineTable, doc_id: str) -> list[str | None]:
+    """The id of each line of ``text`` that is an untagged speech line (``None`` for others)."""
+    untagged = iter(entry[0] for entry in anchor(table, text, doc_id))
+    return [next(untagged) if info is not _NOT_SPEECH and info[0] is None else None
+            for info in map(_classify_memo, text.splitlines())]
+
+
+def moved_apart(base: tuple[str, Any], ours: Any, theirs: Any, text: str, doc_id: str,
+                origins: MergeOrigins) -> list[str]:
+    """The ids a merged ``text`` would give to two lines: a tag on more lines than either side
+    has it, or an untagged line's id that both sides moved away from its place in the base
+    (``(text, table)``) to different places, where the three-way merge keeps both (its one
+    shared deletion and two insertions). A person says where such a line goes."""
+    ours_text, theirs_text, where = origins
+    tag_counts = [Counter(tag for tag, _, _ in _scan(side) if tag is not None) for side in (ours_text, theirs_text)]
+    found = [tag for tag, count in Counter(tag for tag, _, _ in _scan(text) if tag is not None).items()
+             if count > max(tag_counts[0][tag], tag_counts[1][tag])]
+    base_text, base_table = base
+    base_at = {line_id: i for i, line_id in enumerate(_ids_by_line(base_text, normalise_table(base_table), doc_id))
+               if line_id is not None}
+    sides = []
+    for side_text, table in ((ours_text, ours), (theirs_text, theirs)):
+        by_line = _ids_by_line(side_text, normalise_table(table), doc_id)
+        sides.append((by_line, _moved(base_text.splitlines(), side_text.splitlines(), base_at, by_line)))
+    claimed: dict[str, set[int]] = {}
+    for in_ours, in_theirs, _ in where:
+        if (in_ours is None) == (in_theirs is None):  # a line both sides hold is one line
+            continue
+        side, at = (0, in_ours) if in_ours is not None else (1, in_theirs)
+        assert at is not None
+        line_id = sides[side][0][at]
+        if line_id is not None and line_id in sides[side][1]:
+            claimed.setdefault(line_id, set()).add(side)
+    return found + [line_id for line_id, by in claimed.items() if len(by) == 2]
+
+
+def _moved(base_lines: list[str], side_lines: list[str], base_at: dict[str, int],
+           by_line: list[str | None]) -> set[str]:
+    """The ids of ``by_line`` (a side's lines) whose line is not where the base had it: not in
+    an unchanged run at the base line's place, nor in an edited run that covers it."""
+    moved = set()
+    for kind, i1, i2, j1, j2 in _opcodes(base_lines, side_lines):
+        for j in range(j1, j2):
+            line_id = by_line[j]
+            if line_id is None or line_id not in base_at:
+                continue
+            at = base_at[line_id]
+            if (kind == "equal" and at == i1 + j - j1) or (kind == "replace" and i1 <= at < i2):
+                continue
+            moved.add(line_id)
+    return moved
 
 
 def speech_line_ids(text: str, table: Any, doc_id: str) -> list[str]:
@@ -230,13 +317,21 @@ class _Ids:
             self.used.add(line_id)
 
 
-def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str]) -> LineTable:
-    """Ids for the lines ``fps`` from ``tables`` (the first one primary), in four passes:
-    aligned runs of each table, then fingerprints anywhere in each table (a line moved), then
-    lines of a replaced run of the primary table paired in order (edited lines), then new ids."""
+def _assign(tables: list[LineTable], fps: list[str], doc_id: str, tags: set[str],
+            preferred: Sequence[tuple[int, tuple[str, ...]]] | None = None) -> LineTable:
+    """Ids for the lines ``fps`` from ``tables`` (the first one primary): first each line's
+    ``preferred`` candidates (``(rank, ids)``: rank 0 first), then aligned runs of each
+    table, fingerprints anywhere in each table (a line moved), lines of a replaced run of the
+    primary table paired in order (edited lines), and new ids."""
     if not any(tables):  # no table to keep ids from (a Drafft teammate's script, an import): all new
         return _new_ids([None] * len(fps), fps, doc_id, set(tags))
     given = _Ids(len(fps), tags)
+    if preferred is not None:
+        for rank in sorted({rank for rank, _ in preferred}):
+            for j, (line_rank, candidates) in enumerate(preferred):
+                if line_rank == rank:
+                    for line_id in candidates:
+                        given.give(j, line_id)
     all_codes = [_opcodes([fp for _, fp in table], fps) for table in tables]
     ids, used = given.ids, given.used
     for table, codes in zip(tables, all_codes, strict=True):
