@@ -137,14 +137,18 @@ def test_the_last_choices_are_remembered_per_project(session, tmp_path: Path) ->
     assert ex.load_choices(session.db, ex.GAME) == chosen
     assert ex.load_choices(session.db, ex.SCHEMA) == ex.ExportChoices(output="s.json")
     broken = ex.ExportChoices.from_dict({"output": 3, "collections": ["Weapons"], "compat": "x", "pretty": "yes",
-                                         "locale": 4})
+                                         "locale": 4, "allLocales": "yes"})
     assert broken == ex.ExportChoices()
+    every = ex.ExportChoices(output="g.json", all_locales=True)
+    assert ex.ExportChoices.from_dict(every.to_dict()) == every
+    assert not ex.ExportChoices.from_dict({"locale": "fr", "allLocales": True}).all_locales  # one or the other
 
 
 def test_the_language_choices_and_the_string_tables_names(tmp_path: Path) -> None:
     assert ex.language_choices({}) == [("Source text (en)", None)]
     assert ex.language_choices({"sourceLocale": "de", "targetLocales": ["fr", "pt-BR", "bad_tag"]}) == [
-        ("Source text (de)", None), ("fr", "fr"), ("pt-BR", "pt-BR")]
+        ("Source text (de)", None), ("fr", "fr"), ("pt-BR", "pt-BR"),
+        ("Source text, and a string table per language (fr, pt-BR)", ex.ALL_LOCALES)]
     assert ex.string_table_path(tmp_path / "game.json", "fr") == tmp_path / "game.fr.json"
     assert ex.string_table_path(tmp_path / "Game.JSON", "pt-BR") == tmp_path / "Game.pt-BR.json"
     assert ex.string_table_path(tmp_path / "story", "fr") == tmp_path / "story.fr.json"

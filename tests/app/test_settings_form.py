@@ -88,3 +88,14 @@ def test_locales_as_typed_and_back() -> None:
     assert form.locales_value({"targetLocales": ["fr"]}, "en", "") == {"sourceLocale": "en", "targetLocales": []}
     placed, _ = form.field_errors([type("P", (), {"field": "targetLocales", "message": "x: targetLocales: bad"})()])
     assert placed == {"targetLocales": "Bad"}
+
+
+def test_the_voice_over_pattern_as_typed_and_back() -> None:
+    assert form.voice_over_text({}) == "{actor}/{lineId}.ogg"
+    assert form.voice_over_text({"voiceOverPath": "{actor}"}) == "{actor}"  # shown as stored, to be fixed
+    assert form.voice_over_value({}, "{actor}/{lineId}.ogg") == {}  # the default, never named
+    assert form.voice_over_value({}, "  ") == {}
+    assert form.voice_over_value({}, " vo/{lineId}.wav ") == {"voiceOverPath": "vo/{lineId}.wav"}
+    assert form.voice_over_value({"voiceOverPath": "x/{lineId}"}, "") == {"voiceOverPath": "{actor}/{lineId}.ogg"}
+    placed, _ = form.field_errors([type("P", (), {"field": "voiceOverPath", "message": "s: voiceOverPath: bad"})()])
+    assert placed == {"voiceOverPath": "Bad"}

@@ -187,7 +187,7 @@ def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path
     dialog = window.show_export()
     assert dialog.language.isVisibleTo(dialog)
     assert [dialog.language.itemText(i) for i in range(dialog.language.count())] == [
-        "Source text (en)", "fr", "pt-BR"]
+        "Source text (en)", "fr", "pt-BR", "Source text, and a string table per language (fr, pt-BR)"]
     out = tmp_path / "garden.fr.json"
     _choose(dialog, ["Scripts"], out)
     dialog.language.setCurrentIndex(dialog.language.findData("fr"))
@@ -202,4 +202,33 @@ def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path
     assert "Text in fr: 1 of" in dialog.headline.text() and "1 to review" in dialog.headline.text()
     again = window.show_export()  # the language is remembered with the other choices
     assert again.language.currentData() == "fr"
+    again.reject()
+
+
+def test_every_language_writes_the_source_export_and_a_string_table_per_locale(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from storyloom.app.export_files import ALL_LOCALES
+    from storyloom.l10n.translations import write_entry
+    from storyloom.project import script_line_ids
+
+    editor = window.session.editor
+    editor.update_settings({"targetLocales": ["fr", "pt-BR"]})
+    script = next(d for d in (editor.get(s.id) for s in editor.index.summaries() if s.type == "Script")
+                  if script_line_ids(d))
+    first = script_line_ids(script)[0]
+    write_entry(editor, "fr", script["_id"], script["name"], first, "Bonjour, jardin.", "whatever it was")
+    dialog = window.show_export()
+    out = tmp_path / "garden.json"
+    _choose(dialog, ["Scripts"], out)
+    dialog.language.setCurrentIndex(dialog.language.findData(ALL_LOCALES))
+    with qtbot.waitSignal(dialog.finished_export, timeout=20_000):
+        dialog.export_button.click()
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    assert "localization" not in exported["_meta"]  # the source text
+    french = json.loads((tmp_path / "garden.fr.json").read_text(encoding="utf-8"))
+    assert "Bonjour, jardin." in json.dumps(french, ensure_ascii=False)
+    assert (tmp_path / "garden.pt-BR.json").is_file()
+    assert "garden.fr.json" in dialog.files_label.text() and "garden.pt-BR.json" in dialog.files_label.text()
+    assert "String tables: fr, pt-BR." in dialog.headline.text()
+    again = window.show_export()  # remembered
+    assert again.language.currentData() == ALL_LOCALES
     again.reject()

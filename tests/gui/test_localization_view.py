@@ -10,7 +10,7 @@ from pathlib import Path
 import polib
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+from PySide6.QtWidgets import QAbstractItemView, QPlainTextEdit
 
 from storyloom.app import Workspace
 from storyloom.app.views import localization as lv
@@ -55,7 +55,7 @@ def _settle(qtbot, win, view, until) -> None:  # type: ignore[no-untyped-def]
 
 def _editor(view):  # type: ignore[no-untyped-def]
     """The translation editor open now (the closed ones wait for their deletion)."""
-    shown = [e for e in view.view.findChildren(QLineEdit, "translationEditor") if e.isVisible()]
+    shown = [e for e in view.view.findChildren(QPlainTextEdit, "translationEditor") if e.isVisible()]
     return shown[0] if shown else None
 
 
@@ -233,10 +233,34 @@ def test_a_change_arriving_while_a_translation_is_typed_keeps_the_editor_and_its
     qtbot.keyClicks(editor, "En cours")
     made = win.session.editor.create("Script", "Epilogue", content={"script": "::Narrator:: The end.\n"}).id
     _settle(qtbot, win, view, lambda: any(r.document_id == made for r in view.state.all_rows()))
-    assert _editor(view) is editor and editor.text() == "En cours"  # not closed, nothing lost
+    assert _editor(view) is editor and editor.toPlainText() == "En cours"  # not closed, nothing lost
     assert view.selected_row().line_id == first.line_id
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: any(r.document_id == made for r in view.model.rows))  # shown once it closed
     assert entries_of(win.session.editor.get(translation_id("fr", first.document_id)))[first.line_id].text == \
         "En cours"
     assert view.model.rows[0].line_id == first.line_id
+
+
+def test_shift_enter_breaks_the_line_and_the_editor_grows_to_show_it(qtbot, l10n_window) -> None:  # type: ignore[no-untyped-def]
+    win = l10n_window
+    view = win.localization_view
+    next(a for a in win.menu("&View").actions() if a.text() == "Localization").trigger()
+    view.wait_until_read()
+    first = view.model.rows[0]
+    view.edit_row(0)
+    editor = _editor(view)
+    assert editor is not None
+    one_line = editor.height()
+    qtbot.keyClicks(editor, "First line,")
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(editor, "second line.")
+    assert editor.height() > one_line  # both lines show
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    text = "First line,\nsecond line."
+    qtbot.waitUntil(lambda: view.model.data(view.model.index(0, 3), Qt.ItemDataRole.EditRole) == text, timeout=3000)
+    stored = entries_of(win.session.editor.get(translation_id("fr", first.document_id)))
+    assert stored[first.line_id].text == text
+    assert view.model.data(view.model.index(0, 3)) == "First line, ⏎ second line."  # the cell, on one line
+    view.edit_row(0)  # opened again, the editor holds both lines
+    assert _editor(view).toPlainText() == text

@@ -91,3 +91,22 @@ def test_the_stale_lock_time_shows_the_default_and_saves(window, editor) -> None
     from storyloom.app.locks import project_stale_minutes
 
     assert project_stale_minutes(window.session.project) == 90
+
+
+def test_the_voice_over_pattern_shows_the_default_refuses_a_bad_one_and_saves(window, editor, qtbot) -> None:  # type: ignore[no-untyped-def]
+    stored = window.session.db.get(SETTINGS_ID)
+    assert "voiceOverPath" not in stored and editor.voice_over.text() == "{actor}/{lineId}.ogg"
+    assert "voiceOverPath" not in editor.changes()  # the default stays unnamed until changed
+    editor.voice_over.selectAll()
+    qtbot.keyClicks(editor.voice_over, "{actor}/take.ogg")  # no {lineId}: two lines would share a file
+    assert not editor.save()
+    error = editor.errors["voiceOverPath"]
+    assert not error.isHidden() and "{lineId}" in error.text()
+    assert editor.voice_over.text() == "{actor}/take.ogg"
+    editor.voice_over.selectAll()
+    qtbot.keyClicks(editor.voice_over, "{locale}/{actor}/{lineId}.wav")
+    assert editor.save() and error.isHidden()
+    assert window.session.db.get(SETTINGS_ID)["voiceOverPath"] == "{locale}/{actor}/{lineId}.wav"
+    from storyloom.project import voice_over_path
+
+    assert voice_over_path(window.session.settings()) == "{locale}/{actor}/{lineId}.wav"

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QWidget
 
 from storyloom.app import Workspace
 from storyloom.gui.main_window import MainWindow, open_project_window
@@ -122,5 +123,22 @@ def localization_import(workspace: Workspace, out_dir: Path) -> QWidget:
     _settle()
     window.bridge.flush()
     view.wait_until_read()
+    _settle()
+    return window
+
+
+@register("localization-editing")
+def localization_editing(workspace: Workspace, out_dir: Path) -> QWidget:
+    """A translation typed in place over two lines (Shift+Enter): the editor grows over the rows
+    below."""
+    window = _sample(workspace, ["fr", "de"])
+    _dock(window)
+    view = window.localization_view
+    view.edit_row(2)
+    _settle()
+    editor = QApplication.focusWidget()
+    if isinstance(editor, QPlainTextEdit):
+        editor.setPlainText("Vous êtes en retard.\nLe bateau du matin est déjà reparti.")
+        editor.moveCursor(QTextCursor.MoveOperation.End)
     _settle()
     return window

@@ -127,10 +127,12 @@ class ExportChoices:
     pretty: bool = False
     #: The language of the text (``None``: the source; else a target locale of the project).
     locale: str | None = None
+    #: The source text, and beside the file a string table per target locale.
+    all_locales: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"output": self.output, "collections": self.collections, "schemaSidecar": self.schema_sidecar,
-                "compat": self.compat, "pretty": self.pretty, "locale": self.locale}
+                "compat": self.compat, "pretty": self.pretty, "locale": self.locale, "allLocales": self.all_locales}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ExportChoices:
@@ -148,16 +150,23 @@ class ExportChoices:
         locale = data.get("locale")
         return cls(output=output if isinstance(output, str) else "", collections=chosen,
                    schema_sidecar=data.get("schemaSidecar") is True, compat=compat, pretty=data.get("pretty") is True,
-                   locale=locale if isinstance(locale, str) and locale else None)
+                   locale=locale if isinstance(locale, str) and locale else None,
+                   all_locales=data.get("allLocales") is True and not (isinstance(locale, str) and locale))
+
+
+#: The export dialog's Language entry for the source text with a string table per target locale.
+ALL_LOCALES = "*"
 
 
 def language_choices(settings: Mapping[str, Any]) -> list[tuple[str, str | None]]:
     """The export dialog's Language: ``(label, locale)``, the source text first (``None``), then
-    each target locale of the project in its settings' order."""
+    each target locale of the project in its settings' order, then (with any target locale) the
+    source text with every locale's string table beside it (:data:`ALL_LOCALES`)."""
     from storyloom.project import source_locale, target_locales
 
-    return [(f"Source text ({source_locale(settings)})", None),
-            *((tag, tag) for tag in target_locales(settings))]
+    targets = target_locales(settings)
+    every = [(f"Source text, and a string table per language ({', '.join(targets)})", ALL_LOCALES)] if targets else []
+    return [(f"Source text ({source_locale(settings)})", None), *((tag, tag) for tag in targets), *every]
 
 
 def slug(name: str) -> str:
@@ -351,7 +360,7 @@ def export_game_content(project: Any, choices: ExportChoices, *, exported_by: st
     return write_game_export(project, target, collections=choices.collections, exported_by=exported_by,
                              compat=choices.compat, pretty=choices.pretty, schema_sidecar=choices.schema_sidecar,
                              progress=progress, cancelled=cancelled, on_progress=on_progress,
-                             locale=choices.locale)
+                             locale=choices.locale, all_locales=choices.all_locales)
 
 
 def write_game_export(project: Any, target: Target, *, collections: str | Sequence[str] | None = None,

@@ -37,6 +37,7 @@ from storyloom import words
 from storyloom.app import ProjectSession
 from storyloom.app.attachments import human_size
 from storyloom.app.export_files import (
+    ALL_LOCALES,
     GAME,
     MAX_WARNING_LINES,
     SCHEMA,
@@ -197,7 +198,9 @@ class ExportDialog(QDialog):
         self.language_label = QLabel("Language")
         self.language = QComboBox()
         self.language.setToolTip("The text of the export: the source, or a target locale's translations in place "
-                                 "(untranslated lines keep the source; _meta.localization counts them)")
+                                 "(untranslated lines keep the source; _meta.localization counts them), or the "
+                                 "source with a string table per language beside it (game.fr.json…) for a game "
+                                 "that switches language while it runs")
         for text, value in language_choices(self.session.settings() or {}):
             self.language.addItem(text, value)
         choices.addWidget(self.language_label, 1, 0)
@@ -274,7 +277,8 @@ class ExportDialog(QDialog):
             self.sidecar.setChecked(saved.schema_sidecar)
             self.pretty.setChecked(saved.pretty)
             self.compat.setCurrentIndex(max(self.compat.findData(saved.compat), 0))
-            self.language.setCurrentIndex(max(self.language.findData(saved.locale), 0))
+            language = ALL_LOCALES if saved.all_locales else saved.locale
+            self.language.setCurrentIndex(max(self.language.findData(language), 0))
         self._validate()
 
     # ------------------------------------------------------------------ the form
@@ -298,10 +302,12 @@ class ExportDialog(QDialog):
 
     def choices_now(self) -> ExportChoices:
         """The choices the form shows (raises the export's errors for an impossible one)."""
+        language = self.language.currentData()
         return ExportChoices(output=self.output.text().strip(), collections=selection(self.checked(), self.defaults),
                              schema_sidecar=self.kind == GAME and self.sidecar.isChecked(),
                              compat=self.compat.currentData(), pretty=self.pretty.isChecked(),
-                             locale=self.language.currentData() if self.kind == GAME else None)
+                             locale=language if self.kind == GAME and language != ALL_LOCALES else None,
+                             all_locales=self.kind == GAME and language == ALL_LOCALES)
 
     def _validate(self) -> bool:
         problem = ""

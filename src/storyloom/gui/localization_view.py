@@ -40,10 +40,12 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QStackedWidget,
@@ -185,27 +187,69 @@ def _one_line(text: str) -> str:
 
 
 class TranslationDelegate(QStyledItemDelegate):
-    """The translation's editor: Enter saves, Escape cancels, Tab saves and goes to the next
-    untranslated line."""
+    """The translation's editor: Enter saves, Shift+Enter breaks the line (a dialogue node's
+    text may hold line breaks), Escape cancels, Tab saves and goes to the next untranslated
+    line. It grows over the rows below to show every line of the text."""
 
     def __init__(self, tabbed: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._tabbed = tabbed
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:
-        editor = QLineEdit(parent)
+        editor = QPlainTextEdit(parent)
         editor.setObjectName("translationEditor")
-        editor.setFrame(False)
-        editor.setPlaceholderText("Type the translation; Enter saves, Escape cancels, Tab goes to the next")
+        editor.setFrameShape(QFrame.Shape.NoFrame)
+        editor.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        editor.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        editor.setPlaceholderText("Type the translation; Enter saves, Shift+Enter breaks the line, Escape cancels, "
+                                  "Tab goes to the next")
+        editor.document().setDocumentMargin(4)
+        editor.textChanged.connect(lambda: self._fit(editor))
         return editor
 
+    def setEditorData(self, editor: QWidget, index: _Index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            editor.setPlainText(str(index.data(Qt.ItemDataRole.EditRole) or ""))
+            editor.selectAll()
+            return
+        super().setEditorData(editor, index)
+
+    def setModelData(self, editor: QWidget, model: Any, index: _Index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            model.setData(index, editor.toPlainText(), Qt.ItemDataRole.EditRole)
+            return
+        super().setModelData(editor, model, index)
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: _Index) -> None:
+        editor.setProperty("rowRect", option.rect)
+        self._fit(editor)
+
+    def _fit(self, editor: QWidget) -> None:
+        """The cell's rectangle, as tall as the text's lines (up to six, then it scrolls)."""
+        rect = editor.property("rowRect")
+        if not isinstance(editor, QPlainTextEdit) or rect is None:
+            return
+        lines = min(max(editor.document().blockCount(), 1), 6)
+        margins = editor.contentsMargins()
+        chrome = 2 * int(editor.document().documentMargin()) + margins.top() + margins.bottom() + 4
+        height = max(rect.height(), lines * editor.fontMetrics().lineSpacing() + chrome)
+        editor.setGeometry(rect.x(), rect.y(), rect.width(), height)
+
     def eventFilter(self, editor: QObject, event: QEvent) -> bool:
-        if (isinstance(editor, QWidget) and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
-                and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)):
-            self.commitData.emit(editor)
-            self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
-            QTimer.singleShot(0, self._tabbed)
-            return True
+        if isinstance(editor, QWidget) and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            key = event.key()
+            if key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                self.commitData.emit(editor)
+                self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+                QTimer.singleShot(0, self._tabbed)
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and isinstance(editor, QPlainTextEdit):
+                if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                    editor.insertPlainText("\n")
+                else:
+                    self.commitData.emit(editor)
+                    self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+                return True
         return super().eventFilter(editor, event)
 
 

@@ -27,6 +27,7 @@ from storyloom.project import (
     COMMAND_MAPPING,
     DEFAULT_EXPORT_SECTIONS,
     DEFAULT_SOURCE_LOCALE,
+    DEFAULT_VOICE_OVER_PATH,
     EDITOR_MODES,
     EXPORT_COMPAT,
     EXPORT_NAMES,
@@ -35,6 +36,7 @@ from storyloom.project import (
     SPEECH_MAPPING,
     STALE_LOCK,
     TARGET_LOCALES,
+    VOICE_OVER_PATH,
     stale_lock_minutes,
 )
 from storyloom.script import CommandLine, SpeechLine, parse_script, render_line
@@ -62,6 +64,7 @@ _FIELD_OF = {
     "projectName": "projectName", "projectDescription": "projectDescription", "projectVersion": "projectVersion",
     "exportSections": "exportSections", EXPORT_COMPAT: EXPORT_COMPAT, "exportMappings": "exportMappings",
     STALE_LOCK: STALE_LOCK, SOURCE_LOCALE: SOURCE_LOCALE, TARGET_LOCALES: TARGET_LOCALES,
+    VOICE_OVER_PATH: VOICE_OVER_PATH,
 }
 
 
@@ -176,6 +179,22 @@ def locales_value(base: Mapping[str, Any], source: str, targets: str) -> dict[st
     if SOURCE_LOCALE not in base and TARGET_LOCALES not in base and source == DEFAULT_SOURCE_LOCALE and not tags:
         return {}
     return {SOURCE_LOCALE: source, TARGET_LOCALES: tags}
+
+
+def voice_over_text(settings: Mapping[str, Any]) -> str:
+    """The voice-over file pattern as the form shows it: the stored value as it is (an invalid
+    one too, so the writer sees what to fix), else the default."""
+    value = settings.get(VOICE_OVER_PATH)
+    return value if isinstance(value, str) else DEFAULT_VOICE_OVER_PATH
+
+
+def voice_over_value(base: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """``{"voiceOverPath": pattern}`` for what was typed (the gate checks it; blank is the
+    default), or nothing while a project that never named one keeps the default."""
+    pattern = text.strip() or DEFAULT_VOICE_OVER_PATH
+    if VOICE_OVER_PATH not in base and pattern == DEFAULT_VOICE_OVER_PATH:
+        return {}
+    return {VOICE_OVER_PATH: pattern}
 
 
 def settings_patch(base: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

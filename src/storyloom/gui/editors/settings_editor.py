@@ -35,6 +35,7 @@ from storyloom.app.views import settings_form as form
 from storyloom.errors import StoryloomError
 from storyloom.gui.editors.base import DocumentEditor
 from storyloom.project import (
+    DEFAULT_VOICE_OVER_PATH,
     EDITOR_MODES,
     EXPORT_COMPAT,
     MAX_STALE_LOCK_MINUTES,
@@ -42,6 +43,7 @@ from storyloom.project import (
     SOURCE_LOCALE,
     STALE_LOCK,
     TARGET_LOCALES,
+    VOICE_OVER_PATH,
     LockRefused,
     ValidationError,
     stale_lock_minutes,
@@ -208,6 +210,14 @@ class ProjectSettingsEditor(DocumentEditor):
         self.target_locales.textEdited.connect(self.mark_dirty)
         self._field(TARGET_LOCALES, "Target locales", self.target_locales,
                     "The languages the project is translated into, separated by commas.")
+        self.voice_over = QLineEdit()
+        self.voice_over.setObjectName("field-voiceOverPath")
+        self.voice_over.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.voice_over.setPlaceholderText(DEFAULT_VOICE_OVER_PATH)
+        self.voice_over.textEdited.connect(self.mark_dirty)
+        self._field(VOICE_OVER_PATH, "Voice-over files", self.voice_over,
+                    "Where the game finds a recorded line, relative to its audio folder: {actor}, {lineId}, "
+                    "{locale} and {document} are filled in (the recording script's file column).")
 
     def _export(self) -> None:
         self._heading(form.FORM_SECTIONS[3])
@@ -289,6 +299,7 @@ class ProjectSettingsEditor(DocumentEditor):
         source, targets = form.locale_texts(doc)
         self.source_locale.setText(source)
         self.target_locales.setText(targets)
+        self.voice_over.setText(form.voice_over_text(doc))
         index = self.compat.findData(form.compat_value(doc))
         self.compat.setCurrentIndex(max(index, 0))
         self.tables = form.mapping_tables(doc)
@@ -332,6 +343,7 @@ class ProjectSettingsEditor(DocumentEditor):
             "exportMappings": form.export_mappings_value(self.base, self.tables),
             **form.stale_lock_value(self.base, self.stale_lock.value()),
             **form.locales_value(self.base, self.source_locale.text(), self.target_locales.text()),
+            **form.voice_over_value(self.base, self.voice_over.text()),
         }
 
     def changes(self) -> dict[str, Any]:
