@@ -430,13 +430,16 @@ class Editor:
               *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
         """Set top-level fields of the current document (a value of ``None`` is stored as null)."""
         previous = self._current(doc_id)
-        doc = copy_document(previous)
+        # A field the changes replace is not copied from the previous revision first (an
+        # autosave's content, a long script and its line table, was copied twice); the fields
+        # keep their order.
+        doc = {key: copy_document(changes[key] if key in changes and key not in ("_id", "_rev") else value)
+               for key, value in previous.items()}
         if rev is not None:
             doc["_rev"] = rev
         for key, value in changes.items():
-            if key in ("_id", "_rev"):
-                continue
-            doc[key] = copy_document(value)
+            if key not in ("_id", "_rev") and key not in previous:
+                doc[key] = copy_document(value)
         return self._commit(doc, intent, previous)
 
     def rename(self, doc_id: str, name: str, rev: str | None = None) -> WriteResult:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from storyloom.script.line_ids import anchor, new_line_id, speech_line_ids
+from storyloom.script.line_ids import anchor, new_line_id, reanchor, speech_line_ids
 
 LINE_IDS = "lineIds"  # the Script side table, in ``content``
 LINE_ID = "lineId"  # the id on a dialogue object
@@ -60,10 +60,9 @@ def _update_script(doc: dict[str, Any], previous: Mapping[str, Any] | None) -> N
             return  # the text did not change: a rename, a move, a field of its own
         # the previous table, anchored to the previous text first (a Drafft teammate may have
         # changed that text without the table), then to the new text
-        base: Any = anchor(before.get(LINE_IDS), before["script"], doc_id)
+        table = reanchor(before.get(LINE_IDS), before["script"], text, doc_id)
     else:
-        base = content.get(LINE_IDS)  # a new document: its own table (an import, a restore)
-    table = anchor(base, text, doc_id)
+        table = anchor(content.get(LINE_IDS), text, doc_id)  # a new document: its own table (an import, a restore)
     if table or LINE_IDS in content:
         content[LINE_IDS] = table
 

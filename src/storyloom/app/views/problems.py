@@ -36,6 +36,7 @@ from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
 from storyloom.project import (
+    LINE_IDS,
     SETTINGS_ID,
     TRANSLATION_TYPE,
     StoreContext,
@@ -63,6 +64,7 @@ CREATE_ACTOR = "create-actor"
 _STATE_DEPENDENT = frozenset({"Script", "Scenario", "Variable"})
 _PARENTHESISED = re.compile(r"(.+?)\s*\(([^()]+)\)")  # "Mara (angry)": a name, then a parenthesis
 _MAX_MENTION = 80  # an id-like string is short and has no spaces
+_SPACE = re.compile(r"\s")  # what str.isspace() calls whitespace, looked for in C
 _FETCH_CHUNK = 500
 
 
@@ -124,7 +126,7 @@ def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
     if depth > 64:
         return
     if isinstance(value, str):
-        if 0 < len(value) <= _MAX_MENTION and not any(ch.isspace() for ch in value):
+        if 0 < len(value) <= _MAX_MENTION and _SPACE.search(value) is None:
             out.add(value)
     elif isinstance(value, dict):
         for item in value.values():
@@ -132,6 +134,16 @@ def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
     elif isinstance(value, list):
         for item in value:
             _mentions(item, out, depth + 1)
+
+
+def _mentioning(doc: dict[str, Any]) -> dict[str, Any]:
+    """What of ``doc`` may mention other documents: all but its own id and revision, and a
+    Script's line table (its line ids and fingerprints name lines, never documents)."""
+    fields = {k: v for k, v in doc.items() if k not in ("_id", "_rev")}
+    content = fields.get("content")
+    if doc.get("type") == "Script" and isinstance(content, dict) and LINE_IDS in content:
+        fields["content"] = {k: v for k, v in content.items() if k != LINE_IDS}
+    return fields
 
 
 def _text(value: Any) -> str:
@@ -426,12 +438,16 @@ class ProjectProblems:
         context, states = self._context()
         language = self._default_language()
         actors = self.actors()
+        before: dict[str, frozenset[str]] = {}
         for doc in docs:
             doc_id = doc["_id"]
+            before[doc_id] = self._mentioned.pop(doc_id, frozenset())  # unindexed below, by difference
             self._forget(doc_id)
             if doc.get("type") == TRANSLATION_TYPE:
                 # no document a writer opens or fixes here: the Localization view shows its lines
                 self._types[doc_id] = TRANSLATION_TYPE
+                for text in before.pop(doc_id):
+                    self._unmention(text, doc_id)
                 continue
             self._by_doc[doc_id], said, script = _document_problems(doc, context, states, language, actors)
             speakers = frozenset(speaker_key(line.actor) for line in said)
@@ -442,11 +458,15 @@ class ProjectProblems:
                 for key in speakers:
                     self._speaking.setdefault(key, set()).add(doc_id)
             self._types[doc_id] = _text(doc.get("type"))
-            held: set[str] = set()
-            _mentions({k: v for k, v in doc.items() if k not in ("_id", "_rev")}, held)
-            self._mentioned[doc_id] = frozenset(held)
-            for text in held:
+            found: set[str] = set()
+            _mentions(_mentioning(doc), found)
+            held = frozenset(found)
+            # By difference: an edit of a long script changes few of the strings it holds.
+            for text in before.get(doc_id, frozenset()) - held:
+                self._unmention(text, doc_id)
+            for text in held - before.get(doc_id, frozenset()):
                 self._mentioners.setdefault(text, set()).add(doc_id)
+            self._mentioned[doc_id] = held
         self.checked = len(docs)
         self._sorted = None
 
@@ -471,9 +491,12 @@ class ProjectProblems:
                 if not speaking:
                     del self._speaking[key]
         for text in self._mentioned.pop(doc_id, ()):
-            holders = self._mentioners.get(text)
-            if holders is not None:
-                holders.discard(doc_id)
-                if not holders:
-                    del self._mentioners[text]
+            self._unmention(text, doc_id)
         self._sorted = None
+
+    def _unmention(self, text: str, doc_id: str) -> None:
+        holders = self._mentioners.get(text)
+        if holders is not None:
+            holders.discard(doc_id)
+            if not holders:
+                del self._mentioners[text]

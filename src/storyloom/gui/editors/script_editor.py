@@ -52,7 +52,7 @@ from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
 from storyloom.gui.host import host_of
 from storyloom.gui.widgets import ElidedButton
-from storyloom.project import WriteResult
+from storyloom.project import LINE_IDS, WriteResult
 from storyloom.script import ParsedScript
 from storyloom.script.completion import CompletionSource, source_for
 from storyloom.script.incremental import IncrementalParser
@@ -295,7 +295,11 @@ class ScriptEditor(DocumentEditor):
         thread when it is done (:meth:`_take_write`)."""
         if self._writing is not None or not self.dirty or self.deleted:
             return  # a write is on its way: typing meanwhile asks for the next when it is done
-        write = _Write(self.changes(), self.base.get("_rev"), self._edits)
+        changes = self.changes()
+        # The gate anchors the line table from the revision the write replaces: the one the
+        # editor holds need not be copied into the write (thousands of entries in a long script).
+        changes["content"].pop(LINE_IDS, None)
+        write = _Write(changes, self.base.get("_rev"), self._edits)
         session, doc_id, delivery = self.session, self.doc_id, self._written
 
         def work() -> None:
