@@ -131,6 +131,28 @@ def test_an_edited_script_keeps_the_index_of_what_documents_mention_as_a_rebuild
         assert actor in problems._mentioned[script]
 
 
+def test_a_check_gives_way_between_slices_and_finds_the_same_problems(session, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``pause`` (a worker gives up the GIL there) is called every SLICE_S of a check, also inside
+    one long script's problems; what is found does not change."""
+    from storyloom.app.views import problems as problems_module
+
+    monkeypatch.setattr(problems_module, "SLICE_S", 0.0)  # every look at the clock pauses
+    editor = session.editor
+    script = editor.create("Script", "Long", content={"script": "@endif\n" * 600}).id
+    pauses: list[int] = []
+    changes = Changes(session)
+    slow = ProjectProblems(session.db, session.index, pause=lambda: pauses.append(1))
+    slow.rebuild()
+    assert len(pauses) >= 600 // 64
+    editor.patch(script, {"content": {"script": "@endif\n" * 598}})
+    pauses.clear()
+    slow.apply(changes.take())
+    assert len(pauses) >= 598 // 64
+    plain = ProjectProblems(session.db, session.index)
+    plain.rebuild()
+    assert slow.problems() == plain.problems() and len(plain) >= 598
+
+
 def test_a_variable_change_rechecks_the_scripts_paths(session) -> None:  # type: ignore[no-untyped-def]
     editor = session.editor
     player = editor.create("Variable", "Player", content={"variables": "_sid: player\ncourage: 5"}).id
