@@ -38,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -148,7 +148,7 @@ class ScriptEditor(DocumentEditor):
         self.problems_button.clicked.connect(self._go_to_first_problem)
         self.problems_button.setEnabled(False)
         footer.addWidget(self.problems_button, 1)
-        self.position_label = QLabel()
+        self.position_label = _PositionLabel()
         self.position_label.setObjectName("cursorPosition")
         footer.addWidget(self.position_label)
         self.play_button = QPushButton("Play")
@@ -406,6 +406,31 @@ class ScriptEditor(DocumentEditor):
 
     def field_editor(self, field: str) -> CodeEditor | None:
         return self.text if field == "content.script" else None
+
+
+class _PositionLabel(QLabel):
+    """The cursor's line and column, at a fixed size that fits the widest position: a label
+    whose size follows its text asks the layouts above it to run again at every key, and the
+    document tabs then repaint the whole document (the tab bar, the header, the text), a frame's
+    work on the GUI thread per keystroke. The size follows the font."""
+
+    WIDEST = "Ln 88888, Col 8888"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self._fit()
+
+    def _fit(self) -> None:
+        margins = self.contentsMargins()
+        metrics = self.fontMetrics()
+        self.setFixedSize(metrics.horizontalAdvance(self.WIDEST) + margins.left() + margins.right() + 2,
+                          metrics.height() + margins.top() + margins.bottom())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
 
 
 def _known_state(session: Any) -> Mapping[str, Any] | None:
