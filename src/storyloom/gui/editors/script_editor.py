@@ -20,9 +20,10 @@ SHOWN_WITH_TEXT_LINES lines is parsed on the GUI thread, when it is opened or re
 problems show with its text.
 
 The autosave writes on a worker thread too: the gate's write of a 5,000-line script (its line
-ids anchored again, the document copied, checked, encoded and stored) is 40 to 80 ms of CPU, the
-longest stall a writer typing on met when it ran on the GUI thread. The editor sends the changes
-and the revision they are based on; the result comes back by a queued signal and is taken as a
+ids anchored again, the document checked, encoded and stored) is some 20 ms of CPU, a stall
+under the writer's fingers on the GUI thread. The editor sends the changes (without the line
+table it holds: the gate anchors from the stored revision) and the revision they are based on;
+the result comes back by a queued signal and is taken as a
 save's (a refusal shows why, as a save's does). Text typed while it is written stays unsaved and
 is saved by the next autosave; a save asked for meanwhile (Ctrl+S, closing the tab or the window,
 playing) waits for the write first; and the session's events for this document that arrive while
