@@ -226,6 +226,12 @@ class DocumentEditor(QWidget):
         self.state_changed.emit()
         return True
 
+    def written_revision(self) -> dict[str, Any] | None:
+        """The revision the editor is based on when the editor wrote it itself (it is then what
+        the store holds at that revision, lock fields and all), else None."""
+        rev = self.base.get("_rev")
+        return self.base if isinstance(rev, str) and rev in self._own_revs else None
+
     def document_name(self, doc_id: str) -> str | None:
         """The name of another document of the project (for links), ``None`` when unknown."""
         try:
