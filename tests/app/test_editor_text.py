@@ -74,3 +74,20 @@ def test_a_problem_that_only_moved_with_its_line_shows_the_same() -> None:
     new = {3: [problem(4)], 7: [problem(8)], 9: [problem(9, "bad")], 8: [problem(8, "bad", column=6)]}
     assert shown_problems_changed(old, new) == {8, 9}
     assert shown_problems_changed(new, new) == set()
+
+
+def test_a_rename_is_told_apart_from_other_changes() -> None:
+    from storyloom.app.views.editor_text import rename_only_change
+
+    old = {"_id": "s", "_rev": "1-a", "name": "Intro", "content": {"script": "x"},
+           "modified": "t1", "modifiedBy": "ana"}
+    renamed = {**old, "_rev": "2-b", "name": "Prologue", "modified": "t2", "modifiedBy": "bob"}
+    assert rename_only_change(old, renamed)
+    assert not rename_only_change(old, {**renamed, "content": {"script": "y"}})  # and edited
+    assert not rename_only_change(old, {**old, "_rev": "2-b"})  # no new name
+    assert not rename_only_change(old, {**renamed, "parent": "f"})  # and moved
+    assert not rename_only_change(old, {**renamed, "_deleted": True})
+    assert not rename_only_change(None, renamed)
+    settings = {"_id": "settings", "_rev": "1-a", "projectName": "Old"}
+    assert rename_only_change(settings, {**settings, "_rev": "2-b", "projectName": "New"}, "projectName")
+    assert not rename_only_change(settings, {**settings, "_rev": "2-b", "projectName": "New"})

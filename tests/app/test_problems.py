@@ -105,6 +105,54 @@ def test_a_created_or_deleted_document_rechecks_those_that_mention_it(session) -
     assert [p.doc_id for p in problems.problems()] == [child]
 
 
+def test_an_edited_script_keeps_the_index_of_what_documents_mention_as_a_rebuild_makes_it(session) -> None:  # type: ignore[no-untyped-def]
+    """The index of mentions is updated by difference after each check; a Script's line table
+    (line ids and fingerprints, thousands in a long script) names lines, never documents, and
+    is not in it."""
+    editor = session.editor
+    actor = editor.create("Actor", "Ann").id
+    folder = editor.create("Folder", "Chapter", collection="Script").id
+    lines = "".join(f"::Ann:: Line {n}.\n" for n in range(40))
+    script = editor.create("Script", "Long", parent=folder, content={"script": lines, "actor": actor}).id
+    changes = Changes(session)
+    problems = ProjectProblems(session.db, session.index)
+    problems.rebuild()
+    changes.take()
+    for text, parent in ((lines + "::Ann:: One more.\n", folder), (lines, None), ("::Ann:: Short.\n", folder)):
+        doc = session.db.get(script)
+        editor.patch(script, {"content": {**doc["content"], "script": text}, "parent": parent})
+        problems.apply(changes.take())
+        fresh = ProjectProblems(session.db, session.index)
+        fresh.rebuild()
+        assert problems._mentioners == fresh._mentioners and problems._mentioned == fresh._mentioned
+        table = session.db.get(script)["content"]["lineIds"]
+        assert table and not {text for entry in table for text in entry} & problems._mentioned[script]
+        assert (folder in problems._mentioned[script]) == (parent == folder)
+        assert actor in problems._mentioned[script]
+
+
+def test_a_check_gives_way_between_slices_and_finds_the_same_problems(session, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``pause`` (a worker gives up the GIL there) is called every SLICE_S of a check, also inside
+    one long script's problems; what is found does not change."""
+    from storyloom.app.views import problems as problems_module
+
+    monkeypatch.setattr(problems_module, "SLICE_S", 0.0)  # every look at the clock pauses
+    editor = session.editor
+    script = editor.create("Script", "Long", content={"script": "@endif\n" * 600}).id
+    pauses: list[int] = []
+    changes = Changes(session)
+    slow = ProjectProblems(session.db, session.index, pause=lambda: pauses.append(1))
+    slow.rebuild()
+    assert len(pauses) >= 600 // 64
+    editor.patch(script, {"content": {"script": "@endif\n" * 598}})
+    pauses.clear()
+    slow.apply(changes.take())
+    assert len(pauses) >= 598 // 64
+    plain = ProjectProblems(session.db, session.index)
+    plain.rebuild()
+    assert slow.problems() == plain.problems() and len(plain) >= 598
+
+
 def test_a_variable_change_rechecks_the_scripts_paths(session) -> None:  # type: ignore[no-untyped-def]
     editor = session.editor
     player = editor.create("Variable", "Player", content={"variables": "_sid: player\ncourage: 5"}).id

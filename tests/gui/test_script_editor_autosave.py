@@ -141,3 +141,54 @@ def test_closing_the_tab_while_its_autosave_is_written_keeps_everything_typed(wi
     assert window.tabs.close_tab(window.tabs.indexOf(editor))  # waits for the write, then saves the rest
     assert window.session.db.get(doc_id)["content"]["script"] == "::Woman:: One.\nWritten and closed"
     assert len(writes.threads) == 2  # the autosave's write, then the closing save's
+
+
+def _rename_in_tree(window, qtbot, doc_id: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Rename ``doc_id`` as the writer does in the tree (its row edited), on the GUI thread."""
+    model = window.explorer.model
+    qtbot.waitUntil(lambda: model.index_of(doc_id).isValid(), timeout=10000)
+    assert model.setData(model.index_of(doc_id), name)
+
+
+def _settled(window, qtbot, editor) -> None:  # type: ignore[no-untyped-def]
+    """Every autosave written and its result and events taken."""
+    qtbot.waitUntil(lambda: not editor.autosaving and not editor.dirty, timeout=10000)
+    qtbot.wait(300)  # the session's events of the last writes reach the editor
+    qtbot.waitUntil(lambda: not editor.autosaving and not editor.dirty, timeout=10000)
+
+
+def test_a_rename_in_the_tree_while_the_autosave_is_on_its_way_keeps_the_text_and_the_name(
+        window, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, qtbot, "::Woman:: One.\n")
+    writes = _HeldWrites(monkeypatch, window.session.editor, "before")
+    qtbot.keyClicks(editor.text, "Typed")
+    editor.autosave()
+    assert writes.reached.wait(10)  # the write is on the worker, not yet in the store
+    _rename_in_tree(window, qtbot, editor.doc_id, "Renamed in the tree")
+    qtbot.keyClicks(editor.text, " on")
+    writes.release.set()
+    _settled(window, qtbot, editor)
+    stored = window.session.db.get(editor.doc_id)
+    assert stored["content"]["script"] == "::Woman:: One.\nTyped on"
+    assert stored["name"] == "Renamed in the tree"
+    assert editor.name_edit.text() == "Renamed in the tree"
+    assert not editor.banner.isVisibleTo(editor) and not editor.invalid
+    assert editor.text.toPlainText() == "::Woman:: One.\nTyped on"
+
+
+def test_a_rename_in_the_tree_just_after_the_autosave_wrote_keeps_the_text_and_the_name(
+        window, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    editor = _script_editor(window, qtbot, "::Woman:: One.\n")
+    writes = _HeldWrites(monkeypatch, window.session.editor, "after")
+    qtbot.keyClicks(editor.text, "Typed")
+    editor.autosave()
+    assert writes.reached.wait(10)  # written; its result not yet taken by the editor
+    _rename_in_tree(window, qtbot, editor.doc_id, "Renamed in the tree")
+    qtbot.keyClicks(editor.text, " on")
+    writes.release.set()
+    _settled(window, qtbot, editor)
+    stored = window.session.db.get(editor.doc_id)
+    assert stored["content"]["script"] == "::Woman:: One.\nTyped on"
+    assert stored["name"] == "Renamed in the tree"
+    assert editor.name_edit.text() == "Renamed in the tree"
+    assert not editor.banner.isVisibleTo(editor) and not editor.invalid

@@ -72,6 +72,25 @@ def test_a_drafft_teammates_edit_without_the_table_is_anchored_on_the_next_write
     assert script_line_ids(project.editor.get(doc_id))[1:3] == [ann, bob]
 
 
+def test_a_restore_writes_its_stale_table_as_it_is_and_the_next_edit_anchors_it(project: Project) -> None:
+    """The gate skips the check of a table against its text only for a revision it anchored
+    itself: a restore (written as it was) or a lock write after it does not count as one."""
+    doc_id = project.editor.create("Script", "Intro", content={"script": TEXT}).id
+    ann, bob = (line_id for line_id, _ in table(project, doc_id))
+    project.editor.patch(doc_id, {"comments": "anchored by the gate"})
+    restored = project.editor.get(doc_id)
+    restored["content"]["script"] = "::Cid:: Restored.\n" + TEXT  # its table as it was: stale
+    project.editor.update(restored, intent=WriteIntent.RESTORE)
+    doc = project.editor.get(doc_id)
+    assert len(doc["content"]["lineIds"]) == 2
+    doc["content"]["script"] += "::Ann:: Then edited.\n"
+    project.editor.update(doc)
+    stored = project.editor.get(doc_id)
+    ids = script_line_ids(stored)
+    assert ids[1:3] == [ann, bob] and len(set(ids)) == len(ids) == 5
+    assert stored["content"]["lineIds"] == anchor(stored["content"]["lineIds"], stored["content"]["script"], doc_id)
+
+
 def test_a_duplicate_gets_ids_of_its_own(project: Project) -> None:
     doc_id = project.editor.create("Script", "Intro", content={"script": TEXT}).id
     copy_id = duplicate(project.editor, doc_id).id

@@ -15,6 +15,7 @@ from storyloom.script.line_ids import (
     fingerprint,
     is_current,
     new_line_id,
+    reanchor,
     speech_line_ids,
     speech_lines,
 )
@@ -245,3 +246,36 @@ def test_two_clients_anchoring_the_same_stale_table_get_the_same_ids(
     text = _text(lines)
     assert anchor(stale, text, DOC) == anchor([list(e) for e in stale], text, DOC)
     assert speech_line_ids(text, stale, DOC) == speech_line_ids(text, list(stale), DOC)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 6), edit_steps(), edit_steps(), st.booleans())
+def test_reanchoring_an_edit_is_anchoring_the_previous_table_twice_and_leaves_it_alone(
+        start: int, before: list[tuple[str, int, int]], edit: list[tuple[str, int, int]], written: bool) -> None:
+    lines = [_fresh("Ann") for _ in range(start)]
+    table = anchor(None, _text(lines), DOC)
+    for step in before:  # written by the gate (the table current) or by a Drafft teammate (stale)
+        lines, _ = _apply(lines, step)
+        if written:
+            table = anchor(table, _text(lines), DOC)
+    previous_text = _text(lines)
+    for step in edit:
+        lines, _ = _apply(lines, step)
+    text = _text(lines)
+    kept = [list(entry) for entry in table]
+    expected = anchor(anchor(table, previous_text, DOC), text, DOC)
+    assert reanchor(table, previous_text, text, DOC) == expected
+    if written:  # the table is current for the previous text: the caller may say so
+        assert reanchor(table, previous_text, text, DOC, previous_current=True) == expected
+    assert table == kept
+    got = reanchor(table, previous_text, previous_text, DOC)
+    assert got == anchor(table, previous_text, DOC)
+    assert all(entry is not kept_entry for entry in got for kept_entry in table)  # a copy: the new revision's own
+
+
+def test_reanchoring_a_damaged_previous_table_rebuilds_it_first() -> None:
+    table = anchor(None, BASE, DOC)
+    damaged = [table[0], "junk", table[2]]
+    edited = BASE.replace("::Bob:: Hi, Ann.", "::Bob:: Hi there, Ann.")
+    assert reanchor(damaged, BASE, edited, DOC) == anchor(anchor(damaged, BASE, DOC), edited, DOC)
+    assert reanchor(None, BASE, edited, DOC) == anchor(anchor(None, BASE, DOC), edited, DOC)

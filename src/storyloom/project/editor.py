@@ -262,6 +262,9 @@ class Editor:
         # they allow happen under one lock, so two threads of this editor cannot both pass a
         # check that only one of their writes could pass.
         self._gate_lock = threading.RLock()
+        # doc id -> the revision this editor wrote with its Script line table anchored to its
+        # text: the next write of that revision need not check the table against the text again
+        self._anchored: dict[str, str] = {}
         self._in_flight: Counter[str] = Counter()
         self._in_flight_lock = threading.Lock()
 
@@ -430,13 +433,16 @@ class Editor:
               *, intent: WriteIntent = WriteIntent.UPDATE) -> WriteResult:
         """Set top-level fields of the current document (a value of ``None`` is stored as null)."""
         previous = self._current(doc_id)
-        doc = copy_document(previous)
+        # A field the changes replace is not copied from the previous revision first (an
+        # autosave's content, a long script and its line table, was copied twice); the fields
+        # keep their order.
+        doc = {key: copy_document(changes[key] if key in changes and key not in ("_id", "_rev") else value)
+               for key, value in previous.items()}
         if rev is not None:
             doc["_rev"] = rev
         for key, value in changes.items():
-            if key in ("_id", "_rev"):
-                continue
-            doc[key] = copy_document(value)
+            if key not in ("_id", "_rev") and key not in previous:
+                doc[key] = copy_document(value)
         return self._commit(doc, intent, previous)
 
     def rename(self, doc_id: str, name: str, rev: str | None = None) -> WriteResult:
@@ -680,12 +686,18 @@ class Editor:
             doc["modified"] = now or self._clock()
             doc["modifiedBy"] = self.username
             self._give_sort_key(doc, previous)
-        if intent not in _LOCK_INTENTS and intent is not WriteIntent.RESTORE:
-            update_line_ids(doc, previous)
+        anchored = intent not in _LOCK_INTENTS and intent is not WriteIntent.RESTORE
+        if anchored:
+            current = previous is not None and self._anchored.get(doc["_id"]) == previous.get("_rev")
+            update_line_ids(doc, previous, previous_current=current)
         with self._gate_lock:  # the check and the write as one step for this editor's writers
             warnings = self._check_write(doc, intent, previous, self._context({doc["_id"]: doc}))
             with self._writing_as(intent, [doc["_id"]]):
                 result = self.db.put(doc)
+        if anchored and doc.get("type") == "Script":
+            self._anchored[doc["_id"]] = result["rev"]
+        else:
+            self._anchored.pop(doc["_id"], None)
         stored = {k: v for k, v in doc.items() if k != "_attachments"} | {"_rev": result["rev"]}
         if self._index is not None:
             self._index.note_written(stored)

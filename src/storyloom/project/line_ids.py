@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from storyloom.script.line_ids import anchor, new_line_id, speech_line_ids
+from storyloom.script.line_ids import anchor, new_line_id, reanchor, speech_line_ids
 
 LINE_IDS = "lineIds"  # the Script side table, in ``content``
 LINE_ID = "lineId"  # the id on a dialogue object
@@ -33,12 +33,14 @@ def script_line_ids(doc: Mapping[str, Any]) -> list[str]:
     return speech_line_ids(content["script"], content.get(LINE_IDS), str(doc.get("_id") or ""))
 
 
-def update_line_ids(doc: dict[str, Any], previous: Mapping[str, Any] | None) -> None:
+def update_line_ids(doc: dict[str, Any], previous: Mapping[str, Any] | None, *, previous_current: bool = False) -> None:
     """Bring ``doc``'s line ids up to date before it is written (in place), from ``previous``
-    (the revision it replaces, ``None`` for a new document, whose own ids are the base)."""
+    (the revision it replaces, ``None`` for a new document, whose own ids are the base).
+    ``previous_current``: the caller knows ``previous``'s Script table is anchored to its text
+    (the gate wrote that revision): it is not checked against the text again."""
     doc_type = doc.get("type")
     if doc_type == "Script":
-        _update_script(doc, previous)
+        _update_script(doc, previous, previous_current)
     elif doc_type == "Dialogue":
         _update_dialogue(doc, previous)
 
@@ -48,7 +50,7 @@ def _content(doc: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return content if isinstance(content, Mapping) else None
 
 
-def _update_script(doc: dict[str, Any], previous: Mapping[str, Any] | None) -> None:
+def _update_script(doc: dict[str, Any], previous: Mapping[str, Any] | None, previous_current: bool = False) -> None:
     content = doc.get("content")
     if not isinstance(content, dict) or not isinstance(content.get("script"), str):
         return
@@ -60,10 +62,9 @@ def _update_script(doc: dict[str, Any], previous: Mapping[str, Any] | None) -> N
             return  # the text did not change: a rename, a move, a field of its own
         # the previous table, anchored to the previous text first (a Drafft teammate may have
         # changed that text without the table), then to the new text
-        base: Any = anchor(before.get(LINE_IDS), before["script"], doc_id)
+        table = reanchor(before.get(LINE_IDS), before["script"], text, doc_id, previous_current=previous_current)
     else:
-        base = content.get(LINE_IDS)  # a new document: its own table (an import, a restore)
-    table = anchor(base, text, doc_id)
+        table = anchor(content.get(LINE_IDS), text, doc_id)  # a new document: its own table (an import, a restore)
     if table or LINE_IDS in content:
         content[LINE_IDS] = table
 

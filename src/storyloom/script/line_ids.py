@@ -38,6 +38,7 @@ __all__ = [
     "moved_apart",
     "new_line_id",
     "normalise_table",
+    "reanchor",
     "speech_line_ids",
     "speech_lines",
 ]
@@ -161,17 +162,18 @@ def is_current(table: Any, text: str) -> bool:
     return _current(table, fps, tags)
 
 
-def _current(raw: Any, fps: list[str], tags: set[str]) -> bool:
+def _current(raw: Any, fps: list[str], tags: set[str], *, formed: bool = False) -> bool:
     """Whether the stored value ``raw`` is already the table of lines ``fps`` (the common case,
-    checked without building a table: list comprehensions and set sizes)."""
+    checked without building a table: list comprehensions and set sizes). ``formed``: ``raw`` is
+    known to be a table (the gate's own), its entries are not looked at one by one first."""
     if type(raw) is not list or len(raw) != len(fps):
         return False
-    if not all(type(entry) is list and len(entry) == 2 for entry in raw):
+    if not formed and not all(type(entry) is list and len(entry) == 2 for entry in raw):
         return False
     if [entry[1] for entry in raw] != fps:
         return False
     ids = [entry[0] for entry in raw]
-    return (all(type(line_id) is str and line_id for line_id in ids) and len(set(ids)) == len(ids)
+    return ((formed or all(type(line_id) is str and line_id for line_id in ids)) and len(set(ids)) == len(ids)
             and tags.isdisjoint(ids))
 
 
@@ -184,6 +186,29 @@ def anchor(previous: Any, text: str, doc_id: str) -> LineTable:
     if _current(previous, fps, tags):
         return [list(entry) for entry in previous]
     return _assign([normalise_table(previous)], fps, doc_id, tags)
+
+
+def reanchor(previous: Any, previous_text: str, text: str, doc_id: str, *, previous_current: bool = False) -> LineTable:
+    """``anchor(anchor(previous, previous_text, doc_id), text, doc_id)``: the table of an edit's
+    ``text`` from the table of the text it replaces (the editor gate's case at every write).
+    A ``previous`` table current for ``previous_text`` (the gate wrote it) is read as it is,
+    never copied nor normalised first: at an autosave of a 5,000-line script those copies of a
+    table of thousands of entries were most of the anchoring's work. ``previous_current``: the
+    caller knows it is current (the gate wrote that revision so), and it is not checked against
+    ``previous_text`` either. ``previous`` is left alone."""
+    if previous_current and type(previous) is list:
+        base = previous  # written by the gate: a table of [id, fingerprint] strings
+    else:
+        lines = _scan(previous_text)
+        fps = [fp for tag, _, fp in lines if tag is None]
+        tags = {tag for tag, _, _ in lines if tag is not None}
+        base = previous if _current(previous, fps, tags) else _assign([normalise_table(previous)], fps, doc_id, tags)
+    lines = _scan(text)
+    fps = [fp for tag, _, fp in lines if tag is None]
+    tags = {tag for tag, _, _ in lines if tag is not None}
+    if _current(base, fps, tags, formed=True):  # the gate's, checked above, or made by _assign
+        return [list(entry) for entry in base]
+    return _assign([base], fps, doc_id, tags)  # reads ``base``, changes nothing in it
 
 
 def anchor_merged(ours: Any, theirs: Any, text: str, doc_id: str, origins: MergeOrigins | None = None) -> LineTable:

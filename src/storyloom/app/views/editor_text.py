@@ -130,3 +130,23 @@ def shown_problems_changed(old: Mapping[int, Sequence[Diagnostic]],
         return [(p.message, p.severity, p.column) for p in problems or ()]
 
     return {line for line in old.keys() | new.keys() if shown(old.get(line)) != shown(new.get(line))}
+
+
+# What a rename writes besides the name (storyloom.project.editor: every write stamps these).
+_RENAME_STAMPS = frozenset({"_rev", "_revisions", "modified", "modifiedBy"})
+
+
+def rename_only_change(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, name_field: str = "name") -> bool:
+    """Whether ``new`` differs from ``old`` only in its ``name_field`` (a rename from the tree,
+    another window or the API: an editor with unsaved text takes the new name and saves its text
+    on the new revision, instead of calling it a change made elsewhere)."""
+    if not old or not new or old.get("_deleted") or new.get("_deleted"):
+        return False
+    if old.get(name_field) == new.get(name_field):
+        return False
+    ignored = _RENAME_STAMPS | {name_field}
+    keys = (old.keys() | new.keys()) - ignored
+    return all(old.get(key, _ABSENT) == new.get(key, _ABSENT) for key in keys)
+
+
+_ABSENT = object()

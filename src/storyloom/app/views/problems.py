@@ -28,7 +28,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Collection, Iterable, Iterator
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ from storyloom.app.events import DocumentChanged
 from storyloom.app.views.outline import display_name
 from storyloom.diagnostics import ERROR, WARNING, Diagnostic
 from storyloom.project import (
+    LINE_IDS,
     SETTINGS_ID,
     TRANSLATION_TYPE,
     StoreContext,
@@ -63,7 +65,12 @@ CREATE_ACTOR = "create-actor"
 _STATE_DEPENDENT = frozenset({"Script", "Scenario", "Variable"})
 _PARENTHESISED = re.compile(r"(.+?)\s*\(([^()]+)\)")  # "Mara (angry)": a name, then a parenthesis
 _MAX_MENTION = 80  # an id-like string is short and has no spaces
+_SPACE = re.compile(r"\s")  # what str.isspace() calls whitespace, looked for in C
 _FETCH_CHUNK = 500
+#: The work between two pauses of a check (``ProjectProblems(pause=...)``): long enough that a
+#: check of the whole project is not slowed down, short enough for a frame.
+SLICE_S = 0.002
+_PAUSE_EVERY = 64  # problems of one script made between two looks at the clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +131,7 @@ def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
     if depth > 64:
         return
     if isinstance(value, str):
-        if 0 < len(value) <= _MAX_MENTION and not any(ch.isspace() for ch in value):
+        if 0 < len(value) <= _MAX_MENTION and _SPACE.search(value) is None:
             out.add(value)
     elif isinstance(value, dict):
         for item in value.values():
@@ -132,6 +139,35 @@ def _mentions(value: Any, out: set[str], depth: int = 0) -> None:
     elif isinstance(value, list):
         for item in value:
             _mentions(item, out, depth + 1)
+
+
+def _nothing() -> None:
+    pass
+
+
+class _Slices:
+    """Calls ``pause`` once ``every_s`` of work has gone by since the last call (a worker gives
+    up the GIL there: the GUI thread does not wait for the rest of the check)."""
+
+    def __init__(self, pause: Callable[[], None] | None, every_s: float | None = None) -> None:
+        self.pause = pause
+        self.every_s = SLICE_S if every_s is None else every_s
+        self.since = time.perf_counter()
+
+    def __call__(self) -> None:
+        if self.pause is not None and time.perf_counter() - self.since >= self.every_s:
+            self.pause()
+            self.since = time.perf_counter()
+
+
+def _mentioning(doc: dict[str, Any]) -> dict[str, Any]:
+    """What of ``doc`` may mention other documents: all but its own id and revision, and a
+    Script's line table (its line ids and fingerprints name lines, never documents)."""
+    fields = {k: v for k, v in doc.items() if k not in ("_id", "_rev")}
+    content = fields.get("content")
+    if doc.get("type") == "Script" and isinstance(content, dict) and LINE_IDS in content:
+        fields["content"] = {k: v for k, v in content.items() if k != LINE_IDS}
+    return fields
 
 
 def _text(value: Any) -> str:
@@ -151,9 +187,10 @@ def document_problems(doc: dict[str, Any], context: StoreContext | None,
 
 
 def _document_problems(doc: dict[str, Any], context: StoreContext | None, known_state: dict[str, Any] | None,
-                       default_language: str, actors: Collection[str] | None,
+                       default_language: str, actors: Collection[str] | None, pause: Callable[[], None] = _nothing,
                        ) -> tuple[list[ProjectProblem], tuple[SpeechLine, ...], str]:
-    """:func:`document_problems`, and a Script's speech lines and text (empty for another document)."""
+    """:func:`document_problems`, and a Script's speech lines and text (empty for another
+    document); ``pause`` is called between slices of a long script's problems."""
     doc_id = _text(doc.get("_id"))
     name = display_name(doc.get("name"))
     doc_type = _text(doc.get("type"))
@@ -181,9 +218,15 @@ def _document_problems(doc: dict[str, Any], context: StoreContext | None, known_
             except Exception:
                 log.exception("parsing the script of %r failed", doc_id)
             else:
-                for problem in parsed.problems:
-                    located = dataclasses.replace(problem, doc_id=doc_id, field=problem.field or "content.script")
+                for number, problem in enumerate(parsed.problems):
+                    # the constructor, not dataclasses.replace: a long script has hundreds
+                    located = Diagnostic(problem.message, problem.code, problem.severity, doc_id,
+                                         problem.field or "content.script", problem.expected, problem.line,
+                                         problem.column) if type(problem) is Diagnostic else dataclasses.replace(
+                        problem, doc_id=doc_id, field=problem.field or "content.script")
                     out.append(ProjectProblem(located, name, doc_type, SCRIPT, collection))
+                    if number % _PAUSE_EVERY == _PAUSE_EVERY - 1:
+                        pause()
                 said = [line for line in parsed.lines if isinstance(line, SpeechLine)]
                 script_text = script
                 if actors is not None:
@@ -269,9 +312,10 @@ class ProjectProblems:
     Problems dock runs each check on a worker thread, one after another, and reads the rows
     when it is done)."""
 
-    def __init__(self, db: Any, index: Any) -> None:
+    def __init__(self, db: Any, index: Any, pause: Callable[[], None] | None = None) -> None:
         self.db = db
         self.index = index
+        self.pause = pause  # called every SLICE_S or so of a check's work (None: never)
         self._by_doc: dict[str, list[ProjectProblem]] = {}
         self._types: dict[str, str] = {}
         self._mentioned: dict[str, frozenset[str]] = {}  # doc id -> the strings it holds
@@ -426,14 +470,20 @@ class ProjectProblems:
         context, states = self._context()
         language = self._default_language()
         actors = self.actors()
+        before: dict[str, frozenset[str]] = {}
+        slices = _Slices(self.pause)
         for doc in docs:
+            slices()
             doc_id = doc["_id"]
+            before[doc_id] = self._mentioned.pop(doc_id, frozenset())  # unindexed below, by difference
             self._forget(doc_id)
             if doc.get("type") == TRANSLATION_TYPE:
                 # no document a writer opens or fixes here: the Localization view shows its lines
                 self._types[doc_id] = TRANSLATION_TYPE
+                for text in before.pop(doc_id):
+                    self._unmention(text, doc_id)
                 continue
-            self._by_doc[doc_id], said, script = _document_problems(doc, context, states, language, actors)
+            self._by_doc[doc_id], said, script = _document_problems(doc, context, states, language, actors, slices)
             speakers = frozenset(speaker_key(line.actor) for line in said)
             if said:
                 self._speech[doc_id] = (said, script, display_name(doc.get("name")),
@@ -442,11 +492,15 @@ class ProjectProblems:
                 for key in speakers:
                     self._speaking.setdefault(key, set()).add(doc_id)
             self._types[doc_id] = _text(doc.get("type"))
-            held: set[str] = set()
-            _mentions({k: v for k, v in doc.items() if k not in ("_id", "_rev")}, held)
-            self._mentioned[doc_id] = frozenset(held)
-            for text in held:
+            found: set[str] = set()
+            _mentions(_mentioning(doc), found)
+            held = frozenset(found)
+            # By difference: an edit of a long script changes few of the strings it holds.
+            for text in before.get(doc_id, frozenset()) - held:
+                self._unmention(text, doc_id)
+            for text in held - before.get(doc_id, frozenset()):
                 self._mentioners.setdefault(text, set()).add(doc_id)
+            self._mentioned[doc_id] = held
         self.checked = len(docs)
         self._sorted = None
 
@@ -471,9 +525,12 @@ class ProjectProblems:
                 if not speaking:
                     del self._speaking[key]
         for text in self._mentioned.pop(doc_id, ()):
-            holders = self._mentioners.get(text)
-            if holders is not None:
-                holders.discard(doc_id)
-                if not holders:
-                    del self._mentioners[text]
+            self._unmention(text, doc_id)
         self._sorted = None
+
+    def _unmention(self, text: str, doc_id: str) -> None:
+        holders = self._mentioners.get(text)
+        if holders is not None:
+            holders.discard(doc_id)
+            if not holders:
+                del self._mentioners[text]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QV
 from superqt.utils import qdebounced
 
 from storyloom.app import DocumentChanged, Origin, ProjectSession
+from storyloom.app.views.editor_text import rename_only_change
 from storyloom.app.views.lock_view import lock_only_change
 from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
@@ -166,6 +167,13 @@ class DocumentEditor(QWidget):
             return not self.dirty
         try:
             result = self.session.editor.patch(self.doc_id, self.changes(), rev=self.base.get("_rev"))
+        except Conflict as exc:
+            if not self._follow_rename(self._read()):
+                return self._not_saved(exc)
+            try:  # renamed meanwhile (the tree, the API): the text is saved on the renamed revision
+                result = self.session.editor.patch(self.doc_id, self.changes(), rev=self.base.get("_rev"))
+            except StoryloomError as again:
+                return self._not_saved(again)
         except StoryloomError as exc:
             return self._not_saved(exc)
         return self._saved(result)
@@ -183,7 +191,9 @@ class DocumentEditor(QWidget):
         elif isinstance(exc, LockRefused):
             self._refused(f"Not saved: {exc}. Your text is kept here.")
         elif isinstance(exc, Conflict):
-            self._changed_elsewhere(self._read())
+            doc = self._read()
+            if not self._follow_rename(doc):  # a rename is followed, and the text saved on it next
+                self._changed_elsewhere(doc)
         elif isinstance(exc, NotFound):
             self._deleted_elsewhere()
         elif isinstance(exc, DiskFull):
@@ -215,6 +225,12 @@ class DocumentEditor(QWidget):
             self.banner.clear()
         self.state_changed.emit()
         return True
+
+    def written_revision(self) -> dict[str, Any] | None:
+        """The revision the editor is based on when the editor wrote it itself (it is then what
+        the store holds at that revision, lock fields and all), else None."""
+        rev = self.base.get("_rev")
+        return self.base if isinstance(rev, str) and rev in self._own_revs else None
 
     def document_name(self, doc_id: str) -> str | None:
         """The name of another document of the project (for links), ``None`` when unknown."""
@@ -271,12 +287,35 @@ class DocumentEditor(QWidget):
                 self._autosave()  # on the new revision (the lock decides whether it goes through)
             return
         if self.dirty:
-            self._changed_elsewhere(doc)
+            if not self._follow_rename(doc):
+                self._changed_elsewhere(doc)
             return
         self._load(doc)
         self.deleted = False
         self.banner.clear()
         self.state_changed.emit()
+
+    def _follow_rename(self, doc: dict[str, Any] | None) -> bool:
+        """When ``doc`` only renames the revision the editor is based on (from the tree, another
+        window, the API) and the name was not edited here: show the new name and move to that
+        revision; what is typed stays and saves on it (the autosave is asked for). False
+        otherwise (nothing done)."""
+        if doc is None or not rename_only_change(self.base, doc, self.name_field):
+            return False
+        based_on = self.base.get(self.name_field)
+        if self.name_edit.text() != (based_on if isinstance(based_on, str) else ""):
+            return False  # renamed here too: which name stays is the writer's choice (the banner)
+        name = doc.get(self.name_field)
+        self._loading = True
+        try:
+            self.name_edit.setText(name if isinstance(name, str) else "")
+        finally:
+            self._loading = False
+        self.base = doc
+        self.state_changed.emit()
+        if self.dirty:
+            self._autosave()
+        return True
 
     def _changed_elsewhere(self, doc: dict[str, Any] | None) -> None:
         if doc is None:

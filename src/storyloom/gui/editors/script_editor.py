@@ -20,9 +20,10 @@ SHOWN_WITH_TEXT_LINES lines is parsed on the GUI thread, when it is opened or re
 problems show with its text.
 
 The autosave writes on a worker thread too: the gate's write of a 5,000-line script (its line
-ids anchored again, the document copied, checked, encoded and stored) is 40 to 80 ms of CPU, the
-longest stall a writer typing on met when it ran on the GUI thread. The editor sends the changes
-and the revision they are based on; the result comes back by a queued signal and is taken as a
+ids anchored again, the document checked, encoded and stored) is some 20 ms of CPU, a stall
+under the writer's fingers on the GUI thread. The editor sends the changes (without the line
+table it holds: the gate anchors from the stored revision) and the revision they are based on;
+the result comes back by a queued signal and is taken as a
 save's (a refusal shows why, as a save's does). Text typed while it is written stays unsaved and
 is saved by the next autosave; a save asked for meanwhile (Ctrl+S, closing the tab or the window,
 playing) waits for the write first; and the session's events for this document that arrive while
@@ -38,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -52,7 +53,7 @@ from storyloom.gui.editors.script_completer import ScriptText
 from storyloom.gui.editors.script_highlighter import ScriptHighlighter
 from storyloom.gui.host import host_of
 from storyloom.gui.widgets import ElidedButton
-from storyloom.project import WriteResult
+from storyloom.project import LINE_IDS, WriteResult
 from storyloom.script import ParsedScript
 from storyloom.script.completion import CompletionSource, source_for
 from storyloom.script.incremental import IncrementalParser
@@ -148,7 +149,7 @@ class ScriptEditor(DocumentEditor):
         self.problems_button.clicked.connect(self._go_to_first_problem)
         self.problems_button.setEnabled(False)
         footer.addWidget(self.problems_button, 1)
-        self.position_label = QLabel()
+        self.position_label = _PositionLabel()
         self.position_label.setObjectName("cursorPosition")
         footer.addWidget(self.position_label)
         self.play_button = QPushButton("Play")
@@ -295,7 +296,11 @@ class ScriptEditor(DocumentEditor):
         thread when it is done (:meth:`_take_write`)."""
         if self._writing is not None or not self.dirty or self.deleted:
             return  # a write is on its way: typing meanwhile asks for the next when it is done
-        write = _Write(self.changes(), self.base.get("_rev"), self._edits)
+        changes = self.changes()
+        # The gate anchors the line table from the revision the write replaces: the one the
+        # editor holds need not be copied into the write (thousands of entries in a long script).
+        changes["content"].pop(LINE_IDS, None)
+        write = _Write(changes, self.base.get("_rev"), self._edits)
         session, doc_id, delivery = self.session, self.doc_id, self._written
 
         def work() -> None:
@@ -402,6 +407,31 @@ class ScriptEditor(DocumentEditor):
 
     def field_editor(self, field: str) -> CodeEditor | None:
         return self.text if field == "content.script" else None
+
+
+class _PositionLabel(QLabel):
+    """The cursor's line and column, at a fixed size that fits the widest position: a label
+    whose size follows its text asks the layouts above it to run again at every key, and the
+    document tabs then repaint the whole document (the tab bar, the header, the text), a frame's
+    work on the GUI thread per keystroke. The size follows the font."""
+
+    WIDEST = "Ln 88888, Col 8888"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self._fit()
+
+    def _fit(self) -> None:
+        margins = self.contentsMargins()
+        metrics = self.fontMetrics()
+        self.setFixedSize(metrics.horizontalAdvance(self.WIDEST) + margins.left() + margins.right() + 2,
+                          metrics.height() + margins.top() + margins.bottom())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
 
 
 def _known_state(session: Any) -> Mapping[str, Any] | None:
