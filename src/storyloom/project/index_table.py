@@ -63,6 +63,7 @@ CREATE TABLE IF NOT EXISTS summary (
 CREATE INDEX IF NOT EXISTS summary_by_parent ON summary (parent, ord, id) WHERE parent IS NOT NULL;
 CREATE INDEX IF NOT EXISTS summary_top ON summary (collection, ord, id) WHERE top = 1 AND is_tree = 1;
 CREATE INDEX IF NOT EXISTS summary_by_type ON summary (type, id);
+CREATE INDEX IF NOT EXISTS summary_inner ON summary (collection, parent) WHERE is_tree = 1 AND top = 0;
 CREATE INDEX IF NOT EXISTS summary_by_sid ON summary (sid, id) WHERE sid IS NOT NULL;
 CREATE TABLE IF NOT EXISTS scenario_refs (ref TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (ref, id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scenario_refs_by_id ON scenario_refs (id);
