@@ -541,36 +541,44 @@ class ProjectIndex:
 
     def tree_top(self, collection: str, *, catch_up: bool = True) -> tuple[list[tuple[DocSummary, bool]], set[str]]:
         """The top level of ``collection``'s folder tree as :func:`storyloom.app.views.outline.build_outline`
-        draws it, read from the table alone (the rest of the tree is read a folder at a time:
-        :meth:`tree_children`): each row's summary and whether it has children in the tree. A
+        draws it, read from the table's indexes (the rest of the tree is read a folder at a time:
+        :meth:`tree_children`): each row's summary (without a Variable's parsed state or a
+        Scenario's references: what a tree shows) and whether it has children in the tree. A
         document whose parent is missing, not a tree document of ``collection`` or itself is at the
-        top, and so is each member of a parent cycle (replicated concurrent moves), which no top row
-        reaches. Also returns the ids of those cycle members, which no folder lists as its child
-        (each document shows once)."""
+        top, and so is each member of a parent cycle (replicated concurrent moves) where the cycle is
+        cut. Also returns the ids of those cut members, which no folder lists as its child (each
+        document shows once)."""
         with self._lock:
             table = self._ready(catch_up)
             if not storable(collection):
                 return [], set()
-            rows = table.rows("top = 1 AND is_tree = 1 AND collection = ?", (collection,))
+            rows = table.conn.execute(
+                _TREE_ROW + " INDEXED BY summary_top WHERE top = 1 AND is_tree = 1 AND collection = ?",
+                (collection,)).fetchall()
             # Each document that is a parent of one below the top, with its own parent: a parent
             # that is not a tree document of this collection leaves its children at the top, and
             # so does a parent cycle (whose members are all parents), cut at its least id.
             inner: dict[str, str] = {}
             misplaced: list[str] = []
+            having: set[str] = set()
             for parent_id, its_parent, is_tree, its_collection in table.conn.execute(_PARENTS, (collection,)):
                 if not is_tree or its_collection != collection:
                     misplaced.append(parent_id)
-                elif its_parent == parent_id:  # its own parent: at the top, its children under it
-                    rows += table.rows("id = ?", (parent_id,))
+                    continue
+                having.add(parent_id)
+                if its_parent == parent_id:  # its own parent: at the top, its children under it
+                    rows += table.conn.execute(_TREE_ROW + " WHERE id = ?", (parent_id,)).fetchall()
                 elif its_parent is not None:
                     inner[parent_id] = its_parent
             cut = _cycle_cuts(inner)
             for chunk in _chunks(sorted(cut), 500):
-                rows += table.rows(f"id IN ({', '.join('?' * len(chunk))})", chunk)
+                rows += table.conn.execute(_TREE_ROW + f" WHERE id IN ({', '.join('?' * len(chunk))})",
+                                           chunk).fetchall()
             for parent_id in misplaced:
-                rows += table.rows("parent = ? AND id != ? AND is_tree = 1 AND collection = ? AND top = 0",
-                                   (parent_id, parent_id, collection))
-            return self._with_children(table, rows), cut
+                rows += table.conn.execute(
+                    _TREE_ROW + " WHERE parent = ? AND id != ? AND is_tree = 1 AND collection = ? AND top = 0",
+                    (parent_id, parent_id, collection)).fetchall()
+            return [(summary, summary.id in having) for summary in map(_from_row, rows)], cut
 
     def tree_children(self, parent_id: str, collection: str, *,
                       catch_up: bool = True) -> list[tuple[DocSummary, bool]]:
@@ -580,38 +588,26 @@ class ProjectIndex:
             table = self._ready(catch_up)
             if not storable(parent_id) or not storable(collection):
                 return []
-            rows = table.rows("parent = ? AND id != ? AND is_tree = 1 AND collection = ?",
-                              (parent_id, parent_id, collection))
-            return self._with_children(table, rows)
-
-    @staticmethod
-    def _with_children(table: IndexTable, rows: list[tuple[Any, ...]]) -> list[tuple[DocSummary, bool]]:
-        parents = {row[0] for row in rows}
-        having: set[str] = set()
-        if parents:
-            for chunk in _chunks(sorted(parents), 500):
+            # (below a current parent, ``top`` is 0: the index of the tree's parents answers)
+            rows = table.conn.execute(
+                _TREE_ROW + " WHERE parent = ? AND id != ? AND is_tree = 1 AND top = 0 AND collection = ?",
+                (parent_id, parent_id, collection)).fetchall()
+            having: set[str] = set()
+            for chunk in _chunks(sorted(row[0] for row in rows), 500):
                 having.update(table.column(
-                    f"SELECT DISTINCT c.parent FROM summary AS c JOIN summary AS p ON p.id = c.parent "
-                    f"WHERE c.parent IN ({', '.join('?' * len(chunk))}) AND c.id != c.parent AND c.is_tree = 1 "
-                    f"AND c.collection = p.collection", chunk))
-        return [(summary, summary.id in having) for summary in map(_from_row, rows)]
+                    f"SELECT DISTINCT parent FROM summary WHERE is_tree = 1 AND top = 0 AND collection = ? "
+                    f"AND parent IN ({', '.join('?' * len(chunk))}) AND parent != id", (collection, *chunk)))
+            return [(summary, summary.id in having) for summary in map(_from_row, rows)]
 
-    def tree_counts(self, *, catch_up: bool = True) -> dict[Any, int]:
+    def tree_counts(self, *, catch_up: bool = True) -> dict[str, int]:
         """How many documents (folders not counted) each collection's tree holds, by collection,
-        and the Attachments under ``ATTACHMENT_TYPE``: the desktop app's rail, counted in the table."""
+        and the Attachments under ``ATTACHMENT_TYPE``: the desktop app's rail, counted in the
+        table's indexes. (A collection that is not text is counted under none.)"""
         with self._lock:
             table = self._ready(catch_up)
-            counts: dict[Any, int] = {}
-            for doc_type, collection, odd, count in table.conn.execute(
-                    "SELECT type, collection, odd, count(*) FROM summary WHERE is_tree = 1 "
-                    "GROUP BY type, collection, odd"):
-                if odd is not None:  # a value no column holds: read as the summary reads it
-                    values = odd_values(odd)
-                    doc_type = values.get("type", doc_type)
-                    collection = values.get("collection", collection)
-                if doc_type == FOLDER_TYPE:
-                    continue
-                with contextlib.suppress(TypeError):  # an unhashable collection (malformed) is counted nowhere
+            counts: dict[str, int] = {}
+            for collection, doc_type, count in table.conn.execute(_COUNT_TREE):
+                if isinstance(collection, str) and doc_type != FOLDER_TYPE:
                     counts[collection] = counts.get(collection, 0) + count
             attachments = table.conn.execute("SELECT count(*) FROM summary WHERE type = ?",
                                              (ATTACHMENT_TYPE,)).fetchone()[0]
@@ -722,6 +718,10 @@ class ProjectIndex:
                 if doc_id in top and top[doc_id] != (s.parent is None or s.parent not in expected)]
 
 
+#: A summary row as the tree reads it: without a Variable's parsed state and a Scenario's references.
+_TREE_ROW = "SELECT id, rev, type, collection, parent, sort_key, name, odd, is_tree, ord, sid, NULL, NULL FROM summary"
+#: The tree documents by collection and type, read in an index alone.
+_COUNT_TREE = "SELECT collection, type, count(*) FROM summary WHERE is_tree = 1 GROUP BY collection, type"
 #: Each document that is the parent of a tree document of a collection (the parameter) below the
 #: top level, with its own parent, whether it is a tree document, and its collection.
 _PARENTS = """
