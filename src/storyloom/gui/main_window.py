@@ -144,6 +144,8 @@ class MainWindow(QMainWindow):
         self._make_menus()
         self._parts: dict[str, object] = {}
         self.build_panels(PANELS)
+        # The tree, the counts and the tabs last: the index they read may still be loading on
+        # its thread (open_project_window) while the rest of the window is built.
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()
@@ -522,6 +524,7 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     caller to show. ``session_options`` go to :meth:`Workspace.open_session`."""
     navigation = GuiNavigation()
     session = workspace.open_session(project, navigation=navigation, **session_options)
+    session.load_index_soon()  # while the window's widgets are built
     try:
         window = MainWindow(workspace, session, navigation, parent)
     except BaseException:
