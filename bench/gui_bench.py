@@ -172,6 +172,14 @@ def _kept(workspace: Any, name: str, home: str) -> tuple[str, str] | None:
         script, gdd = json.loads((Path(home) / f"{name}.json").read_text(encoding="utf-8"))
     except (ProjectError, OSError, ValueError):  # not found (ProjectNotFound), or its ids not kept
         return None
+    # No tabs to restore, as in a project written afresh (a run stopped half-way leaves its tabs).
+    from storyloom.app.views.open_tabs import OpenTabs, save_open_tabs
+
+    project = workspace.manager.open(name)
+    try:
+        save_open_tabs(project.editor, OpenTabs())
+    finally:
+        project.close()
     return str(script), str(gdd)
 
 
@@ -650,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
             grid_doc = grid_content(args.grid_rows, [script_id, gdd_id], random.Random(11))
             grid_id = window.session.editor.create("Grid", "Localisation (bench)", content=grid_doc).id
             grid_figures = measure_grid(app, window, grid_id, args.grid_frames, random.Random(13))
+            while window.tabs.count():  # a kept project (--dir) reopens with no tab, as it was written
+                window.tabs.close_tab(0, ask=False)
             window.close()
             _settle(app)
         finally:

@@ -178,7 +178,7 @@ class ProjectSession:
         def load() -> None:
             try:
                 self.index.refresh()
-            except Exception:  # noqa: BLE001 - the first question asked on the GUI thread reports it
+            except Exception:  # the first question asked on the GUI thread meets it again, and reports it
                 log.debug("loading the index ahead failed", exc_info=True)
 
         thread = threading.Thread(target=load, name="storyloom-index-load", daemon=True)
