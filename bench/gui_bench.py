@@ -7,15 +7,19 @@ switching tabs.
                                         [--only typing [--typing-runs N]]
 
 A project of ``--docs`` documents (``bench/generate.py``) is created under a temporary
-``STORYLOOM_HOME`` (``--dir DIR`` keeps it there), with one more Script of ``--lines`` lines
+``STORYLOOM_HOME`` (``--dir DIR`` keeps it there, and a later run with the same ``--dir``,
+``--docs`` and ``--lines`` reuses it: a 100,000-document project takes minutes to write), with
+one more Script of ``--lines`` lines
 (speech, commands, ``@if``/``@set``, ``${...}``). Qt runs offscreen (``QT_QPA_PLATFORM``).
 
 * **Window usable**: from asking for the project's window (``open_project_window``) to the
   window shown with its collection tree filled and every event queued by then processed (a
   click would be handled): best of ``--rounds``, each on a freshly opened project. The
-  reference is opening the project's session alone (``Workspace.open_session`` and its index
-  built, which the tree is drawn from), measured just before each window round. Printed: both
-  absolute times and their ratio. Target: usable within 1.5 s.
+  reference is opening the project's session alone (``Workspace.open_session`` and every summary
+  of its index read, what the tree was drawn from before it read a folder at a time; kept so the
+  ratio compares with earlier runs), measured just before each window round. Printed: both
+  absolute times and their ratio. Targets: usable within 1.0 s at 10,000 documents, within
+  2.5 s at 100,000 (:func:`window_target`).
 * **Keystroke to repaint**: in the ``--lines`` script open in its tab, ``--keys`` key presses
   (letters, spaces, full stops, a few Return and Backspace) in the middle of the script, each
   timed from the key event to its repaint done (the key handled, the highlighter run, the
@@ -80,7 +84,9 @@ paths.setup()
 
 from bench.report import Check, check_docs, machine, storyloom_home, verdict  # noqa: E402
 
-WINDOW_TARGET_S = 1.5
+#: Window usable within this many seconds, by project size (issue 28): 1.0 s at 10,000 documents,
+#: 2.5 s at 100,000; a size between takes the target of the next size up.
+WINDOW_TARGETS_S = {10_000: 1.0, 100_000: 2.5}
 KEY_TARGET_MS = 16.0
 TAB_TARGET_MS = 50.0
 STALL_TARGET_FRAMES = 3.0  # no stall a writer sees as a hitch: three frames at 60 Hz
@@ -146,10 +152,47 @@ def _fill(workspace: Any, name: str, docs: int, lines: int) -> tuple[str, str]:
     return script, gdd
 
 
+def window_target(docs: int) -> float:
+    """The window's target in seconds for a project of ``docs`` documents."""
+    for size, target in sorted(WINDOW_TARGETS_S.items()):
+        if docs <= size:
+            return target
+    return max(WINDOW_TARGETS_S.values())
+
+
+def _kept(workspace: Any, name: str, home: str) -> tuple[str, str] | None:
+    """The ids of the long script and of a GDD page of the project ``name`` a previous run kept
+    in ``home`` (``--dir``), ``None`` when there is none."""
+    import json
+
+    from storyloom.project import ProjectError
+
+    try:
+        workspace.manager.find(name)
+        script, gdd = json.loads((Path(home) / f"{name}.json").read_text(encoding="utf-8"))
+    except (ProjectError, OSError, ValueError):  # not found (ProjectNotFound), or its ids not kept
+        return None
+    # No tabs to restore, as in a project written afresh (a run stopped half-way leaves its tabs).
+    from storyloom.app.views.open_tabs import OpenTabs, save_open_tabs
+
+    project = workspace.manager.open(name)
+    try:
+        save_open_tabs(project.editor, OpenTabs())
+    finally:
+        project.close()
+    return str(script), str(gdd)
+
+
+def _keep(name: str, home: str, ids: tuple[str, str]) -> None:
+    import json
+
+    (Path(home) / f"{name}.json").write_text(json.dumps(list(ids)), encoding="utf-8")
+
+
 def time_session(workspace: Any, name: str) -> float:
     started = time.perf_counter()
     session = workspace.open_session(name)
-    session.index.summaries()  # what the tree is drawn from
+    session.index.summaries()  # what the tree was drawn from (the reference earlier figures used)
     took = time.perf_counter() - started
     session.close()
     return took
@@ -536,11 +579,16 @@ def main(argv: list[str] | None = None) -> int:
     with storyloom_home(args.dir, "storyloom-gui-bench-"):
         workspace = Workspace(options=AppOptions(username="bench"))
         try:
-            name = f"gui-bench-{random.randrange(10**9)}"
+            # A kept home (--dir) keeps its project for the next run of the same size.
+            name = f"gui-bench-{args.docs}-{args.lines}" if args.dir else f"gui-bench-{random.randrange(10**9)}"
             started = time.perf_counter()
-            script_id, gdd_id = _fill(workspace, name, args.docs, args.lines)
-            print(f"gui: {args.docs:,} documents and a {args.lines:,}-line script written in "
-                  f"{time.perf_counter() - started:.1f}s; {machine()}; Qt platform {app.platformName()}")
+            kept = _kept(workspace, name, args.dir) if args.dir else None
+            script_id, gdd_id = kept or _fill(workspace, name, args.docs, args.lines)
+            if args.dir and not kept:
+                _keep(name, args.dir, (script_id, gdd_id))
+            print(f"gui: {args.docs:,} documents and a {args.lines:,}-line script "
+                  f"{'reused' if kept else 'written'} in {time.perf_counter() - started:.1f}s; {machine()}; "
+                  f"Qt platform {app.platformName()}")
             sessions: list[float] = []
             windows: list[float] = []
             window = None
@@ -610,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
             grid_doc = grid_content(args.grid_rows, [script_id, gdd_id], random.Random(11))
             grid_id = window.session.editor.create("Grid", "Localisation (bench)", content=grid_doc).id
             grid_figures = measure_grid(app, window, grid_id, args.grid_frames, random.Random(13))
+            while window.tabs.count():  # a kept project (--dir) reopens with no tab, as it was written
+                window.tabs.close_tab(0, ask=False)
             window.close()
             _settle(app)
         finally:
@@ -648,7 +698,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tab switch ({len(tabs)}): p50 {statistics.median(tabs):.1f} ms, p95 {_percentile(tabs, 0.95):.1f} ms, "
           f"max {max(tabs):.1f} ms")
     checks = [
-        Check("window usable (ms)", usable * 1000, WINDOW_TARGET_S * 1000, unit=" ms",
+        Check(f"window usable at {args.docs:,} documents (ms)", usable * 1000, window_target(args.docs) * 1000,
+              unit=" ms",
               note=f"{usable / session:.2f}x the session alone, {session * 1000:.0f} ms"),
         Check("keystroke to repaint p95 (ms)", _percentile(keys, 0.95), KEY_TARGET_MS, unit=" ms"),
         *typing_checks,

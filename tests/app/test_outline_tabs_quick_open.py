@@ -6,7 +6,17 @@ import pytest
 
 from storyloom.app import AppOptions, Workspace
 from storyloom.app.views.open_tabs import OpenTabs, load_open_tabs, save_open_tabs, without_missing
-from storyloom.app.views.outline import build_outline, can_move_into, create_in, drop_placement, duplicate, new_name
+from storyloom.app.views.outline import (
+    OutlineNode,
+    build_outline,
+    can_move_into,
+    create_in,
+    drop_placement,
+    duplicate,
+    new_name,
+    read_children,
+    read_top,
+)
 from storyloom.app.views.quick_open import fuzzy_score, quick_open
 
 
@@ -30,6 +40,57 @@ def test_outline_lists_folders_first_each_in_the_users_order(session) -> None:  
     assert [n.id for n in top] == [folder, a, b]
     assert [n.id for n in top[0].children] == [inner]
     assert top[0].children[0].name == "New Script" and top[0].name == "New Folder"
+
+
+def _read_whole(session, collection: str) -> list:  # type: ignore[no-untyped-def]
+    """The tree read a level at a time (read_top, then read_children of every row), as nested
+    (id, name, is folder, children) tuples."""
+    top, cut = read_top(session.index, collection)
+
+    def shape(nodes: list[OutlineNode]) -> list:  # type: ignore[type-arg]
+        return [(n.id, n.name, n.is_folder,
+                 shape(read_children(session.index, collection, n.id, cut)) if n.is_folder or n.has_children else [])
+                for n in nodes]
+
+    return shape(top)
+
+
+def _whole(nodes: list[OutlineNode]) -> list:  # type: ignore[type-arg]
+    return [(n.id, n.name, n.is_folder, _whole(n.children)) for n in nodes]
+
+
+def test_the_tree_read_a_level_at_a_time_is_the_whole_outline(session) -> None:  # type: ignore[no-untyped-def]
+    """Reading a folder when it is opened gives the tree build_outline gives from every summary,
+    odd parents included: a parent in another collection or not a tree document, a document that
+    is its own parent, a parent missing, and a parent cycle (replicated concurrent moves), whose
+    members each show once."""
+    editor, db = session.editor, session.project.store  # the odd parents written past the editor's checks
+    outer = create_in(editor, "Script", None, folder=True).id
+    inner = create_in(editor, "Script", outer, folder=True).id
+    for parent in (None, outer, inner, inner):
+        create_in(editor, "Script", parent)
+    gdd_folder = create_in(editor, "Gdd", None, folder=True).id
+    actor = editor.create("Actor", "Mara").id
+    settings = "ProjectSettings"
+    for doc_id, parent, kind in (("in-gdd", gdd_folder, "Script"), ("under-actor", actor, "Script"),
+                                 ("under-settings", settings, "Script"), ("gone-parent", "nowhere", "Script"),
+                                 ("itself", "itself", "Folder"), ("inside-itself", "itself", "Script"),
+                                 ("cycle-a", "cycle-b", "Folder"), ("cycle-b", "cycle-a", "Folder"),
+                                 ("under-cycle", "cycle-b", "Script")):
+        db.put({"_id": doc_id, "type": kind, "collection": "Script", "name": doc_id, "parent": parent,
+                "sortKey": "a0"})
+    whole = _whole(build_outline(session.index.summaries(), "Script"))
+    read = _read_whole(session, "Script")
+    ids = [row[0] for row in read]
+    assert {"in-gdd", "under-actor", "gone-parent", "itself"} <= set(ids)
+    assert "cycle-a" in ids and "cycle-b" not in ids  # the cycle is cut at its least id
+
+    def flat(rows: list) -> list[str]:  # type: ignore[type-arg]
+        return [i for row in rows for i in (row[0], *flat(row[3]))]
+
+    assert sorted(flat(read)) == sorted(flat(whole))  # each document once
+    plain = set(flat(whole)) - {"cycle-a", "cycle-b", "under-cycle"}
+    assert [row for row in read if row[0] in plain] == [row for row in whole if row[0] in plain]
 
 
 def test_new_names_do_not_repeat_a_siblings_name() -> None:

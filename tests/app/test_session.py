@@ -404,3 +404,32 @@ def test_close_publishes_what_was_committed_before_session_closed(session) -> No
     session.close()
     assert isinstance(recorder.events[-1], SessionClosed)
     assert {c.id for c in recorder.changes()} >= set(ids)
+
+
+def test_the_index_loads_on_a_thread_of_its_own(workspace: Workspace) -> None:
+    """The app asks for the index to be loaded ahead (load_index_soon) and builds its window
+    meanwhile: the load runs on another thread, which reads the saved table (and the changes
+    since), and the first question after it finds it loaded."""
+    import threading
+
+    workspace.manager.create("Loaded").close()
+    with workspace.open_session("Loaded") as first:
+        first.editor.create("Script", "Kept")
+    session = workspace.open_session("Loaded")
+    try:
+        assert not session.index.loaded
+        seen: list[str] = []
+        refresh = session.index.refresh
+
+        def recorded() -> int:
+            seen.append(threading.current_thread().name)
+            return refresh()
+
+        session.index.refresh = recorded  # type: ignore[method-assign]
+        thread = session.load_index_soon()
+        thread.join(30)
+        assert seen == ["storyloom-index-load"]
+        assert session.index.loaded
+        assert [s.name for s in session.index.summaries() if s.type == "Script"] == ["Kept"]
+    finally:
+        session.close()

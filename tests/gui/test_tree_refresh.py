@@ -215,3 +215,26 @@ def test_the_rail_counts_follow_creations_and_deletions_not_saves(window, qtbot)
     qtbot.waitUntil(lambda: scripts().endswith(f" {count + 1}"), timeout=5000)
     window.session.editor.delete(created)
     qtbot.waitUntil(lambda: scripts().endswith(f" {count}"), timeout=5000)
+
+
+def test_the_tree_reads_a_folder_when_it_is_first_asked_for(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Opening a collection reads its top level; a folder is read when the view first asks for
+    its rows (it is opened) or a row inside it is revealed, and then shows what a whole outline
+    from every summary shows."""
+    from storyloom.app.views.outline import build_outline
+
+    explorer = window.explorer
+    model = explorer.model
+    folders = [model.node(model.index(row, 0)) for row in range(model.rowCount())]
+    folders = [node for node in folders if node.is_folder]
+    assert folders and not any(node.loaded for node in folders)
+    assert model.hasChildren(model.index_of(folders[0].id))  # the view draws its expander unread
+    explorer.view.expand(model.index_of(folders[0].id))
+    assert folders[0].loaded
+    whole = {node.id: node for node in build_outline(window.session.index.summaries(), "Script")}
+    assert [child.id for child in folders[0].children] == [child.id for child in whole[folders[0].id].children]
+    if len(folders) > 1:
+        inside = whole[folders[1].id].children[0].id
+        assert not model.shows(inside)
+        explorer.reveal(inside)
+        assert folders[1].loaded and explorer.selected_ids() == [inside]

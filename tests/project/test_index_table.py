@@ -335,3 +335,25 @@ def test_a_build_into_the_file_that_fails_leaves_no_file(manager: ProjectManager
         assert not [p for p in os.listdir(project.path) if p.endswith((".build", ".tmp"))]
     finally:
         project.close()
+
+
+def test_a_table_saved_before_an_index_was_added_is_saved_with_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A table saved by an older version gets the index this version adds when it is loaded,
+    and keeps it: the next opening loads it made (making it costs a second at 100,000 documents)."""
+    import sqlite3
+
+    from storyloom.project.index_table import IndexTable
+
+    path = str(tmp_path / "store.sqlite-index")
+    table = IndexTable(path)
+    table.conn.execute("INSERT INTO meta (key, value) VALUES ('format', '1')")
+    table.unsaved = 1
+    table.close()
+    with sqlite3.connect(path) as old:
+        old.execute("DROP INDEX summary_tree_kinds")
+    loaded = IndexTable(path)
+    assert loaded.loaded and loaded.unsaved
+    loaded.close()
+    again = IndexTable(path)
+    assert again.loaded and not again.unsaved
+    again.close()

@@ -169,6 +169,22 @@ class ProjectSession:
     def index(self) -> ProjectIndex:
         return self.project.editor.index
 
+    def load_index_soon(self) -> threading.Thread:
+        """Load the project index (its saved table and the changes since; built from every
+        document when there is none) on a thread of its own and return it: the desktop app builds
+        its window meanwhile, and the first question it asks of the index waits only for what is
+        left of the load (the index answers under its lock). A failure is left for that question
+        to meet again (and report)."""
+        def load() -> None:
+            try:
+                self.index.refresh()
+            except Exception:  # the first question asked on the GUI thread meets it again, and reports it
+                log.debug("loading the index ahead failed", exc_info=True)
+
+        thread = threading.Thread(target=load, name="storyloom-index-load", daemon=True)
+        thread.start()
+        return thread
+
     @property
     def closed(self) -> bool:
         return self._closed

@@ -43,13 +43,13 @@ from storyloom.gui.navigation import GuiNavigation
 from storyloom.gui.options_dialog import OptionsDialog
 from storyloom.gui.panels import PANELS, PanelSpec
 from storyloom.gui.quick_open import QuickOpen
-from storyloom.gui.sidebar import RAIL, SETTINGS, Sidebar
+from storyloom.gui.sidebar import ATTACHMENTS, RAIL, SETTINGS, Sidebar
 from storyloom.gui.status_bar import StatusBar
 from storyloom.gui.style import window_style
 from storyloom.gui.tabs import DocumentTabs
 from storyloom.gui.tree_model import MarkProvider
 from storyloom.gui.widgets import keep_on_screen, remember_place, restore_place
-from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID, DocSummary
+from storyloom.project import ATTACHMENT_TYPE, FOLDER_TYPE, SETTINGS_ID
 
 if TYPE_CHECKING:
     from storyloom.gui.backup_status import AutoBackupController
@@ -140,10 +140,12 @@ class MainWindow(QMainWindow):
         self._counts.setSingleShot(True)
         self._counts.setInterval(300)
         self._counts.timeout.connect(self.update_counts)
-        self._counted: dict[str, str] = {}  # doc id -> the rail entry it is counted in
+        self._counted_at = -1  # the index's shape_changes when the rail was last counted
         self._make_menus()
         self._parts: dict[str, object] = {}
         self.build_panels(PANELS)
+        # The tree, the counts and the tabs last: the index they read may still be loading on
+        # its thread (open_project_window) while the rest of the window is built.
         self.sidebar.select("Script")
         self.update_counts()
         self.restore_tabs()
@@ -438,10 +440,9 @@ class MainWindow(QMainWindow):
             editor = self.tabs.editor(change.id)
             if editor is not None:
                 editor.external_change(change)
-        # Counted again only when a document comes, goes or changes collection: counting reads
-        # every document (20 ms at 10,000), which an autosave would otherwise cost each time.
-        index = self.session.index
-        if any(_rail_entry(index.get(change.id)) != self._counted.get(change.id) for change in changes):
+        # Counted again only when a document came, went or changed collection (an autosave
+        # changes none of that): the index counts those changes.
+        if self.session.index.shape_changes != self._counted_at:
             self._counts.start()
 
     def _api_state_changed(self, _event: ApiStateChanged) -> None:
@@ -453,17 +454,14 @@ class MainWindow(QMainWindow):
         self.status.set_api(self.session.api.status, self.workspace.options.api_enabled)
 
     def update_counts(self) -> None:
-        counts: dict[str, int] = {}
-        counted: dict[str, str] = {}
-        for summary in self.session.index.summaries():
-            entry_key = _rail_entry(summary)
-            if entry_key is not None:
-                counted[summary.id] = entry_key
-                counts[entry_key] = counts.get(entry_key, 0) + 1
-        self._counted = counted
+        """The rail's counts, counted in the index's table (no summary is read)."""
+        index = self.session.index
+        counts = index.tree_counts()
+        self._counted_at = index.shape_changes
         for entry in RAIL:
             if entry.key != SETTINGS:
-                self.sidebar.set_count(entry.key, counts.get(entry.key, 0))
+                key = ATTACHMENT_TYPE if entry.key == ATTACHMENTS else entry.key
+                self.sidebar.set_count(entry.key, counts.get(key, 0))
 
     # ------------------------------------------------------------------ tabs
     def _tabs_changed(self) -> None:
@@ -518,17 +516,6 @@ class MainWindow(QMainWindow):
         self.session.close()
 
 
-def _rail_entry(summary: DocSummary | None) -> str | None:
-    """The rail entry whose count includes this document (``None``: none; folders are not counted)."""
-    if summary is None:
-        return None
-    if summary.type == ATTACHMENT_TYPE:
-        return "Attachments"
-    if summary.is_tree and summary.type != FOLDER_TYPE:
-        return str(summary.collection)
-    return None
-
-
 def open_project_window(workspace: Workspace, project: str, parent: QWidget | None = None,
                         **session_options: Any) -> MainWindow:
     """Open ``project`` (a name or id) in a new main window, start the API if the options say so
@@ -537,6 +524,7 @@ def open_project_window(workspace: Workspace, project: str, parent: QWidget | No
     caller to show. ``session_options`` go to :meth:`Workspace.open_session`."""
     navigation = GuiNavigation()
     session = workspace.open_session(project, navigation=navigation, **session_options)
+    session.load_index_soon()  # while the window's widgets are built
     try:
         window = MainWindow(workspace, session, navigation, parent)
     except BaseException:

@@ -1,7 +1,13 @@
-"""One collection's folder tree as a Qt model, built from the session's index.
+"""One collection's folder tree as a Qt model, read from the session's index a level at a time.
 
-The rows come from :func:`storyloom.app.views.outline.build_outline` (folders first, each group in
-the user's order); renaming (inline editing) and drag and drop send their intent to the
+The rows come from :func:`storyloom.app.views.outline.read_top` and
+:func:`~storyloom.app.views.outline.read_children` (folders first, each group in the user's
+order): the top level when the tree is built, a folder's children when the view first asks for
+them (it is opened, or a row inside it is revealed), so opening a 100,000-document project
+reads a few thousand rows, not every summary. What is not read yet is there all the same:
+``rowCount`` of a folder reads it first, so the view and Qt's bookkeeping never see a folder
+change its row count without being told; a change inside a folder not read yet shows nothing
+(the folder reads the index as it is then). Renaming (inline editing) and drag and drop send their intent to the
 session's editor (``rename``, ``move``), and the change comes back as an event. The session's
 changes are followed row by row (:meth:`CollectionTreeModel.apply`): a save that changes nothing
 the tree shows (the autosave of a script being typed) costs a dictionary look-up, not a rebuild
@@ -22,7 +28,14 @@ from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersiste
 from PySide6.QtGui import QIcon
 
 from storyloom.app import DocumentChanged, ProjectSession
-from storyloom.app.views.outline import OutlineNode, build_outline, can_move_into, display_name, drop_placement
+from storyloom.app.views.outline import (
+    OutlineNode,
+    can_move_into,
+    display_name,
+    drop_placement,
+    read_children,
+    read_top,
+)
 from storyloom.errors import StoryloomError
 from storyloom.gui import icons, theme
 from storyloom.gui.sidebar import ATTACHMENTS, collection_icon
@@ -66,32 +79,42 @@ class CollectionTreeModel(QAbstractItemModel):
         self._roots: list[OutlineNode] = []
         self._parents: dict[str, OutlineNode | None] = {}
         self._by_id: dict[str, OutlineNode] = {}
+        self._cut: set[str] = set()  # where parent cycles are cut (shown at the top)
         self._folder_icon = icons.icon("folder", theme.colors().muted)
         self._doc_icon = collection_icon(collection)
         self.rebuild()
 
     # ------------------------------------------------------------------ building
     def rebuild(self) -> None:
-        """Read the tree again from the index (the view keeps its expanded folders: see the panel)."""
-        summaries = self.session.index.summaries()
+        """Read the tree again from the index, its top level at once and each folder when it is
+        asked for (the view keeps its expanded folders: see the panel)."""
+        index = self.session.index
         self.beginResetModel()
         if self.collection == ATTACHMENTS:
+            attachments = [s for s in map(index.get, index.ids_of_type(ATTACHMENT_TYPE)) if s is not None]
             self._roots = sorted(
-                (OutlineNode(s.id, display_name(s.name), False, None, s.order) for s in summaries
-                 if s.type == ATTACHMENT_TYPE),
+                (OutlineNode(s.id, display_name(s.name), False, None, s.order) for s in attachments),
                 key=lambda n: (n.name.lower(), n.id),
             )
+            self._cut = set()
         else:
-            self._roots = build_outline(summaries, self.collection)
-        self._parents = {}
-        self._by_id = {}
-        stack: list[tuple[OutlineNode, OutlineNode | None]] = [(n, None) for n in self._roots]
-        while stack:
-            node, parent = stack.pop()
-            self._parents[node.id] = parent
-            self._by_id[node.id] = node
-            stack.extend((child, node) for child in node.children)
+            self._roots, self._cut = read_top(index, self.collection)
+        self._parents = {node.id: None for node in self._roots}
+        self._by_id = {node.id: node for node in self._roots}
         self.endResetModel()
+
+    def _read(self, node: OutlineNode) -> list[OutlineNode]:
+        """``node``'s children, read from the index the first time they are asked for."""
+        if not node.loaded:
+            node.loaded = True
+            if node.is_folder or node.has_children:
+                # A row read already stays where it is until its change comes (it is moving here).
+                node.children = [child for child in read_children(self.session.index, self.collection, node.id,
+                                                                  self._cut) if child.id not in self._by_id]
+                for child in node.children:
+                    self._parents[child.id] = node
+                    self._by_id[child.id] = child
+        return node.children
 
     # ------------------------------------------------------------------ following changes
     def apply(self, changes: Iterable[DocumentChanged]) -> bool:
@@ -119,8 +142,11 @@ class CollectionTreeModel(QAbstractItemModel):
         if wanted is None:
             return node is None or self._remove(node)
         name, is_folder, parent, order = wanted
+        shown, parent_node = self._place(doc_id, parent)
         if node is None:
-            return self._insert(OutlineNode(doc_id, name, is_folder, parent, order))
+            if not shown:
+                return True  # inside a folder not read yet: read as it is when it is
+            return self._insert(OutlineNode(doc_id, name, is_folder, parent, order, loaded=False), parent_node)
         if is_folder != node.is_folder:
             return False
         if name != node.name:
@@ -128,9 +154,13 @@ class CollectionTreeModel(QAbstractItemModel):
             index = self.index_of(doc_id)
             self.dataChanged.emit(index, index)
             if self.collection == ATTACHMENTS:  # listed by name: the row may go elsewhere
-                return self._move(node, None, order)
+                return self._move(node, None, None, order)
         if (parent, order) != (node.parent, node.order):
-            return self._move(node, parent, order)
+            if not shown:
+                if doc_id in self.session.index.ancestors(doc_id, catch_up=False):
+                    return False  # a parent cycle (replicated concurrent moves): cut where a rebuild cuts it
+                return self._drop(node)  # into a folder not read yet
+            return self._move(node, parent_node, parent, order)
         return True
 
     def _key(self, node: OutlineNode) -> tuple[Any, ...]:
@@ -139,20 +169,25 @@ class CollectionTreeModel(QAbstractItemModel):
             return (node.name.lower(), node.id)
         return (not node.is_folder, node.order)
 
-    def _shown_parent(self, parent: str | None) -> OutlineNode | None:
-        """The row a document whose stored parent is ``parent`` goes under (``None``: the top;
-        a parent not in this tree shows its children at the top, as :func:`build_outline` does)."""
-        if parent is None or self.collection == ATTACHMENTS:
-            return None
-        return self._by_id.get(parent)
+    def _place(self, doc_id: str, parent: str | None) -> tuple[bool, OutlineNode | None]:
+        """Where a document whose stored parent is ``parent`` shows: ``(False, ...)`` inside a
+        folder not read yet; else ``(True, the row it goes under)`` (``None``: the top; a parent
+        not in this tree shows its children at the top, as :func:`build_outline` does)."""
+        if parent is None or parent == doc_id or self.collection == ATTACHMENTS or doc_id in self._cut:
+            return True, None
+        node = self._by_id.get(parent)
+        if node is not None:
+            return node.loaded, node
+        if self._row_of(self.session.index.get(parent, catch_up=False)) is not None:
+            return False, None  # in this tree, inside a folder not read yet
+        return True, None
 
     def _position(self, siblings: list[OutlineNode], node: OutlineNode) -> int:
         return bisect_left(siblings, self._key(node), key=self._key)
 
-    def _insert(self, node: OutlineNode) -> bool:
+    def _insert(self, node: OutlineNode, parent: OutlineNode | None) -> bool:
         if any(root.parent == node.id for root in self._roots):
             return False  # an orphan finds its parent: it moves under it (a rebuild)
-        parent = self._shown_parent(node.parent)
         siblings = parent.children if parent is not None else self._roots
         row = self._position(siblings, node)
         self.beginInsertRows(self._index_of_node(parent), row, row)
@@ -166,6 +201,14 @@ class CollectionTreeModel(QAbstractItemModel):
         below = self._descendants(node)
         if any(self._row_of(self.session.index.get(child.id)) is not None for child in below):
             return False  # what stays of the folder's content goes to the top (a rebuild)
+        if (not node.loaded and (node.is_folder or node.has_children)
+                and self.session.index.tree_children(node.id, self.collection, catch_up=False)):
+            return False  # so does what stays inside a folder not read yet
+        return self._drop(node)
+
+    def _drop(self, node: OutlineNode) -> bool:
+        """Take ``node``'s row away, with what is read below it."""
+        below = self._descendants(node)
         siblings = self._siblings_of(node)
         row = siblings.index(node)
         self.beginRemoveRows(self._index_of_node(self._parents.get(node.id)), row, row)
@@ -176,14 +219,14 @@ class CollectionTreeModel(QAbstractItemModel):
         self.endRemoveRows()
         return True
 
-    def _move(self, node: OutlineNode, parent_id: str | None, order: tuple[str, str]) -> bool:
-        parent = self._shown_parent(parent_id)
+    def _move(self, node: OutlineNode, parent: OutlineNode | None, parent_id: str | None,
+              order: tuple[str, str]) -> bool:
         if parent is node or (parent is not None and parent in self._descendants(node)):
             return False  # a parent cycle (replicated concurrent moves): cut where a rebuild cuts it
         old_parent = self._parents.get(node.id)
         old_siblings = self._siblings_of(node)
         old_row = old_siblings.index(node)
-        new_siblings = parent.children if parent is not None else self._roots
+        new_siblings = self._read(parent) if parent is not None else self._roots
         # Where it goes, counted without it (as the lists are once it has left its place).
         others = [n for n in new_siblings if n is not node]
         moved = OutlineNode(node.id, node.name, node.is_folder, parent_id, order)
@@ -215,21 +258,29 @@ class CollectionTreeModel(QAbstractItemModel):
         return QModelIndex() if node is None else self.index_of(node.id)
 
     def shows(self, doc_id: str) -> bool:
-        """Whether ``doc_id`` has a row in this tree."""
+        """Whether ``doc_id`` has a row read in this tree (what is not read yet follows no change)."""
         return doc_id in self._by_id
-
-    def document_count(self) -> int:
-        return sum(1 for node in self._by_id.values() if not node.is_folder)
 
     def node(self, index: Index) -> OutlineNode | None:
         return index.internalPointer() if index.isValid() else None
 
     def index_of(self, doc_id: str) -> QModelIndex:
-        """The index of ``doc_id``'s row (invalid when it is not in this tree)."""
-        node = self._by_id.get(doc_id)
+        """The index of ``doc_id``'s row (invalid when it is not in this tree), the folders above
+        it read when they are not yet."""
+        node = self._by_id.get(doc_id) or self._read_down_to(doc_id)
         if node is None:
             return QModelIndex()
         return self.createIndex(self._siblings_of(node).index(node), 0, node)
+
+    def _read_down_to(self, doc_id: str) -> OutlineNode | None:
+        """Read the folders from the top down to ``doc_id``'s; its node (``None``: not in this tree)."""
+        if self._row_of(self.session.index.get(doc_id)) is None:
+            return None
+        for ancestor in reversed(self.session.index.ancestors(doc_id, catch_up=False)):
+            node = self._by_id.get(ancestor)
+            if node is not None:
+                self._read(node)
+        return self._by_id.get(doc_id)
 
     def _siblings_of(self, node: OutlineNode) -> list[OutlineNode]:
         parent = self._parents.get(node.id)
@@ -244,7 +295,7 @@ class CollectionTreeModel(QAbstractItemModel):
 
     def _children(self, parent: Index) -> list[OutlineNode]:
         node = self.node(parent)
-        return node.children if node is not None else self._roots
+        return self._read(node) if node is not None else self._roots
 
     def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         node = self.node(index)
@@ -265,7 +316,9 @@ class CollectionTreeModel(QAbstractItemModel):
 
     def hasChildren(self, parent: Index = QModelIndex()) -> bool:
         node = self.node(parent)
-        return bool(self._roots) if node is None else bool(node.children) or node.is_folder
+        if node is None:
+            return bool(self._roots)
+        return node.is_folder or (bool(node.children) if node.loaded else node.has_children)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         node = self.node(index)
@@ -279,7 +332,7 @@ class CollectionTreeModel(QAbstractItemModel):
             return (document_mark(self.marks, node.id)[0] if self.marks else None) or self._doc_icon
         if role == Qt.ItemDataRole.ToolTipRole:
             if node.is_folder:
-                return f"{node.name} (folder, {counted(len(node.children), 'item')})"
+                return f"{node.name} (folder, {counted(len(self._read(node)), 'item')})"
             return "\n".join([node.name, *document_mark(self.marks, node.id)[1]])
         if role == ID_ROLE:
             return node.id
@@ -347,7 +400,7 @@ class CollectionTreeModel(QAbstractItemModel):
         if not self.canDropMimeData(data, action, row, column, parent):
             return False
         target = self.node(parent)
-        siblings = [n.id for n in (target.children if target is not None else self._roots)]
+        siblings = [n.id for n in self._children(parent)]
         ids = _ids(data)
         return self.move(ids, target.id if target is not None else None, drop_placement(
             target.id if target is not None else None, siblings, row, ids).before)

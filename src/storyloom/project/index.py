@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from storyloom.project.checking import parsed_source
-from storyloom.project.collections import FOLDER_TYPE
+from storyloom.project.collections import ATTACHMENT_TYPE, FOLDER_TYPE
 from storyloom.project.documents import TREE_COLLECTIONS
 from storyloom.project.index_table import (
     FORMAT,
@@ -192,6 +192,7 @@ class ProjectIndex:
         # Summaries of this editor's last writes, by id (see note_written).
         self._hints: dict[str, DocSummary] = {}
         self.changes_applied = 0
+        self._shape_changes = 0
         #: Ids of the documents whose winning revision is damaged (storyloom.store.Damaged): left
         #: out of the index, so one damaged document never keeps the project from opening.
         self.damaged: set[str] = set()
@@ -298,6 +299,7 @@ class ProjectIndex:
             stored_seq = "0"
         self._seq = _seq_value(stored_seq)
         self._checked = True
+        self._shape_changes += 1  # a table loaded (or started afresh): whatever was counted, count again
         self._states = None
         self._dirty_sids.clear()
         self._all = None
@@ -351,6 +353,7 @@ class ProjectIndex:
         table.settle_top()
         self._all = None
         self._seq = seq
+        self._shape_changes += 1
         return count
 
     def _catch_up_table(self, table: IndexTable, first: dict[str, Any] | None) -> int:
@@ -369,6 +372,7 @@ class ProjectIndex:
                 self._all = None
                 fresh = [row for row in results if row.get("id") not in building]
                 table.add_many([_row_and_refs(s) for s in map(_summary_of_row, fresh) if s is not None])
+                self._shape_changes += 1
                 for row in results:
                     if row.get("id") in building:
                         self._apply(table, row)
@@ -412,7 +416,17 @@ class ProjectIndex:
         if not isinstance(doc_id, str) or doc_id.startswith(SKIPPED_PREFIXES):
             return
         summary = _summary_of_row(row)
-        old = table.remove(doc_id) if summary is None else table.put(*_row_and_refs(summary))
+        shape = table.conn.execute("SELECT type, collection, odd IS NOT NULL FROM summary WHERE id = ?",
+                                   (doc_id,)).fetchone()
+        if summary is None:
+            old = table.remove(doc_id)
+            self._shape_changes += shape is not None
+        else:
+            new_row, refs = _row_and_refs(summary)
+            old = table.put(new_row, refs)
+            # a document came, or its type or collection changed (an odd value: counted as a change)
+            self._shape_changes += (shape is None or bool(shape[2]) or new_row[7] is not None
+                                    or tuple(shape[:2]) != new_row[2:4])
         if self._all is not None:
             if summary is None:
                 self._all.pop(doc_id, None)
@@ -525,6 +539,87 @@ class ProjectIndex:
             rows = table.rows(where, params, order="ord DESC, id DESC LIMIT 1")
             return _from_row(rows[0]) if rows else None
 
+    def tree_top(self, collection: str, *, catch_up: bool = True) -> tuple[list[tuple[DocSummary, bool]], set[str]]:
+        """The top level of ``collection``'s folder tree as :func:`storyloom.app.views.outline.build_outline`
+        draws it, read from the table's indexes (the rest of the tree is read a folder at a time:
+        :meth:`tree_children`): each row's summary (without a Variable's parsed state or a
+        Scenario's references: what a tree shows) and whether it has children in the tree. A
+        document whose parent is missing, not a tree document of ``collection`` or itself is at the
+        top, and so is each member of a parent cycle (replicated concurrent moves) where the cycle is
+        cut. Also returns the ids of those cut members, which no folder lists as its child (each
+        document shows once)."""
+        with self._lock:
+            table = self._ready(catch_up)
+            if not storable(collection):
+                return [], set()
+            rows = table.conn.execute(
+                _TREE_ROW + " INDEXED BY summary_top WHERE top = 1 AND is_tree = 1 AND collection = ?",
+                (collection,)).fetchall()
+            # Each document that is a parent of one below the top, with its own parent: a parent
+            # that is not a tree document of this collection leaves its children at the top, and
+            # so does a parent cycle (whose members are all parents), cut at its least id.
+            inner: dict[str, str] = {}
+            misplaced: list[str] = []
+            having: set[str] = set()
+            for parent_id, its_parent, is_tree, its_collection in table.conn.execute(_PARENTS, (collection,)):
+                if not is_tree or its_collection != collection:
+                    misplaced.append(parent_id)
+                    continue
+                having.add(parent_id)
+                if its_parent == parent_id:  # its own parent: at the top, its children under it
+                    rows += table.conn.execute(_TREE_ROW + " WHERE id = ?", (parent_id,)).fetchall()
+                elif its_parent is not None:
+                    inner[parent_id] = its_parent
+            cut = _cycle_cuts(inner)
+            for chunk in _chunks(sorted(cut), 500):
+                rows += table.conn.execute(_TREE_ROW + f" WHERE id IN ({', '.join('?' * len(chunk))})",
+                                           chunk).fetchall()
+            for parent_id in misplaced:
+                rows += table.conn.execute(
+                    _TREE_ROW + " WHERE parent = ? AND id != ? AND is_tree = 1 AND collection = ? AND top = 0",
+                    (parent_id, parent_id, collection)).fetchall()
+            return [(summary, summary.id in having) for summary in map(_from_row, rows)], cut
+
+    def tree_children(self, parent_id: str, collection: str, *,
+                      catch_up: bool = True) -> list[tuple[DocSummary, bool]]:
+        """The documents of ``collection``'s tree under ``parent_id`` (itself excluded), each with
+        whether it has children in the tree: one folder of :meth:`tree_top`'s tree, in no order."""
+        with self._lock:
+            table = self._ready(catch_up)
+            if not storable(parent_id) or not storable(collection):
+                return []
+            # (below a current parent, ``top`` is 0: the index of the tree's parents answers)
+            rows = table.conn.execute(
+                _TREE_ROW + " WHERE parent = ? AND id != ? AND is_tree = 1 AND top = 0 AND collection = ?",
+                (parent_id, parent_id, collection)).fetchall()
+            having: set[str] = set()
+            for chunk in _chunks(sorted(row[0] for row in rows), 500):
+                having.update(table.column(
+                    f"SELECT DISTINCT parent FROM summary WHERE is_tree = 1 AND top = 0 AND collection = ? "
+                    f"AND parent IN ({', '.join('?' * len(chunk))}) AND parent != id", (collection, *chunk)))
+            return [(summary, summary.id in having) for summary in map(_from_row, rows)]
+
+    def tree_counts(self, *, catch_up: bool = True) -> dict[str, int]:
+        """How many documents (folders not counted) each collection's tree holds, by collection,
+        and the Attachments under ``ATTACHMENT_TYPE``: the desktop app's rail, counted in the
+        table's indexes. (A collection that is not text is counted under none.)"""
+        with self._lock:
+            table = self._ready(catch_up)
+            counts: dict[str, int] = {}
+            for collection, doc_type, count in table.conn.execute(_COUNT_TREE):
+                if isinstance(collection, str) and doc_type != FOLDER_TYPE:
+                    counts[collection] = counts.get(collection, 0) + count
+            attachments = table.conn.execute("SELECT count(*) FROM summary WHERE type = ?",
+                                             (ATTACHMENT_TYPE,)).fetchone()[0]
+            counts[ATTACHMENT_TYPE] = int(attachments)
+            return counts
+
+    @property
+    def shape_changes(self) -> int:
+        """How many changes caught up so far added or removed a document or changed its type or
+        collection: what a count of documents by collection follows (:meth:`tree_counts`)."""
+        return self._shape_changes
+
     def ancestors(self, doc_id: str, limit: int = 10_000, *, catch_up: bool = True) -> list[str]:
         """The ids from ``doc_id``'s parent up to the top (stops at a missing parent or a cycle)."""
         with self._lock:
@@ -621,6 +716,43 @@ class ProjectIndex:
         top = {doc_id: bool(flag) for doc_id, flag in table.conn.execute("SELECT id, top FROM summary")}
         return [f"top {doc_id}: {top[doc_id]}" for doc_id, s in expected.items()
                 if doc_id in top and top[doc_id] != (s.parent is None or s.parent not in expected)]
+
+
+#: A summary row as the tree reads it: without a Variable's parsed state and a Scenario's references.
+_TREE_ROW = "SELECT id, rev, type, collection, parent, sort_key, name, odd, is_tree, ord, sid, NULL, NULL FROM summary"
+#: The tree documents by collection and type, read in an index alone.
+_COUNT_TREE = "SELECT collection, type, count(*) FROM summary WHERE is_tree = 1 GROUP BY collection, type"
+#: Each document that is the parent of a tree document of a collection (the parameter) below the
+#: top level, with its own parent, whether it is a tree document, and its collection.
+_PARENTS = """
+SELECT d.parent, p.parent, p.is_tree, p.collection
+FROM (SELECT DISTINCT parent FROM summary WHERE is_tree = 1 AND top = 0 AND collection = ?) AS d
+JOIN summary AS p ON p.id = d.parent
+"""
+
+
+def _cycle_cuts(parents: Mapping[str, str]) -> set[str]:
+    """Where each parent cycle among ``parents`` (``{id: its parent}``) is cut: its least id,
+    shown at the top."""
+    cuts: set[str] = set()
+    done: set[str] = set()
+    for start in parents:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = start
+        while current is not None and current in parents and current not in done and current not in on_path:
+            path.append(current)
+            on_path.add(current)
+            current = parents[current]
+        if current is not None and current in on_path:  # a cycle: from current to the path's end
+            cuts.add(min(path[path.index(current):]))
+        done.update(path)
+    return cuts
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 def _seq_number(seq: Any) -> int:

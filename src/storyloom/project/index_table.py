@@ -63,6 +63,9 @@ CREATE TABLE IF NOT EXISTS summary (
 CREATE INDEX IF NOT EXISTS summary_by_parent ON summary (parent, ord, id) WHERE parent IS NOT NULL;
 CREATE INDEX IF NOT EXISTS summary_top ON summary (collection, ord, id) WHERE top = 1 AND is_tree = 1;
 CREATE INDEX IF NOT EXISTS summary_by_type ON summary (type, id);
+CREATE INDEX IF NOT EXISTS summary_tree_parents ON summary (collection, parent, is_tree, top)
+    WHERE is_tree = 1 AND top = 0;
+CREATE INDEX IF NOT EXISTS summary_tree_kinds ON summary (collection, type, is_tree) WHERE is_tree = 1;
 CREATE INDEX IF NOT EXISTS summary_by_sid ON summary (sid, id) WHERE sid IS NOT NULL;
 CREATE TABLE IF NOT EXISTS scenario_refs (ref TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (ref, id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scenario_refs_by_id ON scenario_refs (id);
@@ -153,9 +156,15 @@ class IndexTable:
         else:
             self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             self.loaded = self._load()
+        indexes = self._index_count()
         self.conn.executescript(SCHEMA)
         #: Changes applied since the table was loaded or saved (the index saves after many).
         self.unsaved = 0
+        if self.loaded and self._index_count() != indexes:
+            self.unsaved = 1  # an index this version adds, made now: saved with it, not made at each opening
+
+    def _index_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'").fetchone()[0])
 
     def _load(self) -> bool:
         """Copy the saved table into memory; False when there is none (or it is not one)."""

@@ -1,7 +1,9 @@
 """The collection trees the desktop app shows, and the tree edits it sends: Qt-free rules.
 
 :func:`build_outline` turns the index's summaries into one collection's tree (folders first,
-each group in the user's order by ``sortKey``); :func:`create_in`, :func:`duplicate` and
+each group in the user's order by ``sortKey``); :func:`read_top` and :func:`read_children` read the
+same tree from the index a level at a time (the desktop app's tree reads a folder when it is first
+shown or asked about: a 100,000-document project shows its top level at once); :func:`create_in`, :func:`duplicate` and
 :func:`drop_placement` decide names and places so the GUI only forwards intents to the editor.
 """
 
@@ -10,9 +12,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyloom.project import FOLDER_TYPE, DocSummary, Editor, WriteResult, new_id, without_line_ids
+
+if TYPE_CHECKING:
+    from storyloom.project import ProjectIndex
 
 UNTITLED = "Untitled"
 # What a fresh document of each collection is called ("New Script", "New Script 2"...).
@@ -29,6 +34,11 @@ class OutlineNode:
     parent: str | None
     order: tuple[str, str]
     children: list[OutlineNode] = field(default_factory=list)
+    #: Whether ``children`` holds the node's children (a node read a level at a time holds none
+    #: until its folder is read: :func:`read_children`).
+    loaded: bool = True
+    #: For a node not ``loaded``: whether it has children in the tree.
+    has_children: bool = False
 
 
 def display_name(name: Any) -> str:
@@ -77,6 +87,30 @@ def build_outline(summaries: Iterable[DocSummary], collection: str) -> list[Outl
         node.children.sort(key=_sort_key)
     top.sort(key=_sort_key)
     return top
+
+
+def _node(summary: DocSummary, has_children: bool) -> OutlineNode:
+    return OutlineNode(summary.id, display_name(summary.name), summary.type == FOLDER_TYPE, summary.parent,
+                       summary.order, loaded=False, has_children=has_children)
+
+
+def read_top(index: ProjectIndex, collection: str) -> tuple[list[OutlineNode], set[str]]:
+    """The top level of ``collection``'s tree as :func:`build_outline` orders it, read from the
+    index (:meth:`~storyloom.project.ProjectIndex.tree_top`), each node not yet ``loaded``; and
+    the ids where parent cycles are cut (shown at the top, under no folder)."""
+    rows, cut = index.tree_top(collection)
+    nodes = [_node(summary, has_children) for summary, has_children in rows]
+    nodes.sort(key=_sort_key)
+    return nodes, cut
+
+
+def read_children(index: ProjectIndex, collection: str, parent_id: str, cut: set[str]) -> list[OutlineNode]:
+    """The children of ``parent_id`` in ``collection``'s tree, in order, each not yet ``loaded``
+    (``cut``: the ids :func:`read_top` shows at the top instead)."""
+    nodes = [_node(summary, has_children) for summary, has_children in index.tree_children(parent_id, collection)
+             if summary.id not in cut]
+    nodes.sort(key=_sort_key)
+    return nodes
 
 
 def new_name(collection: str, taken: Iterable[str], *, folder: bool = False) -> str:
