@@ -194,6 +194,7 @@ from .settings import (
     voice_over_path_problem as voice_over_path_problem,
 )
 from .spool import (
+    DiskMapping as DiskMapping,
     FileSpool as FileSpool,
     MemorySpool as MemorySpool,
     Spool as Spool,
