@@ -176,3 +176,34 @@ def test_lone_surrogates_are_exported_as_escapes_in_valid_utf8(tmp_path: Path) -
     assert "\\ud800" in built and "é" in built
     items = json.loads(built.encode("utf-8"))["items"]
     assert [item["name"] for item in items] == [odd]
+
+
+def test_the_schema_keeps_nothing_for_documents_it_does_not_look_into(tmp_path: Path) -> None:
+    # Issue 28: the schema pass kept the light fields and the collection of every document
+    # (about 1 KB a document with the rest); it now keeps only those of the collections it reads.
+    import gc
+    import tracemalloc
+
+    from bench.generate import generate
+
+    manager = ProjectManager(root=tmp_path, username="t")
+
+    def peak(count: int) -> int:
+        project = manager.create(f"p{count}")
+        with project:
+            store = project.store
+            for batch in generate(count).batches(500):
+                # Scripts only: documents the schema never looks into.
+                store.bulk_docs([d for d in batch if d["type"] == "Script"])
+            gc.collect()
+            tracemalloc.start()
+            try:
+                stream_schema(project)
+                return tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+
+    small, large = peak(1_000), peak(6_000)
+    scripts = sum(1 for d in generate(6_000).docs() if d["type"] == "Script") - sum(
+        1 for d in generate(1_000).docs() if d["type"] == "Script")
+    assert (large - small) / scripts < 100  # bytes a document

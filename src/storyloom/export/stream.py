@@ -25,7 +25,7 @@ import json
 import marshal
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from storyloom.collector import gc_paused
@@ -235,6 +235,16 @@ class _Reading:
                  "collection": collection, "type": doc_type}
                 for doc_id, (deleted, parent, sort_key, collection, doc_type) in rows]
 
+    def light_rows(self) -> Iterator[dict[str, Any]]:
+        """:meth:`light` one document at a time (no list of them all), without the memo on disk."""
+        if self._docs is not None:
+            yield from self.light()
+            return
+        assert self.snap is not None
+        for doc_id, (deleted, parent, sort_key, collection, doc_type) in document_fields(self.snap, _LIGHT_FIELDS):
+            yield {"_id": doc_id, "_deleted": deleted, "parent": parent, "sortKey": sort_key,
+                   "collection": collection, "type": doc_type}
+
     def _kept_fields(self, disk: DiskMemo) -> Iterable[tuple[str, list[Any]]]:
         """:func:`~storyloom.store.all_docs.document_fields` through the fields kept per revision
         (kind ``light``): the ids and revisions are read (no body), then the kept rows in one
@@ -295,7 +305,7 @@ class _Reading:
         assert self.snap is not None
         return live_document(self.snap, doc_id, rev)
 
-    def each(self, only: set[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
+    def each(self, only: Container[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
         """``(doc, plain)`` for each document (of ``only``), in ``_id`` order (``plain``: see
         :func:`~storyloom.store.all_docs.live_documents`)."""
         if self._docs is not None:
@@ -660,21 +670,28 @@ def stream_schema(
     """:func:`~storyloom.export.schema_export.build_schema`, reading the documents one at a time
     (only those the schema looks into are decoded): memory bounded. Reports phase ``"schema"``."""
     report = ProgressReporter(progress, "schema")
+    looked_into = {"Variable", "Scenario", "Map", "Actor", "Gdd"}
     with _reading(project) as reading, gc_paused():
-        light = reading.light()
-        report.set_total(len(light))
+        # One pass over the light fields keeps only the collections of the documents the schema
+        # looks into, and the Attachment ids (issue 28: nothing kept for every document).
+        wanted: dict[str, str | None] = {}
+        attachment_ids: set[str] = set()
+        total = 0
+        for doc in reading.light_rows():
+            total += 1
+            app = collection_of(doc)
+            if app in looked_into:
+                wanted[doc["_id"]] = app
+            if is_attachment_document(doc):
+                attachment_ids.add(doc["_id"])
+        report.set_total(total)
         settings = dict(project.settings() or {})
-        apps = {doc["_id"]: collection_of(doc) for doc in light}
         cache = cache_for(project.db)
-        facts = SchemaFacts({doc["_id"] for doc in light if is_attachment_document(doc)}, cache)
-        looked_into = {"Variable", "Scenario", "Map", "Actor", "Gdd"}
-        wanted = {doc_id for doc_id, app in apps.items() if app in looked_into}
-        del light
-        skipped = len(apps) - len(wanted)
-        report.advance(skipped)
+        facts = SchemaFacts(attachment_ids, cache)
+        report.advance(total - len(wanted))
         for doc, _ in reading.each(wanted):
             report.advance()
-            facts.add(doc, apps.get(doc["_id"]))
+            facts.add(doc, wanted.get(doc["_id"]))
         schema = schema_from_facts(facts, settings, collections, project_id=_project_attr(project, "id"),
                                    project_name=_project_attr(project, "name"), cache=cache, compat=compat)
     if cache is not None:
