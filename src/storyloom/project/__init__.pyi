@@ -204,6 +204,7 @@ from .summary import (
     ProjectSummary as ProjectSummary,
 )
 from .tree import (
+    TreeTable as TreeTable,
     derive_tree as derive_tree,
     order_key as order_key,
     spread_keys as spread_keys,
