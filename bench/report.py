@@ -26,6 +26,8 @@ class Check:
     compare: str = "<="
     unit: str = "x"
     note: str = ""
+    #: Decimals shown (default: 2 for a ratio, none for anything else).
+    decimals: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -38,7 +40,8 @@ class Check:
     def line(self, width: int) -> str:
         verdict = "ok" if self.ok else "MISSED"
         note = f"  ({self.note})" if self.note else ""
-        value = f"{self.value:>9.2f}" if self.unit == "x" else f"{self.value:>9,.0f}"
+        decimals = self.decimals if self.decimals is not None else 2 if self.unit == "x" else 0
+        value = f"{self.value:>9,.{decimals}f}"
         return (f"  {self.name:<{width}} {value}{self.unit:<3} target {self.compare} {self.target:,g}{self.unit}"
                 f"   {verdict}{note}")
 

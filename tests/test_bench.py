@@ -103,3 +103,33 @@ def test_l10n_bench(tmp_path, capsys) -> None:
     out = _ran(capsys, code, "l10n")
     assert code == 0, out
     assert "l10n import: lines stored = lines exported" in out and "time as a ratio to the plain export" in out
+
+
+def test_memory_bench_slope_misses_a_verb_that_grows_per_document(capsys) -> None:
+    from bench import memory_bench
+    from bench.report import verdict
+
+    mib = 1024  # KiB
+    peaks = {
+        "flat": {10_000: memory_bench.Peak(60 * mib, 1.0), 50_000: memory_bench.Peak(64 * mib, 2.0)},
+        "steep": {10_000: memory_bench.Peak(60 * mib, 1.0), 50_000: memory_bench.Peak(100 * mib, 2.0)},
+    }
+    checks = {check.name.split(":")[0]: check for check in memory_bench.slope_checks(peaks)}
+    assert round(checks["flat"].value, 4) == 0.1024 and checks["flat"].ok  # 4 MiB over 40,000 documents
+    assert round(checks["steep"].value, 4) == 1.024 and not checks["steep"].ok
+    assert verdict("memory", list(checks.values())) == 1
+    assert "1.02 KB target <= 0.2 KB   MISSED" in capsys.readouterr().out
+    assert verdict("memory", [checks["flat"]]) == 0
+
+
+def test_memory_bench_prints_each_verbs_slope(tmp_path, capsys) -> None:
+    from bench import memory_bench
+
+    code = memory_bench.main(["--docs", "200", "--small", "100", "--dir", str(tmp_path),
+                              "--only", "dump", "--only", "restore"])
+    out = _ran(capsys, code, "memory")
+    for verb in ("dump", "restore"):
+        assert f"{verb}: KB per document (100 to 200)" in out
+        assert f"{verb} at 200: peak RSS" in out
+    assert "restore at 200: documents restored = the project's" in out
+    assert "KB per document (target 0.2 KB)" in out and "export" not in out

@@ -141,3 +141,52 @@ def test_lone_surrogates_survive_the_stream(manager: ProjectManager, tmp_path: P
                 while watched.read(chunk):
                     pass
                 assert watched.found is expected, (path.name, chunk)
+
+
+def _drafft_rows(count: int) -> list[dict[str, Any]]:
+    """A Drafft backup's rows: folders of 50 Scripts each, listed in the folders' children."""
+    rows = []
+    for folder_no in range(count // 50):
+        folder_id = f"folder-{folder_no:05d}"
+        children = [f"script-{folder_no:05d}-{i:02d}" for i in range(49)]
+        rows.append(_row({"_id": folder_id, "_rev": "1-a", "type": "Folder", "collection": "Script",
+                          "name": f"Chapter {folder_no}", "children": [{"_id": c} for c in children]}))
+        rows += [_row({"_id": child, "_rev": "1-a", "type": "Script", "collection": "Script",
+                       "name": f"Scene {child}", "created": 1700000000000, "content": {"script": "Hello."}})
+                 for child in reversed(children)]
+    return rows
+
+
+def test_an_import_keeps_nothing_per_document_in_memory_while_it_converts() -> None:
+    # Issue 28: what the conversion keeps per document (summaries, labels, digests, the folders'
+    # children) waits on disk; in dicts it was about 1 KB a document, 500 MB at 500,000.
+    import gc
+    import tracemalloc
+
+    from storyloom.drafft.convert import Converter
+    from storyloom.project import FileSpool
+
+    def held(count: int) -> int:
+        rows = _drafft_rows(count)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            converter = Converter(source="big.json", project_id="p", spool=FileSpool())
+            for row in rows:
+                converter.add(row)
+            converter.finish()
+            docs = converter.docs()
+            folder, last = next(docs), next(docs)  # the folder's last child, first in the backup
+            assert folder["parent"] is None and last["parent"] == folder["_id"]
+            assert last["sortKey"] > next(docs)["sortKey"]  # the children array's order
+            docs.close()
+            gc.collect()
+            size = tracemalloc.get_traced_memory()[0]
+            converter.release()
+            return size
+        finally:
+            tracemalloc.stop()
+
+    small, large = held(500), held(2_500)
+    assert (large - small) / 2_000 < 100  # bytes a document
+

@@ -176,3 +176,76 @@ def test_lone_surrogates_are_exported_as_escapes_in_valid_utf8(tmp_path: Path) -
     assert "\\ud800" in built and "é" in built
     items = json.loads(built.encode("utf-8"))["items"]
     assert [item["name"] for item in items] == [odd]
+
+
+def test_the_schema_keeps_nothing_for_documents_it_does_not_look_into(tmp_path: Path) -> None:
+    # Issue 28: the schema pass kept the light fields and the collection of every document
+    # (about 1 KB a document with the rest); it now keeps only those of the collections it reads.
+    import gc
+    import tracemalloc
+
+    from bench.generate import generate
+
+    manager = ProjectManager(root=tmp_path, username="t")
+
+    def peak(count: int) -> int:
+        project = manager.create(f"p{count}")
+        with project:
+            store = project.store
+            for batch in generate(count).batches(500):
+                # Scripts only: documents the schema never looks into.
+                store.bulk_docs([d for d in batch if d["type"] == "Script"])
+            gc.collect()
+            tracemalloc.start()
+            try:
+                stream_schema(project)
+                return tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+
+    small, large = peak(1_000), peak(6_000)
+    scripts = sum(1 for d in generate(6_000).docs() if d["type"] == "Script") - sum(
+        1 for d in generate(1_000).docs() if d["type"] == "Script")
+    assert (large - small) / scripts < 100  # bytes a document
+
+
+def test_an_export_keeps_nothing_in_memory_for_every_document(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 28: the light fields, the collection and the tree node of every document (about
+    # 1.3 KB a document) wait in a temporary SQLite table. The buffers that are bounded whatever
+    # the size (the spools, the memo in memory and its pending writes, the speech lines' memo)
+    # are made small here, so that only what grows with the project shows.
+    import gc
+    import tracemalloc
+
+    from bench.generate import generate
+
+    from storyloom.export import stream as stream_module
+    from storyloom.export.cache import disk as disk_module
+    from storyloom.export.cache.memo import ContentCache
+    from storyloom.script import line_ids
+
+    monkeypatch.setattr(stream_module, "SPOOL_IN_MEMORY", 4096)
+    monkeypatch.setattr(disk_module, "PENDING_BYTES", 4096)
+    monkeypatch.setattr(ContentCache, "MEMORY_BYTES_WITH_DISK", 0)
+    monkeypatch.setattr(line_ids, "_MEMO_LIMIT", 100)
+    manager = ProjectManager(root=tmp_path, username="t")
+
+    def peak(count: int) -> int:
+        project = manager.create(f"p{count}")
+        with project:
+            generate(count).fill(project)
+            gc.collect()
+            tracemalloc.start()
+            try:
+                with stream_game_export(project) as export:
+                    for _ in export.chunks():
+                        pass
+                return tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+
+    # What is left per document: the Variables the export reads whole (a twentieth of the
+    # documents) and the paths of the folders.
+    small, large = peak(1_000), peak(4_000)
+    assert (large - small) / 3_000 < 400  # bytes a document (about 1,000 before)

@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from storyloom.project.spool import FileSpool, MemorySpool
+from storyloom.project.spool import DiskMapping, FileSpool, MemorySpool
 
 
 @pytest.mark.parametrize("spool_class", [MemorySpool, FileSpool])
@@ -50,3 +50,28 @@ def test_the_file_spool_holds_no_place_per_document_in_memory() -> None:
         assert grown / 20_000 < 50, f"{grown / 20_000:.0f} bytes per document"
     finally:
         spool.close()
+
+
+def test_a_disk_mapping_keeps_its_order_and_gives_copies() -> None:
+    summaries = DiskMapping()
+    labels = DiskMapping(like=summaries)
+    try:
+        for i in (3, 1, 2):
+            summaries[f"d{i}"] = {"_id": f"d{i}", "parent": None}
+        labels["d1"] = "Script"
+        doc = summaries["d1"]
+        doc["parent"] = "f"
+        assert summaries["d1"]["parent"] is None  # a copy: set it again to keep it
+        summaries["d1"] = doc
+        assert list(summaries) == ["d3", "d1", "d2"] and len(summaries) == 3  # set again: same place
+        assert [v["parent"] for v in summaries.values()] == [None, "f", None]
+        assert "d1" in summaries and "d9" not in summaries and 1 not in summaries
+        assert dict(labels.items()) == {"d1": "Script"} and summaries.get("d9") is None
+        del summaries["d3"]
+        assert list(summaries) == ["d1", "d2"] and len(summaries) == 2
+        with pytest.raises(KeyError):
+            summaries["d3"]
+        summaries.clear()
+        assert len(summaries) == 0 and not list(summaries) and labels["d1"] == "Script"
+    finally:
+        summaries.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from storyloom.drafft.report import (
@@ -157,10 +157,10 @@ def extract_expressions(docs: Spool, report: ImportReport, images: dict[tuple[st
             docs.put(actor)
 
 
-def group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport,
+def group_hotkeys(docs: MutableMapping[str, dict[str, Any]], report: ImportReport,
                   keep: Callable[[dict[str, Any]], None]) -> None:
-    """The converted Hotkeys documents (``docs``: their summaries) go into one Misc folder,
-    which ``keep`` takes."""
+    """The converted Hotkeys documents (``docs``: their summaries, each set again once changed)
+    go into one Misc folder, which ``keep`` takes."""
     hotkeys = [
         d for d in docs.values() if d.get("originalCollection") == HOTKEYS_COLLECTION and d.get("type") == "Misc"
     ]
@@ -171,6 +171,7 @@ def group_hotkeys(docs: dict[str, dict[str, Any]], report: ImportReport,
     keep(folder)
     for doc in hotkeys:
         doc["parent"] = folder_id
+        docs[doc["_id"]] = doc
     report.created.append(
         Created(folder_id, FOLDER_TYPE, f"Misc folder 'Hotkeys' holding the {len(hotkeys)} converted Hotkeys documents")
     )

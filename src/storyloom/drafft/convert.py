@@ -8,7 +8,7 @@ import hashlib
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from storyloom.project import (
     SETTINGS_ID,
     UNLOCKED_BY,
     DateFormatError,
+    DiskMapping,
     MemorySpool,
     Spool,
     default_settings,
@@ -70,7 +71,11 @@ def convert_rows(rows: list[dict[str, Any]], *, source: str, project_id: str, na
     for row in rows:
         converter.add(row)
     converter.finish()
-    return Conversion(list(converter.docs()), converter.local_docs, converter.report, converter.labels)
+    docs, labels = list(converter.docs()), dict(converter.labels)
+    local_docs = list(converter.local_docs)
+    converter.release()
+    converter.report._types = labels
+    return Conversion(docs, local_docs, converter.report, labels)
 
 
 # What the passes over the whole backup (folders, Hotkeys) read and write of a document: its
@@ -108,17 +113,20 @@ class Converter:
     def __init__(self, *, source: str, project_id: str, name: str | None = None, spool: Spool | None = None) -> None:
         self.report = ImportReport(source=source, rows=0, project_id=project_id)
         self.spool: Spool = spool if spool is not None else MemorySpool()
-        self.summaries: dict[str, dict[str, Any]] = {}
+        # What is kept per document waits in one temporary SQLite database, not in dicts (issue
+        # 28: memory flat at any size; 1.1 KB a document in dicts).
+        self.summaries: DiskMapping = DiskMapping()
         #: Each imported document's type label (the report keeps the same, so it is shared).
-        self.labels: dict[str, str] = self.report._types
+        self.labels: MutableMapping[str, str] = DiskMapping(like=self.summaries)
+        self.report._types = self.labels
         self.local_docs: list[dict[str, Any]] = []
         #: Ids of the Variable documents, in the backup's order.
         self.variables: list[str] = []
         self._source = source
         self._project_id = project_id
         self._name = name
-        self._digests: dict[str, bytes] = {}
-        self._children_of: dict[str, list[str]] = {}
+        self._digests: MutableMapping[str, bytes] = DiskMapping(like=self.summaries)
+        self._children_of: MutableMapping[str, list[str]] = DiskMapping(like=self.summaries)
         self._images: dict[tuple[str, str], str] = {}
         self._actors: list[str] = []
         self._saw_v1 = self._saw_v2 = False
@@ -249,9 +257,12 @@ class Converter:
         self._children_of.clear()
 
     def release(self) -> None:
-        """Let go of what the conversion holds per document (the report stays): once every
-        document is written, before the project index is built."""
-        self.summaries.clear()
+        """Let go of what the conversion holds per document (the report stays, with the labels
+        of the documents it lists conversions of): once every document is written, before the
+        project index is built."""
+        labels = self.labels
+        self.labels = self.report._types = {d: labels[d] for d in self.report.conversions if d in labels}
+        self.summaries.close()
         self.variables.clear()
         self.local_docs.clear()
         self._images.clear()

@@ -4,6 +4,7 @@ editor gate (all or nothing)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,7 @@ def _import(manager: ProjectManager, path: Path, converter: Converter, name: str
     return project, report
 
 
-def _refused(path: Path, report: ImportReport, labels: dict[str, str], doc: dict[str, Any], exc: Exception) -> None:
+def _refused(path: Path, report: ImportReport, labels: Mapping[str, str], doc: dict[str, Any], exc: Exception) -> None:
     """A document the gate refused: reported as left out (or the import fails: the settings)."""
     doc_id = doc.get("_id", "?")
     if doc_id == SETTINGS_ID:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,7 +135,7 @@ class ImportReport:
                 counter[(types.get(doc_id, "?"), change)] += 1
         return [(t, change, n) for (t, change), n in sorted(counter.items())]
 
-    _types: dict[str, str] = field(default_factory=dict, repr=False)
+    _types: MutableMapping[str, str] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -25,7 +25,7 @@ import json
 import marshal
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from storyloom.collector import gc_paused
@@ -43,7 +43,7 @@ from storyloom.export.game_export import (
 from storyloom.export.localized import export_locale, is_translation_of
 from storyloom.export.schema_export import SchemaFacts, schema_from_facts
 from storyloom.progress import ProgressCallback, ProgressReporter
-from storyloom.project import FOLDER_TYPE, ProjectLike, derive_tree
+from storyloom.project import FOLDER_TYPE, ProjectLike, TreeTable
 from storyloom.store.all_docs import (
     document_fields,
     live_document,
@@ -235,6 +235,57 @@ class _Reading:
                  "collection": collection, "type": doc_type}
                 for doc_id, (deleted, parent, sort_key, collection, doc_type) in rows]
 
+    def light_rows(self, disk: DiskMemo | None = None) -> Iterator[dict[str, Any]]:
+        """:meth:`light` one document at a time (no list of them all)."""
+        if self._docs is not None:
+            yield from self.light()
+            return
+        assert self.snap is not None
+        rows = self._kept_rows(disk) if disk is not None else document_fields(self.snap, _LIGHT_FIELDS)
+        for doc_id, (deleted, parent, sort_key, collection, doc_type) in rows:
+            yield {"_id": doc_id, "_deleted": deleted, "parent": parent, "sortKey": sort_key,
+                   "collection": collection, "type": doc_type}
+
+    def _kept_rows(self, disk: DiskMemo) -> Iterator[tuple[str, list[Any]]]:
+        """:meth:`_kept_fields` one document at a time: the ids and revisions, the kept rows and
+        (once more than a few are missing: the first export) the fields read by SQLite are three
+        cursors walked side by side in ``_id`` order; the fields read are kept as they go."""
+        snap = self.snap
+        assert snap is not None
+        kept = disk.scan(_LIGHT_KIND)
+        fresh: Iterator[tuple[str, list[Any]]] | None = None
+        row = next(kept, None)
+        fresh_row: tuple[str, list[Any]] | None = None
+        if row is None:  # nothing kept (the first export): every document's fields in one pass
+            fresh = document_fields(snap, _LIGHT_FIELDS)
+            fresh_row = next(fresh, None)
+        seen = missing = 0
+        try:
+            for doc_id, rev in live_revisions(snap):
+                seen += 1
+                while row is not None and row[0] < doc_id:
+                    row = next(kept, None)
+                if row is not None and row[0] == doc_id and row[2] == revision_key_text(_LIGHT_KIND, doc_id, rev):
+                    yield doc_id, marshal.loads(row[3])
+                    continue
+                missing += 1
+                if fresh is None and missing > 64 + seen // 16:
+                    fresh = document_fields(snap, _LIGHT_FIELDS)
+                    fresh_row = next(fresh, None)
+                if fresh is not None:
+                    while fresh_row is not None and fresh_row[0] < doc_id:
+                        fresh_row = next(fresh, None)
+                    values = fresh_row[1] if fresh_row is not None and fresh_row[0] == doc_id else None
+                else:
+                    values = revision_fields(snap, doc_id, rev, _LIGHT_FIELDS)
+                # A document the walk of bodies would not list (no fields: not JSON SQLite reads)
+                # is left out, as document_fields leaves it out.
+                if values is not None:
+                    disk.put((_LIGHT_KIND, doc_id, rev), marshal.dumps(values))
+                    yield doc_id, values
+        finally:
+            kept.close()
+
     def _kept_fields(self, disk: DiskMemo) -> Iterable[tuple[str, list[Any]]]:
         """:func:`~storyloom.store.all_docs.document_fields` through the fields kept per revision
         (kind ``light``): the ids and revisions are read (no body), then the kept rows in one
@@ -295,7 +346,7 @@ class _Reading:
         assert self.snap is not None
         return live_document(self.snap, doc_id, rev)
 
-    def each(self, only: set[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
+    def each(self, only: Container[str] | None = None) -> Iterator[tuple[dict[str, Any], bool]]:
         """``(doc, plain)`` for each document (of ``only``), in ``_id`` order (``plain``: see
         :func:`~storyloom.store.all_docs.live_documents`)."""
         if self._docs is not None:
@@ -456,19 +507,32 @@ def stream_game_export(
         with _reading(project) as reading, gc_paused():
             cache = cache_for(project.db)
             disk = cache.disk if cache is not None and indent is None and not with_schema else None
-            light = reading.light(disk if disk is not None and not disk.broken else None)
-            report.set_total(len(light))
             settings = dict(project.settings() or {})  # inside the snapshot: the same moment
             project_name = _project_attr(project, "name")
             if with_schema:  # as build_export_and_schema names it
                 name = settings.get("projectName")
                 project_name = name if isinstance(name, str) and name else project_name
             tag = export_locale(settings, locale)
-            apps = {doc["_id"]: collection_of(doc) for doc in light}
-            folders = {doc["_id"] for doc in light if doc["type"] == FOLDER_TYPE}
-            attachment_ids = [doc["_id"] for doc in light if is_attachment_document(doc)]
-            variable_ids = [doc_id for doc_id, app in apps.items() if app == "Variable"]
-            translation_ids = [doc["_id"] for doc in light if tag is not None and is_translation_of(doc, tag)]
+            # One pass over the light fields: the tree, each document's collection and whether it
+            # is a folder go to a temporary SQLite table (issue 28: nothing kept in memory for
+            # every document); only the few documents read whole are listed.
+            attachment_ids: list[str] = []
+            variable_ids: list[str] = []
+            translation_ids: list[str] = []
+
+            def label(doc: Mapping[str, Any]) -> str:
+                app = collection_of(doc)
+                if app == "Variable":
+                    variable_ids.append(doc["_id"])
+                if is_attachment_document(doc):
+                    attachment_ids.append(doc["_id"])
+                if tag is not None and is_translation_of(doc, tag):
+                    translation_ids.append(doc["_id"])
+                return ("F" if doc["type"] == FOLDER_TYPE else "D") + (app or "")
+
+            tree = TreeTable(reading.light_rows(disk if disk is not None and not disk.broken else None), label)
+            report.set_total(len(tree))
+            apps = _Labels(tree)
             wanted = reading.whole(sorted({*variable_ids, *attachment_ids, *translation_ids}))  # one read
             by_id = {doc["_id"]: doc for doc in wanted}
             translations = [by_id[doc_id] for doc_id in translation_ids if doc_id in by_id]
@@ -477,15 +541,15 @@ def stream_game_export(
             del wanted, by_id
             plan = ExportPlan(
                 settings, collections, variable_docs=variables, attachment_docs=attachment_docs,
-                tree=derive_tree(light), cache=cache, compat=compat, locale=tag, translation_docs=translations,
+                tree=tree, cache=cache, compat=compat, locale=tag, translation_docs=translations,
             )
             facts = SchemaFacts(set(attachment_ids), cache) if with_schema else None
-            del light, variables, variable_ids, translations
+            del variables, translations
             spools = {c.export_key: _Spool(indent) for c in plan.chosen}
             by_app = {c.app_name: spools[c.export_key] for c in plan.chosen}
             if cache is not None and facts is None and indent is None and reading.snap is not None \
                     and _TREE_MARK is not None:
-                documents = _export_by_revision(reading, apps, folders, by_app, plan, cache, report, cancelled)
+                documents = _export_by_revision(reading, apps, by_app, plan, cache, report, cancelled)
             else:
                 documents = 0
                 ahead_scan = cache.reading_ahead() if cache is not None else contextlib.nullcontext()
@@ -502,6 +566,7 @@ def stream_game_export(
             if facts is not None:
                 schema = schema_from_facts(facts, settings, collections, project_id=_project_attr(project, "id"),
                                            project_name=project_name, cache=cache, compat=compat)
+            tree.close()
         report.finish()
         result = StreamedExport(meta, spools, indent, documents, schema)
         if plan.localizer is not None:
@@ -513,7 +578,7 @@ def stream_game_export(
         raise
 
 
-def _export_one(doc: dict[str, Any], plain: bool, apps: dict[str, str | None], by_app: dict[str, _Spool],
+def _export_one(doc: dict[str, Any], plain: bool, apps: _Labels, by_app: dict[str, _Spool],
                 plan: ExportPlan, facts: SchemaFacts | None, ahead: Any, indent: int | None,
                 report: ProgressReporter, cancelled: Callable[[], bool] | None) -> int:
     """One document of the main pass: its schema facts, its export into its spool; 1 when it
@@ -534,9 +599,8 @@ def _export_one(doc: dict[str, Any], plain: bool, apps: dict[str, str | None], b
     return 0 if doc.get("type") == FOLDER_TYPE else 1
 
 
-def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders: set[str],
-                        by_app: dict[str, _Spool], plan: ExportPlan, cache: ContentCache,
-                        report: ProgressReporter, cancelled: Callable[[], bool] | None) -> int:
+def _export_by_revision(reading: _Reading, apps: _Labels, by_app: dict[str, _Spool], plan: ExportPlan,
+                        cache: ContentCache, report: ProgressReporter, cancelled: Callable[[], bool] | None) -> int:
     """The main pass of a compact export with a memo: each exported document's JSON is kept per
     revision (:meth:`~storyloom.export.game_export.ExportPlan.document_key`, with its warnings
     and the attachments it references), with marks where its tree fields go; a document whose
@@ -545,10 +609,17 @@ def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders:
     documents = 0
     warnings = plan.warnings
     tree = plan.tree
+    labels = apps.walk()  # in _id order, as the revisions: side by side, not a lookup each
+    labelled: tuple[str, str | None] | None = next(labels, None)
     with cache.reading_ahead("json:") as ahead:
         for doc_id, rev in reading.revisions():
             report.advance()
-            app = apps.get(doc_id)  # the light pass read what collection_of reads
+            while labelled is not None and labelled[0] < doc_id:
+                labelled = next(labels, None)
+            # The light pass read what collection_of reads.
+            label = labelled[1] if labelled is not None and labelled[0] == doc_id else None
+            app = (label[1:] or None) if label else None
+            folder = label is not None and label[:1] == "F"
             spool = by_app.get(app) if app is not None else None
             if spool is None or app is None:
                 continue  # not exported: not even read
@@ -563,7 +634,7 @@ def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders:
                 doc, plain = found
                 unusual = plan.export_document(doc, app)
                 spool.add(encode_value(doc, plain=plain and not unusual))
-                if doc_id not in folders:
+                if not folder:
                     documents += 1
                 continue
             key = plan.document_key(doc_id, rev, app)
@@ -585,9 +656,27 @@ def _export_by_revision(reading: _Reading, apps: dict[str, str | None], folders:
                 node = tree.get(doc_id)
                 children, path = _tree_json(node["children"], node["path"]) if node else (b"[]", _json_text(doc_id))
                 spool.add_parts((head, children, middle, path, tail))
-            if doc_id not in folders:
+            if not folder:
                 documents += 1
     return documents
+
+
+class _Labels:
+    """Each document's collection (``get``, as a dict of them would answer) from the labels of
+    a :class:`~storyloom.project.TreeTable` (``"F"`` or ``"D"``, folder or not, then the
+    collection's app name)."""
+
+    def __init__(self, tree: TreeTable) -> None:
+        self.tree = tree
+
+    def get(self, doc_id: str) -> str | None:
+        label = self.tree.label(doc_id)
+        return (label[1:] or None) if label else None
+
+    def walk(self) -> Iterator[tuple[str, str | None]]:
+        """``(id, label)`` of every document, in ``_id`` order."""
+        return self.tree.labels()
+
 
 
 def _export_and_keep(reading: _Reading, doc_id: str, rev: str, app: str, plan: ExportPlan, cache: ContentCache,
@@ -660,21 +749,28 @@ def stream_schema(
     """:func:`~storyloom.export.schema_export.build_schema`, reading the documents one at a time
     (only those the schema looks into are decoded): memory bounded. Reports phase ``"schema"``."""
     report = ProgressReporter(progress, "schema")
+    looked_into = {"Variable", "Scenario", "Map", "Actor", "Gdd"}
     with _reading(project) as reading, gc_paused():
-        light = reading.light()
-        report.set_total(len(light))
+        # One pass over the light fields keeps only the collections of the documents the schema
+        # looks into, and the Attachment ids (issue 28: nothing kept for every document).
+        wanted: dict[str, str | None] = {}
+        attachment_ids: set[str] = set()
+        total = 0
+        for doc in reading.light_rows():
+            total += 1
+            app = collection_of(doc)
+            if app in looked_into:
+                wanted[doc["_id"]] = app
+            if is_attachment_document(doc):
+                attachment_ids.add(doc["_id"])
+        report.set_total(total)
         settings = dict(project.settings() or {})
-        apps = {doc["_id"]: collection_of(doc) for doc in light}
         cache = cache_for(project.db)
-        facts = SchemaFacts({doc["_id"] for doc in light if is_attachment_document(doc)}, cache)
-        looked_into = {"Variable", "Scenario", "Map", "Actor", "Gdd"}
-        wanted = {doc_id for doc_id, app in apps.items() if app in looked_into}
-        del light
-        skipped = len(apps) - len(wanted)
-        report.advance(skipped)
+        facts = SchemaFacts(attachment_ids, cache)
+        report.advance(total - len(wanted))
         for doc, _ in reading.each(wanted):
             report.advance()
-            facts.add(doc, apps.get(doc["_id"]))
+            facts.add(doc, wanted.get(doc["_id"]))
         schema = schema_from_facts(facts, settings, collections, project_id=_project_attr(project, "id"),
                                    project_name=_project_attr(project, "name"), cache=cache, compat=compat)
     if cache is not None:

@@ -194,6 +194,7 @@ from .settings import (
     voice_over_path_problem as voice_over_path_problem,
 )
 from .spool import (
+    DiskMapping as DiskMapping,
     FileSpool as FileSpool,
     MemorySpool as MemorySpool,
     Spool as Spool,
@@ -203,6 +204,7 @@ from .summary import (
     ProjectSummary as ProjectSummary,
 )
 from .tree import (
+    TreeTable as TreeTable,
     derive_tree as derive_tree,
     order_key as order_key,
     spread_keys as spread_keys,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pickle
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import IO, Any, Protocol
 
 
@@ -133,3 +133,78 @@ class FileSpool:
     def close(self) -> None:
         self._file.close()
         self._index.close()
+
+
+class DiskMapping(MutableMapping[str, Any]):
+    """A dict from document ids to small values (pickled) in a private temporary SQLite database:
+    what an import keeps per document (summaries, labels, digests) without holding it in memory
+    (issue 28: memory flat at any size). Ids keep the order they were first set in (a value set
+    again keeps its place); a value read is a fresh copy, so a changed one is set again to keep it.
+
+    Mappings made with ``like=`` share that one's database (one file, one bounded page cache).
+    Iterating walks a page of rows at a time, so setting values meanwhile is safe (an id set
+    meanwhile may or may not be met)."""
+
+    def __init__(self, like: DiskMapping | None = None) -> None:
+        if like is None:
+            # "": a private temporary database on disk, deleted when closed (SQLite's own).
+            self._db = sqlite3.connect("", check_same_thread=False)
+            self._db.execute("PRAGMA cache_size = -4096")  # KiB: a bounded cache
+            self._tables = [0]
+        else:
+            self._db, self._tables = like._db, like._tables
+            self._tables[0] += 1
+        self._table = f"mapping{self._tables[0]}"
+        self._db.execute(f"CREATE TABLE {self._table} (id TEXT PRIMARY KEY, value BLOB NOT NULL)")
+
+    def __getitem__(self, doc_id: str) -> Any:
+        found = self._db.execute(f"SELECT value FROM {self._table} WHERE id = ?", (doc_id,)).fetchone()
+        if found is None:
+            raise KeyError(doc_id)
+        return pickle.loads(found[0])
+
+    def __setitem__(self, doc_id: str, value: Any) -> None:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        # An upsert keeps the row (its rowid: its place in the order).
+        self._db.execute(f"INSERT INTO {self._table} (id, value) VALUES (?, ?) "
+                         "ON CONFLICT (id) DO UPDATE SET value = excluded.value", (doc_id, data))
+
+    def __delitem__(self, doc_id: str) -> None:
+        if not self._db.execute(f"DELETE FROM {self._table} WHERE id = ?", (doc_id,)).rowcount:
+            raise KeyError(doc_id)
+
+    def __contains__(self, doc_id: object) -> bool:
+        if not isinstance(doc_id, str):
+            return False
+        return self._db.execute(f"SELECT 1 FROM {self._table} WHERE id = ?", (doc_id,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        return int(self._db.execute(f"SELECT count(*) FROM {self._table}").fetchone()[0])
+
+    def _rows(self) -> Iterator[tuple[str, bytes]]:
+        after = 0
+        while True:
+            page = self._db.execute(
+                f"SELECT rowid, id, value FROM {self._table} WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, _PAGE)
+            ).fetchall()
+            if not page:
+                return
+            after = page[-1][0]
+            for _, doc_id, data in page:
+                yield doc_id, data
+
+    def __iter__(self) -> Iterator[str]:
+        return (doc_id for doc_id, _ in self._rows())
+
+    def items(self) -> Iterator[tuple[str, Any]]:  # type: ignore[override]  # streamed, not a view
+        return ((doc_id, pickle.loads(data)) for doc_id, data in self._rows())
+
+    def values(self) -> Iterator[Any]:  # type: ignore[override]  # streamed, not a view
+        return (pickle.loads(data) for _, data in self._rows())
+
+    def clear(self) -> None:
+        self._db.execute(f"DELETE FROM {self._table}")
+
+    def close(self) -> None:
+        """Close the database (every mapping sharing it too)."""
+        self._db.close()

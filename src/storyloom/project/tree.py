@@ -17,7 +17,7 @@ dot-joined path of *names*, which is ambiguous (names contain dots, for example
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from storyloom.errors import StoryloomError
@@ -252,3 +252,130 @@ def roots(docs: Iterable[Mapping[str, Any]], collection: str | None = None) -> l
 def depth(path: str) -> int:
     """Number of ancestors of the document whose derived ``path`` this is."""
     return path.count(PATH_SEPARATOR)
+
+
+class TreeTable(Mapping[str, dict[str, Any]]):
+    """:func:`derive_tree`'s answer, kept in a private temporary SQLite database: what a whole-
+    project export needs of every document without holding it in memory (issue 28: memory flat
+    at any size). ``docs`` is read once, one at a time; memory keeps only the paths of the
+    documents that have children (folders, mostly), and ``get`` answers a document's node
+    (children ordered as :func:`derive_tree` orders them, a fresh list) from the table.
+
+    ``label(doc)`` (optional) is kept with each document, read back with :meth:`label`: what
+    else the caller needs per document (an export: its collection). Close it when done."""
+
+    def __init__(self, docs: Iterable[Mapping[str, Any]],
+                 label: Callable[[Mapping[str, Any]], str | None] | None = None) -> None:
+        import sqlite3
+
+        # "": a private temporary database on disk, deleted when closed (SQLite's own).
+        self._db = db = sqlite3.connect("", check_same_thread=False)
+        db.execute("PRAGMA cache_size = -4096")  # KiB: a bounded cache
+        db.execute("CREATE TABLE node (id TEXT PRIMARY KEY, parent TEXT, position TEXT NOT NULL, label TEXT) "
+                   "WITHOUT ROWID")
+        rows = (
+            (doc_id, parent if isinstance(parent := doc.get("parent"), str) else None,
+             sort_position(doc.get("sortKey")), label(doc) if label is not None else None)
+            for doc in docs
+            if isinstance(doc_id := doc.get("_id"), str) and not doc.get("_deleted")
+            and not doc_id.startswith("_design/")
+        )
+        db.executemany("INSERT OR REPLACE INTO node VALUES (?, ?, ?, ?)", rows)
+        # A parent that is not a document of the tree: a root (as derive_tree treats it).
+        db.execute("UPDATE node SET parent = NULL WHERE parent IS NOT NULL "
+                   "AND NOT EXISTS (SELECT 1 FROM node p WHERE p.id = node.parent)")
+        db.execute("CREATE INDEX node_parent ON node (parent, position, id)")
+        # The documents with children, and their own parents: each one's path is built once, in
+        # the order derive_tree meets them (a document's parent is met when the document is).
+        inner_parent: dict[str, str | None] = dict(db.execute(
+            "SELECT n.id, n.parent FROM node n WHERE EXISTS (SELECT 1 FROM node c WHERE c.parent = n.id "
+            "AND c.id != n.id)"))
+        self._paths = paths = _inner_paths(db, inner_parent)
+        self._count = int(db.execute("SELECT count(*) FROM node").fetchone()[0])
+        del paths
+
+    def get(self, doc_id: str, default: Any = None) -> Any:  # a fresh node, or default
+        row = self._db.execute("SELECT parent FROM node WHERE id = ?", (doc_id,)).fetchone()
+        if row is None:
+            return default
+        return {"children": self._children(doc_id), "path": self._path(doc_id, row[0])}
+
+    def __getitem__(self, doc_id: str) -> dict[str, Any]:
+        node = self.get(doc_id)
+        if node is None:
+            raise KeyError(doc_id)
+        return node  # type: ignore[no-any-return]
+
+    def _children(self, doc_id: str) -> list[str]:
+        if doc_id not in self._paths:
+            return []
+        return [kid for (kid,) in self._db.execute(
+            "SELECT id FROM node WHERE parent = ? AND id != ? ORDER BY position, id", (doc_id, doc_id))]
+
+    def _path(self, doc_id: str, parent: str | None) -> str:
+        path = self._paths.get(doc_id)
+        if path is not None:
+            return path
+        if parent is None or parent == doc_id:
+            return doc_id
+        return f"{self._paths[parent]}{PATH_SEPARATOR}{doc_id}"
+
+    def label(self, doc_id: str) -> str | None:
+        """The ``label`` kept for ``doc_id`` (``None`` too for a document the table lacks)."""
+        row = self._db.execute("SELECT label FROM node WHERE id = ?", (doc_id,)).fetchone()
+        return row[0] if row is not None else None
+
+    def labels(self) -> Iterator[tuple[str, str | None]]:
+        """``(id, label)`` of every document, in ``_id`` order (a page at a time)."""
+        after = ""
+        while True:
+            page = self._db.execute("SELECT id, label FROM node WHERE id > ? ORDER BY id LIMIT 1000",
+                                    (after,)).fetchall()
+            if not page:
+                return
+            after = page[-1][0]
+            yield from page
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and self._db.execute(
+            "SELECT 1 FROM node WHERE id = ?", (doc_id,)).fetchone() is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (doc_id for doc_id, _ in self.labels())
+
+    def __len__(self) -> int:
+        return self._count
+
+    def close(self) -> None:
+        self._db.close()
+        self._paths = {}
+
+
+def _inner_paths(db: Any, parents: dict[str, str | None]) -> dict[str, str]:
+    """The paths of the documents with children (``parents``: each one's parent), built as
+    :func:`derive_tree` builds them: walking the table in ``_id`` order, a document starts the
+    walk up from its parent (from itself when it has children), a cycle cut where it closes."""
+    paths: dict[str, str] = {}
+    after = ""
+    while True:
+        page = db.execute("SELECT id, parent FROM node WHERE id > ? ORDER BY id LIMIT 1000", (after,)).fetchall()
+        if not page:
+            return paths
+        after = page[-1][0]
+        for doc_id, parent in page:
+            start = doc_id if doc_id in parents else parent if parent != doc_id else None
+            if start is None or start in paths:
+                continue
+            chain: list[str] = []
+            seen: set[str] = set() if start == doc_id else {doc_id}
+            current: str | None = start
+            while current is not None and current not in paths:
+                if current in seen:  # a cycle: cut it here
+                    break
+                seen.add(current)
+                chain.append(current)
+                current = parents[current]
+            prefix = paths[current] if current is not None and current in paths else ""
+            for node in reversed(chain):
+                prefix = f"{prefix}{PATH_SEPARATOR}{node}" if prefix else node
+                paths[node] = prefix
