@@ -124,15 +124,3 @@ def test_typing_repaints_neither_the_tab_bar_nor_the_header(window, qtbot, monke
     # The window's status bar (the backup's age, the problem count) lays the window out now and
     # then by itself; the cursor's position did at every key.
     assert laid_out <= 10, seen.events
-
-
-def test_typing_tells_the_workers_checks_the_writer_is_typing(window, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from storyloom.gui.typing_pause import typing
-
-    editor = _script_editor(window, qtbot, "::Woman:: Line one.\n")
-    window.problems_panel.wait_until_checked()
-    before = typing._last
-    editor.text.setFocus()
-    qtbot.keyClicks(editor.text, "x")
-    assert typing._last > before  # DocumentEditor.mark_dirty noted the edit
-    assert window.problems_panel.problems.pause == typing.give_way  # what the Problems dock's check calls

@@ -5,8 +5,7 @@ document, line), kept current from the session's changes by
 whole project runs on a worker thread: the window does not wait for it. So does the check of
 each batch of changes (an autosave's script, 5,000 lines: 10 ms or more) and the sorting of
 the rows: typing goes on meanwhile, and the worker gives up the GIL every 2 ms or so of a check
-(``ProjectProblems(pause=...)``) and waits while the writer types
-(:mod:`storyloom.gui.typing_pause`), so the GUI thread never waits long for it. One check runs at a
+(``ProjectProblems(pause=...)``) so the GUI thread never waits long for it. One check runs at a
 time (:class:`ProjectProblems` is used by one thread at a time); changes that arrive meanwhile
 are checked after it.
 
@@ -21,6 +20,7 @@ rechecks that follow the write clear the problem."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -55,12 +55,13 @@ from storyloom.gui import icons
 from storyloom.gui.host import WindowHost
 from storyloom.gui.status_bar import ClickableItem
 from storyloom.gui.tasks import Task
-from storyloom.gui.typing_pause import typing
 from storyloom.words import counted
 
 log = logging.getLogger(__name__)
 
 SHORTCUT = "Ctrl+Shift+M"
+# What a check on the worker sleeps between two of its slices (ProjectProblems' pause).
+YIELD_S = 0.0002
 COLUMNS = ("Message", "Document", "Line")
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -133,7 +134,7 @@ class ProblemsPanel(QDockWidget):
         super().__init__("Problems", parent)
         self.setObjectName("problemsDock")
         session = self.session = host.session
-        self.problems = ProjectProblems(session.db, session.index, pause=typing.give_way)
+        self.problems = ProjectProblems(session.db, session.index, pause=_give_way)
         self.model = ProblemsModel(self)
         self.view = QTableView()
         self.view.setObjectName("problemsView")
@@ -366,6 +367,12 @@ class ProblemsPanel(QDockWidget):
         colour = "#e5484d" if errors else ("#d9912a" if warnings else "#8a94a0")
         self.count.set_icon("ph.warning-circle", colour)
         self.count.set_text(count_text(errors, warnings), f"{count_text(errors, warnings)} ({SHORTCUT} shows them)")
+
+
+def _give_way() -> None:
+    """Between two slices of a check on the worker: the GIL is given up long enough for a GUI
+    thread waiting for it to take it (rather than wait out Python's 5 ms switch interval)."""
+    time.sleep(YIELD_S)
 
 
 def _fix_text(fix: QuickFix) -> str:

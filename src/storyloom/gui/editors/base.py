@@ -27,7 +27,6 @@ from storyloom.app.views.outline import display_name
 from storyloom.errors import StoryloomError
 from storyloom.gui.remote_change import merge_unsaved, show_changes
 from storyloom.gui.sidebar import collection_label
-from storyloom.gui.typing_pause import typing
 from storyloom.gui.widgets import Banner
 from storyloom.project import LockRefused, ValidationError, WriteResult
 from storyloom.store import Conflict, DiskFull, NotFound
@@ -156,7 +155,6 @@ class DocumentEditor(QWidget):
     def mark_dirty(self, *_args: Any) -> None:
         if self._loading:
             return
-        typing.typed()  # the writer edits: checks on workers wait (storyloom.gui.typing_pause)
         if not self.dirty:
             self.dirty = True
             self.state_changed.emit()
