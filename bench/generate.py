@@ -227,6 +227,26 @@ def generate(count: int, *, seed: int = 11, plant: int = 0) -> Generated:
     return generated
 
 
+def open_or_generate(name: str, count: int) -> tuple[Any, float | None]:
+    """The project ``name`` of the current ``STORYLOOM_HOME``, open: the one an earlier run kept
+    (``--dir``), else a new one filled with :func:`generate` ``(count)`` (deleted again if the
+    filling fails). Returns it and the seconds its writing took (``None`` when reused)."""
+    from storyloom.project.manager import ProjectManager, ProjectNotFound
+
+    manager = ProjectManager(username="bench")
+    try:
+        return manager.open(name), None
+    except ProjectNotFound:
+        pass
+    project = manager.create(name)
+    try:
+        return project, generate(count).fill(project)
+    except BaseException:
+        project.close()
+        manager.delete(name)
+        raise
+
+
 # --------------------------------------------------------------------------------------------
 # Building the documents
 

@@ -43,7 +43,6 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,7 +50,7 @@ from bench import paths
 
 paths.setup()
 
-from bench.generate import generate  # noqa: E402
+from bench.generate import open_or_generate  # noqa: E402
 from bench.memory_bench import RSS_TARGET_MB, _measure  # noqa: E402
 from bench.report import Check, check_docs, machine, storyloom_home, verdict  # noqa: E402
 
@@ -75,21 +74,8 @@ def main(argv: list[str] | None = None) -> int:
 def _project(docs: int) -> tuple[str, int, float | None]:
     """The benchmark's project (reused when an earlier run with ``--dir`` made it): its name,
     documents, and the seconds it took to write (None when reused)."""
-    from storyloom.project.manager import ProjectManager, ProjectNotFound
-
     name = f"l10n-bench-{docs}"
-    manager = ProjectManager(username="bench")
-    written: float | None = None
-    try:
-        project: Any = manager.open(name)
-    except ProjectNotFound:
-        project = manager.create(name)
-        try:
-            written = generate(docs).fill(project)
-        except BaseException:
-            project.close()
-            manager.delete(name)
-            raise
+    project, written = open_or_generate(name, docs)
     try:
         project.editor.update_settings({"targetLocales": ["fr"]})
         count = int(project.store.info()["doc_count"])

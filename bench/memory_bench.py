@@ -51,7 +51,7 @@ from bench import paths
 
 paths.setup()
 
-from bench.generate import generate  # noqa: E402
+from bench.generate import generate, open_or_generate  # noqa: E402
 from bench.report import Check, check_docs, machine, storyloom_home, verdict  # noqa: E402
 
 RSS_TARGET_MB = 300
@@ -141,21 +141,8 @@ def run(home: Path, sizes: list[int], verbs: list[str]) -> int:
 def _project(size: int) -> tuple[str, int, float | None]:
     """The project of ``size`` generated documents (reused when an earlier run with ``--dir`` left
     it): its name, its documents and the seconds it took to write (None when reused)."""
-    from storyloom.project.manager import ProjectManager, ProjectNotFound
-
     name = f"memory-bench-{size}"
-    manager = ProjectManager(username="bench")
-    written: float | None = None
-    try:
-        project: Any = manager.open(name)
-    except ProjectNotFound:
-        project = manager.create(name)
-        try:
-            written = generate(size).fill(project)
-        except BaseException:
-            project.close()
-            manager.delete(name)
-            raise
+    project, written = open_or_generate(name, size)
     try:
         count = int(project.store.info()["doc_count"])
         if count <= size:
