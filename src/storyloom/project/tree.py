@@ -202,19 +202,7 @@ def derive_tree(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     for doc_id in by_id:
         if doc_id in paths:
             continue
-        chain: list[str] = []
-        seen: set[str] = set()
-        current: str | None = doc_id
-        while current is not None and current not in paths:
-            if current in seen:  # a cycle: cut it here
-                break
-            seen.add(current)
-            chain.append(current)
-            current = parents[current]
-        prefix = paths[current] if current is not None and current in paths else ""
-        for node in reversed(chain):
-            prefix = f"{prefix}{PATH_SEPARATOR}{node}" if prefix else node
-            paths[node] = prefix
+        _add_path(doc_id, parents, paths, set())
 
     result: dict[str, dict[str, Any]] = {}
     for doc_id in by_id:
@@ -366,16 +354,22 @@ def _inner_paths(db: Any, parents: dict[str, str | None]) -> dict[str, str]:
             start = doc_id if doc_id in parents else parent if parent != doc_id else None
             if start is None or start in paths:
                 continue
-            chain: list[str] = []
-            seen: set[str] = set() if start == doc_id else {doc_id}
-            current: str | None = start
-            while current is not None and current not in paths:
-                if current in seen:  # a cycle: cut it here
-                    break
-                seen.add(current)
-                chain.append(current)
-                current = parents[current]
-            prefix = paths[current] if current is not None and current in paths else ""
-            for node in reversed(chain):
-                prefix = f"{prefix}{PATH_SEPARATOR}{node}" if prefix else node
-                paths[node] = prefix
+            _add_path(start, parents, paths, set() if start == doc_id else {doc_id})
+
+
+def _add_path(start: str, parents: Mapping[str, str | None], paths: dict[str, str], seen: set[str]) -> None:
+    """Give ``start`` and its ancestors without a path in ``paths`` theirs: the ancestors' ids
+    joined by :data:`PATH_SEPARATOR`, from the first one with a path (or the root). A cycle is cut
+    where the walk meets a document it has seen (``seen``: those already met)."""
+    chain: list[str] = []
+    current: str | None = start
+    while current is not None and current not in paths:
+        if current in seen:  # a cycle: cut it here
+            break
+        seen.add(current)
+        chain.append(current)
+        current = parents[current]
+    prefix = paths[current] if current is not None and current in paths else ""
+    for node in reversed(chain):
+        prefix = f"{prefix}{PATH_SEPARATOR}{node}" if prefix else node
+        paths[node] = prefix
