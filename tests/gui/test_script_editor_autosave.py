@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
@@ -157,13 +158,17 @@ def _settled(window, qtbot, editor) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: not editor.autosaving and not editor.dirty, timeout=10000)
 
 
-def test_a_rename_in_the_tree_while_the_autosave_is_on_its_way_keeps_the_text_and_the_name(
-        window, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+# "before": the write is on the worker, not yet in the store; "after": written, its result not
+# yet taken by the editor.
+@pytest.mark.parametrize("held", ["before", "after"], ids=["while-the-autosave-is-on-its-way",
+                                                           "just-after-the-autosave-wrote"])
+def test_a_rename_in_the_tree_during_an_autosave_keeps_the_text_and_the_name(
+        window, qtbot, monkeypatch, held: str) -> None:  # type: ignore[no-untyped-def]
     editor = _script_editor(window, qtbot, "::Woman:: One.\n")
-    writes = _HeldWrites(monkeypatch, window.session.editor, "before")
+    writes = _HeldWrites(monkeypatch, window.session.editor, held)
     qtbot.keyClicks(editor.text, "Typed")
     editor.autosave()
-    assert writes.reached.wait(10)  # the write is on the worker, not yet in the store
+    assert writes.reached.wait(10)
     _rename_in_tree(window, qtbot, editor.doc_id, "Renamed in the tree")
     qtbot.keyClicks(editor.text, " on")
     writes.release.set()
@@ -174,21 +179,3 @@ def test_a_rename_in_the_tree_while_the_autosave_is_on_its_way_keeps_the_text_an
     assert editor.name_edit.text() == "Renamed in the tree"
     assert not editor.banner.isVisibleTo(editor) and not editor.invalid
     assert editor.text.toPlainText() == "::Woman:: One.\nTyped on"
-
-
-def test_a_rename_in_the_tree_just_after_the_autosave_wrote_keeps_the_text_and_the_name(
-        window, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    editor = _script_editor(window, qtbot, "::Woman:: One.\n")
-    writes = _HeldWrites(monkeypatch, window.session.editor, "after")
-    qtbot.keyClicks(editor.text, "Typed")
-    editor.autosave()
-    assert writes.reached.wait(10)  # written; its result not yet taken by the editor
-    _rename_in_tree(window, qtbot, editor.doc_id, "Renamed in the tree")
-    qtbot.keyClicks(editor.text, " on")
-    writes.release.set()
-    _settled(window, qtbot, editor)
-    stored = window.session.db.get(editor.doc_id)
-    assert stored["content"]["script"] == "::Woman:: One.\nTyped on"
-    assert stored["name"] == "Renamed in the tree"
-    assert editor.name_edit.text() == "Renamed in the tree"
-    assert not editor.banner.isVisibleTo(editor) and not editor.invalid
