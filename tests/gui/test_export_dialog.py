@@ -174,7 +174,9 @@ def test_closing_the_window_during_an_export_stops_it_first(window, qtbot, tmp_p
     assert not out.exists()
 
 
-def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def _translated_to_french(window) -> tuple[dict, str]:  # type: ignore[no-untyped-def]
+    """French and Brazilian Portuguese as the target locales, and a script's first line translated
+    to French from a source that changed since (so it is to review): the script and that line's id."""
     from storyloom.l10n.translations import write_entry
     from storyloom.project import script_line_ids
 
@@ -184,6 +186,11 @@ def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path
                   if script_line_ids(d))
     first = script_line_ids(script)[0]
     write_entry(editor, "fr", script["_id"], script["name"], first, "Bonjour, jardin.", "whatever it was")
+    return script, first
+
+
+def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    script, first = _translated_to_french(window)
     dialog = window.show_export()
     assert dialog.language.isVisibleTo(dialog)
     assert [dialog.language.itemText(i) for i in range(dialog.language.count())] == [
@@ -207,15 +214,8 @@ def test_choosing_a_language_writes_the_localized_export(window, qtbot, tmp_path
 
 def test_every_language_writes_the_source_export_and_a_string_table_per_locale(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from storyloom.app.export_files import ALL_LOCALES
-    from storyloom.l10n.translations import write_entry
-    from storyloom.project import script_line_ids
 
-    editor = window.session.editor
-    editor.update_settings({"targetLocales": ["fr", "pt-BR"]})
-    script = next(d for d in (editor.get(s.id) for s in editor.index.summaries() if s.type == "Script")
-                  if script_line_ids(d))
-    first = script_line_ids(script)[0]
-    write_entry(editor, "fr", script["_id"], script["name"], first, "Bonjour, jardin.", "whatever it was")
+    _translated_to_french(window)
     dialog = window.show_export()
     out = tmp_path / "garden.json"
     _choose(dialog, ["Scripts"], out)
